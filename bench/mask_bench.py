@@ -1,8 +1,9 @@
 """Masking: what masking a big terminal recording costs, by the number of secrets registered.
 
 Builds a synthetic recording of a terminal UI (colours, cursor moves, wrapped lines, some
-base64 and digits; ``--mb`` megabytes, default 4) and times, median of ``--repeats`` (default
-5), for 3 and for 10 secrets registered (provider-like keys, 40-160 characters):
+base64 and digits, a fifth of the lines padded and framed in a box as Gemini CLI draws them;
+``--mb`` megabytes, default 4) and times, median of ``--repeats`` (default 5), for 3 and for
+10 secrets registered (provider-like keys, 40-160 characters):
 
 - ``terminal``: :func:`~proctor.util.terminal_masking.mask_terminal` over the whole recording (what
   ``terminal.raw`` is written through);
@@ -53,7 +54,12 @@ def recording(megabytes: float, rng: random.Random) -> bytes:
         line = b" ".join(rng.choice(words) for _ in range(rng.randint(3, 14)))
         if row % 7 == 0:
             line += b" " + base64.b64encode(rng.randbytes(rng.randint(12, 60)))
-        chunk = b"\x1b[%d;1H\x1b[2K\x1b[38;5;%dm%s\x1b[0m\r\n" % (row % 50 + 1, row % 256, line)
+        if row % 5 == 0:  # in a box, padded to its width and framed in colour (Gemini CLI)
+            edge = b"\x1b[2m\x1b[38;2;135;175;255m\xe2\x94\x82"
+            pad = b" " * max(0, 150 - len(line))
+            chunk = b"%s\x1b[22m\x1b[39m %s%s%s\x1b[39m\x1b[22m\r\n" % (edge, line, pad, edge)
+        else:
+            chunk = b"\x1b[%d;1H\x1b[2K\x1b[38;5;%dm%s\x1b[0m\r\n" % (row % 50 + 1, row % 256, line)
         out.append(chunk)
         size += len(chunk)
     return b"".join(out)

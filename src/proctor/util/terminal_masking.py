@@ -46,24 +46,32 @@ _MOVE = rb"(?:\n|\x1b\[[0-9;]*[HfEFdG])"
 draws a wrapped line (a terminal UI) goes on with it."""
 _RAW_EDGE = "(?:[ \t]|\u2502|\u2503|\u2551)".encode()
 """What a terminal UI draws at the edge of a wrapped line (see :mod:`proctor.util.cutting`)."""
+_STAY = rb"(?:(?!" + _MOVE + rb")(?:" + _ESCAPE + rb"))"
+"""An escape or a control character that leaves the cursor on its line (a colour, a carriage
+return)."""
 _BETWEEN = (
     rb"(?>(?:"
-    + _MOVE
     + _RAW_EDGE
-    + rb"{0,8}|"
-    + _ESCAPE
     + rb"|"
-    + _RAW_EDGE
-    + rb"{1,4}(?=(?:"
-    + _ESCAPE
-    + rb"){0,8}?"
+    + _STAY
+    + rb")*+"
     + _MOVE
-    + rb"))*)"
+    + rb"(?:"
+    + _RAW_EDGE
+    + rb"|"
+    + _ESCAPE
+    + rb")*+|"
+    + _STAY
+    + rb"*+)"
 )
 """What may stand between two characters of a secret in a terminal's byte stream: escapes
 and control characters (a colour, the cursor moved on or back, a carriage return), and a
-line break or cursor jump with the edges a terminal UI draws around it. Atomic: none of it
-is a character of a secret, so what it takes is never given back (no backtracking)."""
+line break or cursor jump with all a terminal UI draws around it: the blanks it pads a line
+with to its box's width, however many, the box's edges and the colours they are drawn in,
+on both sides of the break (Gemini CLI's: blanks, ``ESC[2m ESC[38;2;…m │ ESC[39m ESC[22m``, CR
+LF, ``ESC[2m ESC[38;2;…m │ ESC[22m ESC[39m``, a blank). Blanks or an edge with no line break are not
+(two words are not one key). Atomic: none of it is a character of a secret, so what it takes
+is never given back (no backtracking)."""
 
 
 @functools.lru_cache(maxsize=16)
@@ -87,17 +95,16 @@ def _bounded(secret: str, pattern: bytes) -> bytes:
     return alone(pattern.decode("latin-1")).encode("latin-1") if stands_alone(secret) else pattern
 
 
-_ESCAPES = re.compile(_ESCAPE)
-
-
 def mask_terminal(raw: bytes) -> bytes:
     """A terminal's byte stream (``terminal.raw``) with every registered secret masked, one
     drawn with escapes or control characters between its characters (``sk-ant-ab`` +
     ``ESC[1C`` + ``cd…``, a colour changed in it) or wrapped over lines too. The mask keeps
-    the escapes and control characters the secret spanned, so the terminal state it leaves
-    (colours, the cursor's line) stays. A secret drawn in parts that are not one after the
-    other in the stream (a redraw of only the cells that changed, the cursor sent back over
-    cells drawn before) is not found: no single stretch of the stream holds it."""
+    what the secret spanned between its characters (escapes, control characters, a line
+    break with the padding and box edges around it), so the terminal state it leaves
+    (colours, the cursor's line) and the frame a terminal UI drew stay. A secret drawn in
+    parts that are not one after the other in the stream (a redraw of only the cells that
+    changed, the cursor sent back over cells drawn before) is not found: no single stretch of
+    the stream holds it."""
     secrets = tuple(registered_secrets())
     if not secrets:
         return raw
@@ -107,7 +114,7 @@ def mask_terminal(raw: bytes) -> bytes:
     for needle, pattern in _terminal_patterns(secrets):
         if needle is not None and not any(needle in d for d in drawn):
             continue
-        raw = pattern.sub(lambda m: MASK.encode() + b"".join(_ESCAPES.findall(m.group())), raw)
+        raw = pattern.sub(lambda m: MASK.encode() + b"".join(_SEPARATOR.findall(m[0])), raw)
     return raw
 
 
@@ -136,14 +143,21 @@ def _squeezed(data: bytes) -> bytes:
 
 _SEPARATOR = re.compile(_BETWEEN)
 _UNFINISHED = re.compile(
-    _RAW_EDGE + rb"{0,4}(?:" + _ESCAPE + rb")*"
+    rb"(?:" + _RAW_EDGE + rb"|" + _ESCAPE + rb")*+"
     rb"(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[ -/]*)?|\xe2[\x94\x95]?)?"
 )
 """How a stream may end between two characters of a secret, before the next comes: blanks
-or a box edge, escapes, and the first bytes of one more (an escape, an edge's character)."""
+or box edges (a line's padding, its break yet to come), escapes, and the first bytes of one
+more (an escape, an edge's character)."""
+_TRAILING = re.compile(rb"(?<![ \t])(?:" + _UNFINISHED.pattern + rb")\Z")
+"""What of :data:`_UNFINISHED` ends a stream, looked for from where a run of blanks begins
+only (not again from each of its blanks)."""
 _REACH_PER_CHAR = 64
 """The most bytes looked back for the start of a secret, per character of the longest: room
 for escapes (a colour or two) between each two of its characters."""
+_LINE_REACH = 1024
+"""The most bytes looked back for what may end a line after a first character of a secret
+(a terminal UI's padding, to a wide terminal's last column, and its box's edges)."""
 
 
 def _partial_start(data: bytes) -> int:
@@ -156,7 +170,9 @@ def _partial_start(data: bytes) -> int:
     start = max(0, len(data) - _REACH_PER_CHAR * longest)
     # Where two characters of a secret stand (found at once, however many secrets there
     # are), and near the end, where its first alone may.
-    near_end = max(start, len(data) - 2 * _REACH_PER_CHAR)
+    # A first character followed by a line's padding (up to the end) may stand further back.
+    trailing = _TRAILING.search(data, max(start, len(data) - _LINE_REACH))
+    near_end = max(start, (trailing.start() if trailing else len(data)) - 2 * _REACH_PER_CHAR)
     places = {found.start() for found in pairs.finditer(data, start)}
     places.update(found.start() for found in firsts.finditer(data, near_end))
     for i in sorted(places):
