@@ -55,8 +55,20 @@ def base64_forms(value: str) -> set[str]:
 
 _EDGES = "\u2502\u2503\u2551"
 """The box edges a terminal UI draws at the ends of a line (``│``, ``┃``, ``║``)."""
-_BREAK = r"(?:\r?\n|(?:\\r)?\\n)"
-"""A line break: as a file holds it, or as a JSON string does (``\\n``)."""
+_VALUE = r'(?:true|false|null|-?[0-9.eE+-]++|"(?:[^"\\]++|\\.)*+")'
+_ROW = (
+    rf'"(?:\s*+,\s*+"\w++"\s*+:\s*+{_VALUE})*+\s*+\}}\s*+(?:\]\s*+,\s*+\[|,)\s*+\{{'
+    rf'(?:\s*+"(?!text")\w++"\s*+:\s*+{_VALUE}\s*+,)*+\s*+"text"\s*+:\s*+"'
+)
+"""Between two rows of a screen as Gemini CLI keeps an interactive command's output in its
+transcript (a list of rows, each a list of ``{"text": …, "bold": …, …}``), or two pieces of
+one row drawn in different styles: the end of a text, the other fields of its object, the
+next object's fields up to its text."""
+ROW_MARK = '"text"'
+"""What a text holding screen rows holds (where :data:`_ROW` is looked for)."""
+_BREAK = rf"(?:\r?\n|(?:\\r)?\\n|{_ROW})"
+"""A line break: as a file holds it, as a JSON string does (``\\n``), or the end of a screen
+row in a transcript (:data:`_ROW`)."""
 _BETWEEN = rf"[ \t{_EDGES}]*+{_BREAK}[ \t{_EDGES}]*+"
 """What stands between two lines of ``base64``'s output: a line break, with the blanks and
 box edges a terminal UI pads and frames each line with (a rendered screen, ``screen.log``)."""
@@ -65,39 +77,57 @@ _BETWEEN_BYTES = (
     + _BREAK.encode()
     + rb"(?:[ \t]|\xe2\x94[\x82\x83]|\xe2\x95\x91)*+"
 )
+_BETWEEN_ROWS = rf"[ \t]*+{_ROW}[ \t]*+"
+"""What stands between two rows of a screen in a transcript, with the blanks padding them."""
 
 
 @functools.lru_cache(maxsize=512)
-def _wrapped(form: str) -> re.Pattern[str]:
-    return re.compile(f"(?:{_BETWEEN})?".join(re.escape(c) for c in form))
+def _wrapped(form: str, between: str = _BETWEEN) -> re.Pattern[str]:
+    return re.compile(f"(?:{between})?".join(re.escape(c) for c in form))
 
 
 @functools.lru_cache(maxsize=512)
-def _wrapped_bytes(form: str) -> re.Pattern[bytes]:
-    between = b"(?:" + _BETWEEN_BYTES + b")?"
-    return re.compile(between.join(re.escape(c.encode()) for c in form))
+def _wrapped_bytes(form: str, between: bytes = _BETWEEN_BYTES) -> re.Pattern[bytes]:
+    optional = b"(?:" + between + b")?"
+    return re.compile(optional.join(re.escape(c.encode()) for c in form))
+
+
+_ROWS_BYTES = re.compile(_ROW.encode())
 
 
 def _squeezed(data: bytes) -> bytes:
     """``data`` without what :data:`_BETWEEN` takes (blanks and box edges too): where a form
     is looked for first, as bytes (far quicker to take characters out of than a text)."""
+    if ROW_MARK.encode() in data:
+        data = _ROWS_BYTES.sub(b"", data)
     data = data.replace(b"\\r", b"").replace(b"\\n", b"").translate(None, b" \t\r\n")
     for edge in _EDGES:
         data = data.replace(edge.encode(), b"")
     return data
 
 
-def wrapped_masked(text: str, forms: Iterable[str], mask: str) -> str:
+def _holds_breaks(text: str) -> bool:
+    return "\n" in text or "\\n" in text or ROW_MARK in text
+
+
+def wrapped_masked(text: str, forms: Iterable[str], mask: str, rows: Iterable[str] = ()) -> str:
     """``text`` with each of ``forms`` (base64, the longest first) that line breaks split
     replaced by ``mask``, what stands between its lines kept (the text keeps its lines and a
-    screen its frame). Each is looked for first in the text with all that may stand between
-    taken out: only one found there has its pattern run."""
-    if "\n" not in text and "\\n" not in text:
+    screen its frame), and each of ``rows`` (secrets as they are) that the end of a screen row
+    in a transcript splits (see :data:`_ROW`). Each is looked for first in the text with all
+    that may stand between taken out: only one found there has its pattern run."""
+    if not _holds_breaks(text):
         return text
     squeezed = _squeezed(text.encode("utf-8", "surrogatepass"))
     for form in forms:
         if form.encode() in squeezed:
             text = _wrapped(form).sub(lambda m: mask + "".join(_SEPARATORS.findall(m[0])), text)
+    if ROW_MARK in text:
+        for secret in rows:
+            if secret.encode() in squeezed:
+                text = _wrapped(secret, _BETWEEN_ROWS).sub(
+                    lambda m: mask + "".join(_SEPARATORS.findall(m[0])), text
+                )
     return text
 
 
@@ -105,9 +135,11 @@ _SEPARATORS = re.compile(_BETWEEN)
 _SEPARATORS_BYTES = re.compile(_BETWEEN_BYTES)
 
 
-def wrapped_masked_bytes(data: bytes, forms: Iterable[str], mask: bytes) -> bytes:
+def wrapped_masked_bytes(
+    data: bytes, forms: Iterable[str], mask: bytes, rows: Iterable[str] = ()
+) -> bytes:
     """:func:`wrapped_masked` of a file's bytes (UTF-8 where a box edge is)."""
-    if b"\n" not in data and b"\\n" not in data:
+    if b"\n" not in data and b"\\n" not in data and ROW_MARK.encode() not in data:
         return data
     squeezed = _squeezed(data)
     for form in forms:
@@ -115,4 +147,10 @@ def wrapped_masked_bytes(data: bytes, forms: Iterable[str], mask: bytes) -> byte
             data = _wrapped_bytes(form).sub(
                 lambda m: mask + b"".join(_SEPARATORS_BYTES.findall(m[0])), data
             )
+    if ROW_MARK.encode() in data:
+        for secret in rows:
+            if secret.encode() in squeezed:
+                data = _wrapped_bytes(secret, _BETWEEN_ROWS.encode()).sub(
+                    lambda m: mask + b"".join(_SEPARATORS_BYTES.findall(m[0])), data
+                )
     return data

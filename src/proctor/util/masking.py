@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.util.encoded import (
+    ROW_MARK,
     base64_forms,
     stream_forms,
     wrapped_masked,
@@ -74,7 +75,8 @@ def mask(text: str) -> str:
     """``text`` with every registered secret replaced by ``***``, the longest first (a secret
     that is part of another, such as the tail of a key Claude Code approves by, never leaves
     the rest of the longer one in the clear). A secret's base64 is masked also where line
-    breaks split it (see :func:`~proctor.util.encoded.wrapped_masked`)."""
+    breaks split it, and a secret (or its base64) where the end of a screen row a transcript
+    keeps as JSON splits it (see :func:`~proctor.util.encoded.wrapped_masked`)."""
     secrets = _by_length()
     for secret in secrets:
         if secret in text:
@@ -83,8 +85,9 @@ def mask(text: str) -> str:
                 if stands_alone(secret)
                 else text.replace(secret, MASK)
             )
-    if _STREAMS and ("\n" in text or "\\n" in text):
-        text = wrapped_masked(text, [s for s in secrets if s in _STREAMS], MASK)
+    if ROW_MARK in text or (_STREAMS and ("\n" in text or "\\n" in text)):
+        streams = [s for s in secrets if s in _STREAMS]
+        text = wrapped_masked(text, streams, MASK, _whole(secrets) if ROW_MARK in text else ())
     return text
 
 
@@ -98,9 +101,18 @@ def mask_bytes(data: bytes, secrets: list[str] | None = None) -> bytes:
                 data = _bounded_bytes(needle).sub(MASK.encode(), data)
             else:
                 data = data.replace(needle, MASK.encode())
-    if _STREAMS and (b"\n" in data or b"\\n" in data):
-        data = wrapped_masked_bytes(data, [s for s in secrets if s in _STREAMS], MASK.encode())
+    rows = ROW_MARK.encode() in data
+    if rows or (_STREAMS and (b"\n" in data or b"\\n" in data)):
+        streams = [s for s in secrets if s in _STREAMS]
+        data = wrapped_masked_bytes(data, streams, MASK.encode(), _whole(secrets) if rows else ())
     return data
+
+
+def _whole(secrets: list[str]) -> list[str]:
+    """The secrets as they were registered (no base64 form), bar those masked only where they
+    stand alone: those a screen row's end splits are masked too (see
+    :func:`~proctor.util.encoded.wrapped_masked`)."""
+    return [s for s in secrets if s not in _ENCODED and not stands_alone(s)]
 
 
 ALONE_UNDER = 8

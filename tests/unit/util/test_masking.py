@@ -643,3 +643,71 @@ def test_a_key_inside_wrapped_base64_is_masked_in_text_json_and_files(
     assert masking.scrub_tree(tmp_path) == ["out.txt", "screen.log", "stdout.jsonl"]
     for name in ("out.txt", "screen.log", "stdout.jsonl"):
         assert not shows_key((tmp_path / name).read_text())
+
+
+LEAKY_KEY = "sk-ant-test-FAKEKEY0123456789abcdefghijklmnop"
+GEMINI_ROWS = (
+    '[{"text":"YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFzay1hbnQtdGVzdC1GQUtFS0VZMDEyMzQ1Njc4'
+    + " " * 66
+    + '","bold":false,"italic":false,"underline":false,"dim":false,"inverse":false,'
+    '"isUninitialized":true,"fg":"","bg":""}],[{"text":"OWFiY2RlZmdoaWprbG1ub3BhYWFhYWFhYWFh'
+    "YWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh"
+    + " "
+    * 66
+    + '","bold":false,"italic":false,"underline":false,"dim":false,"inverse":false,'
+    '"isUninitialized":true,"fg":"","bg":""}]'
+)
+"""Two rows of a command's output as Gemini CLI's interactive transcript keeps them (captured
+from a run: ``(cat prefix; printf "$KEY"; cat prefix) | base64``, a fake key): the key's
+encoding is cut between the rows."""
+
+
+def _rows_text(rows: str) -> str:
+    """The text of the rows, one line each (what the screen showed)."""
+    import json
+
+    return "\n".join("".join(p["text"] for p in row) for row in json.loads(f"[{rows}]"))
+
+
+def test_a_key_a_screen_row_of_gemini_cli_s_transcript_cuts_is_masked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Gemini CLI keeps an interactive command's output as screen rows, one JSON object each:
+    a key (its base64, or the key itself) cut at a row's end stayed in the clear in
+    ``raw-transcript.jsonl``; now masked, the JSON kept valid."""
+    import json
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(LEAKY_KEY)
+    record = json.dumps({"resultDisplay": "x"}).replace('"x"', f"[{GEMINI_ROWS}]") + "\n"
+    assert "zay1hbnQtdGVzdC1GQUtF" in record and "OWFiY2RlZmdoaWprbG1ub3" in record
+    masked = masking.mask(record)
+    shown = _rows_text(json.dumps(json.loads(masked)["resultDisplay"])[1:-1])
+    assert "***" in shown and "Njc4" not in shown and "OWFiY2Rl" not in shown, shown
+    assert shown.count("\n") == 1 and shown.startswith("YWFhYWFh"), shown
+    (tmp_path / "raw-transcript.jsonl").write_text(record)
+    assert masking.scrub_tree(tmp_path) == ["raw-transcript.jsonl"]
+    assert (tmp_path / "raw-transcript.jsonl").read_text() == masked
+    # the key itself, cut by a row's end (or a style changed in it), padded to the row's width
+    for cut in (3, 20):
+        rows = GEMINI_ROWS.replace("Njc4", "Njc4" + LEAKY_KEY[:cut]).replace(
+            '"OWFi', '"' + LEAKY_KEY[cut:] + "OWFi"
+        )
+        for text in (rows, rows.replace('}],[{"text":"', '},{"text":"')):
+            masked = masking.mask(text)
+            assert LEAKY_KEY[:cut] + " " not in masked and LEAKY_KEY[cut:] not in masked, masked
+            assert "Njc4***" in _rows_text(masked.replace('},{"text":"', '}],[{"text":"'))
+
+
+def test_ordinary_rows_of_gemini_cli_s_transcript_are_left_as_they_are(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows that hold no key, or a key's first characters at a row's end and other text
+    after it, or a short secret that stands alone, are not changed."""
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(LEAKY_KEY)
+    masking.register_secret("100000")
+    rows = GEMINI_ROWS.replace("Njc4", "sk-ant-test").replace('"OWFi', '"FAKE more text OWFi')
+    rows += ',[{"text":"1000","bold":false}],[{"text":"00 tests","bold":false}]'
+    assert masking.mask(rows) == rows
+    assert masking.mask_bytes(rows.encode()) == rows.encode()
