@@ -34,3 +34,23 @@ def test_control_a_range_keeps_its_bounds_and_numbers() -> None:
 def test_commands_refuse_nan_with_exit_2(proctor: Run, argv: tuple[str, ...]) -> None:
     result = proctor(*argv)
     assert result.code == 2 and "is not a finite number" in result.err, result.err
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", "--dry-run", "--source", "."),
+        ("eval", "x"),
+        ("prepare", "c"),
+        ("record", "c", "--workspace", "."),
+    ],
+)
+def test_a_blank_out_is_refused_with_exit_2(
+    proctor: Run, argv: tuple[str, ...], blank: str
+) -> None:
+    """``--out ""`` was the current folder (results among the cases), ``--out " "`` a folder
+    named by a space."""
+    result = proctor(*argv, "--out", blank)
+    assert result.code == 2, result.err
+    assert "'--out': expected the path of a results folder, not a blank one" in result.err

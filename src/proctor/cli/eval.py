@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import reporter_option
+from proctor.cli.options import ResultsFolder, reporter_option
 from proctor.cli.signals import echo_unless_gone
 from proctor.errors import ConfigError
 from proctor.models.io import dump_json
@@ -46,7 +46,7 @@ from proctor.util.masking import mask
 @click.option("--agent", help="The agent for every eval (default: the eval's, else scripted).")
 @click.option("--model", help="The agent's model; 'scripted' runs on proctor's scripted model.")
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results folder.")
+@click.option("--out", type=ResultsFolder(), help="Results folder.")
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=200),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import config_option, reporter_option
+from proctor.cli.options import ResultsFolder, config_option, reporter_option
 from proctor.cli.signals import echo_unless_gone
 
 RESULTS = Path("proctor-results")
@@ -27,7 +27,7 @@ case_source = click.option(
 @click.option(
     "--agent", default="claude-code", show_default=True, help="The agent the person runs."
 )
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
+@click.option("--out", type=ResultsFolder(), help="Results directory.")
 @click.option("--configure-mcp", is_flag=True, help="Write the condition's MCP servers too.")
 def prepare_command(
     case: str,
@@ -87,7 +87,7 @@ def prepare_command(
 @case_source
 @config_option
 @reporter_option
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), help="Results directory.")
+@click.option("--out", type=ResultsFolder(), help="Results directory.")
 def record_command(
     case: str,
     condition: str | None,

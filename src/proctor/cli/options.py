@@ -98,6 +98,21 @@ class FiniteRange(click.FloatRange):
         return number
 
 
+class ResultsFolder(click.Path):
+    """``--out FOLDER``: a folder results are written to, never a blank name (``--out ""``
+    would be the current folder, among the cases; ``--out " "`` a folder named by a space)."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path, file_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail(
+                f"expected the path of a results folder, not a blank one, got {value!r}", param, ctx
+            )
+        return super().convert(value, param, ctx)
+
+
 def role_models(fast: str | None, workhorse: str | None, judge: str | None) -> dict[str, str]:
     """``--fast-model``, ``--workhorse-model`` and ``--judge-model`` as the roles they set."""
     given = (("fast", fast), ("workhorse", workhorse), ("judge", judge))

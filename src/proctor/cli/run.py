@@ -12,6 +12,7 @@ import click
 
 from proctor.cli.options import (
     FiniteRange,
+    ResultsFolder,
     config_option,
     given_options,
     reporter_option,
@@ -107,7 +108,7 @@ deterministic trials, and a difference shows up within a few."""
 )
 @click.option(
     "--out",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=ResultsFolder(),
     help="Results folder (default ./proctor-results).",
 )
 @config_option
