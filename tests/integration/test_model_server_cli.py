@@ -63,7 +63,7 @@ def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
     [
         (None, "cannot be read"),
         ("{nope", "not valid JSON"),
-        ('{"turns": [{"say": 1}]}', r"turns\[0\]: 'say' must be a non-empty string"),
+        ('{"turns": [{"say": 1}]}', r"field 'turns\[0\]\.say': expected a non-empty string, got 1"),
         ('{"conditions": {"a": {"turns": []}}}', "--condition default: "),
     ],
 )
@@ -164,13 +164,16 @@ def test_a_plan_s_mistake_names_the_file_given_not_plan_json(
     result = proctor("model", "serve", "--plan", str(plan))
     assert result.code == 2 and result.out == ""
     assert result.err.strip() == (
-        f"proctor: error: --plan {plan}: turns[0]: unknown key 'bogus' (known keys: shell, "
+        f"proctor: error: --plan {plan}: field 'turns[0]': unknown key 'bogus' (known keys: shell, "
         "timeoutSec), for action 'shell'"
     )
     plan.write_text('{"turns": [], "errors": {"0": {"status": 500, "body": "oops"}}}')
     body = proctor("model", "serve", "--plan", str(plan))
     assert body.code == 2 and "Traceback" not in body.err
-    assert f"--plan {plan}: errors.0: 'body' must be a JSON object" in body.err
+    assert (
+        f"--plan {plan}: field 'errors.0.body': expected a JSON object, got the string \"oops\""
+        in body.err
+    )
 
 
 def test_a_condition_the_split_plan_lacks_is_named_with_the_plan_s_conditions(

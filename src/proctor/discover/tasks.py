@@ -135,7 +135,7 @@ def load_task_file(
         seen.add(task.id)
         if task.plan is not None:
             try:
-                validate_plan(task.plan, f"{where}: plan")
+                validate_plan(task.plan, where, "plan")
             except PlanError as exc:
                 raise ConfigError(str(exc)) from exc
         evaluators = parse_evaluator_specs(task.evaluators, where, path.parent)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import re
 import types
 import typing
@@ -13,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from proctor.util.masking import mask
+from proctor.util.json_shown import json_kind, json_text, short
+
+__all__ = ["json_kind", "json_text"]
 
 BRANCH = "|"
 """The start of a tag that names a branch of a union (``Tag("|object")``): pydantic puts it in
@@ -70,7 +71,7 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     if kind in EXPECTED_TYPE:  # "repeats": "3" - the JSON type is wrong: say both types
         field = f"field '{loc}': " if loc else ""  # no field: the whole document (a list)
         return f"{where}: {field}expected {EXPECTED_TYPE[kind]}, got {json_kind(value)}"
-    got = _short(value)
+    got = short(value)
     if kind in LENGTH_LIMITS:  # pydantic's "String should have at least 1 character", said anew
         return f"{where}: field '{loc}': {_length(kind, err.get('ctx') or {}, value)}"
     msg = err["msg"]
@@ -140,25 +141,6 @@ def _length(kind: str, ctx: dict[str, Any], value: Any) -> str:
     return f"expected {bound} {many}, got {had}"
 
 
-def json_kind(value: Any) -> str:
-    """``value`` as JSON names it: ``true``, ``null``, ``the string "3"``, ``3.5``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        # Masked before it is cut: a key cut in two is no longer the key the output masks.
-        text = mask(json.dumps(value, ensure_ascii=False))
-        return "the string " + (text if len(text) <= 60 else text[:56] + '..."')
-    if isinstance(value, int | float):
-        return _short(value)
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "a list"
-    return _short(value)
-
-
 def _model_at(model: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel] | None:
     """The model whose fields are found at ``loc`` under ``model`` (through fields, list items
     and map values), or None where the path leads to no single model."""
@@ -204,29 +186,6 @@ def _container_item(annotation: Any) -> Any:
     if origin is dict and len(args) == 2:
         return args[1]
     return None
-
-
-def json_text(value: Any, limit: int = 60) -> str:
-    """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
-    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except ValueError:  # a structure that holds itself: not from a JSON file
-        text = str(value)
-    text = mask(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # before the cut
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _short(value: Any) -> str:
-    """``value`` as a message shows it: as JSON writes it (``true``, ``null``, ``"x"``), an
-    object or a list by its kind."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)  # what 1e400 reads as: inf (JSON has no word for it)
-    return json_text(value)
 
 
 def json_error(exc: json.JSONDecodeError) -> str:

@@ -43,6 +43,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from proctor.util.json_shown import json_kind
 from proctor.util.text import unknown_keys
 
 ACTIONS: dict[str, set[str]] = {
@@ -61,12 +62,32 @@ ACTIONS: dict[str, set[str]] = {
 
 
 class PlanError(ValueError):
-    """The plan is malformed; the message names the step and field."""
+    """The plan is malformed; the message names the file, the field and what it expected."""
 
 
-def _require(cond: bool, where: str, message: str) -> None:
+def _field(path: str, key: str | int) -> str:
+    """The JSON path of ``key`` under ``path``: ``turns[0]``, ``turns[0].sleep``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _error(where: str, path: str, message: str) -> PlanError:
+    """``<file>: field 'turns[0].sleep': <message>`` (the file alone for the whole plan), as
+    a config.json error is worded."""
+    field = f"field '{path}': " if path else ""
+    return PlanError(f"{where}: {field}{message}")
+
+
+def _require(cond: bool, where: str, path: str, message: str) -> None:
     if not cond:
-        raise PlanError(f"{where}: {message}")
+        raise _error(where, path, message)
+
+
+def _expect(cond: bool, where: str, path: str, expected: str, value: Any) -> None:
+    """Unless ``cond``: ``field 'PATH': expected EXPECTED, got VALUE``."""
+    if not cond:
+        raise _error(where, path, f"expected {expected}, got {json_kind(value)}")
 
 
 MAX_SECONDS = 86_400
@@ -94,14 +115,21 @@ def _near(name: Any, known: Iterable[str]) -> str:
     return f"did you mean '{near[0]}'? " if near else ""
 
 
-def validate_step(step: Any, where: str) -> None:
-    _require(isinstance(step, dict), where, "expected an object with one action key")
+def _is_flag(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def validate_step(step: Any, where: str, path: str) -> None:
+    """Raise PlanError unless ``step`` (at ``path`` of the plan in ``where``) is one valid
+    step."""
+    _expect(isinstance(step, dict), where, path, "an object with one action key", step)
     actions = [k for k in step if k in ACTIONS]
     near = next((_near(key, ACTIONS) for key in sorted(step) if _near(key, ACTIONS)), "")
     hint = f" ({near.rstrip()})" if not actions and near else ""
     _require(
         len(actions) == 1,
         where,
+        path,
         f"expected exactly one action among {', '.join(ACTIONS)}, got "
         f"{sorted(step) or 'none'}{hint}",
     )
@@ -110,94 +138,123 @@ def validate_step(step: Any, where: str) -> None:
     _require(
         not extra,
         where,
+        path,
         f"{unknown_keys(extra, {action, *ACTIONS[action]})}, for action '{action}'",
     )
-    value = step[action]
+    value, here = step[action], _field(path, action)
     if action in ("say", "shell", "read", "search", "ask", "tool"):
-        _require(
-            isinstance(value, str) and value != "", where, f"'{action}' must be a non-empty string"
-        )
+        _expect(isinstance(value, str) and value != "", where, here, "a non-empty string", value)
     if action == "search" and "path" in step:
-        _require(
+        _expect(
             isinstance(step["path"], str) and step["path"] != "",
             where,
-            "'path' must be a non-empty string (a folder of the workspace)",
+            _field(path, "path"),
+            "a non-empty string (a folder of the workspace)",
+            step["path"],
         )
     if action == "tool" and "output" in step:
-        _require(isinstance(step["output"], str), where, "'output' must be a string")
-    if action == "edit":
-        _require(
-            isinstance(value, dict)
-            and isinstance(value.get("path"), str)
-            and isinstance(value.get("old"), str)
-            and isinstance(value.get("new"), str)
-            and set(value) <= {"path", "old", "new", "replaceAll"},
+        _expect(
+            isinstance(step["output"], str),
             where,
-            "'edit' must be an object with string 'path', 'old' and 'new'",
+            _field(path, "output"),
+            "a string",
+            step["output"],
         )
-        _require(
-            isinstance(value.get("replaceAll", False), bool),
-            where,
-            "'edit.replaceAll' must be true or false",
-        )
-    if action == "write":
-        _require(
-            isinstance(value, dict)
-            and isinstance(value.get("path"), str)
-            and isinstance(value.get("content"), str)
-            and set(value) <= {"path", "content"},
-            where,
-            "'write' must be an object with string 'path' and 'content'",
-        )
+    if action in ("edit", "write"):
+        _validate_file_step(action, value, where, here)
     if action == "ask" and "options" in step:
         opts = step["options"]
-        _require(
+        _expect(
             isinstance(opts, list) and all(isinstance(o, str) for o in opts),
             where,
-            "'options' must be a list of strings",
+            _field(path, "options"),
+            "a list of strings",
+            opts,
         )
     if action == "tool" and "input" in step:
-        _require(isinstance(step["input"], dict), where, "'input' must be an object")
+        _expect(
+            isinstance(step["input"], dict),
+            where,
+            _field(path, "input"),
+            "an object",
+            step["input"],
+        )
     if action == "tool" and "fromResults" in step:
-        _validate_from_results(step["fromResults"], where)
+        _validate_from_results(step["fromResults"], where, _field(path, "fromResults"))
     if action == "tool" and "isError" in step:
-        _require(isinstance(step["isError"], bool), where, "'isError' must be true or false")
+        _expect(
+            _is_flag(step["isError"]),
+            where,
+            _field(path, "isError"),
+            "true or false",
+            step["isError"],
+        )
     if action == "sleep":
-        _require(
+        _expect(
             _is_number(value) and 0 <= value <= MAX_SECONDS,
             where,
-            f"'sleep' must be a number of seconds from 0 to {MAX_SECONDS}",
+            here,
+            f"a number of seconds from 0 to {MAX_SECONDS}",
+            value,
         )
     if action == "exit":
-        _require(
+        _expect(
             isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 255,
             where,
-            "'exit' must be an integer from 0 to 255",
+            here,
+            "an integer from 0 to 255",
+            value,
         )
     if action == "endTurn":
-        _require(value is True, where, "'endTurn' must be true")
+        _expect(value is True, where, here, "true", value)
     if action == "shell" and "timeoutSec" in step:
-        _require(
+        _expect(
             _is_number(step["timeoutSec"]) and 0 < step["timeoutSec"] <= MAX_SECONDS,
             where,
-            f"'timeoutSec' must be a number of seconds above 0, at most {MAX_SECONDS}",
+            _field(path, "timeoutSec"),
+            f"a number of seconds above 0, at most {MAX_SECONDS}",
+            step["timeoutSec"],
         )
 
 
-def _validate_from_results(spec: Any, where: str) -> None:
-    _require(
+FILE_STEP_KEYS = {"edit": ("path", "old", "new"), "write": ("path", "content")}
+"""The string fields of an ``edit`` and a ``write`` step."""
+
+
+def _validate_file_step(action: str, value: Any, where: str, here: str) -> None:
+    """An ``edit`` or ``write`` step's object: its string fields, and for ``edit`` its
+    ``replaceAll`` flag."""
+    keys = FILE_STEP_KEYS[action]
+    listed = ", ".join(f"'{k}'" for k in keys[:-1]) + f" and '{keys[-1]}'"
+    _expect(isinstance(value, dict), where, here, f"an object with string {listed}", value)
+    known = {*keys, "replaceAll"} if action == "edit" else set(keys)
+    extra = set(value) - known
+    _require(not extra, where, here, unknown_keys(extra, known))
+    for key in keys:
+        if key not in value:
+            raise PlanError(f"{where}: field '{_field(here, key)}' is required but missing")
+        _expect(isinstance(value[key], str), where, _field(here, key), "a string", value[key])
+    if "replaceAll" in value:
+        flag = value["replaceAll"]
+        _expect(_is_flag(flag), where, _field(here, "replaceAll"), "true or false", flag)
+
+
+def _validate_from_results(spec: Any, where: str, path: str) -> None:
+    _expect(
         isinstance(spec, dict) and len(spec) > 0,
         where,
-        "'fromResults' must be an object of input field → regular expression",
+        path,
+        "an object of input field → regular expression",
+        spec,
     )
     for field, pattern in spec.items():
-        here = f"{where}: fromResults.{field}"
-        _require(isinstance(pattern, str), here, "expected a regular expression (a string)")
+        here = _field(path, field)
+        _expect(isinstance(pattern, str), where, here, "a regular expression (a string)", pattern)
         try:
             groups = re.compile(pattern).groups
         except re.error as exc:
-            raise PlanError(f"{here}: not a regular expression ({exc})") from None
-        _require(groups >= 1, here, "the expression needs a group: its first is the value")
+            raise _error(where, here, f"not a regular expression ({exc})") from None
+        _require(groups >= 1, where, here, "the expression needs a group: its first is the value")
 
 
 def filled_input(step: dict[str, Any], results: Sequence[str]) -> dict[str, Any]:
@@ -242,41 +299,65 @@ REPLY_KEYS = {"text", "json", "status", "message", "body", "logprobs"}
 """The keys of one scripted reply of a harness role."""
 
 
-def validate_roles(roles: Any, where: str) -> None:
-    _require(isinstance(roles, dict), where, "expected an object of role → list of replies")
+def validate_roles(roles: Any, where: str, path: str = "roles") -> None:
+    _expect(isinstance(roles, dict), where, path, "an object of role → list of replies", roles)
     for role, replies in roles.items():
+        at = _field(path, role)
         _require(
             role in HARNESS_ROLES,
-            f"{where}.{role}",
+            where,
+            at,
             f"unknown role ({_near(role, HARNESS_ROLES)}known: {', '.join(HARNESS_ROLES)})",
         )
-        _require(
-            isinstance(replies, list) and len(replies) > 0, f"{where}.{role}", "expected replies"
+        _expect(
+            isinstance(replies, list) and len(replies) > 0,
+            where,
+            at,
+            "a non-empty list of replies",
+            replies,
         )
         for i, reply in enumerate(replies):
-            here = f"{where}.{role}[{i}]"
-            _require(isinstance(reply, dict), here, "expected an object")
+            here = _field(at, i)
+            _expect(isinstance(reply, dict), where, here, "an object", reply)
             kinds = [k for k in ("text", "json", "status") if k in reply]
-            _require(len(kinds) == 1, here, "give exactly one of 'text', 'json' or 'status'")
+            _require(len(kinds) == 1, where, here, "give exactly one of 'text', 'json' or 'status'")
             extra = set(reply) - REPLY_KEYS
-            _require(not extra, here, unknown_keys(extra, REPLY_KEYS))
+            _require(not extra, where, here, unknown_keys(extra, REPLY_KEYS))
             if "text" in reply:
-                _require(isinstance(reply["text"], str), here, "'text' must be a string")
+                _expect(
+                    isinstance(reply["text"], str),
+                    where,
+                    _field(here, "text"),
+                    "a string",
+                    reply["text"],
+                )
             if "status" in reply:
                 status = reply["status"]
-                _require(
-                    isinstance(status, int) and 400 <= status <= 599,
-                    here,
-                    "'status' must be an HTTP error code",
+                _expect(
+                    isinstance(status, int)
+                    and not isinstance(status, bool)
+                    and 400 <= status <= 599,
+                    where,
+                    _field(here, "status"),
+                    "an HTTP error code (400-599)",
+                    status,
                 )
-            _check_error_fields(reply, here)
+            _check_error_fields(reply, where, here)
             probs = reply.get("logprobs")
-            _require(probs is None or isinstance(probs, list), here, "'logprobs' must be a list")
+            _expect(
+                probs is None or isinstance(probs, list),
+                where,
+                _field(here, "logprobs"),
+                "a list",
+                probs,
+            )
             for n, value in enumerate(probs or []):
-                _require(
+                _expect(
                     _is_logprob(value),
-                    here,
-                    f"'logprobs'[{n}] must be a finite number <= 0 (a log-probability)",
+                    where,
+                    _field(_field(here, "logprobs"), n),
+                    "a finite number <= 0 (a log-probability)",
+                    value,
                 )
 
 
@@ -284,25 +365,33 @@ ERROR_KEYS = {"status", "message", "body"}
 """The keys of one injected error."""
 
 
-def _check_error_fields(spec: dict[str, Any], here: str) -> None:
+def _check_error_fields(spec: dict[str, Any], where: str, here: str) -> None:
     """An error's ``message`` (a string) and ``body`` (a JSON object), when given."""
     if "message" in spec:
-        _require(isinstance(spec["message"], str), here, "'message' must be a string")
+        message = spec["message"]
+        _expect(isinstance(message, str), where, _field(here, "message"), "a string", message)
     if "body" in spec:
-        _require(isinstance(spec["body"], dict), here, "'body' must be a JSON object")
+        body = spec["body"]
+        _expect(isinstance(body, dict), where, _field(here, "body"), "a JSON object", body)
 
 
-def validate_errors(errors: Any, where: str) -> None:
-    _require(isinstance(errors, dict), where, "expected an object of request index → error")
+def validate_errors(errors: Any, where: str, path: str = "errors") -> None:
+    _expect(isinstance(errors, dict), where, path, "an object of request index → error", errors)
     for index, spec in errors.items():
-        here = f"{where}.{index}"
-        _require(str(index).isdigit(), here, "the key must be a request index (0, 1, ...)")
-        _require(isinstance(spec, dict), here, "expected an object with 'status'")
+        here = _field(path, index)
+        _require(str(index).isdigit(), where, here, "the key must be a request index (0, 1, ...)")
+        _expect(isinstance(spec, dict), where, here, "an object with 'status'", spec)
         extra = set(spec) - ERROR_KEYS
-        _require(not extra, here, unknown_keys(extra, ERROR_KEYS))
+        _require(not extra, where, here, unknown_keys(extra, ERROR_KEYS))
         status = spec.get("status")
-        _require(isinstance(status, int) and 400 <= status <= 599, here, "'status' must be 400-599")
-        _check_error_fields(spec, here)
+        _expect(
+            isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599,
+            where,
+            _field(here, "status"),
+            "an HTTP error code (400-599)",
+            status,
+        )
+        _check_error_fields(spec, where, here)
 
 
 def _own(data: dict[str, Any], condition: str | None) -> dict[str, Any]:
@@ -328,57 +417,69 @@ def plan_roles(data: dict[str, Any], condition: str | None = None) -> dict[str, 
     return {**(data.get("roles") or {}), **(_own(data, condition).get("roles") or {})}
 
 
-def validate_plan(data: Any, where: str = "plan.json") -> None:
-    """Raise PlanError with one sentence when ``data`` is not a valid plan."""
-    _require(isinstance(data, dict), where, "expected a JSON object with 'turns' or 'variants'")
+def validate_plan(data: Any, where: str = "plan.json", path: str = "") -> None:
+    """Raise PlanError with one sentence when ``data`` is not a valid plan: ``where`` names
+    the file (``case/plan.json``), ``path`` the plan's place in it (empty for the whole file)
+    and each message the field (``field 'turns[0].sleep': expected …, got …``)."""
+    _expect(isinstance(data, dict), where, path, "a JSON object with 'turns' or 'variants'", data)
     if "errors" in data:
-        validate_errors(data["errors"], f"{where}: errors")
+        validate_errors(data["errors"], where, _field(path, "errors"))
     if "roles" in data or "errors" in data:
         if "roles" in data:
-            validate_roles(data["roles"], f"{where}: roles")
+            validate_roles(data["roles"], where, _field(path, "roles"))
         rest = {k: v for k, v in data.items() if k not in ("roles", "errors")}
         if rest:
-            validate_plan(rest, where)
+            validate_plan(rest, where, path)
         return
     if "conditions" in data:
-        _require(set(data) == {"conditions"}, where, "'conditions' must be the only key")
+        _require(set(data) == {"conditions"}, where, path, "'conditions' must be the only key")
         per = data["conditions"]
-        _require(
+        at = _field(path, "conditions")
+        _expect(
             isinstance(per, dict) and len(per) > 0,
-            f"{where}: conditions",
-            "expected an object mapping condition names to plans",
+            where,
+            at,
+            "an object mapping condition names to plans",
+            per,
         )
         for name, plan in per.items():
-            here = f"{where}: conditions.{name}"
+            here = _field(at, name)
             _require(
                 not (isinstance(plan, dict) and "conditions" in plan),
+                where,
                 here,
                 "a condition's plan cannot be split by 'conditions' again",
             )
-            validate_plan(plan, here)
+            validate_plan(plan, where, here)
         return
     keys = {"turns", "variants", "model"}
     extra = set(data) - keys
-    _require(not extra, where, unknown_keys(extra, keys | {"conditions", "errors", "roles"}))
+    _require(not extra, where, path, unknown_keys(extra, keys | {"conditions", "errors", "roles"}))
     has_turns, has_variants = "turns" in data, "variants" in data
-    _require(has_turns != has_variants, where, "give exactly one of 'turns' or 'variants'")
+    _require(has_turns != has_variants, where, path, "give exactly one of 'turns' or 'variants'")
     if "model" in data:
-        _require(isinstance(data["model"], str), f"{where}: model", "expected a string")
+        _expect(
+            isinstance(data["model"], str), where, _field(path, "model"), "a string", data["model"]
+        )
     if has_turns:
-        _require(isinstance(data["turns"], list), f"{where}: turns", "expected a list of steps")
+        turns = _field(path, "turns")
+        _expect(isinstance(data["turns"], list), where, turns, "a list of steps", data["turns"])
         for i, step in enumerate(data["turns"]):
-            validate_step(step, f"{where}: turns[{i}]")
+            validate_step(step, where, _field(turns, i))
     else:
-        variants = data["variants"]
-        _require(
+        variants, at = data["variants"], _field(path, "variants")
+        _expect(
             isinstance(variants, list) and len(variants) > 0,
-            f"{where}: variants",
-            "expected a non-empty list of step lists",
+            where,
+            at,
+            "a non-empty list of step lists",
+            variants,
         )
         for v, steps in enumerate(variants):
-            _require(isinstance(steps, list), f"{where}: variants[{v}]", "expected a list of steps")
+            here = _field(at, v)
+            _expect(isinstance(steps, list), where, here, "a list of steps", steps)
             for i, step in enumerate(steps):
-                validate_step(step, f"{where}: variants[{v}][{i}]")
+                validate_step(step, where, _field(here, i))
 
 
 def plan_for_condition(data: dict[str, Any], condition: str) -> dict[str, Any] | None:

@@ -362,9 +362,9 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
     plan = _plan(point)
     if plan is not None:
         try:
-            validate_plan(plan, f"plan of {point.id}")
+            validate_plan(plan, f"{point.plan_where}: plan of {point.id}")
         except PlanError as exc:
-            raise ConfigError(f"{point.plan_where}: {exc}") from exc
+            raise ConfigError(str(exc)) from exc
 
 
 def exit_code_of(records: Sequence[TrialRecord]) -> int:

@@ -127,7 +127,9 @@ def test_bad_config_is_one_sentence_naming_file_and_field(
 
 def test_bad_plan_names_the_step(tmp_path: Path) -> None:
     write_case(tmp_path, "p", plan={"turns": [{"say": "hi"}, {"shel": "ls"}]})
-    with pytest.raises(ConfigError, match=r"plan.json: turns\[1\]: expected exactly one action"):
+    with pytest.raises(
+        ConfigError, match=r"plan.json: field 'turns\[1\]': expected exactly one action"
+    ):
         discover_cases(tmp_path)
 
 

@@ -137,7 +137,11 @@ def test_control_a_task_file_with_a_slip_beside_the_cases_is_an_error_not_skippe
             False,
             "successCriteria: field 'evaluators[0].use': unknown evaluator 'bogus'",
         ),
-        ({"id": "x", "prompt": "p", "plan": {"turns": [{"bad": 1}]}}, False, "plan: turns[0]"),
+        (
+            {"id": "x", "prompt": "p", "plan": {"turns": [{"bad": 1}]}},
+            False,
+            "tasks[0]: field 'plan.turns[0]'",
+        ),
         ({"id": "x", "prompt": "p", "colour": "red"}, False, "unknown key 'colour'"),
     ],
 )

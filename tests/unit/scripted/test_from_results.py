@@ -25,15 +25,15 @@ STEP = {
 @pytest.mark.parametrize(
     ("spec", "said"),
     [
-        ([], "'fromResults' must be an object of input field"),
-        ({}, "'fromResults' must be an object of input field"),
-        ({"task_id": 5}, r"fromResults\.task_id: expected a regular expression"),
-        ({"task_id": "ID: (\\w+"}, r"fromResults\.task_id: not a regular expression"),
-        ({"task_id": "ID: \\w+"}, r"fromResults\.task_id: the expression needs a group"),
+        ([], "fromResults': expected an object of input field .*, got a list"),
+        ({}, "fromResults': expected an object of input field .*, got an object"),
+        ({"task_id": 5}, r"fromResults\.task_id': expected a regular expression .*, got 5"),
+        ({"task_id": "ID: (\\w+"}, r"fromResults\.task_id': not a regular expression"),
+        ({"task_id": "ID: \\w+"}, r"fromResults\.task_id': the expression needs a group"),
     ],
 )
 def test_a_bad_from_results_is_named(spec: Any, said: str) -> None:
-    with pytest.raises(PlanError, match=r"turns\[0\]: " + said):
+    with pytest.raises(PlanError, match=r"field 'turns\[0\]\." + said):
         validate_plan({"turns": [{"tool": "TaskOutput", "fromResults": spec}]})
 
 

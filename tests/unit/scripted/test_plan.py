@@ -20,21 +20,37 @@ def test_variants_cycle_by_repeat() -> None:
     [
         (  # the scripted agent crashed on it mid-trial, the server answered a 500
             {"turns": [{"search": "x", "path": 5}]},
-            r"turns\[0\]: 'path' must be a non-empty string",
+            r"plan.json: field 'turns\[0\]\.path': expected a non-empty string \(a folder of the "
+            r"workspace\), got 5$",
         ),
-        ({"turns": [{"search": "x", "path": ""}]}, "'path' must be a non-empty string"),
-        ({"turns": [{"say": ""}]}, r"turns\[0\]: 'say' must be a non-empty string"),
-        ({"turns": [{"tool": "X", "output": {"a": 1}}]}, "'output' must be a string"),
+        ({"turns": [{"search": "x", "path": ""}]}, "'turns.0..path': expected a non-empty string"),
+        (
+            {"turns": [{"say": ""}]},
+            r"field 'turns\[0\]\.say': expected a non-empty string, got the string \"\"",
+        ),
+        (
+            {"turns": [{"tool": "X", "output": {"a": 1}}]},
+            r"field 'turns\[0\]\.output': expected a string, got an object",
+        ),
         (  # a misspelt key was dropped silently
             {"turns": [], "errors": {"0": {"status": 429, "mesage": "slow"}}},
-            r"errors\.0: unknown key 'mesage' \(did you mean 'message'\?",
+            r"field 'errors\.0': unknown key 'mesage' \(did you mean 'message'\?",
         ),
-        ({"turns": [], "errors": {"0": {"status": 429, "message": 5}}}, "'message' must be a"),
-        ({"roles": {"judge": [{"status": 500, "body": "oops"}]}}, "'body' must be a JSON object"),
-        ({"roles": {"judge": [{"status": 500, "message": ["x"]}]}}, "'message' must be a"),
+        (
+            {"turns": [], "errors": {"0": {"status": 429, "message": 5}}},
+            r"field 'errors\.0\.message': expected a string, got 5",
+        ),
+        (
+            {"roles": {"judge": [{"status": 500, "body": "oops"}]}},
+            r"field 'roles\.judge\[0\]\.body': expected a JSON object, got the string \"oops\"",
+        ),
+        (
+            {"roles": {"judge": [{"status": 500, "message": ["x"]}]}},
+            r"field 'roles\.judge\[0\]\.message': expected a string, got a list",
+        ),
         (  # a nested split was accepted and then played no step at all
             {"conditions": {"a": {"conditions": {"a": {"turns": [{"say": "x"}]}}}}},
-            r"conditions\.a: a condition's plan cannot be split by 'conditions' again",
+            r"field 'conditions\.a': a condition's plan cannot be split by 'conditions' again",
         ),
     ],
 )
@@ -69,12 +85,18 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
     [
         ({}, "exactly one of 'turns' or 'variants'"),
         ({"turns": [], "variants": [[]]}, "exactly one of"),
-        ({"turns": [{"say": 1}]}, r"turns\[0\]: 'say' must be a non-empty string"),
-        ({"turns": [{"edit": {"path": "a"}}]}, "'edit' must be an object"),
-        ({"turns": [{"exit": 300}]}, "'exit' must be an integer from 0 to 255"),
+        ({"turns": [{"say": 1}]}, r"field 'turns\[0\]\.say': expected a non-empty string, got 1"),
+        ({"turns": [{"edit": {"path": "a"}}]}, r"field 'turns\[0\]\.edit\.old' is required"),
+        (
+            {"turns": [{"exit": 300}]},
+            r"field 'turns\[0\]\.exit': expected an integer from 0 to 255, got 300",
+        ),
         ({"turns": [{"say": "a", "shell": "b"}]}, "exactly one action"),
         ({"turns": [{"sya": "a"}]}, r"got \['sya'\] \(did you mean 'say'\?\)"),
-        ({"turns": [{"ask": "q", "options": "Yes"}]}, "'options' must be a list"),
+        (
+            {"turns": [{"ask": "q", "options": "Yes"}]},
+            r"field 'turns\[0\]\.options': expected a list of strings, got the string \"Yes\"",
+        ),
         ({"variants": []}, "non-empty list"),
         ({"turns": [], "extra": 1}, "unknown key"),
         (  # a near miss is named, at the top and in a step
@@ -84,12 +106,12 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
         ),
         (
             {"turns": [{"shell": "ls", "timeoutsec": 3}]},
-            r"turns\[0\]: unknown key 'timeoutsec' \(did you mean 'timeoutSec'\? known keys: "
+            r"field 'turns\[0\]': unknown key 'timeoutsec' \(did you mean 'timeoutSec'\? known keys: "
             r"shell, timeoutSec\), for action 'shell'",
         ),
         (
             {"roles": {"judg": [{"text": "x"}]}},
-            r"roles.judg: unknown role \(did you mean 'judge'\? known: judge, workhorse, fast\)",
+            r"field 'roles.judg': unknown role \(did you mean 'judge'\? known: judge, workhorse, fast\)",
         ),
         (
             {"roles": {"judge": [{"text": "x", "mesage": "y"}]}},
@@ -107,13 +129,17 @@ def test_invalid_plans_are_rejected(plan: object, match: str) -> None:
 )
 def test_logprobs_must_be_finite_and_at_most_zero(value: object) -> None:
     plan = {"roles": {"judge": [{"text": "PASS", "logprobs": [-0.1, value]}]}}
-    with pytest.raises(PlanError, match=r"roles\.judge\[0\]: 'logprobs'\[1\] must be a finite"):
+    with pytest.raises(
+        PlanError, match=r"field 'roles\.judge\[0\]\.logprobs\[1\]': expected a finite number <= 0"
+    ):
         validate_plan(plan)
 
 
 def test_logprobs_at_most_zero_are_accepted() -> None:
     validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": [0, -0.5, -1e6]}]}})
-    with pytest.raises(PlanError, match="'logprobs' must be a list"):
+    with pytest.raises(
+        PlanError, match=r"field 'roles\.judge\[0\]\.logprobs': expected a list, got -1"
+    ):
         validate_plan({"roles": {"judge": [{"text": "PASS", "logprobs": -1}]}})
 
 
@@ -122,8 +148,8 @@ def test_logprobs_at_most_zero_are_accepted() -> None:
     [
         ({"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": "false"}}, "replaceAll"),
         ({"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": 1}}, "replaceAll"),
-        ({"tool": "Bash", "isError": "false"}, "'isError' must be true or false"),
-        ({"tool": "Bash", "isError": 0}, "'isError' must be true or false"),
+        ({"tool": "Bash", "isError": "false"}, "isError': expected true or false, got the string"),
+        ({"tool": "Bash", "isError": 0}, "isError': expected true or false, got 0"),
     ],
 )
 def test_a_flag_is_a_json_boolean_never_a_string_or_number(step: object, match: str) -> None:
@@ -141,3 +167,35 @@ def test_boolean_flags_are_accepted() -> None:
             ]
         }
     )
+
+
+@pytest.mark.parametrize(
+    ("plan", "said"),
+    [
+        (
+            {"turns": [{"sleep": "2"}]},
+            "field 'turns[0].sleep': expected a number of seconds from 0 to 86400, "
+            'got the string "2"',
+        ),
+        (
+            {"variants": [[{"say": "a"}, {"exit": "1"}]]},
+            "field 'variants[0][1].exit': expected an integer from 0 to 255, got the string \"1\"",
+        ),
+        (
+            {"turns": [{"edit": {"path": "a", "old": "x", "new": "y", "replaceAll": "yes"}}]},
+            "field 'turns[0].edit.replaceAll': expected true or false, got the string \"yes\"",
+        ),
+        ({"turns": [], "model": 5}, "field 'model': expected a string, got 5"),
+        (
+            {"conditions": {"b": {"turns": [{"shell": "ls", "timeoutSec": 0}]}}},
+            "field 'conditions.b.turns[0].timeoutSec': expected a number of seconds above 0, "
+            "at most 86400, got 0",
+        ),
+    ],
+)
+def test_a_message_names_the_field_path_and_the_value_given(plan: object, said: str) -> None:
+    """Worded as config.json's are: the field as a JSON path and the value given, where
+    ``turns[0]: 'sleep' must be a number …`` left out the value (a string "2" read as 2)."""
+    with pytest.raises(PlanError) as raised:
+        validate_plan(plan, "case/plan.json")
+    assert str(raised.value) == f"case/plan.json: {said}"

@@ -1,0 +1,52 @@
+"""A JSON value as a message shows it: its kind (``the string "3"``, ``an object``) or its
+text as JSON writes it, masked and cut to a readable length."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from proctor.util.masking import mask
+
+
+def json_kind(value: Any) -> str:
+    """``value`` as JSON names it: ``true``, ``null``, ``the string "3"``, ``3.5``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        # Masked before it is cut: a key cut in two is no longer the key the output masks.
+        text = mask(json.dumps(value, ensure_ascii=False))
+        return "the string " + (text if len(text) <= 60 else text[:56] + '..."')
+    if isinstance(value, int | float):
+        return short(value)
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return short(value)
+
+
+def json_text(value: Any, limit: int = 60) -> str:
+    """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
+    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:  # a structure that holds itself: not from a JSON file
+        text = str(value)
+    text = mask(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # before the cut
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short(value: Any) -> str:
+    """``value`` as a message shows it: as JSON writes it (``true``, ``null``, ``"x"``), an
+    object or a list by its kind."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # what 1e400 reads as: inf (JSON has no word for it)
+    return json_text(value)
