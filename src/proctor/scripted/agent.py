@@ -31,7 +31,7 @@ from typing import Any
 if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from proctor.scripted import AGENT_VERSION as VERSION
-from proctor.scripted.plan import filled_input
+from proctor.scripted.plan import filled_input, inside_workspace
 from proctor.util.clock import now_iso
 from proctor.util.native_paths import claude_transcript
 
@@ -243,6 +243,14 @@ class Agent:
     def _path(self, rel: str) -> Path:
         return Path(self.t.cwd) / rel
 
+    def _outside(self, rel: str) -> bool:
+        """Whether a file step's path leads out of the workspace (a plan validated refuses
+        one; a link in the workspace to elsewhere leads out too): never written to."""
+        if not inside_workspace(rel):
+            return True
+        root = os.path.realpath(self.t.cwd)
+        return os.path.commonpath([root, os.path.realpath(self._path(rel))]) != root
+
     def run_turn(self) -> int | None:
         """Play steps until the plan ends or an ``endTurn``; return an exit code to crash."""
         if self.pos >= len(self.steps):
@@ -351,11 +359,13 @@ class Agent:
         }
         tool_id, source = self._tool("Edit", tool_input)
         old, new = spec["old"], spec["new"]
-        reason = None
+        original: str | None = None
+        reason = "Path is outside the workspace." if self._outside(spec["path"]) else None
         try:
-            # newline="": the file's own line endings are kept (a CRLF file stays CRLF).
-            with open(path, encoding="utf-8", newline="") as fh:
-                original = fh.read()
+            if reason is None:
+                # newline="": the file's own line endings are kept (a CRLF file stays CRLF).
+                with open(path, encoding="utf-8", newline="") as fh:
+                    original = fh.read()
         except OSError:
             original, reason = None, "File does not exist."
         except UnicodeDecodeError:
@@ -386,6 +396,10 @@ class Agent:
         spec = step["write"]
         path = self._path(spec["path"])
         tool_id, source = self._tool("Write", {"file_path": str(path), "content": spec["content"]})
+        if self._outside(spec["path"]):
+            msg = "<tool_use_error>Path is outside the workspace.</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
+            return
         existed = path.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

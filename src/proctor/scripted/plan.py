@@ -237,6 +237,29 @@ def _validate_file_step(action: str, value: Any, where: str, here: str) -> None:
     if "replaceAll" in value:
         flag = value["replaceAll"]
         _expect(_is_flag(flag), where, _field(here, "replaceAll"), "true or false", flag)
+    _expect(
+        inside_workspace(value["path"]),
+        where,
+        _field(here, "path"),
+        "a path inside the workspace (relative, not climbing out with '..')",
+        value["path"],
+    )
+
+
+def inside_workspace(path: str) -> bool:
+    """Whether a plan's file path names a file inside the workspace: relative, never above it
+    by ``..`` (``../../x`` or ``/etc/x`` would be written outside the trial's workspace)."""
+    if not path or path.startswith(("/", "\\")):
+        return False
+    depth = 0
+    for part in re.split(r"[/\\]", path):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return False
+        elif part not in ("", "."):
+            depth += 1
+    return depth > 0
 
 
 def _validate_from_results(spec: Any, where: str, path: str) -> None:

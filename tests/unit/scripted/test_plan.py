@@ -199,3 +199,27 @@ def test_a_message_names_the_field_path_and_the_value_given(plan: object, said: 
     with pytest.raises(PlanError) as raised:
         validate_plan(plan, "case/plan.json")
     assert str(raised.value) == f"case/plan.json: {said}"
+
+
+@pytest.mark.parametrize("path", ["../../x", "/tmp/x", "a/../../x", "..", ".", ""])
+@pytest.mark.parametrize("action", ["write", "edit"])
+def test_a_file_step_outside_the_workspace_is_refused(path: str, action: str) -> None:
+    """``{"write": {"path": "../../x"}}`` passed validate, and the scripted agent wrote the
+    file outside the trial's workspace."""
+    spec = (
+        {"path": path, "content": "x"}
+        if action == "write"
+        else {"path": path, "old": "a", "new": "b"}
+    )
+    with pytest.raises(PlanError) as raised:
+        validate_plan({"turns": [{action: spec}]}, "c/plan.json")
+    assert str(raised.value) == (
+        f"c/plan.json: field 'turns[0].{action}.path': expected a path inside the workspace "
+        f"(relative, not climbing out with '..'), got the string \"{path}\""
+    )
+
+
+def test_a_file_step_inside_the_workspace_is_accepted() -> None:
+    validate_plan(
+        {"turns": [{"write": {"path": p, "content": ""}} for p in ("a", "./a/../b", "s/t")]}
+    )
