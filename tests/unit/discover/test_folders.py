@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.discover.folders import discover_cases
+from proctor.discover.folders import discover_cases, load_case
 from proctor.errors import ConfigError, DiscoveryError
 from tests.conftest import write_case
 
@@ -60,7 +60,7 @@ def test_a_case_folder_given_as_dot_is_named_by_its_folder(
 
 def test_unreadable_prompt_is_skipped_with_reason(tmp_path: Path) -> None:
     folder = write_case(tmp_path, "bin")
-    (folder / "prompt.md").write_bytes(b"\xff\xfe\x00bad")
+    (folder / "prompt.md").write_bytes(b"\x80\xfe\x00bad")  # no UTF-16 byte-order mark
     found = discover_cases(tmp_path)
     assert found.cases == []
     assert "prompt.md is not UTF-8" in found.skipped[0].reason
@@ -394,4 +394,29 @@ def test_a_blank_out_in_the_top_level_configuration_is_refused(tmp_path: Path, o
     assert str(info.value) == (
         f"{tmp_path / 'proctor.json'}: field 'out': expected the path of a results folder, "
         f"not a blank one, got {json.dumps(out)}"
+    )
+
+
+@pytest.mark.parametrize("name", ["config.json", "prompt.md"])
+@pytest.mark.parametrize(
+    ("bom", "encoding"),
+    [(b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"), (b"\xff\xfe\0\0", "UTF-32")],
+)
+def test_a_case_file_in_utf16_is_an_error_naming_the_encoding(
+    tmp_path: Path, name: str, bom: bytes, encoding: str
+) -> None:
+    """A UTF-16 config.json (PowerShell's ``>``) skipped its case, the run exiting 0 when
+    others ran, where a UTF-8 one with a byte-order mark was an error."""
+    case = tmp_path / "c"
+    case.mkdir()
+    (case / "prompt.md").write_text("Do it")
+    (case / "config.json").write_text("{}")
+    text = "{}" if name == "config.json" else "Do it"
+    codec = encoding.lower() + ("-le" if bom.startswith(b"\xff") else "-be")
+    (case / name).write_bytes(bom + text.encode(codec))
+    with pytest.raises(ConfigError) as raised:
+        load_case(case)
+    assert str(raised.value) == (
+        f"{case / name}: the file is {encoding} text (it starts with a {encoding} byte-order "
+        "mark): save it as UTF-8"
     )
