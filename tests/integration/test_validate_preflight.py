@@ -73,3 +73,38 @@ def test_validate_takes_runs_agent_backend_and_role_models(
     assert gemini.code == 2 and "a Gemini model is reached through" in gemini.err
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-123456")
     assert proctor("validate", *args, "--judge-model", "anthropic/claude-x").code == 0
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        (("--condition", "nope"), "--condition nope: no case has that condition"),
+        (("--first-condition", "nope"), "--first-condition nope: no case has that condition"),
+        (("--case", "nope"), "--case nope: no case matches (cases: x)"),
+        (("--tag", "nope"), "--tag nope: no case carries it"),
+        (("--agent-model", "nope=m"), "--agent-model nope=…: unknown agent 'nope'"),
+        (("--agent-effort", "e"), "--agent-effort 'e': expected ID=VALUE"),
+        (("--only-evaluator", "nope"), "--only-evaluator nope: no case has an evaluator"),
+        (("--skip-evaluator", "nope"), "--skip-evaluator nope: no case has an evaluator"),
+    ],
+)
+def test_validate_refuses_the_selection_run_refuses(
+    proctor: Run, tmp_path: Path, option: tuple[str, str], said: str
+) -> None:
+    """validate had no --condition, --case, --tag, ...: a selection run refuses (exit 2) was
+    an unknown option to validate, which could not check what that run would run."""
+    config = {"agents": ["scripted"], "evaluators": [{"use": "file-exists", "must": ["a"]}]}
+    write_case(tmp_path / "cases", "x", config=config, plan={"turns": [{"say": "hi"}]})
+    args = ("--source", str(tmp_path / "cases"), *option)
+    ran = proctor("run", "--dry-run", *args)
+    validated = proctor("validate", *args)
+    assert ran.code == 2 and said in ran.err, ran.err
+    assert validated.code == 2 and said in validated.err, validated.err
+
+
+def test_validate_checks_only_the_cases_and_conditions_chosen(proctor: Run, tmp_path: Path) -> None:
+    write_case(tmp_path / "cases", "x", plan={"turns": [{"say": "hi"}]})
+    write_case(tmp_path / "cases", "y", plan={"turns": [{"say": "hi"}]})
+    chosen = proctor("validate", "--source", str(tmp_path / "cases"), "--case", "x", "--json")
+    assert chosen.code == 0, chosen.err
+    assert [c["name"] for c in json.loads(chosen.out)["cases"]] == ["x"]

@@ -148,3 +148,16 @@ def given_options(ctx: click.Context, taken: frozenset[str]) -> list[str]:
         spellings = param.secondary_opts if off else param.opts
         given.append(next((o for o in spellings if o.startswith("--")), spellings[0]))
     return given
+
+
+def id_pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
+    """``--agent-model ID=MODEL`` (and ``--agent-effort``) given several times, by agent id."""
+    from proctor.errors import ConfigError
+
+    pairs = {}
+    for value in values:
+        agent, sep, setting = value.partition("=")
+        if not sep or not agent or not setting:
+            raise ConfigError(f"{option} {value!r}: expected ID=VALUE, e.g. claude-code=opus")
+        pairs[agent] = setting
+    return pairs

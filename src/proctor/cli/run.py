@@ -15,6 +15,7 @@ from proctor.cli.options import (
     ResultsFolder,
     config_option,
     given_options,
+    id_pairs,
     reporter_option,
     role_models,
     source_option,
@@ -286,8 +287,8 @@ def command(
         source_root=str(source_root) if source_root else None,
         mode=mode,
         model=backend,
-        agent_models=_pairs("--agent-model", agent_models),
-        agent_efforts=_pairs("--agent-effort", agent_efforts),
+        agent_models=id_pairs("--agent-model", agent_models),
+        agent_efforts=id_pairs("--agent-effort", agent_efforts),
         role_models=role_models(fast_model, workhorse_model, judge_model),
     )
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
@@ -586,15 +587,3 @@ def _check_executor(
 
         import_ray()
         check_reachable(ray_address)
-
-
-def _pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
-    from proctor.errors import ConfigError
-
-    pairs = {}
-    for value in values:
-        agent, sep, setting = value.partition("=")
-        if not sep or not agent or not setting:
-            raise ConfigError(f"{option} {value!r}: expected ID=VALUE, e.g. claude-code=opus")
-        pairs[agent] = setting
-    return pairs

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from proctor.cli.options import config_option, role_models, source_option
+from proctor.cli.options import config_option, id_pairs, role_models, source_option
 from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
@@ -25,11 +25,30 @@ if TYPE_CHECKING:
 )
 @click.option("--agent", "agents", multiple=True, help="Agent id to check, as run's (repeatable).")
 @click.option(
+    "--case", "cases", multiple=True, help="Only cases whose name matches GLOB, as run's."
+)
+@click.option("--tag", "tags", multiple=True, help="Only cases carrying tag T, as run's.")
+@click.option(
+    "--condition", "conditions", multiple=True, help="Only these A/B conditions, as run's."
+)
+@click.option("--first-condition", help="The condition run first in every pair, as run's.")
+@click.option(
+    "--mode",
+    type=click.Choice(["headless", "interactive"]),
+    help="As run's: the agents' mode whose CLIs are checked.",
+)
+@click.option(
     "--model",
     "backend",
     type=click.Choice(["scripted", "provider"]),
     help="As run's: scripted needs no agent credentials.",
 )
+@click.option("--agent-model", "agent_models", multiple=True, metavar="ID=MODEL", help="As run's.")
+@click.option(
+    "--agent-effort", "agent_efforts", multiple=True, metavar="ID=EFFORT", help="As run's."
+)
+@click.option("--only-evaluator", "only_evaluators", multiple=True, metavar="ID", help="As run's.")
+@click.option("--skip-evaluator", "skip_evaluators", multiple=True, metavar="ID", help="As run's.")
 @click.option("--fast-model", help="provider/model for the fast role, as run's.")
 @click.option("--workhorse-model", help="provider/model for the workhorse role, as run's.")
 @click.option("--judge-model", help="provider/model for the judge role, as run's.")
@@ -51,7 +70,16 @@ def command(
     config: Path | None,
     source_root: Path | None,
     agents: tuple[str, ...],
+    cases: tuple[str, ...],
+    tags: tuple[str, ...],
+    conditions: tuple[str, ...],
+    first_condition: str | None,
+    mode: str | None,
     backend: str | None,
+    agent_models: tuple[str, ...],
+    agent_efforts: tuple[str, ...],
+    only_evaluators: tuple[str, ...],
+    skip_evaluators: tuple[str, ...],
     fast_model: str | None,
     workhorse_model: str | None,
     judge_model: str | None,
@@ -62,10 +90,12 @@ def command(
     CLIs the planned trials run (installed, at the pinned version, with credentials) as run does.
 
     Every problem of every case is reported in one pass. Exits 0 when everything is valid and
-    something is runnable, 2 otherwise. Give it run's --agent, --model and role models to check
-    what that run would use (a role's key included); --check-keys also asks each provider
-    whether it takes the key, as run does before its first trial. --json prints what it found
-    as one JSON object on stdout (warnings in it, not on stderr).
+    something is runnable, 2 otherwise. Give it run's options that choose what runs (--agent,
+    --case, --tag, --condition, --first-condition, --mode, --model, --agent-model,
+    --agent-effort, --only-evaluator, --skip-evaluator and role models) to check what that run
+    would use (a role's key included), and refuse what it would refuse; --check-keys also
+    asks each provider whether it takes the key, as run does before its first trial. --json
+    prints what it found as one JSON object on stdout (warnings in it, not on stderr).
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
@@ -80,7 +110,16 @@ def command(
     overrides = CliOverrides(
         source_root=str(source_root) if source_root else None,
         agents=list(agents),
+        cases=list(cases),
+        tags=list(tags),
+        conditions=list(conditions),
+        first_condition=first_condition,
+        mode=mode,
         model=backend,
+        agent_models=id_pairs("--agent-model", agent_models),
+        agent_efforts=id_pairs("--agent-effort", agent_efforts),
+        only_evaluators=list(only_evaluators),
+        skip_evaluators=list(skip_evaluators),
         role_models=role_models(fast_model, workhorse_model, judge_model),
     )
     problems: list[str] = []
@@ -135,9 +174,9 @@ def command(
         extras = _extras(rc)
         # A/B conditions (a case without any runs under `default` alone: not said).
         named = list(rc.conditions)
-        conditions = f"conditions {', '.join(named)}; " if named != ["default"] else ""
+        said = f"conditions {', '.join(named)}; " if named != ["default"] else ""
         echo_unless_gone(
-            f"ok       {rc.name}: agents {', '.join(rc.agents)}; {conditions}"
+            f"ok       {rc.name}: agents {', '.join(rc.agents)}; {said}"
             f"repeats {rc.repeats}; "
             f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
         )
