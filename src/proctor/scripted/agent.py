@@ -245,7 +245,7 @@ class Agent:
 
     def _outside(self, rel: str) -> bool:
         """Whether a file step's path leads out of the workspace (a plan validated refuses
-        one; a link in the workspace to elsewhere leads out too): never written to."""
+        one; a link in the workspace to elsewhere leads out too): never read or written."""
         if not inside_workspace(rel):
             return True
         root = os.path.realpath(self.t.cwd)
@@ -307,6 +307,11 @@ class Agent:
     def do_read(self, step: dict[str, Any]) -> None:
         path = self._path(step["read"])
         tool_id, source = self._tool("Read", {"file_path": str(path)})
+        if self._outside(step["read"]):  # through a link in the workspace: the machine's file
+            msg = "<tool_use_error>Path is outside the workspace.</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
+            self._show(f"Read({step['read']})", "Path is outside the workspace.")
+            return
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -6,8 +6,9 @@ gives one plan per A/B condition. Steps:
 
 ``{"say": TEXT}``                         assistant text
 ``{"shell": COMMAND, "timeoutSec": N}``   run a shell command in the workspace
-``{"read": PATH}``                        read a file
-``{"search": PATTERN, "path": DIR}``      search file contents for a regular expression
+``{"read": PATH}``                        read a file (of the workspace)
+``{"search": PATTERN, "path": DIR}``      search file contents for a regular expression (in a
+                                          folder of the workspace, by default all of it)
 ``{"edit": {"path", "old", "new"}}``      replace one occurrence of ``old`` with ``new``
 ``{"write": {"path", "content"}}``        create or overwrite a file
 ``{"ask": QUESTION, "options": [...]}``   ask the user and wait for the answer
@@ -144,13 +145,23 @@ def validate_step(step: Any, where: str, path: str) -> None:
     value, here = step[action], _field(path, action)
     if action in ("say", "shell", "read", "search", "ask", "tool"):
         _expect(isinstance(value, str) and value != "", where, here, "a non-empty string", value)
+    if action == "read":
+        _expect(inside_workspace(value), where, here, INSIDE, value)
     if action == "search" and "path" in step:
+        folder = step["path"]
         _expect(
-            isinstance(step["path"], str) and step["path"] != "",
+            isinstance(folder, str) and folder != "",
             where,
             _field(path, "path"),
             "a non-empty string (a folder of the workspace)",
-            step["path"],
+            folder,
+        )
+        _expect(
+            inside_workspace(folder, itself=True),
+            where,
+            _field(path, "path"),
+            "a folder of the workspace (relative, not climbing out with '..')",
+            folder,
         )
     if action == "tool" and "output" in step:
         _expect(
@@ -237,18 +248,17 @@ def _validate_file_step(action: str, value: Any, where: str, here: str) -> None:
     if "replaceAll" in value:
         flag = value["replaceAll"]
         _expect(_is_flag(flag), where, _field(here, "replaceAll"), "true or false", flag)
-    _expect(
-        inside_workspace(value["path"]),
-        where,
-        _field(here, "path"),
-        "a path inside the workspace (relative, not climbing out with '..')",
-        value["path"],
-    )
+    _expect(inside_workspace(value["path"]), where, _field(here, "path"), INSIDE, value["path"])
 
 
-def inside_workspace(path: str) -> bool:
-    """Whether a plan's file path names a file inside the workspace: relative, never above it
-    by ``..`` (``../../x`` or ``/etc/x`` would be written outside the trial's workspace)."""
+INSIDE = "a path inside the workspace (relative, not climbing out with '..')"
+"""What a ``read``, ``edit`` or ``write`` step's path must be."""
+
+
+def inside_workspace(path: str, itself: bool = False) -> bool:
+    """Whether a plan's file path names a file inside the workspace (with ``itself``, the
+    workspace itself too: ``.``, a search's folder): relative, never above it by ``..``
+    (``../../x`` or ``/etc/x`` would be written, or read, outside the trial's workspace)."""
     if not path or path.startswith(("/", "\\")):
         return False
     depth = 0
@@ -259,7 +269,7 @@ def inside_workspace(path: str) -> bool:
                 return False
         elif part not in ("", "."):
             depth += 1
-    return depth > 0
+    return depth > 0 or itself
 
 
 def _validate_from_results(spec: Any, where: str, path: str) -> None:

@@ -223,3 +223,30 @@ def test_a_file_step_inside_the_workspace_is_accepted() -> None:
     validate_plan(
         {"turns": [{"write": {"path": p, "content": ""}} for p in ("a", "./a/../b", "s/t")]}
     )
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../../x", "a/../../x", "..", "."])
+def test_a_read_outside_the_workspace_is_refused(path: str) -> None:
+    """``{"read": "/etc/passwd"}`` passed validate and read the machine's file: a test of the
+    plan passed or failed on what that machine holds, not on the trial's workspace."""
+    with pytest.raises(PlanError) as raised:
+        validate_plan({"turns": [{"read": path}]}, "c/plan.json")
+    assert str(raised.value) == (
+        "c/plan.json: field 'turns[0].read': expected a path inside the workspace "
+        f"(relative, not climbing out with '..'), got the string \"{path}\""
+    )
+
+
+@pytest.mark.parametrize("path", ["/etc", "..", "a/../.."])
+def test_a_search_outside_the_workspace_is_refused(path: str) -> None:
+    with pytest.raises(PlanError) as raised:
+        validate_plan({"turns": [{"search": "x", "path": path}]}, "c/plan.json")
+    assert str(raised.value) == (
+        "c/plan.json: field 'turns[0].path': expected a folder of the workspace "
+        f"(relative, not climbing out with '..'), got the string \"{path}\""
+    )
+
+
+def test_a_read_and_a_search_inside_the_workspace_are_accepted() -> None:
+    steps = [{"read": "a/../b"}, {"read": "./s/t"}, {"search": "x", "path": "."}]
+    validate_plan({"turns": [*steps, {"search": "x", "path": "src"}, {"search": "x"}]})
