@@ -28,11 +28,15 @@ def test_another_clis_tool_is_warned_of_on_the_scripted_model(proctor: Run, tmp_
     result = proctor(*args, "--agent", "gemini-cli", "--model", "scripted")
     plan = tmp_path / "cases" / "x" / "plan.json"
     assert (
-        f"proctor: warning: {plan}: conditions.default.turns[0]: tool 'Read' is Claude Code's; "
+        f"proctor: warning: {plan}: field 'conditions.default.turns[0].tool': 'Read' is Claude "
+        "Code's; "
         "Gemini CLI (gemini-cli) has no such tool, so it refuses the call on the scripted "
         'model; a {"read": …} step is played with each CLI\'s own tool'
     ) in result.err, result.err
-    assert f"{plan}: conditions.default.turns[3]: tool 'exec_command' is Codex's; " in result.err
+    assert (
+        f"{plan}: field 'conditions.default.turns[3].tool': 'exec_command' is Codex's; "
+        in result.err
+    )
     assert "Claude Code (claude-code) has no such tool" in result.err  # exec_command
     warned = [line for line in result.err.splitlines() if "has no such tool" in line]
     assert len(warned) == 3, warned  # not the MCP tool, nor a name no CLI's table knows
