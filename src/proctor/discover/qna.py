@@ -63,7 +63,11 @@ def parse_qna_rules(text: str) -> list[QnaRule]:
                 raise QnaError(f"line {lineno}: expected 'PATTERN => ANSWER', got {line!r}")
             pattern, answer = (part.strip() for part in line.split("=>", 1))
             if not pattern or not answer:
-                raise QnaError(f"line {lineno}: both PATTERN and ANSWER must be non-empty")
+                empty = "PATTERN" if not pattern else "ANSWER"
+                raise QnaError(
+                    f"line {lineno}: expected 'PATTERN => ANSWER' with a non-empty {empty}, "
+                    f"got {line!r}"
+                )
             try:
                 re.compile(pattern)
             except re.error as exc:

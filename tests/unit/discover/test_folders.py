@@ -139,6 +139,21 @@ def test_bad_qna_rule_names_the_line(tmp_path: Path) -> None:
         discover_cases(tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("line", "empty"), [(" => just an answer", "PATTERN"), ("(?i)readme =>", "ANSWER")]
+)
+def test_a_qna_rule_with_an_empty_side_is_quoted(tmp_path: Path, line: str, empty: str) -> None:
+    """The rule was said as "both PATTERN and ANSWER must be non-empty", neither quoted nor
+    saying which one was empty."""
+    folder = write_case(tmp_path, "q", qna=f"```rules\nok => yes\n{line}\n```\n")
+    with pytest.raises(ConfigError) as raised:
+        discover_cases(tmp_path)
+    assert str(raised.value) == (
+        f"{folder / 'qna.md'}: rules block, line 3: expected 'PATTERN => ANSWER' with a "
+        f"non-empty {empty}, got {line.strip()!r}"
+    )
+
+
 def test_unsafe_src_zip_is_a_config_error(tmp_path: Path) -> None:
     folder = write_case(tmp_path, "z")
     with zipfile.ZipFile(folder / "src.zip", "w") as zf:
