@@ -191,5 +191,7 @@ def test_a_log_that_cannot_be_written_does_not_break_keep_alive(tmp_path: Path) 
 @pytest.mark.parametrize("logprob", [1.0, 1000, float("inf")])
 def test_positive_or_infinite_logprobs_are_refused_by_the_server(logprob: float) -> None:
     plan = {"roles": {"judge": [{"text": "PASS", "logprobs": [logprob]}]}, **PLAN}
-    with pytest.raises(PlanError, match=r"roles\.judge\[0\]: 'logprobs'\[0\] must be a finite"):
+    with pytest.raises(
+        PlanError, match=r"field 'roles\.judge\[0\]\.logprobs\[0\]': expected a finite number"
+    ):
         ScriptedModelServer(plan)
