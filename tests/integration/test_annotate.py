@@ -31,7 +31,7 @@ def test_a_trial_marked_failed_fails_the_gate_and_shows(
     suite = json.loads(report.out)
     assert report.code == 1 and suite["totals"]["passes"] == 1
     markdown = proctor("report", str(run_dir)).out
-    assert "Annotated by hand: 1 trial(s): fix/scripted/default/2 failed" in markdown
+    assert "Annotated by hand: 1 trial: fix/scripted/default/2 failed" in markdown
     assert (run_dir / "trials/fix/scripted/default/2/trial.json").read_text() == written
 
 
@@ -136,7 +136,7 @@ def test_compare_lists_the_marks_and_refuses_an_unreadable_annotations_file(
     assert text.code == 0, text.err
     name = run_dir.name
     assert (
-        f"Annotated by hand: 2 trial(s): {name}/fix/scripted/default/2 failed (drifted)" in text.out
+        f"Annotated by hand: 2 trials: {name}/fix/scripted/default/2 failed (drifted)" in text.out
     )
     data = proctor("compare", str(run_dir), str(run_dir), "--json").json()
     assert data["annotations"][0] == {

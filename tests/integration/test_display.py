@@ -87,7 +87,7 @@ def test_plain_progress_prints_one_line_per_trial() -> None:
         display(event)  # type: ignore[arg-type]
     lines = stream.getvalue().splitlines()
     assert lines == [
-        "proctor: running 2 trial(s)",
+        "proctor: running 2 trials",
         "[1/2] passed c/a/default/1 (score 100)",
         "[2/2] timeout c/a/default/2 (score 0): slow",
     ]
@@ -194,9 +194,9 @@ def test_a_ci_log_hears_a_heartbeat_while_a_long_trial_runs(tmp_path: Path) -> N
     proc = run_cases(tmp_path, "--json", PROCTOR_HEARTBEAT_SEC="1", CI="true")
     err = proc.stderr.decode()
     assert proc.returncode == 0, err
-    beats = [line for line in err.splitlines() if "trial(s) running" in line]
-    assert beats and beats[0].startswith("proctor: 1 trial(s) running, the longest for "), err
+    beats = [line for line in err.splitlines() if "running, the longest" in line]
+    assert beats and beats[0].startswith("proctor: 1 trial running, the longest for "), err
     assert beats[0].endswith(": long/scripted/default/1"), err
     assert json.loads(proc.stdout)["exitCode"] == 0  # nothing of it on stdout
     quiet = run_cases(tmp_path, PROCTOR_HEARTBEAT_SEC="0", CI="true")
-    assert quiet.returncode == 0 and b"trial(s) running" not in quiet.stderr
+    assert quiet.returncode == 0 and b"running, the longest" not in quiet.stderr

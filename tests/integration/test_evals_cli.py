@@ -702,7 +702,7 @@ def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
     stdout, err = started.communicate(timeout=60)
     assert started.returncode == 130, err.decode()
     # It says it was stopped, and that a case never started (it has no line of its own).
-    said = "interrupted after 0 of 2 trial(s) finished (1 cut short, recorded as interrupted; 1 not started)"
+    said = "interrupted after 0 of 2 trials finished (1 cut short, recorded as interrupted; 1 not started)"
     assert f"proctor: exit 130: {said}" in err.decode()
     # suite.md, the report for people, says so too (with the case that never started).
     (suite_md,) = out.glob("run-*/suite.md")

@@ -35,7 +35,7 @@ def test_no_evaluate_runs_and_records_without_scoring(
     assert (trial["status"], trial["evaluators"], trial["passed"]) == ("skipped", [], None)
     assert trial["reason"].startswith("not evaluated")
     assert (run_dir / "trials/x/scripted/default/1/trajectory.jsonl").is_file()  # recorded
-    assert "- Not evaluated: 1 trial(s) ran and were recorded without evaluation" in result.out
+    assert "- Not evaluated: 1 trial ran and was recorded without evaluation" in result.out
     assert json.loads((run_dir / "resolved.json").read_text())["evaluate"] is False
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "Not evaluated" in report.out
@@ -79,7 +79,7 @@ def test_a_case_left_without_evaluators_is_not_evaluated_the_others_are(
     assert load_trial(run_dir, "x")["status"] == "skipped"
     assert load_trial(run_dir, "y")["status"] == "passed"
     assert result.code == 0, result.err
-    assert "every scored group passed its gate; 1 group(s) not gated" in result.err
+    assert "every scored group passed its gate; 1 group not gated" in result.err
 
 
 def test_an_unknown_evaluator_name_is_a_sentence(

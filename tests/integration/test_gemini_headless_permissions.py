@@ -70,7 +70,7 @@ def test_run_warns_before_its_first_trial_and_goes_ahead(
     result, out = run_cases(proctor, tmp_path, "--config", str(config), "--model", "scripted")
     warning = WARNING.format(mode="auto_edit", tools="run_shell_command")
     assert result.err.count(warning) == 1, result.err  # once, not once per trial
-    assert result.err.index(warning) < result.err.index("running 2 trial(s)"), result.err
+    assert result.err.index(warning) < result.err.index("running 2 trials"), result.err
     assert out.exists()  # not an error: the trials ran
     # validate says it too; in the TUI (the case's mode) nothing is said.
     args = ("--source", str(tmp_path / "cases"), "--config", str(config))

@@ -48,7 +48,7 @@ def test_evaluate_with_evaluators_and_a_starting_folder(proctor: Run, tmp_path: 
     assert (src / "a.txt").read_text() == "a\n"  # the starting folder is only read
     # Control: the same without --evaluate runs nothing of the evaluators.
     plain = proctor("run", *args[:-1], "--out", str(tmp_path / "plain"))
-    assert plain.code == 0 and "Not evaluated: 1 trial(s)" in plain.out
+    assert plain.code == 0 and "Not evaluated: 1 trial" in plain.out
     # Said on stderr, as a CI job would otherwise pass green unscored; not with --no-evaluate.
     assert (
         f"note: --eval {checks} is not run: an inline case is evaluated only with --evaluate"

@@ -192,7 +192,7 @@ def test_an_interrupted_manifest_starts_no_further_run(tmp_path: Path) -> None:
         if command.poll() is None:
             os.killpg(command.pid, signal.SIGKILL)
     assert command.returncode == 130, err.decode()
-    assert b"2 run(s) of" in err and b"not started" in err
+    assert b"2 runs of" in err and b"not started" in err
     assert len([p for p in out.iterdir() if p.is_dir()]) == 1  # the first pair's folder only
 
 
@@ -252,7 +252,7 @@ def test_a_manifest_s_a_b_gate_is_judged_over_every_pair_not_each_pair_alone(
         "--out", str(out), "--config", str(config),
     )  # fmt: skip
     assert ran.code == 0, ran.err  # ten all-passing pairs: well within the allowed drop
-    assert "10 run(s), read as one sample set: exit 0" in ran.err
+    assert "10 runs, read as one sample set: exit 0" in ran.err
     # The control: one pair alone is too few to pass that gate.
     (one,) = (out / "pair-1").glob("run-*")
     assert proctor("report", str(one)).code == 1
@@ -349,7 +349,7 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     pooled = proctor("report", str(first), str(second), str(third), "--reporter", "json")
     assert pooled.code == 0, pooled.err
     assert json.loads(pooled.out)["totals"]["n"] == 6  # 1 task × 2 conditions × 3 pairs
-    assert "3 run(s), read as one sample set" in again.err  # the kept pairs count too
+    assert "3 runs, read as one sample set" in again.err  # the kept pairs count too
     # The same folder named otherwise, or another concurrency: the same plan.
     same = proctor(*argv, "--out", str(out.resolve()), "--concurrency", "2")
     assert same.code == 0 and "pair-1: finished before, kept" in same.err, same.err
@@ -393,7 +393,7 @@ def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_it
         "--config", str(config), "--reporter", "markdown,junit",
     )  # fmt: skip
     assert ran.code == 0, ran.err
-    assert f"proctor: the JUnit file of the 2 run(s): {out / 'junit.xml'}" in ran.err
+    assert f"proctor: the JUnit file of the 2 runs: {out / 'junit.xml'}" in ran.err
     assert sorted(out.rglob("junit.xml")) == [out / "junit.xml"], "no pair's own"
     root = ElementTree.parse(out / "junit.xml").getroot()
     # Each trial named by its pair's run and its own repeat, the same in every build; the

@@ -50,7 +50,7 @@ def test_a_report_of_a_run_still_running_exits_75(proctor: Run, tmp_path: Path) 
     assert "**Exit code 75** (still running: no verdict yet)" in report.out
     suite = json.loads(as_json.out)
     assert as_json.code == 75 and suite["exitCode"] == 75 and suite["totals"]["n"] >= 1
-    assert "trial(s) finished so far, no verdict yet" in suite["exitReason"]
+    assert "finished so far, no verdict yet" in suite["exitReason"]
     assert write.code == 2 and "is still running" in write.err
     assert (
         not (run_dir / "suite.json").exists()
@@ -110,7 +110,7 @@ def test_runs_read_together_one_still_running_exit_75_naming_it(
     assert report.code == 75, report.err
     name = live.name
     reason = (
-        f"{name} is still running (process {orchestrator.pid}): 1 of 3 of its trial(s) finished"
+        f"{name} is still running (process {orchestrator.pid}): 1 of 3 of its trials finished"
         " so far (3 of 5 over the 2 runs read), no verdict yet"
     )
     assert f"**Exit code 75** (still running: no verdict yet): {reason}" in report.out, report.out

@@ -197,12 +197,12 @@ def test_a_mark_in_runs_read_together_is_named_by_its_run_and_own_repeat(
     assert marked.code == 0, marked.err
     report = proctor("report", str(first), str(second))
     # Pooled, the second run's repeat 1 is repeat 3: the mark names the trial as annotate did.
-    assert f"- Annotated by hand: 1 trial(s): {second.name}/fix/scripted/default/1 failed" in (
+    assert f"- Annotated by hand: 1 trial: {second.name}/fix/scripted/default/1 failed" in (
         report.out
     ), report.out
     assert f"- `{second.name}/trials/fix/scripted/default/1` **failed**: annotated" in report.out
     alone = proctor("report", str(second))
-    assert "- Annotated by hand: 1 trial(s): fix/scripted/default/1 failed" in alone.out
+    assert "- Annotated by hand: 1 trial: fix/scripted/default/1 failed" in alone.out
 
 
 def test_a_run_with_no_trial_yet_among_runs_is_named_with_how_to_finish_it(
@@ -224,7 +224,7 @@ def test_a_run_with_no_trial_yet_among_runs_is_named_with_how_to_finish_it(
     )
     suite = report.json()
     assert suite["totals"]["n"] == 2 and suite["exitReason"].startswith(
-        "interrupted after 2 of 5 trial(s) finished"
+        "interrupted after 2 of 5 trials finished"
     )
     compared = proctor("compare", str(first), str(stopped))
     assert compared.code == 2 and compared.out == ""
@@ -247,7 +247,7 @@ def test_compare_says_which_runs_it_read_and_names_a_run_given_as_dot(
     (mark,) = pooled.json()["annotations"]
     assert (mark["run"], mark["trial"]) == (second.name, "fix/scripted/default/2")
     text = proctor("compare", str(first), ".")
-    assert f"Annotated by hand: 1 trial(s): {second.name}/fix/scripted/default/2 excluded" in (
+    assert f"Annotated by hand: 1 trial: {second.name}/fix/scripted/default/2 excluded" in (
         text.out
     )
     assert f"- Baseline run: `{first.name}`; candidate run: `{second.name}`." in text.out

@@ -45,13 +45,13 @@ def test_runs_read_together_with_one_whose_planned_trials_are_unknown(
     (stopped / "journal.jsonl").unlink()  # (with it, its stretches date it)
     (stopped / "trials/fix/scripted/default/2/trial.json").unlink()
     control = proctor("report", str(stopped), str(second), "--reporter", "json")
-    assert control.json()["exitReason"].startswith("interrupted after 3 of 4 trial(s) finished")
+    assert control.json()["exitReason"].startswith("interrupted after 3 of 4 trials finished")
     (second / "run.json").unlink()
     report = proctor("report", str(stopped), str(second), "--reporter", "json")
     assert report.code == 130, report.err
     suite = report.json()
     # Not "3 of 2": the second run's trials are among the 3, its plan among none.
-    assert suite["exitReason"].startswith("interrupted after 3 trial(s) finished;"), suite
+    assert suite["exitReason"].startswith("interrupted after 3 trials finished;"), suite
     assert [r["planned"] for r in suite["pooledRuns"]["runs"]] == [2, None]
     markdown = proctor("report", str(stopped), str(second))
     assert (

@@ -178,7 +178,7 @@ def test_report_of_a_run_killed_midway_says_it_stopped_short(
             (trial / "trial.json").unlink()
     report = proctor("report", str(run_dir), "--reporter", "json")
     assert report.code == 130, report.out + report.err
-    assert json.loads(report.out)["exitReason"].startswith("interrupted after 1 of 3 trial(s)")
+    assert json.loads(report.out)["exitReason"].startswith("interrupted after 1 of 3 trials")
 
 
 def test_control_report_of_a_finished_run_keeps_its_exit_code(
@@ -308,7 +308,7 @@ def test_a_gate_evaluator_failed_in_an_error_trial_is_said_as_that_not_as_a_fail
     assert suite["groups"][0]["gatePassed"] is True  # its gate over its scored trials
     assert suite["exitReason"] == (
         "a gate evaluator failed in a trial that then ended in an error status, in 1 "
-        "group(s): c/scripted/default"
+        "group: c/scripted/default"
     )
     assert "gate failed for" not in suite["exitReason"]
 

@@ -57,7 +57,7 @@ def test_a_transient_error_runs_again_and_every_attempt_is_kept(
     assert json.loads((first / "trial.json").read_text())["reason"].startswith("provider")
     suite = json.loads((run_dir / "suite.json").read_text())
     assert suite["totals"]["retried"] == 1 and suite["totals"]["n"] == 1
-    assert "- Retries: 1 trial(s) ran again after a transient error" in result.out
+    assert "- Retries: 1 trial ran again after a transient error" in result.out
 
 
 def test_control_without_retries_the_first_error_stands(

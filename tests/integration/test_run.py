@@ -259,7 +259,7 @@ def test_dry_run_runs_nothing(proctor: Run, make_case: MakeCase, tmp_path: Path)
     make_case("a", config={"repeats": 3}, plan={"turns": []})
     result, out = run_cases(proctor, tmp_path, "--dry-run")
     assert result.code == 0
-    assert "3 trial(s) in 1 case(s); nothing was run." in result.out
+    assert "3 trials in 1 case; nothing was run." in result.out
     assert '"matrix"' in result.out and '"concurrency": 2' in result.out
     assert not out.exists()
     # Refused as the run would be: results inside a case's fixture.

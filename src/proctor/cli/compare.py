@@ -116,8 +116,13 @@ def command(
             click.echo(f"proctor: note: {note}", err=True)
         if not marks:
             return markdown
+        from proctor.util.text import plural
+
         listed = ", ".join(f"{m.run}/{m.trial} {m.verdict} ({m.note})" for m in marks)
-        return markdown.rstrip("\n") + f"\n\nAnnotated by hand: {len(marks)} trial(s): {listed}\n"
+        return (
+            markdown.rstrip("\n")
+            + f"\n\nAnnotated by hand: {plural(len(marks), 'trial')}: {listed}\n"
+        )
 
     if len(runs) != 2 or treatment or baseline:
         from proctor.report.distinct import check_no_trial_twice

@@ -22,7 +22,7 @@ from proctor.execute.events import (
     TrialStarted,
 )
 from proctor.util.masking import mask
-from proctor.util.text import duration_text, one_line
+from proctor.util.text import duration_text, one_line, plural
 
 HEARTBEAT_SEC = 60.0
 """Seconds without a progress line after which plain progress says what is still running (a
@@ -35,7 +35,7 @@ class PlainProgress:
     """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``, with
     each of its warnings on a line of its own below it (``    warning: …``); and,
     each time ``heartbeat`` seconds pass without a line, one saying what is still running:
-    ``proctor: 3 trial(s) running, the longest for 9m 12s: case/agent/condition/1`` (None:
+    ``proctor: 3 trials running, the longest for 9m 12s: case/agent/condition/1`` (None:
     never). ``clock`` gives monotonic seconds (a test's own clock)."""
 
     def __init__(
@@ -65,7 +65,7 @@ class PlainProgress:
     def __call__(self, event: RunEvent) -> None:
         if isinstance(event, RunStarted):
             self.total = event.total
-            self._print(f"proctor: running {event.total} trial(s)")
+            self._print(f"proctor: running {plural(event.total, 'trial')}")
         elif isinstance(event, TrialStarted):
             key = (event.case, event.agent, event.condition, event.repeat)
             self.running[key] = self.clock()
@@ -93,7 +93,7 @@ class PlainProgress:
         key, began = min(self.running.items(), key=lambda item: item[1])
         trial = mask(one_line("/".join(str(part) for part in key)))
         self._print(
-            f"proctor: {len(self.running)} trial(s) running, the longest for "
+            f"proctor: {plural(len(self.running), 'trial')} running, the longest for "
             f"{duration_text(now - began)}: {trial}"
         )
 

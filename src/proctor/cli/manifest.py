@@ -14,7 +14,7 @@ import click
 
 from proctor.cli.signals import echo_unless_gone
 from proctor.util.masking import mask
-from proctor.util.text import one_line
+from proctor.util.text import one_line, plural
 
 if TYPE_CHECKING:
     from proctor.models.config import CliOverrides
@@ -321,9 +321,12 @@ def _pooled(
             else mask(REPORTERS["junit"].render(pooled, records, pooled=read))
         )
         write_text_atomic(junit, junit_text)
-        click.echo(f"proctor: the JUnit file of the {len(run_dirs)} run(s): {junit}", err=True)
+        click.echo(
+            f"proctor: the JUnit file of the {plural(len(run_dirs), 'run')}: {junit}", err=True
+        )
     click.echo(
-        f"proctor: {len(run_dirs)} run(s), read as one sample set: exit {pooled.exit_code}: "
+        f"proctor: {plural(len(run_dirs), 'run')}, read as one sample set: "
+        f"exit {pooled.exit_code}: "
         f"{mask(one_line(pooled.exit_reason))} (`proctor report` of the run folders shows it)",
         err=True,
     )
@@ -376,8 +379,8 @@ def _manifest_interrupted(path: Path, runs: list[ManifestRun], stopped: Manifest
 
     left = len(runs) - runs.index(stopped) - 1
     click.echo(
-        f"proctor: interrupted; {left} run(s) of {path} not started: the same command again "
-        "keeps the pairs that finished, resumes the one cut short and runs the others",
+        f"proctor: interrupted; {plural(left, 'run')} of {path} not started: the same command "
+        "again keeps the pairs that finished, resumes the one cut short and runs the others",
         err=True,
     )
     return int(ExitCode.INTERRUPTED)

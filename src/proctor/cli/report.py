@@ -144,7 +144,8 @@ def command(
             suite = _still_running(
                 suite,
                 f"{run.paths.root.name} is still running (process {pid})",
-                f"{len(records)}{of} trial(s) finished so far",
+                f"{len(records)}{of} trial{'' if (run.planned or len(records)) == 1 else 's'} "
+                "finished so far",
             )
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
@@ -230,10 +231,10 @@ def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str,
     if len(live) == 1:
         ((run, pid),) = live
         running = f"{run.paths.root.name} is still running (process {pid})"
-        own = f"{progress(run)} of its trial(s)"
+        own = f"{progress(run)} of its trials"
     else:
         running = f"{', '.join(named[:-1])} and {named[-1]} are still running"
-        own = f"{' and '.join(progress(run) for run, _ in live)} of their trial(s)"
+        own = f"{' and '.join(progress(run) for run, _ in live)} of their trials"
     total = sum(len(run.records) for run in runs)
     # Of a run that does not say how many trials it planned, nor do the runs read together.
     planned = planned_of(runs)

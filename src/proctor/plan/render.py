@@ -5,10 +5,15 @@ from __future__ import annotations
 from proctor.models.io import escape_surrogates, model_to_json
 from proctor.models.plan import RunPlan
 from proctor.plan.records import resolved_record
+from proctor.util.text import plural
 
 
 def render_dry_run(plan: RunPlan, *, cluster_sized: bool = False) -> str:
-    lines = [f"{len(plan.trials)} trial(s) in {len(plan.cases)} case(s); nothing was run.", ""]
+    lines = [
+        f"{plural(len(plan.trials), 'trial')} in {plural(len(plan.cases), 'case')}; "
+        "nothing was run.",
+        "",
+    ]
     lines.append(f"{'case':30} {'agent':14} {'condition':12} repeats  timeout  evaluators")
     for rc in plan.cases:
         uses = ", ".join(s.use for s in rc.evaluators) or "-"

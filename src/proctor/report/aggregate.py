@@ -53,6 +53,7 @@ from proctor.report.effort import (
 )
 from proctor.report.repeated import repeated_runs
 from proctor.stats import median, pass_rate, stability, summarize
+from proctor.util.text import plural
 
 
 def _scores(records: Sequence[TrialRecord]) -> ScoreStats:
@@ -253,10 +254,10 @@ def exit_code_for(
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     failing = failed_gates(groups, records, ab_gate_result)
     failed, in_errors = failing.groups, failing.in_errors
-    said = [f"gate failed for {len(failed)} group(s): {_named(failed)}"] if failed else []
+    said = [f"gate failed for {plural(len(failed), 'group')}: {_named(failed)}"] if failed else []
     if in_errors:
         # Its gate, over its scored trials, may have passed: said as what it is.
-        said.append(f"{IN_ERRORS}, in {len(in_errors)} group(s): {_named(in_errors)}")
+        said.append(f"{IN_ERRORS}, in {plural(len(in_errors), 'group')}: {_named(in_errors)}")
     if failing.ab and ab_gate_result is not None:
         # The groups' failed gates too: the A/B gate's message alone would hide them.
         also = f"; also {'; '.join(said)}" if said else ""
@@ -272,12 +273,16 @@ def exit_code_for(
         return ExitCode.GATE_FAILED, "; ".join(said) + ab
     errors = [r for r in records if r.status in ERROR_STATUSES]
     if errors:
-        reason = f"{len(errors)} trial(s) in an error status; no scored group failed its gate"
+        reason = (
+            f"{plural(len(errors), 'trial')} in an error status; no scored group failed its gate"
+        )
         return ExitCode.TRIAL_ERRORS, reason + ab
     if nothing_scored:
         return (
             ExitCode.OK,
-            f"not evaluated: {unevaluated} trial(s) ran and were recorded; nothing was gated",
+            f"not evaluated: {plural(unevaluated, 'trial')} ran and "
+            f"{'was' if unevaluated == 1 else 'were'} recorded; "
+            "nothing was gated",
         )
     # A group left without a scored trial here was skipped (an eval's t.skip, trials not
     # evaluated): it has no gate that passed, and saying so would be untrue.
@@ -287,7 +292,7 @@ def exit_code_for(
     if unscored:
         return (
             ExitCode.OK,
-            f"every scored group passed its gate; {unscored} group(s) not gated: every "
+            f"every scored group passed its gate; {plural(unscored, 'group')} not gated: every "
             f"trial skipped{ab}",
         )
     return ExitCode.OK, f"every group passed its gate{ab}"
@@ -397,7 +402,8 @@ def _interrupted_reason(
     stopped = sum(1 for r in records if r.reason.startswith(INTERRUPTED_PREFIX))
     finished = [r for r in records if not r.reason.startswith(INTERRUPTED_PREFIX)]
     of = f" of {planned}" if planned is not None else ""
-    said = f"interrupted after {len(finished)}{of} trial(s) finished"
+    last = len(finished) if planned is None else planned  # the noun agrees with the last count
+    said = f"interrupted after {len(finished)}{of} trial{'' if last == 1 else 's'} finished"
     rest = [f"{stopped} cut short, recorded as interrupted"] if stopped else []
     if planned is not None and planned > len(records):
         rest.append(f"{planned - len(records)} not started")

@@ -28,6 +28,7 @@ from proctor.util.text import (
     markdown_text,
     one_line,
     percent_text,
+    plural,
     spread_text,
 )
 
@@ -221,7 +222,7 @@ def render_markdown(
         "",
         *(f"- {line}" for line in (runs.lines if runs is not None else ())),
         f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
-        f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{t.scored} scored trials; "
+        f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{plural(t.scored, 'scored trial')}; "
         f"error statuses excluded)",
         f"- Groups passing the gate: {t.groups_passed}/{t.groups}{not_gated}",
         f"- Mean score: {_num(t.scores.mean)} (n={t.scores.n})",
@@ -232,9 +233,11 @@ def render_markdown(
     unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
     if unevaluated:
         lines.append(
-            f"- Not evaluated: {unevaluated} trial(s) ran and were recorded without evaluation "
+            f"- Not evaluated: {plural(unevaluated, 'trial')} ran and "
+            f"{'was' if unevaluated == 1 else 'were'} recorded without evaluation "
             "(--no-evaluate, --only-evaluator/--skip-evaluator left out every evaluator of "
-            "their case, or an inline run without --evaluate); they are not scored"
+            "their case, or an inline run without --evaluate); "
+            f"{'it is' if unevaluated == 1 else 'they are'} not scored"
         )
     if any(not r.cost.collected for r in records):
         lines.append("- Cost: not collected (--no-collect-cost)")
@@ -245,7 +248,7 @@ def render_markdown(
             for r in annotated
             if r.annotation is not None
         )
-        lines.append(f"- Annotated by hand: {len(annotated)} trial(s): {marks}")
+        lines.append(f"- Annotated by hand: {plural(len(annotated), 'trial')}: {marks}")
     if t.metrics:
         named = "; ".join(
             f"{name} {_num(m.median)} ({_num(m.min)}–{_num(m.max)}, n={m.n})"
@@ -255,8 +258,9 @@ def render_markdown(
     if t.retried:
         kept = sum(len(r.attempts) for r in records)
         lines.append(
-            f"- Retries: {t.retried} trial(s) ran again after a transient error "
-            f"({kept} earlier attempt(s) kept under attempts/); statuses above are the last"
+            f"- Retries: {plural(t.retried, 'trial')} ran again after a transient error "
+            f"({plural(kept, 'earlier attempt')} kept under attempts/); statuses above are the "
+            "last"
         )
     if t.cost_usd is not None or t.unpriced_models:
         cost = "n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
@@ -320,8 +324,9 @@ def render_markdown(
     if errors:
         lines += [
             "",
-            f"{errors} trial(s) ended in an error status (agent-error, infra-error, eval-error); "
-            "they are excluded from pass rates and scores.",
+            f"{plural(errors, 'trial')} ended in an error status (agent-error, infra-error, "
+            "eval-error); "
+            f"{'it is' if errors == 1 else 'they are'} excluded from pass rates and scores.",
         ]
     lines += _outcomes(suite)
     lines += _by_source(suite.totals)

@@ -24,6 +24,11 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def plural(n: int, noun: str) -> str:
+    """``"1 pair"``, ``"2 pairs"``, ``"0 pairs"``: the count with a regular English plural."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def one_line(text: str) -> str:
     """``text`` as one line is shown on a terminal: its runs of white space (line breaks too)
     as one space, and its control characters escaped (a terminal's escape sequence in it is

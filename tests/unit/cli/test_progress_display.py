@@ -78,12 +78,12 @@ def test_plain_progress_beats_after_a_minute_without_a_line() -> None:
     shown(TrialStarted("quick", "scripted", "default", 1))
     clock.now += 54
     shown(Tick())
-    assert out.getvalue() == "proctor: running 3 trial(s)\n"  # not yet a minute
+    assert out.getvalue() == "proctor: running 3 trials\n"  # not yet a minute
     clock.now += 1
     shown(Tick())
     shown(Tick())  # once a minute, not at every tick
     assert out.getvalue().splitlines()[1:] == [
-        "proctor: 2 trial(s) running, the longest for 1m 00s: slow/scripted/default/1"
+        "proctor: 2 trials running, the longest for 1m 00s: slow/scripted/default/1"
     ]
     clock.now += 30
     record = TrialRecord(case="quick", agent="scripted", repeat=1, status="passed", score=100)
@@ -94,7 +94,7 @@ def test_plain_progress_beats_after_a_minute_without_a_line() -> None:
     clock.now += 1
     shown(Tick())
     assert out.getvalue().splitlines()[-1] == (
-        "proctor: 1 trial(s) running, the longest for 2m 30s: slow/scripted/default/1"
+        "proctor: 1 trial running, the longest for 2m 30s: slow/scripted/default/1"
     )
     shown(TrialFinished(record.model_copy(update={"case": "slow"})))
     clock.now += 600
@@ -123,7 +123,7 @@ def test_no_heartbeat_in_a_bar_or_when_turned_off(monkeypatch: pytest.MonkeyPatc
     silent(TrialStarted("c", "a", "default", 1))
     clock.now += 3600
     silent(Tick())
-    assert out.getvalue() == "proctor: running 1 trial(s)\n"
+    assert out.getvalue() == "proctor: running 1 trial\n"
     terminal(monkeypatch)
     bar = make_display(False)
     assert isinstance(bar, BarProgress)

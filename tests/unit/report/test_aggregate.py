@@ -90,18 +90,18 @@ def test_an_interrupted_run_counts_finished_cut_short_and_unstarted_trials_apart
     suite = aggregate(records, ALL_PASS, run_id="r", interrupted=True, planned=7)
     assert suite.exit_code == 130
     assert suite.exit_reason == (
-        "interrupted after 4 of 7 trial(s) finished (2 cut short, recorded as interrupted; "
+        "interrupted after 4 of 7 trials finished (2 cut short, recorded as interrupted; "
         "1 not started); of the finished ones: every group passed its gate"
     )
     records.append(rec("d", "agent-error", None))  # an error of its own is still said
     suite = aggregate(records, ALL_PASS, run_id="r", interrupted=True, planned=7)
     assert suite.exit_reason == (
-        "interrupted after 5 of 7 trial(s) finished (2 cut short, recorded as interrupted); of "
-        "the finished ones: 1 trial(s) in an error status; no scored group failed its gate"
+        "interrupted after 5 of 7 trials finished (2 cut short, recorded as interrupted); of "
+        "the finished ones: 1 trial in an error status; no scored group failed its gate"
     )
     suite = aggregate(cut, ALL_PASS, run_id="r", interrupted=True, planned=2)
     assert (
-        suite.exit_reason == "interrupted after 0 of 2 trial(s) finished (2 cut short, "
+        suite.exit_reason == "interrupted after 0 of 2 trials finished (2 cut short, "
         "recorded as interrupted)"
     )
 
@@ -231,7 +231,7 @@ def test_a_failed_ab_gate_does_not_hide_the_groups_whose_gate_failed_too() -> No
     suite = aggregate(records, gate, run_id="r")
     assert suite.exit_code == 1
     assert suite.exit_reason.startswith("A/B gate failed: pass-rate delta -0.500 over 2 ")
-    assert suite.exit_reason.endswith("; also gate failed for 1 group(s): c/a/treat")
+    assert suite.exit_reason.endswith("; also gate failed for 1 group: c/a/treat")
 
 
 def test_a_passed_ab_gate_is_named_in_the_exit_reason() -> None:
@@ -259,7 +259,7 @@ def test_a_passed_ab_gate_is_named_in_the_exit_reason() -> None:
     ), suite.exit_reason
     failing = aggregate([*records, trial("f", "treat", "failed")], gate, run_id="r")
     assert failing.exit_code == 1
-    assert failing.exit_reason.startswith("gate failed for 1 group(s): f/a/treat; A/B gate passed")
+    assert failing.exit_reason.startswith("gate failed for 1 group: f/a/treat; A/B gate passed")
     errors = aggregate([*records, trial("f", "treat", "agent-error")], gate, run_id="r")
     assert (
         errors.exit_code == 3
@@ -342,7 +342,7 @@ def test_an_unevaluated_trial_says_why_and_one_an_older_proctor_wrote_still_read
     older.reason = "not evaluated: the run's switches left out every evaluator of this case"
     suite = aggregate([older], ALL_PASS, run_id="r")
     assert suite.exit_code == 0
-    assert suite.exit_reason.startswith("not evaluated: 1 trial(s) ran and were recorded")
+    assert suite.exit_reason.startswith("not evaluated: 1 trial ran and was recorded")
 
 
 def test_an_unevaluated_run_is_not_failed_by_its_ab_gate() -> None:

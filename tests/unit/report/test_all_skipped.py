@@ -41,7 +41,7 @@ def test_some_groups_skipped_names_them_apart() -> None:
     suite = aggregate(records, GATE, run_id="r")
     assert suite.exit_code == 0
     assert suite.exit_reason == (
-        "every scored group passed its gate; 1 group(s) not gated: every trial skipped"
+        "every scored group passed its gate; 1 group not gated: every trial skipped"
     )
     text = render_markdown(suite, records)
     assert "**Exit code 0**: every scored group passed" in text  # not "every gate passed"

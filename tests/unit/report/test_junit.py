@@ -100,7 +100,7 @@ def test_a_run_stopped_before_any_trial_ended_has_an_errored_test() -> None:
     (case,) = root.iter("testcase")
     error = case.find("error")
     assert case.get("name") == "run" and error is not None and error.get("type") == "run"
-    assert error.get("message", "").startswith("exit 130: interrupted after 0 of 3 trial(s)")
+    assert error.get("message", "").startswith("exit 130: interrupted after 0 of 3 trials")
 
 
 CASES = {

@@ -33,7 +33,7 @@ def test_the_report_shows_names_and_reasons_as_written() -> None:
     text = render_markdown(suite, [record])
     assert "| fix-\\<Button> | scripted | default |" in text
     assert "**failed**: unanswered question: Should I wrap \\<Button> in `<Form>`?" in text
-    assert "gate failed for 1 group(s): fix-\\<Button>/scripted/default." in text
+    assert "gate failed for 1 group: fix-\\<Button>/scripted/default." in text
     assert "`trials/fix-<Button>/scripted/default/1`" in text  # a code span shows it as it is
     assert "<Button>" not in text.replace("\\<Button>", "").replace("`trials/fix-<Button>", "")
 
@@ -101,7 +101,7 @@ def test_the_report_shows_names_with_emphasis_marks_as_written() -> None:
     assert "| \\*star\\* | scripted | default | 0/1 |" in text
     assert "| \\_\\_init\\_\\_ | scripted | default | 0/1 |" in text
     assert "| fix_a_bug | scripted | default | 0/1 |" in text
-    assert "3 group(s): \\*star\\*/scripted/default, \\_\\_init\\_\\_/scripted/default" in text
+    assert "3 groups: \\*star\\*/scripted/default, \\_\\_init\\_\\_/scripted/default" in text
     assert "- `trials/*star*/scripted/default/1` **failed**" in text  # a code span: as it is
 
 
@@ -120,7 +120,7 @@ def test_names_holding_backticks_pair_into_no_code_span() -> None:
     ]
     suite = aggregate(records, Gate(min_pass_rate=1.0), run_id="r")
     text = render_markdown(suite, records)
-    assert ": gate failed for 2 group(s): a\\`b/s/default, c\\`d/s/default." in text
+    assert ": gate failed for 2 groups: a\\`b/s/default, c\\`d/s/default." in text
     assert "| a`b | s | default | 0/1 |" in text  # one backtick in a cell: as it is
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 from proctor.models.ab import ABSide, MetricComparison
 from proctor.stats import CaseVerdict, Comparison, classify_case, compare_samples
+from proctor.util.text import plural
 
 __all__ = [
     "METRICS",
@@ -135,11 +136,6 @@ def compare_values(
             paired=paired,
         )
     return result
-
-
-def plural(n: int, noun: str) -> str:
-    """``"1 pair"``, ``"2 pairs"``, ``"0 pairs"``: the count with a regular English plural."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def classify_outcomes(
