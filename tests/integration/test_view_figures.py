@@ -190,3 +190,13 @@ def test_each_time_says_which_time_it_is(tmp_path: Path) -> None:
     assert "each group&#39;s median time" not in ranges.lower()
     (shown,) = _figures(page)["ranges"]  # type: ignore[misc]
     assert (shown["min"], shown["max"]) == (0.8, 0.9), shown
+
+
+def test_the_compare_page_names_its_figures_as_the_markdown_report_does(tmp_path: Path) -> None:
+    """Compare's figures read "median elapsed (s): …", as ``proctor compare`` names them, not
+    by their JSON keys (``elapsedSeconds: …``)."""
+    write_run(tmp_path, "run-b", trials=4, cases=1, conditions=("a", "b"))
+    page = _page(tmp_path, "/compare?run=run-b&treatment=b&baseline=a")
+    assert 'id="compare-table"' in page
+    assert "median elapsed (s): " in page and "pass rate: " in page
+    assert "elapsedSeconds" not in page and "passRate" not in page

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from proctor.models.config import Gate
 from proctor.models.trial import TrialRecord
+from proctor.report.ab import compare_runs, render_runs_markdown
+from proctor.report.ab.markdown import metric_label
+from proctor.report.ab.sides import METRICS
 from proctor.report.aggregate import aggregate
 from proctor.report.markdown import render_markdown
 
@@ -27,3 +30,21 @@ def test_the_exit_reason_and_pass_rate_count_one_group_and_one_trial_in_the_sing
     text = render_markdown(aggregate(three, Gate(min_pass_rate=1.0), run_id="r"), three)
     assert "gate failed for 3 groups: a/s/default, b/s/default, c/s/default." in text
     assert "- Pass rate: 25% (1/4 scored trials; error statuses excluded)" in text
+
+
+def test_every_compared_figure_has_a_name_for_people() -> None:
+    """The Overall table of ``proctor compare`` and the viewer's figures: ``fileHitRate`` and
+    the other outcome measures were shown by their JSON keys."""
+    for name, *_ in METRICS:
+        label = metric_label(name)
+        assert label != name and label.islower(), (name, label)
+    assert metric_label("elapsedSeconds") == "median elapsed (s)"
+    assert metric_label("fileHitRate") == "file hit rate"
+    assert metric_label("someOtherKey") == "someOtherKey"  # an unknown one as it is
+
+
+def test_a_run_comparison_says_how_many_groups_a_varying_figure_needs_in_a_sentence() -> None:
+    before = [_record("a", repeat, passed=True) for repeat in (1, 2)]
+    text = render_runs_markdown(compare_runs(before, before))
+    assert "over the groups 6 groups" not in text
+    assert "and the overall comparison at least 6 groups for a figure that varies." in text

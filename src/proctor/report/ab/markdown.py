@@ -21,7 +21,7 @@ from proctor.util.text import (
     percent_text,
 )
 
-__all__ = ["render_ab_markdown", "render_runs_markdown"]
+__all__ = ["metric_label", "render_ab_markdown", "render_runs_markdown"]
 
 LABELS = {
     "passRate": "pass rate",
@@ -29,7 +29,20 @@ LABELS = {
     "toolCalls": "median tool calls",
     "tokens": "median tokens",
     "firstRelevantSeconds": "median time to first relevant file (s)",
+    "fileHitRate": "file hit rate",
+    "symbolHitRate": "symbol hit rate",
+    "patchInAreaRate": "patch in area rate",
+    "searchSteps": "median search steps",
+    "wrongContextRate": "wrong context rate",
+    "abandonedRate": "abandoned rate",
 }
+"""The name people read for a figure of ``suite.json``'s comparisons (its key stays the
+JSON's)."""
+
+
+def metric_label(name: str) -> str:
+    """``"elapsedSeconds"`` → ``"median elapsed (s)"``; a name without a label as it is."""
+    return LABELS.get(name, name)
 
 
 def _num(value: float | None, sign: bool = False) -> str:
@@ -130,7 +143,7 @@ def _metric_rows(
         if baseline_first:
             sides.reverse()
         rows.append(
-            [LABELS.get(name, name), *sides, delta, _ci(c), _samples(c), _claim(c, min_samples)]
+            [metric_label(name), *sides, delta, _ci(c), _samples(c), _claim(c, min_samples)]
         )
     return rows
 
@@ -270,7 +283,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"- Deltas are candidate − baseline; a group's CIs are 95% unpaired (a score interval "
         f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
         f"at least {plural(n, 'scored trial')} on each side (4 for a median that varies), "
-        "and over the groups 6 groups for a figure that varies.",
+        "and the overall comparison at least 6 groups for a figure that varies.",
         "",
         "## Overall (groups in both runs)",
         "",
