@@ -149,11 +149,20 @@ def test_a_resume_keeps_a_trial_whose_worker_died_and_says_how_to_run_it_again(
     resumed = proctor("run", "--resume", str(run_dir))
     assert resumed.code == 3, resumed.err  # the aggregate counts the infra-error
     assert (
-        f"{TRIALS} kept (1 of them an error --retry-errors would run again, a worker that died "
-        "or a provider's transient failure: resume with --retry-errors N to run it again)"
+        f"{TRIALS} kept (1 of them an error --retry-errors would run again (a worker that died "
+        "or a provider's transient failure): resume with --retry-errors N to run it again)"
         ", 0 run now"
     ) in resumed.err, resumed.err
     record_path.unlink()
     again = proctor("run", "--resume", str(run_dir))
     assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err, again.err
     assert json.loads(record_path.read_text())["status"] == "passed"
+    # Two such errors are said in the plural ("an error … run it again" was said of both).
+    for repeat in (3, 4):
+        died = {**record, "repeat": repeat}
+        (run_dir / TRIAL / f"{repeat}/trial.json").write_text(json.dumps(died))
+    two = proctor("run", "--resume", str(run_dir))
+    assert (
+        f"{TRIALS} kept (2 of them errors --retry-errors would run again (a worker that died "
+        "or a provider's transient failure): resume with --retry-errors N to run them again)"
+    ) in two.err, two.err

@@ -31,8 +31,8 @@ def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
     kept = proctor("run", "--resume", str(run_dir))  # the control: kept as it was
     assert kept.code == 3, kept.err
     assert (
-        f"{TRIALS} kept (1 of them an error --retry-errors would run again, a worker that died "
-        "or a provider's transient failure: resume with --retry-errors N to run it again), "
+        f"{TRIALS} kept (1 of them an error --retry-errors would run again (a worker that died "
+        "or a provider's transient failure): resume with --retry-errors N to run it again), "
         "0 run now"
     ) in kept.err, kept.err
     assert json.loads((trial / "trial.json").read_text())["reason"] == DIED

@@ -509,9 +509,9 @@ def _resume(
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume" if result.left else ""
     how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
-    errors = result.kept_rerunnable and (
-        f" ({result.kept_rerunnable} of them an error --retry-errors would run again, a worker "
-        f"that died or a provider's transient failure: {how} to run it again)"
+    errors = (n := result.kept_rerunnable) and (
+        f" ({n} of them {('an error', 'errors')[n > 1]} --retry-errors would run again (a worker "
+        f"that died or a provider's transient failure): {how} to run {('it', 'them')[n > 1]} again)"
     )
     again = result.errors_rerun and f" ({result.errors_rerun} retried after an error)"
     done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
