@@ -148,8 +148,16 @@ def test_a_dismissal_may_name_its_folder_first_and_its_reason_is_shown_not_obeye
     # A unique prefix in upper case names the finding; a reason of two lines shows as one.
     again = proctor("findings", str(out), "dismiss", ID[:6].upper(), "--reason", "flaky\nhost")
     assert again.code == 0, again.err
-    assert again.out == f"dismissed {ID}: flaky host\n"
+    assert again.out == (
+        f"{ID} was already dismissed (flaky \\x1b[31mhost); its reason is now: flaky host\n"
+    )
     assert findings(proctor, out, "--all")[0]["history"][-1]["reason"] == "flaky\nhost"
+    # The same reason again: said, and the ledger left as it was (no second event).
+    events = len(findings(proctor, out, "--all")[0]["history"])
+    same = proctor("findings", str(out), "dismiss", ID, "--reason", "flaky\nhost")
+    assert same.code == 0, same.err
+    assert same.out == f"{ID} was already dismissed: flaky host (nothing changed)\n"
+    assert len(findings(proctor, out, "--all")[0]["history"]) == events
 
 
 def test_a_dismissed_finding_that_passed_since_says_so(
@@ -164,6 +172,12 @@ def test_a_dismissed_finding_that_passed_since_says_so(
     rows = proctor("findings", str(out), "--all").out.splitlines()
     assert rows[1].startswith(f"{ID}  dismissed, passed since  hello / scripted / default")
     assert findings(proctor, out, "--all")[0]["passedSinceDismissal"] is True
+    again = proctor("findings", "dismiss", ID, "--reason", "flaky", "--dir", str(out))
+    assert again.out == (
+        f"{ID} was already dismissed and its check has passed since: dismissed again from "
+        "now: flaky\n"
+    )
+    assert findings(proctor, out, "--all")[0]["passedSinceDismissal"] is False
 
 
 def test_a_dismissal_asked_for_as_json_prints_the_finding_as_json(

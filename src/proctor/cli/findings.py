@@ -127,7 +127,13 @@ def dismiss_command(
     from proctor.cli.findings_folder import results_folder
     from proctor.errors import ConfigError
     from proctor.models.io import model_to_json
-    from proctor.report.findings import dismiss, ledger_lock, ledger_path, save_ledger
+    from proctor.report.findings import (
+        dismiss,
+        dismissal_said,
+        ledger_lock,
+        ledger_path,
+        save_ledger,
+    )
     from proctor.util.clock import now_iso
 
     parent = ctx.parent.params if ctx.parent is not None else {}
@@ -143,13 +149,16 @@ def dismiss_command(
             finding_id = finding_named(ledger, finding_id)
         except ValueError as exc:
             raise ConfigError(_not_found(chosen, ledger_path(folder), finding_id, exc)) from None
-        updated = dismiss(ledger, finding_id, reason, now_iso())
-        save_ledger(folder, updated)
+        (before,) = [f for f in ledger.findings if f.id == finding_id]
+        changes, said = dismissal_said(before, reason)  # already dismissed: said so
+        updated = dismiss(ledger, finding_id, reason, now_iso()) if changes else ledger
+        if changes:
+            save_ledger(folder, updated)
     if as_json:
         (finding,) = [f for f in updated.findings if f.id == finding_id]
         click.echo(model_to_json(finding), nl=False)
     else:
-        click.echo(f"dismissed {finding_id}: {one_line(reason)}")
+        click.echo(said)
     return 0
 
 

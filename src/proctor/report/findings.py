@@ -52,6 +52,7 @@ from proctor.report.ledger_steps import (
 )
 from proctor.report.ledger_steps import dismiss as dismiss
 from proctor.report.ledger_steps import dismissal_reason as dismissal_reason
+from proctor.report.ledger_steps import dismissal_said as dismissal_said
 from proctor.report.ledger_steps import finding_id as finding_id
 from proctor.report.ledger_steps import latest_run as latest_run
 from proctor.report.markdown import render_findings

@@ -17,6 +17,7 @@ from collections.abc import Container, Iterable
 from proctor.errors import ConfigError
 from proctor.models.findings import Finding, FindingEvent, FindingsLedger, InterruptedRun
 from proctor.report.checks import CheckKey, CheckResult, merge_checks
+from proctor.util.text import one_line
 
 
 def finding_id(key: CheckKey, suite: str | None = None) -> str:
@@ -272,6 +273,27 @@ def dismiss(ledger: FindingsLedger, finding: str, reason: str, at: str) -> Findi
     target.passed_since_dismissal = False
     target.history.append(FindingEvent(event="dismissed", at=at, reason=reason))
     return updated
+
+
+def dismissal_said(finding: Finding, reason: str) -> tuple[bool, str]:
+    """Whether dismissing ``finding`` for ``reason`` changes the ledger, and what to say of
+    it: a finding already dismissed for that reason is left as it is (unless its check has
+    passed since: its dismissal starts over); one dismissed for another reason takes the new
+    one, and the sentence says it was already dismissed."""
+    shown, was = one_line(reason), dismissal_reason(finding)
+    if was is None:
+        return True, f"dismissed {finding.id}: {shown}"
+    if was != reason:
+        return (
+            True,
+            f"{finding.id} was already dismissed ({one_line(was)}); its reason is now: {shown}",
+        )
+    if finding.passed_since_dismissal:
+        return True, (
+            f"{finding.id} was already dismissed and its check has passed since: dismissed "
+            f"again from now: {shown}"
+        )
+    return False, f"{finding.id} was already dismissed: {shown} (nothing changed)"
 
 
 def dismissal_reason(finding: Finding) -> str | None:
