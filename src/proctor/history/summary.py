@@ -287,8 +287,9 @@ def render_history(report: HistoryReport) -> str:
                 f"| {markdown_cell(group.key)} | {group.sessions} | {group.tasks} | "
                 f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
-                f"{group.loops} | {markdown_cell(_dollars(group))} |"
+                f"{group.loops} | {_dollars_cell(group)} |"
             )
+        lines += _unpriced_note(report.by, report.groups)
         lines += _rules_by_group(report.by, report.groups)
         lines += _usage_by_group(report.by, report.groups)
     if report.unavailable:
@@ -371,6 +372,27 @@ def _one_line(text: str) -> str:
     ``\\n``, as the JSON report writes it), its other control characters escaped (a
     terminal's escape sequence in a file's name is shown, never obeyed)."""
     return controls_escaped(text.replace("\r", "\\r").replace("\n", "\\n"))
+
+
+def _dollars_cell(group: GroupSummary) -> str:
+    """A group's dollars in its row of the table by group: marked ``(*)`` when a model of it has
+    no price, the models named once below the table (see :func:`_unpriced_note`), not in
+    every row."""
+    text = "–" if group.cost_usd is None else dollars_text(group.cost_usd)
+    return f"{text} (*)" if group.unpriced_models else text
+
+
+def _unpriced_note(by: str, groups: Sequence[GroupSummary]) -> list[str]:
+    """The footnote of the ``(*)`` in the table by group: the models without a price, once."""
+    unpriced = sorted({model for group in groups for model in group.unpriced_models})
+    if not unpriced:
+        return []
+    named = markdown_text(", ".join(unpriced))
+    return [
+        "",
+        f"(*) Leaves out the models without a price ({named}): their tokens are in the table "
+        f"of tokens by {by} and model below.",
+    ]
 
 
 def _dollars(group: GroupSummary) -> str:

@@ -236,6 +236,24 @@ def test_the_environment_moves_each_history(tmp_path: Path) -> None:
     assert len(sessions) == 4 and unavailable == []
 
 
+def test_the_table_by_group_names_the_unpriced_models_once_below_it(home: Path) -> None:
+    """The ``$`` cell of each group listed every unpriced model ("$0.0030 (unpriced:
+    claude-helper-1)"), repeating the tokens table below it: marked, named once."""
+    text = render_history(history_report(replayed(home), [], PRICES, "project"))
+    table = text[text.index("| project | sessions |") :]
+    table = table[: table.index("\n\n")]
+    assert "| 1 | $0.0022 (*) |" in table and "| 0 | $0.0008 |" in table  # projB: all priced
+    assert "unpriced:" not in table
+    assert (
+        "\n\n(*) Leaves out the models without a price (claude-helper-1): their tokens are in "
+        "the table of tokens by project and model below.\n"
+    ) in text
+    assert "$0.0030 (unpriced: claude-helper-1)\n" in text  # the total still names them
+    priced = PriceTable(prices={**PRICES.prices, "claude-helper-1": PRICES.prices["claude-test-1"]})
+    every = render_history(history_report(replayed(home), [], priced, "project"))
+    assert "(*)" not in every  # the control: every model priced, nothing marked
+
+
 def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> None:
     text = render_history(history_report(replayed(home), [], PRICES, "project"))
     assert "4 (2 tasks, 2 without a code change)" in text
