@@ -262,7 +262,11 @@ def render_history(report: HistoryReport) -> str:
         "before the first edit",
         f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}",
         "- Rules broken: "
-        + (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–"),
+        + (
+            (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–")
+            if total.tasks
+            else "– (no task)"  # "unverified 0/0, …" said nothing
+        ),
         f"- Context (proxy gold of AUC-Cov: the files each session edited; redundancy needs "
         f"none): AUC-Cov "
         f"{_spread_text(total.auc_cov_proxy, 2)}, redundancy "

@@ -288,6 +288,7 @@ def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
     assert "| claude-test-1 | 500 | 50 | 0 | 0 | $0.0010 |" in text
     nothing = render_history(history_report([], [], PRICES))
     assert "- Verified: – (no task)" in nothing and "- Sessions: 0 (0 tasks," in nothing
+    assert "- Rules broken: – (no task)\n" in nothing and "0/0" not in nothing
     gone = Unavailable(agent="codex", path="/h/a\nb.jsonl", reason="cannot be read")
     assert "- codex: /h/a\\nb.jsonl: cannot be read\n" in render_history(
         history_report([], [gone], PRICES)
