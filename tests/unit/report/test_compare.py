@@ -127,7 +127,7 @@ def test_min_samples_below_one_is_refused() -> None:
 def test_ab_markdown_prints_denominators_and_withholds_small_claims() -> None:
     text = render_ab_markdown(analyse_ab(fixture("07_few_samples"), "with-plugin", "baseline"))
     assert "| pass rate | 2/2 (100%) | 0/2 (0%) | +100 pts | no CI | n=2 |" in text
-    assert "fewer than 3 samples: no claim" in text
+    assert "fewer than 3 pairs: no claim" in text
     assert "## By repository" in text and "## By framework" not in text  # only "(none)"
 
 
@@ -139,7 +139,7 @@ def test_ab_markdown_lists_incomplete_pairs_with_reasons() -> None:
 
 def test_ab_markdown_says_why_a_measure_over_few_pairs_makes_no_claim() -> None:
     """Three pairs are enough samples, too few for a bootstrap's claim: the verdict says so,
-    not "fewer than 3 samples", which would be untrue."""
+    not "fewer than 3 pairs", which would be untrue."""
     text = render_ab_markdown(analyse_ab(fixture("06_error_side"), "with-plugin", "baseline"))
     assert "| median elapsed (s) | 12 | 16 | -4 | no CI | n=3 | 3 pairs: too few for a claim |" in (
         text
@@ -155,10 +155,27 @@ def test_runs_markdown_prints_denominators_and_one_sided_groups() -> None:
     text = render_runs_markdown(compare_runs(BEFORE, AFTER))
     assert "| `c-improve` | scripted | default | 1/3 | 3/3 |" in text
     assert "| pass rate | 80% | 60% | -20 pts |" in text  # the mean of the groups' rates
-    assert "fewer than 3 samples: no claim" in text
+    assert "| 0/0 | fewer than 3 scored trials: no claim |" in text  # c-few
     assert "- `c-gone` / scripted / default (2 trials)" in text
     assert "- `c-new` / scripted / default (1 trial)" in text
     assert "| 0/1 |" in text  # c-improve: errors before/after
+
+
+def test_runs_markdown_counts_one_noun_for_what_a_claim_needs() -> None:
+    """The overall comparison's samples are groups: its rule, its withheld verdicts and its
+    count of verdicts say so in one noun, and "insufficient-data" (the JSON's) reads "no
+    claim", where they said "Claims need 3 groups", "fewer than 3 samples: no claim", "5
+    pairs: too few for a claim" and "insufficient-data 1"."""
+    text = render_runs_markdown(compare_runs(BEFORE, AFTER))
+    assert "Claims need at least 3 groups (6 for a figure that varies)." in text
+    assert (
+        "| pass rate | 80% | 60% | -20 pts | no CI | n=5 | 5 groups: too few for a claim |" in text
+    )
+    assert (
+        "| file hit rate | n/a | n/a | n/a | no CI | n=0 | fewer than 3 groups: no claim |" in text
+    )
+    assert "(improved 1, regressed 1, unchanged 1, flaky 1, no claim 1)" in text
+    assert "samples" not in text and "insufficient-data" not in text and "pairs" not in text
 
 
 def test_runs_markdown_of_nothing_renders() -> None:

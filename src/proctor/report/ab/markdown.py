@@ -1,7 +1,9 @@
 """Markdown for people: an A/B report and a run comparison as tables readable at a glance.
 
 Every rate is printed with its denominator ("2/3"); a comparison without enough samples reads
-"fewer than N samples: no claim" instead of a verdict.
+"fewer than 3 pairs: no claim" instead of a verdict, naming what it counts (pairs of an A/B
+report, groups of a run comparison's overall figures, scored trials of one of its groups), and
+a count of verdicts says "no claim" where ``suite.json`` says "insufficient-data".
 """
 
 from __future__ import annotations
@@ -70,13 +72,27 @@ def _points(value: float | None) -> str:
     return "n/a" if value is None else f"{percent_text(value, signed=True)} pts"
 
 
-def _claim(c: MetricComparison, min_samples: int) -> str:
+def verdict_word(verdict: str) -> str:
+    """A verdict as people read it: ``"insufficient-data"`` (the JSON's) as ``"no claim"``."""
+    return "no claim" if verdict == "insufficient-data" else verdict
+
+
+def _no_claim(min_samples: int, noun: str) -> str:
+    """``"fewer than 3 groups: no claim"``: a verdict withheld for want of ``noun``s."""
+    return f"fewer than {plural(min_samples, noun)}: no claim"
+
+
+def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
+    """A metric's verdict; when it withholds a claim, why, counting ``noun``s (the samples
+    of the comparison: ``"pair"``, ``"group"``)."""
     if c.verdict != "insufficient-data":
         return c.verdict
     if min(c.n_treatment, c.n_baseline) < min_samples:
-        return f"fewer than {plural(min_samples, 'sample')}: no claim"
-    # Enough samples, too few for a bootstrap's claim: "5 pairs: too few for a claim (…)".
-    return c.note.split(" (", 1)[0].rstrip(":.")
+        return _no_claim(min_samples, noun)
+    # Enough samples, too few for a bootstrap's claim (its note says why).
+    if c.n_treatment == c.n_baseline:
+        return f"{plural(c.n_treatment, noun)}: too few for a claim"
+    return f"{c.n_treatment} vs {plural(c.n_baseline, noun)}: too few for a claim"
 
 
 def _is_rate(metric: str) -> bool:
@@ -123,10 +139,11 @@ def _metric_rows(
     comparisons: dict[str, MetricComparison],
     passes: tuple[tuple[int, int], tuple[int, int]] | None,
     min_samples: int,
+    noun: str,
     baseline_first: bool = False,
 ) -> list[list[str]]:
     """One row per metric; the pass rate's sides as passes of trials, or (``passes`` None: a
-    mean over groups) as percentages."""
+    mean over groups) as percentages; ``noun`` names the comparisons' samples."""
     rows = []
     for name, c in comparisons.items():
         if name == "passRate" and passes is not None:
@@ -143,7 +160,7 @@ def _metric_rows(
         if baseline_first:
             sides.reverse()
         rows.append(
-            [metric_label(name), *sides, delta, _ci(c), _samples(c), _claim(c, min_samples)]
+            [metric_label(name), *sides, delta, _ci(c), _samples(c), _claim(c, min_samples, noun)]
         )
     return rows
 
@@ -164,7 +181,7 @@ def render_ab_markdown(report: ABReport) -> str:
         "- Deltas are treatment − baseline; CIs are 95% paired: a score interval (Newcombe's) "
         f"for pass rates and other rates, an expanded bootstrap with seed {r.seed} for the "
         "rest.",
-        f"- Claims need at least {plural(n, 'sample')} on each side, and a measure that "
+        f"- Claims need at least {plural(n, 'pair')}, and a measure that "
         "varies from pair to pair at least 6 pairs.",
         "",
         "## Overall",
@@ -173,7 +190,7 @@ def render_ab_markdown(report: ABReport) -> str:
     o = r.overall
     passes = ((o.treatment_passes, o.pairs), (o.baseline_passes, o.pairs))
     header = ["metric", "treatment", "baseline", "delta", "95% CI", "samples", "verdict"]
-    lines += _table(header, _metric_rows(o.comparisons, passes, n))
+    lines += _table(header, _metric_rows(o.comparisons, passes, n, "pair"))
     case_rows = [
         [
             code_span(c.case),
@@ -187,7 +204,7 @@ def render_ab_markdown(report: ABReport) -> str:
             _num(c.comparisons["tokens"].delta, True),
             c.classification
             if c.classification != "insufficient-data"
-            else f"fewer than {plural(n, 'sample')}: no claim",
+            else _no_claim(n, "complete pair"),
         ]
         for c in r.cases
     ]
@@ -225,7 +242,7 @@ def render_ab_markdown(report: ABReport) -> str:
                 f"{g.treatment_passes}/{g.pairs}",
                 f"{g.baseline_passes}/{g.pairs}",
                 _rate_delta(g.comparisons["passRate"]),
-                _claim(g.comparisons["passRate"], n),
+                _claim(g.comparisons["passRate"], n, "pair"),
                 _delta(g, "elapsedSeconds"),
                 _delta(g, "toolCalls"),
                 _delta(g, "tokens"),
@@ -272,7 +289,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
     where = "render_runs_markdown()"
     argtypes.instance(comparison, where, "comparison", RunComparison, "a RunComparison")
     c, n = comparison, comparison.min_samples
-    counts = ", ".join(f"{k} {v}" for k, v in c.summary.items())
+    counts = ", ".join(f"{verdict_word(k)} {v}" for k, v in c.summary.items())
     lines = [
         "# Run comparison: baseline run → candidate run",
         "",
@@ -289,11 +306,11 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         "",
         "Each group is one paired sample: its pass rate (or median) in each run, every group "
         "weighing the same, so the mix of cases cannot move the figures. "
-        f"Claims need {plural(n, 'group')}.",
+        f"Claims need at least {plural(n, 'group')} (6 for a figure that varies).",
         "",
     ]
     header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "groups"]
-    rows = _metric_rows(c.overall, None, n, baseline_first=True)
+    rows = _metric_rows(c.overall, None, n, "group", baseline_first=True)
     lines += _table([*header, "verdict"], rows)
     group_rows = [
         [
@@ -311,7 +328,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
             f"{g.before_errors}/{g.after_errors}",
             g.classification
             if g.classification != "insufficient-data"
-            else f"fewer than {plural(n, 'sample')}: no claim",
+            else _no_claim(n, "scored trial"),
         ]
         for g in c.groups
     ]
