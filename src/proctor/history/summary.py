@@ -220,10 +220,13 @@ def _num(value: float | None, digits: int = 0) -> str:
     return fixed(value, digits)
 
 
-def _spread_text(value: Spread, digits: int = 0) -> str:
+def _spread_text(value: Spread, digits: int = 0, unit: str = "") -> str:
+    """``"12 (3–40)"``, followed by ``unit`` (``" tool calls"``); ``"–"`` alone when there is
+    no figure."""
     if value.median is None:
         return "–"
-    return f"{_num(value.median, digits)} ({_num(value.min, digits)}–{_num(value.max, digits)})"
+    low, high = _num(value.min, digits), _num(value.max, digits)
+    return f"{_num(value.median, digits)} ({low}–{high}){unit}"
 
 
 def _time_spread(value: Spread, tasks: int) -> str:
@@ -256,21 +259,37 @@ def render_history(report: HistoryReport) -> str:
             if total.tasks
             else "- Verified: – (no task)"
         ),
-        f"- Median time: {_time_spread(total.duration_seconds, total.tasks)}; median steps: "
-        f"{_spread_text(total.steps)} tool calls (ranges in brackets, over tasks)",
-        f"- Median orientation: {_spread_text(total.orientation_reads)} reads and searches "
-        "before the first edit",
-        f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}",
+        (
+            f"- Median time: {_time_spread(total.duration_seconds, total.tasks)}; median steps: "
+            f"{_spread_text(total.steps, unit=' tool calls')} (ranges in brackets, over tasks)"
+            if total.tasks
+            else "- Median time and steps: – (no task)"  # not "– tool calls"
+        ),
+        "- Median orientation: "
+        + (
+            _spread_text(total.orientation_reads, unit=" reads and searches before the first edit")
+            if total.tasks
+            else "– (no task)"
+        ),
+        (
+            f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}"
+            if total.tasks
+            else "- Loops: – (no task)"
+        ),
         "- Rules broken: "
         + (
             (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–")
             if total.tasks
             else "– (no task)"  # "unverified 0/0, …" said nothing
         ),
-        f"- Context (proxy gold of AUC-Cov: the files each session edited; redundancy needs "
-        f"none): AUC-Cov "
-        f"{_spread_text(total.auc_cov_proxy, 2)}, redundancy "
-        f"{_spread_text(total.redundancy_proxy, 2)}",
+        (
+            f"- Context (proxy gold of AUC-Cov: the files each session edited; redundancy needs "
+            f"none): AUC-Cov "
+            f"{_spread_text(total.auc_cov_proxy, 2)}, redundancy "
+            f"{_spread_text(total.redundancy_proxy, 2)}"
+            if total.sessions
+            else "- Context: – (no session)"
+        ),
     ]
     if total.usage:
         lines += ["", "| model | input | output | cache read | cache write | $ |", "|---" * 6 + "|"]

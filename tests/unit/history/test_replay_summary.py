@@ -274,7 +274,8 @@ def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
     home: Path,
 ) -> None:
     """A project folder named with a ``|`` and a line break stays in its cell; one task is
-    "1 task", no task is no share; every dollar figure has its sign."""
+    "1 task", no task is no share and no empty figure with its unit; every dollar figure has
+    its sign."""
     records = replayed(home)
     odd = next(r for r in records if r.is_task and r.loops == 0)
     odd.project = "/work/a|b\nc"
@@ -289,6 +290,11 @@ def test_the_markdown_summary_keeps_each_row_on_its_line_and_counts_in_words(
     nothing = render_history(history_report([], [], PRICES))
     assert "- Verified: – (no task)" in nothing and "- Sessions: 0 (0 tasks," in nothing
     assert "- Rules broken: – (no task)\n" in nothing and "0/0" not in nothing
+    # An empty figure reads alone, never "– tool calls" or "0 loops in 0 tasks".
+    assert "- Median time and steps: – (no task)\n" in nothing
+    assert "- Median orientation: – (no task)\n- Loops: – (no task)\n" in nothing
+    assert "- Context: – (no session)\n" in nothing
+    assert "– tool calls" not in nothing and "– reads" not in nothing
     gone = Unavailable(agent="codex", path="/h/a\nb.jsonl", reason="cannot be read")
     assert "- codex: /h/a\\nb.jsonl: cannot be read\n" in render_history(
         history_report([], [gone], PRICES)
