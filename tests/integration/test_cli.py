@@ -113,9 +113,8 @@ def test_validate_lists_runnable_and_skipped(proctor: Any, tmp_path: Path) -> No
     (cases / "half" / "config.json").write_text("{}")
     result = proctor("validate", "--source", str(cases))
     assert result.code == 0
-    assert (
-        "ok       good: agents scripted; repeats 1; 0 evaluator(s); plan.json; 1 qna rule(s)"
-        in (result.out)
+    assert "ok       good: agents scripted; repeats 1; 0 evaluators; plan.json; 1 qna rule" in (
+        result.out
     )
     assert "skipped  half: missing required file prompt.md" in result.out
     # A case's A/B conditions are named, in the order the matrix takes them.

@@ -108,7 +108,7 @@ def test_plain_progress_shows_a_label_s_line_break_and_escape_sequence_on_one_li
 def test_a_trial_s_warnings_follow_its_line_quietly() -> None:
     """A warning decides nothing: it is a line below the trial's (plain) or above the bar,
     and the trial still counts as passed."""
-    said = "the plan has 2 turn(s) (split by endTurn) and the case sent 1 message(s)"
+    said = "the plan has 2 turns (split by endTurn) and the case sent 1 message"
     warned = TrialRecord(case="c", agent="a", repeat=1, status="passed", score=100)
     warned.warnings = [said, "second\nline"]
     stream = io.StringIO()

@@ -1214,7 +1214,7 @@ def test_plan_steps_no_message_reached_are_a_warning(proctor: Run, tmp_path: Pat
     assert result.code == 0, result.err
     by_id = {r["id"]: r for r in out["results"]}
     said = (
-        "the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s), so these "
+        "the plan has 2 turns (split by endTurn) and the test sent 1 message, so these "
         "steps never played: turns[2] (write), turns[3] (say)"
     )
     assert by_id["short/once"]["warnings"] == [said]

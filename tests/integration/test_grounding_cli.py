@@ -109,7 +109,7 @@ def test_a_forwarded_value_is_checked_as_a_figure_and_shown_masked(
 def test_the_text_report_names_each_ungrounded_figure_and_its_sentence(proctor: Run) -> None:
     result = proctor("grounding", "--advisor", INVENTIVE, "--checkpoints", CHECKPOINTS)
     assert result.code == 1
-    assert "FAIL  reread-loop (waste): 2 ungrounded figure(s)" in result.out
+    assert "FAIL  reread-loop (waste): 2 ungrounded figures" in result.out
     assert "4,200 in: You wasted 4,200 tokens on redundant reads." in result.out
     assert "whether the advice is good" in result.out
 

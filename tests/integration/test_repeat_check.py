@@ -116,7 +116,7 @@ def assert_counter_fails_naming_first_difference(result: Any) -> None:
         "trial counted/scripted/default/1: evaluators[0] (external).score is 10.0 in "
         "repetition 1 and 20.0 in repetition 2"
     )
-    assert "- verdict: **different (2 difference(s))**" in result.out
+    assert "- verdict: **different (2 differences)**" in result.out
     assert f"- first difference: {first}" in result.out
 
 
@@ -141,7 +141,7 @@ def test_the_stderr_line_names_the_first_difference_masked(
     result, _ = run_cases(proctor, tmp_path, "--repeat-check", "2")
     assert result.code == 1, result.err
     assert (
-        "proctor: repeat check: different (2 difference(s)); first: trial "
+        "proctor: repeat check: different (2 differences); first: trial "
         "counted-***/scripted/default/1: evaluators[0] (external).score is 10.0 in repetition "
         "1 and 20.0 in repetition 2\n"
     ) in result.err

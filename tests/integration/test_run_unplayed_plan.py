@@ -44,8 +44,8 @@ def test_plan_steps_no_follow_up_reached_are_a_warning(proctor: Run, tmp_path: P
         return list(json.loads(trial.read_text())["warnings"])
 
     said = (
-        "the plan has 2 turn(s) (split by endTurn) and the case (prompt and followUps) sent 1 "
-        "message(s), so these steps never played: turns[2] (write), turns[3] (say)"
+        "the plan has 2 turns (split by endTurn) and the case (prompt and followUps) sent 1 "
+        "message, so these steps never played: turns[2] (write), turns[3] (say)"
     )
     assert warnings("short") == [said], result.err
     # The progress line of the trial is followed by its warning, as it runs.

@@ -300,7 +300,7 @@ def test_a_trial_s_warnings_show_on_the_run_page_and_its_own_quietly(tmp_path: P
     and under its verdict on its page, the trial still passed."""
     results = tmp_path / "results"
     paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0, suite=False)
-    said = "the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s)"
+    said = "the plan has 2 turns (split by endTurn) and the test sent 1 message"
     record = trial_record("case-000", "scripted", "default", 1)
     record = record.model_copy(update={"warnings": [said]})
     write_record(paths.trial("case-000", "scripted", "default", 1).trial_json, record)

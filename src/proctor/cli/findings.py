@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.util.text import controls_escaped, one_line
+from proctor.util.text import controls_escaped, one_line, plural
 
 if TYPE_CHECKING:
     from proctor.cli.findings_folder import Folder
@@ -371,7 +371,7 @@ def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> in
             )
     else:
         which = "findings" if show_all else "open findings"
-        click.echo(f"no {which} in {folder} ({len(ledger.runs)} run(s) applied)")
+        click.echo(f"no {which} in {folder} ({plural(len(ledger.runs), 'run')} applied)")
     return 0
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from proctor.models.base import MAX_PAIRS
+from proctor.util.text import plural
 
 
 @click.command("plan-repeats")
@@ -67,7 +68,7 @@ def command(
     except OSError as exc:
         raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
     click.echo(
-        f"proctor: {len(manifest.tasks)} task(s) × {pairs} pair(s) of "
+        f"proctor: {plural(len(manifest.tasks), 'task')} × {plural(pairs, 'pair')} of "
         f"{' / '.join(names)} planned in {output}",
         err=True,
     )

@@ -10,6 +10,7 @@ import click
 
 from proctor.cli.options import config_option, id_pairs, role_models, source_option
 from proctor.cli.signals import echo_unless_gone
+from proctor.util.text import plural
 
 if TYPE_CHECKING:
     from proctor.models.plan import ResolvedCase, RunPlan
@@ -178,7 +179,8 @@ def command(
         echo_unless_gone(
             f"ok       {rc.name}: agents {', '.join(rc.agents)}; {said}"
             f"repeats {rc.repeats}; "
-            f"{len(rc.evaluators)} evaluator(s)" + (f"; {'; '.join(extras)}" if extras else "")
+            f"{plural(len(rc.evaluators), 'evaluator')}"
+            + (f"; {'; '.join(extras)}" if extras else "")
         )
     for s in plan.skipped:
         echo_unless_gone(f"skipped  {s.name}: {s.reason}")
@@ -216,7 +218,7 @@ def _extras(rc: ResolvedCase) -> list[str]:
     if rc.case.plan is not None:
         extras.append("plan.json")
     if rc.case.qna_rules:
-        extras.append(f"{len(rc.case.qna_rules)} qna rule(s)")
+        extras.append(f"{plural(len(rc.case.qna_rules), 'qna rule')}")
     if rc.case.plan is None and "scripted" in rc.agents:
         extras.append("no plan.json: the scripted agent will do nothing")
     return extras

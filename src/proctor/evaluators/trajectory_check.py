@@ -29,6 +29,7 @@ from proctor.evaluators.base import (
 from proctor.models.case import EvaluatorSpec
 from proctor.models.trajectory import HARNESS_TOOLS, ToolCall, is_harness_call
 from proctor.models.trial import EvaluatorResult
+from proctor.util.text import plural
 
 
 def _check_regex(value: str) -> str:
@@ -161,7 +162,7 @@ class TrajectoryCheck:
         ok = count >= params.min and (params.max is None or count <= params.max)
         bounds = f">= {params.min}" + (f" and <= {params.max}" if params.max is not None else "")
         where = f" with input /{params.input_pattern}/" if params.input_pattern else ""
-        message = f"{count} tool call(s) matched /{pattern}/{where} (expected {bounds})"
+        message = f"{plural(count, 'tool call')} matched /{pattern}/{where} (expected {bounds})"
         if left_out:
             message += (
                 f"; {left_out} search(es) of the agent's own tool list left out (name the "

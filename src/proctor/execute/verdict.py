@@ -23,6 +23,7 @@ from proctor.models.trial import (
     EvaluatorResult,
     TrialStatus,
 )
+from proctor.util.text import plural
 
 FAILURE_STATUSES: tuple[tuple[type[BaseException], TrialStatus], ...] = (
     (Interrupted, "infra-error"),
@@ -214,4 +215,4 @@ def talked_verdict(
     if failed:
         reason = "gate failed: " + "; ".join(r.message for r in failed[:5])
         return Verdict("failed", False, below_threshold(score, threshold), reason)
-    return Verdict("passed", True, score, f"{len(hard)} gate(s) passed")
+    return Verdict("passed", True, score, f"{plural(len(hard), 'gate')} passed")

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from proctor.util.json_shown import json_kind
-from proctor.util.text import unknown_keys
+from proctor.util.text import plural, unknown_keys
 
 ACTIONS: dict[str, set[str]] = {
     "say": set(),
@@ -560,6 +560,6 @@ def unplayed(
     named = ", ".join(f"turns[{i}] ({next(iter(steps[i]))})" for i in left[:5])
     more = f" and {len(left) - 5} more" if len(left) > 5 else ""
     return (
-        f"the plan has {len(turns)} turn(s) (split by endTurn) and {sender} sent "
-        f"{sent} message(s), so these steps never played: {named}{more}"
+        f"the plan has {plural(len(turns), 'turn')} (split by endTurn) and {sender} sent "
+        f"{plural(sent, 'message')}, so these steps never played: {named}{more}"
     )

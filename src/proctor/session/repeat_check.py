@@ -34,6 +34,7 @@ from proctor.plan.resolve import nothing_runnable
 from proctor.session.journal import started_here
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
+from proctor.util.text import plural
 
 log = logging.getLogger("proctor")
 
@@ -296,7 +297,7 @@ class RepeatCheck:
         if self.interrupted:
             return f"interrupted after {self.finished} of {self.repetitions} repetitions finished"
         if self.differences:
-            return f"different ({len(self.differences)} difference(s))"
+            return f"different ({plural(len(self.differences), 'difference')})"
         return "identical"
 
     def to_dict(self) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from proctor.errors import WorkspaceError
 from proctor.util.cpus import usable_cpus
 from proctor.util.files import remove_tree
+from proctor.util.text import plural
 from proctor.workspace.archive import (
     ExpansionBudget,
     ZipFixtureError,
@@ -276,8 +277,8 @@ def _copy_tree(src: Path, dest: Path, stats: FileStats | None = None) -> None:
         errors = exc.args[0] if exc.args and isinstance(exc.args[0], list) else []
         first = errors[0][-1] if errors and isinstance(errors[0], tuple) else str(exc)[:300]
         raise WorkspaceError(
-            f"the fixture could not be copied into the workspace ({len(errors) or 1} file(s) "
-            f"failed; the first: {first})"
+            "the fixture could not be copied into the workspace "
+            f"({plural(len(errors) or 1, 'file')} failed; the first: {first})"
         ) from None
 
 

@@ -54,7 +54,7 @@ def test_the_digit_runs_of_a_forwarded_token_are_not_listed_as_figures(tmp_path:
     (result,) = report.results
     assert result.ok and not result.ungrounded
     assert report.notes == [
-        "c1: 2 figure(s) within a masked value of the advice left out (part of a secret, "
+        "c1: 2 figures within a masked value of the advice left out (part of a secret, "
         "not figures it cites)"
     ]
     assert "123456789012" not in printed(report) and "1234567890123" not in printed(report)

@@ -121,7 +121,7 @@ def test_the_text_report_shows_a_few_never_seeded_ids_per_query() -> None:
     )  # fmt: skip
     line = _line(record, "signing-key") or ""
     assert "ghost-9," not in line and "ghost-9 and 10 more (--json lists them)" in line
-    assert "ghost-10" not in line and "(5 more result(s) past the first 20 not scored)" in line
+    assert "ghost-10" not in line and "(5 more results past the first 20 not scored)" in line
     (query,) = [q for q in record.queries if q.id == "signing-key"]
     assert len(query.unknown) == 25
     few = score({**PERFECT, "signing-key": ["ghost-1", "ghost-2"]})  # the control: all shown
@@ -137,7 +137,7 @@ def test_only_never_seeded_ids_in_the_first_k_are_said_to_be_scored() -> None:
     record = score(PERFECT | {"signing-key": flood, "no-kubernetes": ["x0", "x1"]})
     assert _line(record, "signing-key") == (
         "query signing-key: never-seeded results scored irrelevant: x0, x1, x2, x3 "
-        "(99990 more result(s) past the first 5 not scored)"
+        "(99990 more results past the first 5 not scored)"
     )
     assert _line(record, "no-kubernetes") is None
     (query,) = [q for q in record.queries if q.id == "signing-key"]

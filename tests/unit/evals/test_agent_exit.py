@@ -120,7 +120,7 @@ def test_an_exit_the_test_expects_is_left_to_its_gates(tmp_path: Path) -> None:
     driver = Exits([2, 0])
     talked = converse(tmp_path, driver, test)
     assert talked.agent_error is None
-    assert verdict_of(talked, driver) == ("passed", "2 gate(s) passed")
+    assert verdict_of(talked, driver) == ("passed", "2 gates passed")
 
 
 def test_an_unexpected_exit_after_an_expected_one_still_counts(tmp_path: Path) -> None:

@@ -401,7 +401,7 @@ def test_a_negative_count_or_an_empty_name_is_a_value_error_naming_the_argument(
     call: Call, said: str, good: Call
 ) -> None:
     """A count of -1 could never be met (``called_tool``: the case always failed, saying only
-    "0 matching call(s)"), or a bound of -1 never kept; an empty name matches no call, so
+    "0 matching calls"), or a bound of -1 never kept; an empty name matches no call, so
     ``not_called_tool("")`` always passed: refused before a gate is recorded, in the words of
     a wrong type. A count of 0 is a count."""
     t = TestContext(None)

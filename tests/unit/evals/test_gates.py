@@ -345,3 +345,18 @@ def test_a_codex_shell_call_names_its_command_as_the_others_do() -> None:
     # An input with a command of its own keeps it.
     both = call(1, "shell", "shell", cmd="x", command=["bash", "-lc", "pytest"])
     assert not Planted(both).called_tool("shell", input={"command": "x"})
+
+
+def test_gate_messages_count_in_words() -> None:
+    """One call is "1 matching call", two are "2 tool calls": never "call(s)"."""
+    g = Planted(RUN, outcomes=[(True, None), (False, None), (False, None)])
+    g.called_tool("read", count=2)  # each fails: its message is kept
+    g.not_called_tool("edit")
+    g.used_no_tools()
+    g.not_event("tool_result", {"isError": False})
+    g.succeeded()
+    messages = [a.message for a in g.recorded]
+    assert messages[0].startswith("1 matching call; calls seen:")
+    assert messages[1:4] == ["1 call of 'edit'", "4 tool calls", "4 tool_result events matched"]
+    assert messages[4] == "turns 2, 3 did not complete"
+    assert not any("(s)" in m for m in messages)

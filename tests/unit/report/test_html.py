@@ -186,7 +186,7 @@ def test_a_case_folder_named_with_bytes_that_are_not_utf8_shows_its_steps_and_di
 def test_a_trial_s_warnings_show_beside_its_reason_and_on_its_section_quietly() -> None:
     """A warning decides nothing: shown in the trials table and the trial's section as a
     warning, the trial still passed."""
-    said = "the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s)"
+    said = "the plan has 2 turns (split by endTurn) and the test sent 1 message"
     warned = trial_record("case-a", "scripted", "default", 1)
     warned = warned.model_copy(update={"warnings": [said, XSS]})
     html = render_html(aggregate_of([warned], "run-x"), [warned])

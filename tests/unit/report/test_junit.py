@@ -210,7 +210,7 @@ def test_classnames_stay_distinct_when_the_suffix_is_taken() -> None:
 
 def test_a_trial_s_warnings_are_lines_of_its_system_out_never_a_failure() -> None:
     warned = rec("passed")
-    warned.warnings = ["the plan has 2 turn(s) (split by endTurn) and the test sent 1 message(s)"]
+    warned.warnings = ["the plan has 2 turns (split by endTurn) and the test sent 1 message"]
     code, root = render([warned, rec("passed", 2)], Gate())
     assert code == 0 and not red(root)
     first, second = root.iter("testcase")

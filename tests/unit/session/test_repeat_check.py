@@ -203,7 +203,7 @@ def test_the_check_exits_1_on_a_difference_and_names_the_first() -> None:
     found = compare_repetitions([trial()], [trial(score=1.0, recall=1.0)], model_backed=BACKED)
     runs = [Repetition(n, Path(f"out/run-{n}"), 0) for n in (1, 2)]
     check = RepeatCheck(2, runs, 1, 2, differences=found.differences)
-    assert check.exit_code == 1 and check.verdict == "different (2 difference(s))"
+    assert check.exit_code == 1 and check.verdict == "different (2 differences)"
     assert f"- first difference: {found.differences[0].sentence()}" in check.markdown()
     data = check.to_dict()
     assert data["identical"] is False and data["differenceCount"] == 2

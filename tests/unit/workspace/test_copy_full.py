@@ -52,4 +52,4 @@ def test_a_copy_that_fails_file_by_file_is_one_sentence(
     with pytest.raises(WorkspaceError) as info:
         fixture._copy_tree(src, dest)
     message = str(info.value)
-    assert "4720 file(s) failed" in message and len(message) < 300
+    assert "4720 files failed" in message and len(message) < 300

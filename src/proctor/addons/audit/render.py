@@ -4,6 +4,7 @@ file that defines it; decoys marked with the reason, problems last."""
 from __future__ import annotations
 
 from proctor.models.audit import AgentAudit, AuditComponent, AuditReport
+from proctor.util.text import plural
 
 KIND_TITLES = {
     "skill": "skills",
@@ -35,7 +36,7 @@ def describe(c: AuditComponent) -> str:
 
 def render_agent(agent: AgentAudit) -> list[str]:
     loaded, decoys = len(agent.loaded()), len(agent.decoys())
-    lines = [f"{agent.agent}: {loaded} loaded, {decoys} decoy(s)"]
+    lines = [f"{agent.agent}: {loaded} loaded, {plural(decoys, 'decoy')}"]
     for kind, title in KIND_TITLES.items():
         rows = [c for c in agent.components if c.kind == kind]
         if not rows:

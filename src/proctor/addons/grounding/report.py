@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from proctor.exit_codes import ExitCode
+from proctor.util.text import plural
 
 from .runner import NOTHING_RAN, CheckpointResult, GroundingReport
 
@@ -19,8 +20,8 @@ def exit_code(report: GroundingReport) -> ExitCode:
 
 def render_text(report: GroundingReport) -> str:
     lines = [
-        f"grounding: {report.checked} checkpoint(s) checked, {report.failed} with ungrounded "
-        f"figures, {report.errors} advisor error(s)",
+        f"grounding: {plural(report.checked, 'checkpoint')} checked, {report.failed} with "
+        f"ungrounded figures, {plural(report.errors, 'advisor error')}",
         "  rule: every figure of 10 or more in the advice must appear in the signals given",
     ]
     lines += [f"  note: {note}" for note in report.notes if note != NOTHING_RAN]
@@ -42,6 +43,6 @@ def _result_lines(result: CheckpointResult) -> list[str]:
         return [f"  ERROR {result.id} ({side}): {result.error}"]
     if result.ok:
         return [f"  ok    {result.id} ({side})"]
-    out = [f"  FAIL  {result.id} ({side}): {len(result.ungrounded)} ungrounded figure(s)"]
+    out = [f"  FAIL  {result.id} ({side}): {plural(len(result.ungrounded), 'ungrounded figure')}"]
     out += [f"        {u.figure} in: {u.text}" for u in result.ungrounded]
     return out

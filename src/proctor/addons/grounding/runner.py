@@ -20,6 +20,7 @@ from proctor.models.base import CamelModel
 from proctor.util.cutting import secret_spans
 from proctor.util.masking import mask, register_secret
 from proctor.util.processes import run_captured
+from proctor.util.text import plural
 from proctor.workspace.environment import agent_environment
 
 from .checkpoints import Checkpoint, CheckpointFile, Selection, has_waste, is_eligible
@@ -171,8 +172,8 @@ def _check_one(
     left_out = hidden_figures(said, secrets)
     if left_out:
         notes.append(
-            f"{checkpoint.id}: {left_out} figure(s) within a masked value of the advice left "
-            "out (part of a secret, not figures it cites)"
+            f"{checkpoint.id}: {plural(left_out, 'figure')} within a masked value of the advice "
+            "left out (part of a secret, not figures it cites)"
         )
     return CheckpointResult(
         id=checkpoint.id, waste=waste, ok=not ungrounded, ungrounded=ungrounded, advice=advice

@@ -10,6 +10,7 @@ from typing import Literal
 from proctor.addons.memory import scoring
 from proctor.addons.memory.dataset import LABELS, Dataset, Query
 from proctor.models.base import CamelModel, RecordModel
+from proctor.util.text import plural
 
 
 class Thresholds(CamelModel):
@@ -220,7 +221,8 @@ def _unknown_line(result: QueryResult, k: int) -> str | None:
     more = len(scored) - UNKNOWN_SHOWN
     shown += f" and {more} more (--json lists them)" if more > 0 else ""
     unscored = len(result.returned) - k
-    shown += f" ({unscored} more result(s) past the first {k} not scored)" if unscored > 0 else ""
+    past = f" ({plural(unscored, 'more result')} past the first {k} not scored)"
+    shown += past if unscored > 0 else ""
     return f"query {result.id}: never-seeded results scored irrelevant: {shown}"
 
 
@@ -238,5 +240,7 @@ def render_text(record: MemoryEvalRecord) -> str:
     ]
     lines += [line for r in record.queries if (line := _unknown_line(r, record.k))]
     lines += [f"FAIL {f.message}" for f in record.failures]
-    lines.append("passed" if record.passed else f"failed ({len(record.failures)} failure(s))")
+    lines.append(
+        "passed" if record.passed else f"failed ({plural(len(record.failures), 'failure')})"
+    )
     return "\n".join(lines)

@@ -38,6 +38,7 @@ from proctor.models.trajectory import (
     is_harness_call,
 )
 from proctor.util import argtypes
+from proctor.util.text import plural
 
 EventMatcher = str | tuple[str, Any] | list[Any] | dict[str, Any]
 
@@ -102,7 +103,12 @@ class Gates:
     def succeeded(self) -> Handle:
         outcomes = self._outcomes()
         bad = [i + 1 for i, (ok, _) in enumerate(outcomes) if not ok]
-        message = "no turn was sent" if not outcomes else f"turn(s) {bad} did not complete"
+        message = (
+            "no turn was sent"
+            if not outcomes
+            else f"{'turn' if len(bad) == 1 else 'turns'} {', '.join(map(str, bad))} did not "
+            "complete"
+        )
         return self._gate("succeeded()", bool(outcomes) and not bad, message)
 
     def parked(self) -> Handle:
@@ -161,7 +167,7 @@ class Gates:
         parts += [f"count={count}"] if count is not None else []
         parts += [f"status={status!r}"] if status is not None else []
         seen = sorted({v.name for v in self._views()})
-        message = f"{len(found)} matching call(s); calls seen: {seen or 'none'}"
+        message = f"{plural(len(found), 'matching call')}; calls seen: {seen or 'none'}"
         return self._gate(f"called_tool({', '.join(parts)})", ok, message)
 
     def _call_args(self, method: str, name: str, status: str | None) -> None:
@@ -176,7 +182,7 @@ class Gates:
         _named(name, self._at("not_called_tool"), "tool")
         found = self._calls(name)
         return self._gate(
-            f"not_called_tool({name!r})", not found, f"{len(found)} call(s) of {name!r}"
+            f"not_called_tool({name!r})", not found, f"{plural(len(found), 'call')} of {name!r}"
         )
 
     def tool_order(self, names: Sequence[str]) -> Handle:
@@ -197,7 +203,7 @@ class Gates:
 
     def used_no_tools(self) -> Handle:
         calls = self._work()
-        return self._gate("used_no_tools()", not calls, f"{len(calls)} tool call(s)")
+        return self._gate("used_no_tools()", not calls, plural(len(calls), "tool call"))
 
     def max_tool_calls(self, n: int) -> Handle:
         argtypes.count(n, self._at("max_tool_calls"), "n")
@@ -283,7 +289,9 @@ class Gates:
         _known_type(type, matcher, where=self._at("not_event"))
         hits = sum(event_matches(e, type, matcher, self._roots()) for e in self._events())
         shown = f"{type!r}" + (f", {describe(matcher)}" if matcher is not None else "")
-        return self._gate(f"not_event({shown})", hits == 0, f"{hits} {type} event(s) matched")
+        return self._gate(
+            f"not_event({shown})", hits == 0, f"{plural(hits, f'{type} event')} matched"
+        )
 
     def event_order(self, matchers: Sequence[EventMatcher]) -> Handle:
         """Events matching each entry (a type, ``(type, matcher)`` or a dict with ``type``)
