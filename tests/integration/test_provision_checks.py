@@ -106,19 +106,35 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(
 def test_files_an_evaluator_needs_are_checked_before_any_trial(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
+    config = tmp_path / "cases" / "x" / "config.json"
     cases = [
-        ({"use": "llm-judge", "rubric": "missing.md"}, "the rubric missing.md is not in the case"),
-        ({"use": "external", "command": "./nope.py"}, "program './nope.py' is neither on PATH"),
+        (
+            {"use": "llm-judge", "rubric": "missing.md"},
+            "field 'evaluators[0].rubric': the rubric missing.md is not in the case",
+        ),
+        (
+            {"use": "llm-judge"},  # the default rubric, evaluation.md, not written
+            "field 'evaluators[0]': the rubric evaluation.md (the default, as 'rubric' is not "
+            "given) is not in the case folder",
+        ),
+        (
+            {"use": "external", "command": "./nope.py"},
+            "field 'evaluators[0].command': program './nope.py' is neither on PATH",
+        ),
         (
             {"use": "external", "command": "python3", "args": ["-u", "score.py", "--x"]},
-            "script 'score.py' (run by 'python3', in the case folder) is not in the case folder",
+            "field 'evaluators[0].args[1]': script 'score.py' (run by 'python3', in the case "
+            "folder) is not in the case folder",
         ),
-        ({"use": "hook-transcript-check", "pluginManifest": "p/hooks.json"}, "is not a file"),
+        (
+            {"use": "hook-transcript-check", "pluginManifest": "p/hooks.json"},
+            "field 'evaluators[0].pluginManifest': p/hooks.json is not a file or folder",
+        ),
     ]
     for entry, message in cases:
         make_case("x", config={"evaluators": [entry]}, plan={"turns": [{"say": "hi"}]})
         result = proctor("validate", "--source", str(tmp_path / "cases"))
-        assert result.code == 2 and message in result.err, (entry, result.err)
+        assert result.code == 2 and f"{config}: {message}" in result.err, (entry, result.err)
     # The controls: a script that is there, code given inline, a module: no problem.
     (tmp_path / "cases" / "x" / "score.py").write_text("print(1)\n")
     for command, args in (
@@ -141,7 +157,10 @@ def test_files_an_evaluator_needs_are_checked_before_any_trial(
     script.write_text("#!/bin/sh\necho '{}'\n")
     script.chmod(0o644)
     result = proctor("validate", "--source", str(tmp_path / "cases"))
-    assert result.code == 2 and "'./score.sh' in the case folder" in result.err
+    assert (
+        result.code == 2
+        and "field 'evaluators[0].command': program './score.sh' in the case folder" in result.err
+    )
     assert "is not executable" in result.err and "chmod +x ./score.sh" in result.err
     script.chmod(0o755)  # the control
     assert proctor("validate", "--source", str(tmp_path / "cases")).code == 0

@@ -16,6 +16,7 @@ from proctor.agents.hook_markers import (
     read_markers,
 )
 from proctor.evaluators.base import (
+    CaseProblem,
     EvaluationContext,
     EvaluatorParams,
     error_result,
@@ -37,10 +38,13 @@ class HookCheckParams(EvaluatorParams):
     ignore_events: list[str] = Field(default_factory=lambda: ["PostCompact"])
     require_commands: bool = True
 
-    def case_problem(self, case_dir: Path) -> str | None:
+    def case_problem(self, case_dir: Path) -> CaseProblem | None:
         manifest = Path(self.plugin_manifest)
         if not (manifest if manifest.is_absolute() else case_dir / manifest).exists():
-            return f"pluginManifest {self.plugin_manifest} is not a file or folder (in {case_dir})"
+            return CaseProblem(
+                "pluginManifest",
+                f"{self.plugin_manifest} is not a file or folder (in {case_dir})",
+            )
         return None
 
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, NamedTuple, Protocol, Self
 
 from pydantic import ValidationError
 
@@ -41,6 +41,15 @@ RESERVED_LABELS = ("rule:", "eval:")
 start so (see :func:`proctor.report.checks.evaluator_checks`)."""
 
 
+class CaseProblem(NamedTuple):
+    """What the case folder lacks for an evaluator's parameters: the parameter the message is
+    about, as a JSON path below the entry (``rubric``, ``args[1]``; empty for the entry as a
+    whole, a default left out), and what is wrong."""
+
+    field: str
+    text: str
+
+
 class EvaluatorParams(UserModel):
     """Base of every evaluator's parameter model: user configuration like the rest of
     ``config.json`` (:class:`~proctor.models.base.UserModel`): camelCase keys, unknown keys
@@ -52,9 +61,10 @@ class EvaluatorParams(UserModel):
         when the case was loaded; read back leniently, as proctor's own JSON)."""
         return cls.model_validate(spec.params, strict=False)
 
-    def case_problem(self, case_dir: Path) -> str | None:
-        """What the case folder lacks for these parameters (a file they name), checked when
-        the case is loaded so that it fails before any trial; None when nothing is missing."""
+    def case_problem(self, case_dir: Path) -> CaseProblem | None:
+        """What the case folder lacks for these parameters (a file they name), and the
+        parameter it is about; checked when the case is loaded so that it fails before any
+        trial; None when nothing is missing."""
         return None
 
     def agent_problem(self, agent: str) -> str | None:
@@ -248,7 +258,8 @@ def _entry_spec(
         raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
     problem = params.case_problem(case_dir) if case_dir is not None else None
     if problem:
-        raise ConfigError(f"{where}: field '{loc}': {problem}")
+        at = f"{loc}.{problem.field}" if problem.field else loc
+        raise ConfigError(f"{where}: field '{at}': {problem.text}")
     return EvaluatorSpec(
         use=use,
         params=params.model_dump(mode="json", by_alias=True),

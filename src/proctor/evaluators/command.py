@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 
 from proctor.evaluators.base import (
     MAX_TIMEOUT_SEC,
+    CaseProblem,
     EvaluationContext,
     EvaluatorParams,
     ProgramText,
@@ -41,8 +42,9 @@ class CommandParams(EvaluatorParams):
     def _relative(cls, entries: list[str]) -> list[str]:
         return [relative_entry(entry) for entry in entries]
 
-    def case_problem(self, case_dir: Path) -> str | None:
-        return copy_in_problem(case_dir, self.copy_in)
+    def case_problem(self, case_dir: Path) -> CaseProblem | None:
+        found = copy_in_problem(case_dir, self.copy_in)
+        return None if found is None else CaseProblem(f"copyIn[{found[0]}]", found[1])
 
 
 @register

@@ -55,15 +55,15 @@ def _sources(case_dir: Path, entry: str) -> Iterator[tuple[Path, str]]:
                 yield path, path.relative_to(case_dir).as_posix()
 
 
-def copy_in_problem(case_dir: Path, entries: Sequence[str]) -> str | None:
-    """What is wrong with the entries for this case folder (checked when the case is loaded),
-    or None."""
-    for entry in entries:
+def copy_in_problem(case_dir: Path, entries: Sequence[str]) -> tuple[int, str] | None:
+    """The first entry that cannot be copied from this case folder (checked when the case is
+    loaded): its index and what is wrong; None when every one can."""
+    for i, entry in enumerate(entries):
         try:
             for _ in _sources(case_dir, entry):
                 pass
         except CopyInError as exc:
-            return f"copyIn: {exc}"
+            return i, str(exc)
     return None
 
 

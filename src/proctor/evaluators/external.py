@@ -24,6 +24,7 @@ from pydantic import Field
 
 from proctor.evaluators.base import (
     MAX_TIMEOUT_SEC,
+    CaseProblem,
     EvaluationContext,
     EvaluatorParams,
     ProgramText,
@@ -48,25 +49,32 @@ class ExternalParams(EvaluatorParams):
     env: ProcessEnvVars = {}
     """Set for the program only: names without ``=`` or NUL, values without NUL."""
 
-    def case_problem(self, case_dir: Path) -> str | None:
+    def case_problem(self, case_dir: Path) -> CaseProblem | None:
         local = case_dir / self.command
         on_path = shutil.which(self.command)
         if not (on_path or local.exists()):
-            return f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}"
+            return CaseProblem(
+                "command",
+                f"program '{self.command}' is neither on PATH nor in the case folder {case_dir}",
+            )
         if not on_path and local.is_dir():
-            return f"program '{self.command}' in the case folder {case_dir} is a folder"
+            return CaseProblem(
+                "command", f"program '{self.command}' in the case folder {case_dir} is a folder"
+            )
         if not on_path and not os.access(local, os.X_OK):
             # (A forgotten chmod +x: every trial would be an eval-error.)
-            return (
+            return CaseProblem(
+                "command",
                 f"program '{self.command}' in the case folder {case_dir} is not executable: "
                 f"make it so (chmod +x {self.command}), or give its interpreter as the command "
-                f'("command": "bash", "args": ["{self.command}"])'
+                f'("command": "bash", "args": ["{self.command}"])',
             )
         script = _script_of(self.command, self.args)
         if script is not None and not (case_dir / script).exists():
-            return (
+            return CaseProblem(
+                f"args[{self.args.index(script)}]",
                 f"script '{script}' (run by '{self.command}', in the case folder) is not in "
-                f"the case folder {case_dir}"
+                f"the case folder {case_dir}",
             )
         return None
 

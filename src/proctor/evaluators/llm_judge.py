@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from proctor.evaluators.base import (
+    CaseProblem,
     EvaluationContext,
     EvaluatorParams,
     error_result,
@@ -48,7 +49,14 @@ class JudgeParams(EvaluatorParams):
     max_input_chars: int = Field(default=120_000, ge=1_000)
     max_output_tokens: int = Field(default=1_024, ge=16)
 
-    def case_problem(self, case_dir: Path) -> str | None:
+    def case_problem(self, case_dir: Path) -> CaseProblem | None:
+        given = "rubric" in self.model_fields_set
+        problem = self._rubric_problem(case_dir, given)
+        if problem is None:
+            return None
+        return CaseProblem("rubric" if given else "", problem)
+
+    def _rubric_problem(self, case_dir: Path, given: bool) -> str | None:
         if not within_case(self.rubric):
             return (
                 f"the rubric {self.rubric} is outside the case folder {case_dir}: name a file "
@@ -60,6 +68,12 @@ class JudgeParams(EvaluatorParams):
                 f"the rubric {self.rubric} is a folder in the case folder {case_dir}: name a file"
             )
         if not path.is_file():
+            if not given:
+                return (
+                    f"the rubric {self.rubric} (the default, as 'rubric' is not given) is not "
+                    f"in the case folder {case_dir}: write it there, or name the rubric's file "
+                    "in 'rubric'"
+                )
             return f"the rubric {self.rubric} is not in the case folder {case_dir}"
         try:  # read as every trial's judge reads it: one it cannot would fail them all
             path.read_text(encoding="utf-8")

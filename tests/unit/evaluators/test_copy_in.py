@@ -71,9 +71,13 @@ def test_whatever_the_agent_left_at_the_target_is_replaced_not_written_through(
     [
         ("../secret", "is not a path inside the case folder"),
         ("/etc/passwd", "is not a path inside the case folder"),
-        ("missing/", "copyIn: 'missing/' does not exist in the case folder"),
-        ("link", "copyIn: 'link' leads outside the case folder"),
-        ("held", "copyIn: 'held/escape' (under 'held') leads outside the case folder"),
+        ("missing/", "field 'evaluators[0].copyIn[0]': 'missing/' does not exist in the case"),
+        ("link", "field 'evaluators[0].copyIn[0]': 'link' leads outside the case folder"),
+        (
+            "held",
+            "field 'evaluators[0].copyIn[0]': 'held/escape' (under 'held') leads outside the "
+            "case folder",
+        ),
     ],
 )
 def test_paths_leading_outside_the_case_are_refused_when_the_case_loads(

@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from proctor.errors import ConfigError
+from proctor.evaluators.base import parse_evaluator_specs
 from proctor.evaluators.llm_judge import JudgeParams
 
 
 def problem(case_dir: Path, rubric: str = "evaluation.md") -> str | None:
-    return JudgeParams.model_validate({"rubric": rubric}).case_problem(case_dir)
+    found = JudgeParams.model_validate({"rubric": rubric}).case_problem(case_dir)
+    if found is None:
+        return None
+    assert found.field == "rubric"  # given: the message names the field
+    return found.text
 
 
 def test_a_rubric_that_is_not_utf8_is_named(tmp_path: Path) -> None:
@@ -51,3 +57,25 @@ def test_a_rubric_that_is_a_folder_is_said_to_be_one(tmp_path: Path) -> None:
 def test_control_a_readable_rubric_is_no_problem(tmp_path: Path) -> None:
     (tmp_path / "evaluation.md").write_text("Score it — carefully.")
     assert problem(tmp_path) is None
+
+
+def test_a_missing_rubric_names_its_field_or_the_default(tmp_path: Path) -> None:
+    """A rubric given and not there is said of 'rubric'; the default left out and not written
+    is said of the entry, naming the default and the field that would name another file."""
+    given = [{"use": "llm-judge", "rubric": "gone.md"}]
+    with pytest.raises(ConfigError) as caught:
+        parse_evaluator_specs(given, "config.json", tmp_path)
+    assert str(caught.value) == (
+        f"config.json: field 'evaluators[0].rubric': the rubric gone.md is not in the case "
+        f"folder {tmp_path}"
+    )
+    with pytest.raises(ConfigError) as caught:
+        parse_evaluator_specs([{"use": "file-exists", "must": ["a"]}, {"use": "llm-judge"}],
+                              "config.json", tmp_path)  # fmt: skip
+    assert str(caught.value) == (
+        "config.json: field 'evaluators[1]': the rubric evaluation.md (the default, as "
+        f"'rubric' is not given) is not in the case folder {tmp_path}: write it there, or "
+        "name the rubric's file in 'rubric'"
+    )
+    (tmp_path / "evaluation.md").write_text("Score it.")  # the control
+    assert len(parse_evaluator_specs([{"use": "llm-judge"}], "config.json", tmp_path)) == 1
