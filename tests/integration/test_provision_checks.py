@@ -315,13 +315,39 @@ def test_a_missing_key_names_the_file_or_flag_that_chose_the_model(
     says = "the judge role (anthropic/claude-x) needs a key: set PROCTOR_ANTHROPIC_KEY"
     result, out = run_cases(proctor, tmp_path, "--config", str(top))
     assert result.code == 2 and not out.exists()
-    assert f"{top}: models: judge: {says}" in result.err
+    assert f"{top}: field 'models.judge': {says}" in result.err
     (folder / "config.json").write_text(json.dumps({"models": {"judge": "anthropic/claude-x"}}))
     result, _ = run_cases(proctor, tmp_path)
-    assert result.code == 2 and f"{folder / 'config.json'}: models: judge: {says}" in result.err
+    assert (
+        result.code == 2 and f"{folder / 'config.json'}: field 'models.judge': {says}" in result.err
+    )
     result, _ = run_cases(proctor, tmp_path, "--judge-model", "anthropic/claude-x")
     assert result.code == 2 and f"--judge-model: {says}" in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_a_bad_model_of_a_case_is_named_by_its_field(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The field as a JSON path, what was expected and the value given: a role's model, an
+    llm-judge's own model, an llm-judge with no judge model at all."""
+    plan = {"turns": [{"say": "hi"}]}
+    judge = {"use": "llm-judge", "rubric": "evaluation.md"}
+    config = tmp_path / "cases" / "x" / "config.json"
+    expected = "expected 'provider/model' (e.g. anthropic/claude-x)"
+    for models, entry, said in (
+        ({"judge": "nope"}, judge, f"field 'models.judge': {expected}, got \"nope\""),
+        ({}, {**judge, "model": "bad"}, f"field 'evaluators[0].model': {expected}, got \"bad\""),
+        ({}, judge, "field 'evaluators[0]': an llm-judge needs a judge model: set its 'model'"),
+    ):
+        folder = make_case("x", config={"models": models, "evaluators": [entry]}, plan=plan)
+        (folder / "evaluation.md").write_text("Score it.")
+        result = proctor("validate", "--source", str(tmp_path / "cases"))
+        assert result.code == 2 and f"{config}: {said}" in result.err, (models, result.err)
+    make_case("x", config={"models": {"judge": "scripted/judge"}, "evaluators": [judge]},
+              plan=plan)  # fmt: skip
+    (folder / "evaluation.md").write_text("Score it.")  # the control
+    assert proctor("validate", "--source", str(tmp_path / "cases")).code == 0
 
 
 def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from proctor.errors import ConfigError
+from proctor.util.json_shown import json_text
 from proctor.util.masking import credentials_masked
 
 ROLES = ("fast", "workhorse", "judge")
@@ -24,8 +25,8 @@ class ModelRef:
     provider: str
     model: str
     where: str = field(default="", compare=False, repr=False)
-    """Where the reference was given (``proctor.json: models: judge``, ``--judge-model``), for
-    a message about it; not part of the reference's identity."""
+    """Where the reference was given (``proctor.json: field 'models.judge'``,
+    ``--judge-model``), for a message about it; not part of the reference's identity."""
 
     def __str__(self) -> str:
         return f"{self.provider}/{self.model}"
@@ -35,13 +36,13 @@ def parse_ref(value: str, where: str) -> ModelRef:
     provider, sep, model = value.partition("/")
     if not sep or not provider or not model:
         raise ConfigError(
-            f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got {value!r}"
+            f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got {json_text(value)}"
         )
     if any(ch.isspace() or not ch.isprintable() for ch in value):
         # Sent as it is, the provider answers every call "model not found".
         raise ConfigError(
             f"{where}: expected 'provider/model' without spaces or control characters, "
-            f"got {value!r}"
+            f"got {json_text(value)}"
         )
     if provider not in PROVIDERS:
         hint = ""

@@ -87,17 +87,31 @@ Layers = Iterable[tuple[str, Mapping[str, RoleEntry]]]
 """``role → model`` maps, each named by where it comes from (see :func:`role_refs`)."""
 
 
+def role_field(where: str, role: str, key: str = "") -> str:
+    """Where ``role`` of a layer was given: the flag (``--judge-model``), or the file's field
+    as a JSON path (``proctor.json: field 'models.judge'``, ``key`` below it)."""
+    if "<role>" in where:
+        return where.replace("<role>", role)
+    return f"{where}: field 'models.{role}{'.' + key if key else ''}'"
+
+
 def role_refs(layers: Layers) -> dict[str, ModelRef]:
     """Merge ``role → provider/model`` maps (later layers win); ``judge`` defaults to
-    ``workhorse``. Each layer is named by where it comes from (``proctor.json: models``), or
-    by a template with ``<role>`` in it (``--<role>-model``); each reference keeps that name."""
+    ``workhorse``. Each layer is named by the file its ``models`` is in (``proctor.json``),
+    or by a template with ``<role>`` in it (``--<role>-model``); each reference keeps where
+    it was given (:func:`role_field`)."""
     refs: dict[str, ModelRef] = {}
     for where, mapping in layers:
         for role, value in mapping.items():
             if role not in ROLES:
-                raise ConfigError(f"{where}: {unknown_name('role', role, ROLES)}")
-            named = where.replace("<role>", role) if "<role>" in where else f"{where}: {role}"
-            refs[role] = parse_ref(value if isinstance(value, str) else value.model, named)
+                said = unknown_name("role", role, ROLES)
+                raise ConfigError(
+                    f"{where}: {said}" if "<role>" in where else f"{where}: field 'models': {said}"
+                )
+            if isinstance(value, str):
+                refs[role] = parse_ref(value, role_field(where, role))
+            else:
+                refs[role] = parse_ref(value.model, role_field(where, role, "model"))
     if "judge" not in refs and "workhorse" in refs:
         refs["judge"] = refs["workhorse"]
     return refs
@@ -114,8 +128,9 @@ def role_output_tokens(layers: Layers) -> dict[str, int]:
                 continue
             if role == "judge":
                 raise ConfigError(
-                    f"{where}: judge: maxOutputTokens is set on each llm-judge evaluator "
-                    "(its own 'maxOutputTokens'), not on the judge role"
+                    f"{role_field(where, role, 'maxOutputTokens')}: the judge's token limit is "
+                    "set on each llm-judge evaluator (its own 'maxOutputTokens'), not on the "
+                    "judge role"
                 )
             limits[role] = value.max_output_tokens
     return limits

@@ -28,8 +28,8 @@ def resolve_roles(
     for rc in cases:
         where = str(rc.case.path / "config.json")
         layers: list[tuple[str, Mapping[str, RoleEntry]]] = [
-            (str(config_path or "proctor.json") + ": models", top.models),
-            (where + ": models", rc.case.config.models),
+            (str(config_path or "proctor.json"), top.models),
+            (where, rc.case.config.models),
             ("--<role>-model", cli.role_models),
         ]
         refs = role_refs(layers)
@@ -43,13 +43,13 @@ def resolve_roles(
             model = spec.params.get("model")
             if isinstance(model, str) and model:
                 label = f"judge (evaluators[{spec.index}])"
-                needed[label] = parse_ref(model, f"{where}: evaluators[{spec.index}].model")
+                needed[label] = parse_ref(model, f"{where}: field 'evaluators[{spec.index}].model'")
             elif "judge" not in refs:
                 raise ConfigError(
-                    f"{where}: evaluators[{spec.index}] (llm-judge) needs a judge model: set "
-                    "models.judge (or models.workhorse), the evaluator's 'model', or --judge-model "
-                    "to a provider/model, e.g. anthropic/claude-sonnet-4-5, or scripted/judge "
-                    "for proctor's scripted model, which replies from plan.json's roles.judge"
+                    f"{where}: field 'evaluators[{spec.index}]': an llm-judge needs a judge model: "
+                    "set its 'model', models.judge (or models.workhorse), or --judge-model to a "
+                    "provider/model, e.g. anthropic/claude-sonnet-4-5, or scripted/judge for "
+                    "proctor's scripted model, which replies from plan.json's roles.judge"
                 )
         roles = build_roles(refs, needed, env, dotenv)
         out[rc.name] = RoleModels(

@@ -314,7 +314,7 @@ def _named_by_eval_files(
     for point, _ in chosen:
         where = (judges or {}).get(point.case_name)
         if where is not None:
-            generated = f"{source / point.case_name / 'config.json'}: models: judge"
+            generated = f"{source / point.case_name / 'config.json'}: field 'models.judge'"
             named = where if where == "--judge-model" else f"{where}: judge"
             message = message.replace(generated, named)
         folder = re.escape(str(source / point.case_name))

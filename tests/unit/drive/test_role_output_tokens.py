@@ -71,7 +71,7 @@ def test_the_limit_set_in_proctor_json_reaches_the_trial() -> None:
             }
         }
     )
-    layers = [("proctor.json: models", top.models), ("--<role>-model", {"fast": "openai/o3"})]
+    layers = [("proctor.json", top.models), ("--<role>-model", {"fast": "openai/o3"})]
     assert role_output_tokens(layers) == {"fast": 2000}  # a later layer's model keeps it
     carried = RoleModels(refs={"fast": "openai/o3"}, max_output_tokens={"fast": 2000})
     assert roles_from(carried, {}, {}).max_output_tokens("fast", 5) == 2000
@@ -84,8 +84,12 @@ def test_the_judge_role_takes_no_limit_of_its_own() -> None:
     top = TopConfig.model_validate(
         {"models": {"judge": {"model": "openai/o4-mini", "maxOutputTokens": 2000}}}
     )
-    with pytest.raises(ConfigError, match="llm-judge evaluator"):
-        role_output_tokens([("proctor.json: models", top.models)])
+    with pytest.raises(ConfigError) as caught:
+        role_output_tokens([("proctor.json", top.models)])
+    assert str(caught.value).startswith(
+        "proctor.json: field 'models.judge.maxOutputTokens': the judge's token limit is set on "
+        "each llm-judge evaluator"
+    )
 
 
 @pytest.mark.parametrize(

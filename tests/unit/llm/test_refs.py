@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from proctor.errors import ConfigError
@@ -85,5 +87,5 @@ def test_a_model_with_spaces_in_it_is_refused(value: str) -> None:
         parse_ref(value, "evaluators[0].model")
     assert str(caught.value) == (
         "evaluators[0].model: expected 'provider/model' without spaces or control characters, "
-        f"got {value!r}"
+        f"got {json.dumps(value)}"
     )

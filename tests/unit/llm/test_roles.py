@@ -11,6 +11,7 @@ import pytest
 
 from proctor.errors import ConfigError
 from proctor.llm.roles import build_roles, role_refs
+from proctor.models.config import TopConfig
 
 
 def _key_error(layers: list[tuple[str, dict[str, str]]]) -> str:
@@ -24,26 +25,26 @@ def _key_error(layers: list[tuple[str, dict[str, str]]]) -> str:
     ("layers", "where"),
     [
         (
-            [("proctor.json: models", {"judge": "anthropic/claude-x"})],
-            "proctor.json: models: judge",
+            [("proctor.json", {"judge": "anthropic/claude-x"})],
+            "proctor.json: field 'models.judge'",
         ),
         (
             [
-                ("proctor.json: models", {"judge": "openai/gpt-x"}),
-                ("cases/a/config.json: models", {"judge": "anthropic/claude-x"}),
+                ("proctor.json", {"judge": "openai/gpt-x"}),
+                ("cases/a/config.json", {"judge": "anthropic/claude-x"}),
             ],
-            "cases/a/config.json: models: judge",
+            "cases/a/config.json: field 'models.judge'",
         ),
         (
             [
-                ("cases/a/config.json: models", {"judge": "openai/gpt-x"}),
+                ("cases/a/config.json", {"judge": "openai/gpt-x"}),
                 ("--<role>-model", {"judge": "anthropic/claude-x"}),
             ],
             "--judge-model",
         ),
         (
-            [("proctor.json: models", {"workhorse": "anthropic/claude-x"})],
-            "proctor.json: models: workhorse",
+            [("proctor.json", {"workhorse": "anthropic/claude-x"})],
+            "proctor.json: field 'models.workhorse'",
         ),
     ],
 )
@@ -61,10 +62,32 @@ def test_a_bad_flag_value_is_named_as_the_flag() -> None:
         role_refs([("--<role>-model", {"fast": "claude"})])
 
 
-def test_where_a_reference_was_chosen_is_not_part_of_its_identity() -> None:
-    refs = role_refs(
-        [("a.json: models", {"fast": "openai/x"}), ("--<role>-model", {"judge": "openai/x"})]
+def test_a_bad_role_in_a_file_is_named_by_its_field() -> None:
+    """The field as a JSON path, what was expected and the value given."""
+    config = TopConfig.model_validate(
+        {"models": {"fast": {"model": "openai"}, "judge": "nope", "jduge": "openai/x"}}
     )
+    with pytest.raises(ConfigError) as caught:
+        role_refs([("config.json", {"judge": config.models["judge"]})])
+    assert str(caught.value) == (
+        "config.json: field 'models.judge': expected 'provider/model' (e.g. "
+        'anthropic/claude-x), got "nope"'
+    )
+    with pytest.raises(ConfigError) as caught:
+        role_refs([("config.json", {"fast": config.models["fast"]})])
+    assert str(caught.value).startswith(
+        "config.json: field 'models.fast.model': expected 'provider/model'"
+    )
+    with pytest.raises(ConfigError) as caught:
+        role_refs([("config.json", {"jduge": config.models["jduge"]})])
+    assert str(caught.value) == (
+        "config.json: field 'models': unknown role 'jduge' (did you mean 'judge'? known: "
+        "fast, workhorse, judge)"
+    )
+
+
+def test_where_a_reference_was_chosen_is_not_part_of_its_identity() -> None:
+    refs = role_refs([("a.json", {"fast": "openai/x"}), ("--<role>-model", {"judge": "openai/x"})])
     assert refs["fast"] == refs["judge"] and str(refs["judge"]) == "openai/x"
     assert len({refs["fast"], refs["judge"]}) == 1
 
@@ -89,7 +112,7 @@ def test_a_key_with_whitespace_in_it_stops_the_run_naming_its_variable(
 ) -> None:
     """Sent as it is, every call failed as a "network error" (an illegal header) after the
     run had started; the message never shows the key."""
-    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    refs = role_refs([("proctor.json", {"judge": "anthropic/claude-x"})])
     with pytest.raises(ConfigError) as caught:
         build_roles(refs, dict(refs), env, dotenv)
     message = str(caught.value)
@@ -98,7 +121,7 @@ def test_a_key_with_whitespace_in_it_stops_the_run_naming_its_variable(
 
 
 def test_control_a_clean_key_is_taken() -> None:
-    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    refs = role_refs([("proctor.json", {"judge": "anthropic/claude-x"})])
     roles = build_roles(refs, dict(refs), {"ANTHROPIC_API_KEY": "sk-ant-abcdef123456"}, {})
     assert roles.keys == {"anthropic": "sk-ant-abcdef123456"}
 
@@ -171,7 +194,7 @@ def test_a_key_from_another_folder_s_env_is_said_to_be_there(
     assert key_source("anthropic", {}, there) == (
         f"ANTHROPIC_API_KEY (in {started / '.env'}: sk-…, 19 characters)"
     )
-    refs = role_refs([("proctor.json: models", {"judge": "anthropic/claude-x"})])
+    refs = role_refs([("proctor.json", {"judge": "anthropic/claude-x"})])
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ConfigError, match=re.escape(f"in the environment or in {empty}/.env)")):
