@@ -39,6 +39,7 @@ from proctor.history.sniff import (
 from proctor.history.threads import threads_folded
 from proctor.models.history import Unavailable
 from proctor.util.native_paths import UUID, first_record
+from proctor.util.text import plural
 
 AGENTS = ("claude-code", "codex", "gemini-cli")
 _SESSION_ID = re.compile(UUID)
@@ -416,9 +417,7 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         _with_threads(found)
     if not found and every:  # read, but --agent keeps none: said, never a usage error
         counts = Counter(s.agent for s in every)
-        held = ", ".join(
-            f"{n} {agent} session{'s' if n > 1 else ''}" for agent, n in sorted(counts.items())
-        )
+        held = ", ".join(plural(n, f"{agent} session") for agent, n in sorted(counts.items()))
         unavailable.append(
             Unavailable(path=str(path), reason=f"{OTHER_AGENTS_ONLY}: {held}, left out by --agent")
         )

@@ -28,6 +28,7 @@ from proctor.util.text import (
     fixed,
     markdown_cell,
     markdown_text,
+    plural,
     without_noise,
 )
 
@@ -251,7 +252,7 @@ def render_history(report: HistoryReport) -> str:
     lines = [
         "# History",
         "",
-        f"- Sessions: {total.sessions} ({_count(total.tasks, 'task')}, {total.non_tasks} "
+        f"- Sessions: {total.sessions} ({plural(total.tasks, 'task')}, {total.non_tasks} "
         "without a code change)",
         (
             f"- Verified: {_share(total)} of tasks ran a passing check after the last edit "
@@ -272,7 +273,7 @@ def render_history(report: HistoryReport) -> str:
             else "– (no task)"
         ),
         (
-            f"- Loops: {_count(total.loops, 'loop')} in {_count(total.tasks_with_loops, 'task')}"
+            f"- Loops: {plural(total.loops, 'loop')} in {plural(total.tasks_with_loops, 'task')}"
             if total.tasks
             else "- Loops: – (no task)"
         ),
@@ -384,10 +385,6 @@ def _usage_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
     for group in groups:
         lines += _usage_rows(group, group.key)
     return lines
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _one_line(text: str) -> str:

@@ -35,7 +35,6 @@ from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
 from proctor.paths import LEDGER_FILE, RunPaths, suite_of
-from proctor.report.ab.sides import plural
 from proctor.report.checks import (
     CheckKey,
     CheckResult,
@@ -56,6 +55,7 @@ from proctor.report.ledger_steps import dismissal_said as dismissal_said
 from proctor.report.ledger_steps import finding_id as finding_id
 from proctor.report.ledger_steps import latest_run as latest_run
 from proctor.report.markdown import render_findings
+from proctor.util.text import plural
 
 log = logging.getLogger("proctor")
 

@@ -20,10 +20,9 @@ import jinja2
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.markdown import metric_label
-from proctor.report.ab.sides import plural
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
-from proctor.util.text import controls_escaped, percent_text
+from proctor.util.text import controls_escaped, percent_text, plural
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
-from proctor.report.ab.sides import plural
 from proctor.util import argtypes
 from proctor.util.text import (
     code_span,
@@ -21,6 +20,7 @@ from proctor.util.text import (
     markdown_text,
     one_line,
     percent_text,
+    plural,
 )
 
 __all__ = ["metric_label", "render_ab_markdown", "render_runs_markdown"]

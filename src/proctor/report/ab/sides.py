@@ -21,7 +21,6 @@ __all__ = [
     "compare_sides",
     "compare_values",
     "metric_comparison",
-    "plural",
     "rounded",
 ]
 

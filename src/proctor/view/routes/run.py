@@ -16,9 +16,9 @@ from proctor.errors import ProctorError
 from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
-from proctor.report.ab.sides import plural
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.report.stored import UNREADABLE
+from proctor.util.text import plural
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.records import MISSING_STAMP
