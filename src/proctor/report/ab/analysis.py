@@ -31,11 +31,11 @@ from proctor.report.ab.sides import (
     classify_outcomes,
     compare_sides,
     compare_values,
-    plural,
     rounded,
 )
 from proctor.stats import Comparison
 from proctor.util import argtypes
+from proctor.util.text import plural
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
 
