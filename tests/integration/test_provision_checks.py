@@ -350,6 +350,42 @@ def test_a_bad_model_of_a_case_is_named_by_its_field(
     assert proctor("validate", "--source", str(tmp_path / "cases")).code == 0
 
 
+def test_a_bad_model_of_a_task_is_named_by_the_task_and_its_own_field(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A task file's case is named as its other fields are (``tasks.json: tasks[0]: field
+    …``), not by a config.json that does not exist; a success criterion by its own place in
+    ``successCriteria``, not by its number among all the task's evaluators."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "r.md").write_text("Score it.")
+    tasks = folder / "tasks.json"
+    judge = {"use": "llm-judge", "rubric": "r.md"}
+    expected = "expected 'provider/model' (e.g. anthropic/claude-x)"
+    for models, entry, said in (
+        ({"judge": "nope"}, judge, f"field 'models.judge': {expected}, got \"nope\""),
+        (
+            {},
+            {**judge, "model": "bad"},
+            f"field 'successCriteria[0].model': {expected}, got \"bad\"",
+        ),
+        ({}, judge, "field 'successCriteria[0]': an llm-judge needs a judge model"),
+        ({}, {**judge, "conditions": ["nope"]}, "field 'successCriteria[0].conditions'"),
+    ):
+        task = {
+            "id": "a",
+            "prompt": "hi",
+            "plan": {"turns": [{"say": "hi"}]},
+            "models": models,
+            "evaluators": [{"use": "file-exists", "must": ["x"]}],
+            "successCriteria": [entry],
+        }
+        tasks.write_text(json.dumps({"tasks": [task]}))
+        result = proctor("validate", "--source", str(tasks))
+        assert result.code == 2 and f"{tasks}: tasks[0]: {said}" in result.err, result.err
+        assert "config.json" not in result.err
+
+
 def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -21,7 +21,7 @@ from proctor.discover.files import Unreadable, read_optional, read_text
 from proctor.discover.qna import QnaError, parse_qna_rules
 from proctor.errors import ConfigError, DiscoveryError
 from proctor.evaluators.base import parse_evaluator_specs
-from proctor.models.case import Case, SkippedCase
+from proctor.models.case import Case, ConfigSource, SkippedCase
 from proctor.models.config import CaseConfig
 from proctor.models.errors_format import describe_validation_errors
 from proctor.models.loading import parse_json_text
@@ -145,6 +145,7 @@ def load_case(folder: Path) -> Case:
         qna_rules=rules,
         rubric=rubric if rubric.is_file() else None,
         plan=plan,
+        source=ConfigSource(file=config_path),
     )
 
 

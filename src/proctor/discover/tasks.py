@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError
 from proctor.discover.files import Unreadable
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
-from proctor.models.case import Case
+from proctor.models.case import Case, ConfigSource
 from proctor.models.config import SAFE_NAME, CaseConfig
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.loading import read_json_file
@@ -141,10 +141,11 @@ def load_task_file(
         evaluators = parse_evaluator_specs(task.evaluators, where, path.parent)
         evaluators += parse_evaluator_specs(
             task.success_criteria,
-            f"{where}: successCriteria",
+            where,
             path.parent,
             start=len(evaluators),
             earlier=task.evaluators,
+            key="successCriteria",
         )
         fields = set(CaseConfig.model_fields)
         config = CaseConfig.model_validate(
@@ -165,6 +166,7 @@ def load_task_file(
                 fixture=fixture,
                 fixture_kind="dir" if fixture else None,
                 plan=task.plan,
+                source=ConfigSource(file=path, prefix=f"tasks[{i}]"),
             )
         )
     return cases

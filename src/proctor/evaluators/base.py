@@ -150,18 +150,23 @@ def parse_evaluator_specs(
     start: int = 0,
     earlier: Sequence[dict[str, Any]] = (),
     problems: list[str] | None = None,
+    key: str = "evaluators",
 ) -> list[EvaluatorSpec]:
     """Validate evaluator entries against the registry (and, given the case folder, the files
     they name); raise ConfigError naming the field. Entries are numbered from ``start`` (a
     second list of the same case continues the first's numbers, so their logs stay apart);
     ``earlier``: that first list's entries, whose names a label of this one may not take
-    either. Given ``problems``, each bad entry's sentence is added to it and the others are
-    read on (``validate`` names every one); without, the first raises."""
+    either; ``key``: the list's field (a task's ``successCriteria``), each entry's field path
+    (``successCriteria[0]``) counted within it. Given ``problems``, each bad entry's sentence
+    is added to it and the others are read on (``validate`` names every one); without, the
+    first raises."""
     known = registry()
     specs = []
     for i, entry in enumerate(entries):
         try:
-            specs.append(_entry_spec(entry, i, entries, where, case_dir, start, earlier, known))
+            specs.append(
+                _entry_spec(entry, i, entries, where, case_dir, start, earlier, known, key)
+            )
         except ConfigError as exc:
             if problems is None:
                 raise
@@ -178,11 +183,12 @@ def _entry_spec(
     start: int,
     earlier: Sequence[dict[str, Any]],
     known: dict[str, Any],
+    key: str,
 ) -> EvaluatorSpec:
     """Entry ``i`` of ``entries`` as a spec (see :func:`parse_evaluator_specs`); ConfigError
     naming its field."""
     index = start + i
-    loc = f"evaluators[{i}]"
+    loc = f"{key}[{i}]"
     use = entry.get("use")
     if not isinstance(use, str):
         said = (
@@ -266,6 +272,7 @@ def _entry_spec(
         gate=gate,
         weight=float(weight),
         index=index,
+        field=loc,
         label=label,
         conditions=conditions,
     )

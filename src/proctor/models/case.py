@@ -39,10 +39,33 @@ class EvaluatorSpec(FrozenModel):
     gate: bool = False
     weight: float = 1.0
     index: int = 0
+    """Its number among all the case's evaluators (its log's name): a task's
+    ``successCriteria`` continue the numbers of its ``evaluators``."""
+    field: str = ""
+    """Its place in the file it was written in (``evaluators[0]``, ``successCriteria[1]``),
+    as its messages name it; empty: ``evaluators[index]``."""
     label: str | None = None
     conditions: list[str] = []
     """The conditions whose trials run this evaluator (``hook-transcript-check`` under
     ``with-plugin`` alone); empty: every condition. Elsewhere its result is not counted."""
+
+    @property
+    def loc(self) -> str:
+        """Its field path, as a message names it: ``evaluators[0]``."""
+        return self.field or f"evaluators[{self.index}]"
+
+
+class ConfigSource(FrozenModel):
+    """Where a case's configuration was written: the file, and the configuration's place in
+    it (``tasks[0]`` in a task file; empty for a case folder's ``config.json``)."""
+
+    file: Path
+    prefix: str = ""
+
+    @property
+    def where(self) -> str:
+        """How a message about one of its fields starts: ``t/tasks.json: tasks[0]``."""
+        return f"{self.file}: {self.prefix}" if self.prefix else str(self.file)
 
 
 class Case(FrozenModel):
@@ -58,6 +81,14 @@ class Case(FrozenModel):
     rubric: Path | None = None
     plan: dict[str, Any] | None = None
     """The scripted plan (``plan.json``), checked by :mod:`proctor.scripted.plan`."""
+    source: ConfigSource | None = None
+    """Where its configuration was written; None: the case folder's ``config.json``."""
+
+    @property
+    def config_where(self) -> str:
+        """How a message about a field of its configuration starts (``cases/x/config.json``,
+        ``t/tasks.json: tasks[0]``)."""
+        return self.source.where if self.source else str(self.path / "config.json")
 
     @property
     def tags(self) -> list[str]:

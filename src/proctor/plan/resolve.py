@@ -47,7 +47,7 @@ def resolve_case(
     """One case's settings, layered: ``--flags`` over its ``config.json`` over the top-level
     configuration (``top_where`` names that file in an error about a field of its own)."""
     cfg = case.config
-    where = str(case.path / "config.json")
+    where = case.config_where
     agents = cli.agents or cfg.agents or top.agents or list(DEFAULT_AGENTS)
     known = known_agent_ids(top.codingagents)
     for i, agent in enumerate(agents):
@@ -69,7 +69,7 @@ def resolve_case(
         unknown = [name for name in spec.conditions if name not in conditions]
         if unknown:
             raise ConfigError(
-                f"{where}: field 'evaluators[{spec.index}].conditions': '{unknown[0]}' is not "
+                f"{where}: field '{spec.loc}.conditions': '{unknown[0]}' is not "
                 f"a condition of the case (conditions: {', '.join(conditions)})"
             )
     every = set(conditions)
@@ -132,7 +132,7 @@ def _check_evaluators_per_agent(
         for agent in agents:
             problem = params.agent_problem(agent)
             if problem:
-                raise ConfigError(f"{where}: field 'evaluators[{spec.index}]': {problem}")
+                raise ConfigError(f"{where}: field '{spec.loc}': {problem}")
 
 
 def _named(spec: EvaluatorSpec, names: list[str]) -> bool:

@@ -26,7 +26,7 @@ def resolve_roles(
     env, dotenv = environment(), load_dotenv(dotenv_dir)
     out: dict[str, RoleModels] = {}
     for rc in cases:
-        where = str(rc.case.path / "config.json")
+        where = rc.case.config_where
         layers: list[tuple[str, Mapping[str, RoleEntry]]] = [
             (str(config_path or "proctor.json"), top.models),
             (where, rc.case.config.models),
@@ -42,11 +42,11 @@ def resolve_roles(
                 continue
             model = spec.params.get("model")
             if isinstance(model, str) and model:
-                label = f"judge (evaluators[{spec.index}])"
-                needed[label] = parse_ref(model, f"{where}: field 'evaluators[{spec.index}].model'")
+                label = f"judge ({spec.loc})"
+                needed[label] = parse_ref(model, f"{where}: field '{spec.loc}.model'")
             elif "judge" not in refs:
                 raise ConfigError(
-                    f"{where}: field 'evaluators[{spec.index}]': an llm-judge needs a judge model: "
+                    f"{where}: field '{spec.loc}': an llm-judge needs a judge model: "
                     "set its 'model', models.judge (or models.workhorse), or --judge-model to a "
                     "provider/model, e.g. anthropic/claude-sonnet-4-5, or scripted/judge for "
                     "proctor's scripted model, which replies from plan.json's roles.judge"

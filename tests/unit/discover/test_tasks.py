@@ -135,7 +135,7 @@ def test_control_a_task_file_with_a_slip_beside_the_cases_is_an_error_not_skippe
         (
             {"id": "x", "prompt": "p", "successCriteria": [{"use": "bogus"}]},
             False,
-            "successCriteria: field 'evaluators[0].use': unknown evaluator 'bogus'",
+            "tasks[0]: field 'successCriteria[0].use': unknown evaluator 'bogus'",
         ),
         (
             {"id": "x", "prompt": "p", "plan": {"turns": [{"bad": 1}]}},
@@ -294,5 +294,5 @@ def test_a_success_criterion_may_not_take_the_name_of_an_evaluator_before_it(
         return
     with pytest.raises(ConfigError) as info:
         discover_cases(path)
-    said = f"successCriteria: field 'evaluators[0].{refused}'"
+    said = f"tasks[0]: field 'successCriteria[0].{refused}'"
     assert said in str(info.value) and "names an evaluator before it too" in str(info.value)
