@@ -535,3 +535,23 @@ def test_a_recording_leaves_a_ledger_that_does_not_read_as_it_is(
     (run_dir,) = out.glob("run-*")
     assert json.loads((run_dir / "suite.json").read_text())["findings"] is None
     assert (run_dir / "report.html").is_file()
+
+
+def test_prepare_names_the_mcp_servers_left_to_add_in_words(proctor: Run, tmp_path: Path) -> None:
+    """Without ``--configure-mcp`` the next steps ask the person to add the case's MCP
+    servers: 'the MCP server svc' for one, 'the MCP servers svc, web' for two."""
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    stdio = {"name": "svc", "command": "svc-server"}
+    remote = {"name": "web", "url": "http://127.0.0.1:9/mcp"}
+    for servers, said in (
+        ([stdio], "Add the MCP server svc to your agent"),
+        ([stdio, remote], "Add the MCP servers svc, web to your agent"),
+    ):
+        (case / "config.json").write_text(json.dumps({**config, "provision": {"mcps": servers}}))
+        out = tmp_path / f"results-{len(servers)}"
+        prepared = proctor("prepare", str(case), "--out", str(out))
+        assert prepared.code == 0, prepared.err
+        steps = json.loads(prepared.out)["nextSteps"]
+        assert any(step.startswith(said) for step in steps), steps

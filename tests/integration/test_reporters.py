@@ -111,12 +111,14 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     assert first.out.startswith("<?xml") and '"runId"' not in first.out
     unknown = proctor("report", str(run_dir), "--reporter", "pdf")
     assert unknown.code == 2
-    assert "unknown reporter(s) pdf (known: html, json, junit, markdown)" in unknown.err
+    assert "unknown reporter pdf (known: html, json, junit, markdown)" in unknown.err
+    two = proctor("report", str(run_dir), "--reporter", "pdf,xml")
+    assert two.code == 2 and "unknown reporters pdf, xml (known: " in two.err
     for blank in (",", " , "):
         nothing = proctor("report", str(run_dir), "--reporter", blank)
         assert nothing.code == 2 and "no reporter named" in nothing.err, nothing.err
     refused, _ = run_cases(proctor, tmp_path, "--reporter", "xml")
-    assert refused.code == 2 and "unknown reporter(s) xml" in refused.err
+    assert refused.code == 2 and "unknown reporter xml" in refused.err
     written = proctor("report", str(run_dir), "--reporter", "junit", "--write")
     assert (run_dir / "junit.xml").read_text() == written.out
 

@@ -36,7 +36,7 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
-from proctor.util.text import unknown_name
+from proctor.util.text import noun_for, unknown_name
 
 DEFAULT_CONDITION = "default"
 
@@ -87,8 +87,8 @@ def resolve_case(
                 else ""
             )
             raise ConfigError(
-                f"{case.path / 'plan.json'}: field 'conditions': no plan for condition(s) "
-                f"{', '.join(missing)}{also}"
+                f"{case.path / 'plan.json'}: field 'conditions': no plan for "
+                f"{noun_for(len(missing), 'condition')} {', '.join(missing)}{also}"
             )
     provision = (top.provision or Provision()).merged_with(cfg.provision)
     _check_provisions(top.provision, cfg.provision, case.path, top_where, where)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from proctor.errors import ConfigError, ProctorError
 from proctor.models.io import model_to_json, write_text_atomic
 from proctor.util.masking import mask
+from proctor.util.text import noun_for
 
 if TYPE_CHECKING:
     from proctor.models.suite import SuiteRecord
@@ -136,7 +137,7 @@ def reporter_names(values: Iterable[str]) -> list[str]:
     unknown = [n for n in names if n not in REPORTERS]
     if unknown:
         raise ConfigError(
-            f"--reporter: unknown reporter(s) {', '.join(unknown)} "
+            f"--reporter: unknown {noun_for(len(unknown), 'reporter')} {', '.join(unknown)} "
             f"(known: {', '.join(sorted(REPORTERS))})"
         )
     return names

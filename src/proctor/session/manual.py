@@ -91,6 +91,7 @@ from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
+from proctor.util.text import noun_for
 from proctor.workspace.diff import unified_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
@@ -169,8 +170,9 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
         write_private_json(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
     elif provision.mcps:
         names = ", ".join(e.name for e in provision.mcps)
+        servers_word = noun_for(len(provision.mcps), "MCP server")
         left.append(
-            f"Add the MCP server(s) {names} to your agent (or prepare with --configure-mcp)."
+            f"Add the {servers_word} {names} to your agent (or prepare with --configure-mcp)."
         )
     for plugin in provision.plugins:
         left.append(f"Install the plugin '{plugin.name}' the condition provisions.")

@@ -26,7 +26,13 @@ def _escaped(match: re.Match[str]) -> str:
 
 def plural(n: int, noun: str) -> str:
     """``"1 pair"``, ``"2 pairs"``, ``"0 pairs"``: the count with a regular English plural."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
+    return f"{n} {noun_for(n, noun)}"
+
+
+def noun_for(n: int, noun: str) -> str:
+    """The noun for ``n`` of it, without the count, for a list that follows it: ``"reporter"``
+    for one, ``"reporters"`` for any other number."""
+    return noun if n == 1 else f"{noun}s"
 
 
 def one_line(text: str) -> str:

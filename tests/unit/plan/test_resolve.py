@@ -257,11 +257,15 @@ def test_a_missing_condition_plan_names_the_plan_no_condition_has() -> None:
     with pytest.raises(ConfigError) as err:
         resolve_case(typo, TopConfig(), CliOverrides())
     assert str(err.value).endswith(
-        "no plan for condition(s) with-hint "
+        "no plan for condition with-hint "
         "(it has a plan for with-hnt, which is no condition of the case)"
     )
     # Left out by --condition, the plan's other conditions are still the case's.
     chosen = typo.model_copy(update={"plan": {"conditions": {"with-hint": {"turns": []}}}})
     with pytest.raises(ConfigError) as err:
         resolve_case(chosen, TopConfig(), CliOverrides(conditions=["baseline"]))
-    assert str(err.value).endswith("no plan for condition(s) baseline")
+    assert str(err.value).endswith("no plan for condition baseline")
+    # Two without a plan are counted in words too.
+    neither = typo.model_copy(update={"plan": {"conditions": {"with-hnt": {"turns": []}}}})
+    with pytest.raises(ConfigError, match="no plan for conditions baseline, with-hint "):
+        resolve_case(neither, TopConfig(), CliOverrides())
