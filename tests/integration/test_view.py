@@ -493,3 +493,26 @@ def test_compare_its_conditions_offers_only_runs_of_two_conditions(tmp_path: Pat
         page = client.get("/compare").text
     assert "No run here has two conditions or more to compare" in page
     assert "compare its conditions</button>" not in page
+
+
+def test_compare_and_the_ab_panel_say_no_claim_where_the_data_are_too_few(
+    tmp_path: Path,
+) -> None:
+    """A verdict withheld reads "no claim", as the Markdown report says it; the JSON's word
+    (``insufficient-data``) stays in the class the page is styled by and never shows."""
+    shown = re.compile(r">[^<]*insufficient-data")
+    for name in ("run-a", "run-b"):
+        write_run(tmp_path, name, trials=1, cases=1, events_per_trial=1)
+    write_run(tmp_path, "run-ab", trials=2, cases=1, conditions=("a", "b"))
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        compared = c.get("/compare?a=run-a&b=run-b").text
+        conditions = c.get("/compare?run=run-ab&treatment=b&baseline=a").text
+        panel = c.get("/runs/run-ab").text
+    assert '<span class="verdict-insufficient-data">no claim 1</span>' in compared
+    assert 'class="short verdict-insufficient-data">no claim</td>' in compared
+    assert 'class="short verdict-insufficient-data">no claim</td>' in conditions
+    ab = panel[panel.index('<section id="ab">') :]
+    ab = ab[: ab.index("</section>")]
+    assert "<td>no claim</td>" in ab and '"verdict-insufficient-data">no claim</td>' in ab
+    for page in (compared, conditions, ab):
+        assert not shown.search(page), shown.search(page)

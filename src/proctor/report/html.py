@@ -19,7 +19,7 @@ import jinja2
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
-from proctor.report.ab.markdown import metric_label
+from proctor.report.ab.markdown import metric_label, verdict_word
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
 from proctor.util.text import controls_escaped, percent_text, plural
@@ -54,6 +54,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["percent"] = percent_text
     env.filters["plural"] = plural
     env.filters["metric"] = metric_label
+    env.filters["verdict"] = verdict_word
     return env
 
 
