@@ -4,6 +4,7 @@ unknown tool (``unsupported call: Read`` on Codex) with nothing said beforehand.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import Run, write_case
@@ -43,3 +44,26 @@ def test_another_clis_tool_is_warned_of_on_the_scripted_model(proctor: Run, tmp_
     # On a real provider the plan is not played by the CLIs: nothing to say.
     real = proctor(*args, "--agent", "gemini-cli")
     assert "has no such tool" not in real.err
+
+
+def test_a_tasks_plan_is_named_by_its_field_in_the_task_file(proctor: Run, tmp_path: Path) -> None:
+    """A task's plan is its ``plan`` field, not a plan.json beside the task file (there is
+    none): a warning and an error about it name the task and ``plan.…``."""
+    tasks = tmp_path / "tasks.json"
+    task = {"id": "x", "prompt": "hi", "conditions": {"default": {}}, "plan": PLAN}
+    tasks.write_text(json.dumps({"tasks": [task]}))
+    args = ("validate", "--source", str(tasks), "--agent", "gemini-cli", "--model", "scripted")
+    warned = proctor(*args)
+    assert (
+        f"proctor: warning: {tasks}: tasks[0]: field 'plan.conditions.default.turns[0].tool': "
+        "'Read' is Claude Code's"
+    ) in warned.err, warned.err
+    task["conditions"] = {"default": {}, "with-hint": {}}
+    tasks.write_text(json.dumps({"tasks": [task]}))
+    refused = proctor(*args)
+    assert refused.code == 2
+    assert (
+        f"{tasks}: tasks[0]: field 'plan.conditions': no plan for condition with-hint"
+        in refused.err
+    ), refused.err
+    assert "plan.json" not in refused.err + warned.err

@@ -90,6 +90,14 @@ class Case(FrozenModel):
         ``t/tasks.json: tasks[0]``)."""
         return self.source.where if self.source else str(self.path / "config.json")
 
+    def plan_field(self, field: str) -> str:
+        """How a message about a field of its scripted plan starts: ``cases/x/plan.json:
+        field 'conditions'``, or in a task file ``t/tasks.json: tasks[0]: field
+        'plan.conditions'``."""
+        if self.source is not None and self.source.prefix:
+            return f"{self.source.where}: field 'plan.{field}'"
+        return f"{self.path / 'plan.json'}: field '{field}'"
+
     @property
     def tags(self) -> list[str]:
         return self.config.tags

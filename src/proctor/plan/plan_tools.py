@@ -82,7 +82,7 @@ def plan_tool_warnings(trials: Iterable[TrialSpec]) -> list[str]:
                 else ""
             )
             said[
-                f"{spec.case.case.path / 'plan.json'}: field '{prefix}{where}.tool': '{tool}' is "
+                f"{spec.case.case.plan_field(f'{prefix}{where}.tool')}: '{tool}' is "
                 f"{' and '.join(owners)}'s; {label} ({spec.agent}) has no such tool, so it "
                 f"refuses the call on the scripted model{hint}"
             ] = None

@@ -87,7 +87,7 @@ def resolve_case(
                 else ""
             )
             raise ConfigError(
-                f"{case.path / 'plan.json'}: field 'conditions': no plan for "
+                f"{case.plan_field('conditions')}: no plan for "
                 f"{noun_for(len(missing), 'condition')} {', '.join(missing)}{also}"
             )
     provision = (top.provision or Provision()).merged_with(cfg.provision)
