@@ -16,9 +16,11 @@ Run as ``python -I -S agent.py --steps FILE --session-id ID``: the standard libr
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 import termios
@@ -33,10 +35,12 @@ if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's
 from proctor.scripted import AGENT_VERSION as VERSION
 from proctor.scripted.plan import filled_input, inside_workspace
 from proctor.util.clock import now_iso
+from proctor.util.files import open_regular
 from proctor.util.native_paths import claude_transcript
 
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 MAX_SHOWN_LINES = 8
+NOT_REGULAR = "Path is not a regular file (a named pipe or a device)."
 
 
 class Terminal:
@@ -243,13 +247,22 @@ class Agent:
     def _path(self, rel: str) -> Path:
         return Path(self.t.cwd) / rel
 
-    def _outside(self, rel: str) -> bool:
+    def _outside(self, rel: str, itself: bool = False) -> bool:
         """Whether a file step's path leads out of the workspace (a plan validated refuses
-        one; a link in the workspace to elsewhere leads out too): never read or written."""
-        if not inside_workspace(rel):
+        one; a link in the workspace to elsewhere leads out too): never read or written. With
+        ``itself``, a search's folder, the workspace itself is inside."""
+        if not inside_workspace(rel, itself):
             return True
         root = os.path.realpath(self.t.cwd)
         return os.path.commonpath([root, os.path.realpath(self._path(rel))]) != root
+
+    def _searched(self, file: str) -> bool:
+        """Whether a search reads ``file``: a regular file, not a link (to the machine's file,
+        a private key) nor a named pipe or device (reading one would wait for ever)."""
+        try:
+            return stat.S_ISREG(os.lstat(file).st_mode)
+        except OSError:
+            return False
 
     def run_turn(self) -> int | None:
         """Play steps until the plan ends or an ``endTurn``; return an exit code to crash."""
@@ -312,12 +325,14 @@ class Agent:
             self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
             self._show(f"Read({step['read']})", "Path is outside the workspace.")
             return
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            msg = "<tool_use_error>File does not exist.</tool_use_error>"
-            self.t.tool_result(tool_id, msg, True, "Error: File does not exist.", source)
-            self._show(f"Read({step['read']})", "File does not exist.")
+        try:  # open_regular: a named pipe is refused, never waited on
+            with open_regular(path) as fh:
+                text = fh.read().decode("utf-8", "replace")
+        except OSError as exc:
+            reason = _file_error(exc)
+            msg = f"<tool_use_error>{reason}</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, f"Error: {reason}", source)
+            self._show(f"Read({step['read']})", reason)
             return
         lines = text.splitlines()
         numbered = "\n".join(f"{i:6d}\t{line}" for i, line in enumerate(lines, 1))
@@ -337,17 +352,27 @@ class Agent:
     def do_search(self, step: dict[str, Any]) -> None:
         pattern, base = step["search"], step.get("path", ".")
         tool_id, source = self._tool("Grep", {"pattern": pattern, "path": base})
+        # A link to a folder elsewhere (``lnk -> /``) would walk the machine's files.
+        if self._outside(base, itself=True):
+            msg = "<tool_use_error>Path is outside the workspace.</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
+            self._show(f"Search({pattern})", "Path is outside the workspace.")
+            return
         regex = re.compile(pattern)
         hits = []
         for dirpath, dirnames, filenames in os.walk(self._path(base)):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for name in sorted(filenames):
-                file = Path(dirpath) / name
+                file = os.path.join(dirpath, name)
+                if not self._searched(file):
+                    continue
                 try:
-                    if regex.search(file.read_text(encoding="utf-8", errors="ignore")):
-                        hits.append(os.path.relpath(file, self.t.cwd))
+                    with open_regular(file) as fh:
+                        text = fh.read().decode("utf-8", "ignore")
                 except OSError:
                     continue
+                if regex.search(text):
+                    hits.append(os.path.relpath(file, self.t.cwd))
         content = f"Found {len(hits)} files\n" + "\n".join(hits) if hits else "No files found"
         structured = {"mode": "files_with_matches", "filenames": hits, "numFiles": len(hits)}
         self.t.tool_result(tool_id, content, False, structured, source)
@@ -368,11 +393,12 @@ class Agent:
         reason = "Path is outside the workspace." if self._outside(spec["path"]) else None
         try:
             if reason is None:
-                # newline="": the file's own line endings are kept (a CRLF file stays CRLF).
-                with open(path, encoding="utf-8", newline="") as fh:
-                    original = fh.read()
-        except OSError:
-            original, reason = None, "File does not exist."
+                # The file's own line endings are kept (a CRLF file stays CRLF); open_regular:
+                # a named pipe is refused, never waited on.
+                with open_regular(path) as fh:
+                    original = fh.read().decode("utf-8")
+        except OSError as exc:
+            original, reason = None, _file_error(exc)
         except UnicodeDecodeError:
             original, reason = None, "File is not UTF-8 text."
         if original is not None and old not in original and "\r\n" in original:
@@ -404,14 +430,18 @@ class Agent:
         if self._outside(spec["path"]):
             msg = "<tool_use_error>Path is outside the workspace.</tool_use_error>"
             self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
+            self._show(f"Write({spec['path']})", "Path is outside the workspace.")
             return
         existed = path.exists()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(spec["content"], encoding="utf-8")
+            _write_regular(path, spec["content"])
         except OSError as exc:
-            msg = f"<tool_use_error>{exc.strerror}</tool_use_error>"
-            self.t.tool_result(tool_id, msg, True, f"Error: {exc.strerror}", source)
+            pipe = exc.errno in (errno.EINVAL, errno.ENXIO)  # ENXIO: a pipe no one reads
+            reason = NOT_REGULAR if pipe else exc.strerror
+            msg = f"<tool_use_error>{reason}</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, f"Error: {reason}", source)
+            self._show(f"Write({spec['path']})", str(reason))
             return
         kind = "update" if existed else "create"
         structured = {"type": kind, "filePath": str(path), "content": spec["content"]}
@@ -451,6 +481,31 @@ class Agent:
         content = f'User has answered your questions: "{question}"="{reply}".'
         structured = {"questions": tool_input["questions"], "answers": {question: reply}}
         self.t.tool_result(tool_id, content, False, structured, source)
+
+
+def _file_error(exc: OSError) -> str:
+    """Why a file step could not open its file, as its tool result says it."""
+    if isinstance(exc, FileNotFoundError):
+        return "File does not exist."
+    if isinstance(exc, IsADirectoryError):
+        return "Path is a folder, not a file."
+    if exc.errno == errno.EINVAL:  # open_regular's refusal: a named pipe, a device
+        return NOT_REGULAR
+    return f"File cannot be read: {exc.strerror}."
+
+
+def _write_regular(path: Path, content: str) -> None:
+    """Write ``content`` to ``path``, created when missing; a named pipe or a device is refused
+    (EINVAL) rather than waited on (opening a pipe to write waits for a reader)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        os.ftruncate(fd, 0)
+        with open(fd, "w", encoding="utf-8", closefd=False) as fh:
+            fh.write(content)
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str] | None = None) -> int:
