@@ -146,7 +146,7 @@ def validate_step(step: Any, where: str, path: str) -> None:
     if action in ("say", "shell", "read", "search", "ask", "tool"):
         _expect(isinstance(value, str) and value != "", where, here, "a non-empty string", value)
     if action == "read":
-        _expect(inside_workspace(value), where, here, INSIDE, value)
+        _expect_inside(value, where, here, INSIDE)
     if action == "search" and "path" in step:
         folder = step["path"]
         _expect(
@@ -156,12 +156,12 @@ def validate_step(step: Any, where: str, path: str) -> None:
             "a non-empty string (a folder of the workspace)",
             folder,
         )
-        _expect(
-            inside_workspace(folder, itself=True),
+        _expect_inside(
+            folder,
             where,
             _field(path, "path"),
             "a folder of the workspace (relative, not climbing out with '..')",
-            folder,
+            itself=True,
         )
     if action == "tool" and "output" in step:
         _expect(
@@ -248,18 +248,26 @@ def _validate_file_step(action: str, value: Any, where: str, here: str) -> None:
     if "replaceAll" in value:
         flag = value["replaceAll"]
         _expect(_is_flag(flag), where, _field(here, "replaceAll"), "true or false", flag)
-    _expect(inside_workspace(value["path"]), where, _field(here, "path"), INSIDE, value["path"])
+    _expect_inside(value["path"], where, _field(here, "path"), INSIDE)
 
 
 INSIDE = "a path inside the workspace (relative, not climbing out with '..')"
 """What a ``read``, ``edit`` or ``write`` step's path must be."""
 
 
+def _expect_inside(path: str, where: str, here: str, expected: str, itself: bool = False) -> None:
+    """Unless ``path`` is inside the workspace (:func:`inside_workspace`): ``field 'HERE':
+    expected EXPECTED, got …``; a NUL character is named as such (no file name holds one)."""
+    _expect("\0" not in path, where, here, "a path without a NUL character", path)
+    _expect(inside_workspace(path, itself), where, here, expected, path)
+
+
 def inside_workspace(path: str, itself: bool = False) -> bool:
     """Whether a plan's file path names a file inside the workspace (with ``itself``, the
     workspace itself too: ``.``, a search's folder): relative, never above it by ``..``
-    (``../../x`` or ``/etc/x`` would be written, or read, outside the trial's workspace)."""
-    if not path or path.startswith(("/", "\\")):
+    (``../../x`` or ``/etc/x`` would be written, or read, outside the trial's workspace), and
+    holding no NUL character (no file name can: the agent's path calls would raise)."""
+    if not path or path.startswith(("/", "\\")) or "\0" in path:
         return False
     depth = 0
     for part in re.split(r"[/\\]", path):

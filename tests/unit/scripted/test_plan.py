@@ -250,3 +250,22 @@ def test_a_search_outside_the_workspace_is_refused(path: str) -> None:
 def test_a_read_and_a_search_inside_the_workspace_are_accepted() -> None:
     steps = [{"read": "a/../b"}, {"read": "./s/t"}, {"search": "x", "path": "."}]
     validate_plan({"turns": [*steps, {"search": "x", "path": "src"}, {"search": "x"}]})
+
+
+@pytest.mark.parametrize(
+    ("step", "field"),
+    [
+        ({"read": "a\0b"}, "turns[0].read"),
+        ({"search": "x", "path": "src\0"}, "turns[0].path"),
+        ({"write": {"path": "a\0b", "content": ""}}, "turns[0].write.path"),
+        ({"edit": {"path": "\0", "old": "a", "new": "b"}}, "turns[0].edit.path"),
+    ],
+)
+def test_a_path_with_a_nul_character_is_refused(step: dict[str, object], field: str) -> None:
+    """``{"read": "a\\u0000b"}`` passed validate, and the scripted agent crashed on it mid-trial
+    (``ValueError: embedded null byte``)."""
+    with pytest.raises(PlanError) as raised:
+        validate_plan({"turns": [step]}, "c/plan.json")
+    assert str(raised.value).startswith(
+        f"c/plan.json: field '{field}': expected a path without a NUL character, got the string "
+    )
