@@ -552,8 +552,10 @@ def unplayed(
     agent completed) left turns to spare in the plan (an ``endTurn`` no message followed):
     those steps never ran, and nothing else would say so. ``sender`` says who sent them
     (``the test``). Counted by ``endTurn``, so a turn an ``ask`` split in two is one turn here
-    (no false warning; a miss at worst)."""
-    steps = steps_for_repeat(plan_for_condition(data, condition) or {"turns": []}, repeat)
+    (no false warning; a miss at worst). Each step is named by its JSON path in the plan file
+    (``conditions.baseline.variants[1][2]``, as validate names it) and its action."""
+    plan = plan_for_condition(data, condition) or {"turns": []}
+    steps = steps_for_repeat(plan, repeat)
     turns: list[list[int]] = [[]]
     for i, step in enumerate(steps):
         if "endTurn" in step:
@@ -565,7 +567,14 @@ def unplayed(
     left = [i for turn in turns[sent:] for i in turn]
     if not left:
         return None
-    named = ", ".join(f"turns[{i}] ({next(iter(steps[i]))})" for i in left[:5])
+    at = _field("conditions", condition) if "conditions" in data else ""
+    if "variants" in plan:  # the variant this repeat plays, as validate names its steps
+        at = _field(_field(at, "variants"), (repeat - 1) % len(plan["variants"]))
+    else:
+        at = _field(at, "turns")
+    named = ", ".join(
+        f"{_field(at, i)} ({next(k for k in steps[i] if k in ACTIONS)})" for i in left[:5]
+    )
     more = f" and {len(left) - 5} more" if len(left) > 5 else ""
     return (
         f"the plan has {plural(len(turns), 'turn')} (split by endTurn) and {sender} sent "
