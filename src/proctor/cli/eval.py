@@ -17,6 +17,7 @@ from proctor.errors import ConfigError
 from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
+from proctor.util.text import one_line
 
 
 @click.command("eval")
@@ -139,7 +140,7 @@ def command(
     else:
         _print_summary(result.summary, verbose)
     if result.summary["interrupted"]:  # the cases it never started have no line above
-        reason = mask(str(result.summary["reason"]))
+        reason = mask(one_line(str(result.summary["reason"])))
         echo_unless_gone(f"proctor: exit {result.exit_code}: {reason}", err=True)
     return result.exit_code
 
