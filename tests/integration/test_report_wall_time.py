@@ -101,9 +101,13 @@ def test_the_viewer_tells_the_wall_time_report_does(
     assert shown != old
     with TestClient(build_app(ViewSettings(results=run.parent))) as client:
         runs = client.get("/").text
-        assert f"≥ </span>{shown}" in runs, runs
+        told = (  # the tooltip: a run still running is a lower bound too
+            '<span title="a stretch that ran it was killed or runs still: counted to the last '
+            'line it wrote in journal.jsonl">'
+        )
+        assert f"{told}≥ </span>{shown}" in runs, runs
         page = client.get(f"/runs/{run.name}").text
-        assert f"wall time at least {shown}" in page, page
+        assert f"wall time {told}at least</span> {shown}" in page, page
 
 
 def test_a_journal_that_is_no_file_leaves_the_wall_time_of_suite_json(
