@@ -154,6 +154,18 @@ def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_
     assert resumed.code == 0, resumed.err
 
 
+def test_a_resume_takes_an_option_given_its_default(proctor: Run, tmp_path: Path) -> None:
+    """`--executor local`, `--source .` or `--collect-cost` change nothing and were taken by a
+    resume, until every option given was refused; one given another value is still refused."""
+    _, run_dir = started(proctor, tmp_path)
+    same = ("--executor", "local", "--source", ".", "--collect-cost")
+    resumed = proctor("run", "--resume", str(run_dir), *same)
+    assert resumed.code == 0, resumed.err
+    refused = proctor("run", "--resume", str(run_dir), "--executor", "local", "--no-collect-cost")
+    assert refused.code == 2
+    assert "configuration: drop --no-collect-cost; give it alone" in refused.err, refused.err
+
+
 def test_a_resume_given_prompt_is_refused_before_it_writes_an_inline_case(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

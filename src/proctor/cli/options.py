@@ -136,18 +136,36 @@ def check_folder_of(option: str, path: Path) -> None:
 
 
 def given_options(ctx: click.Context, taken: frozenset[str]) -> list[str]:
-    """The options given on the command line other than ``taken`` (parameter names), each as
-    it is spelt (``--no-evaluate`` for a flag's off switch), in the command's order."""
+    """The options given other than ``taken`` (parameter names) that change something: on the
+    command line or by an environment variable, to a value other than the option's default
+    (``--executor local``, ``--source .`` or ``--collect-cost`` change nothing), each as it is
+    spelt (``--no-evaluate`` for a flag's off switch), in the command's order."""
     given = []
     for param in ctx.command.params:
-        if param.name in taken or not isinstance(param, click.Option):
+        name = param.name or ""
+        if name in taken or not isinstance(param, click.Option):
             continue
-        if ctx.get_parameter_source(param.name or "") is not ParameterSource.COMMANDLINE:
+        source = ctx.get_parameter_source(name)
+        if source not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
             continue
-        off = param.secondary_opts and ctx.params.get(param.name or "") is False
+        if ctx.params.get(name) == _default_of(param, ctx):
+            continue
+        off = param.secondary_opts and ctx.params.get(name) is False
         spellings = param.secondary_opts if off else param.opts
         given.append(next((o for o in spellings if o.startswith("--")), spellings[0]))
     return given
+
+
+def _default_of(param: click.Option, ctx: click.Context) -> Any:
+    """``param``'s default as its value would be (converted by its type: ``Path(".")``, ``()``
+    for a repeatable option left out)."""
+    default = param.get_default(ctx)
+    if default is None or type(default).__module__.startswith("click."):  # 8.5's UNSET: none
+        return () if param.multiple else None
+    try:
+        return param.type_cast_value(ctx, default)
+    except click.BadParameter:  # a default its type refuses is no value a user gives
+        return default
 
 
 def id_pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
