@@ -358,7 +358,14 @@ class Agent:
             self.t.tool_result(tool_id, msg, True, "Error: Path is outside the workspace.", source)
             self._show(f"Search({pattern})", "Path is outside the workspace.")
             return
-        regex = re.compile(pattern)
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:  # a failed call, as a search tool answers a bad pattern
+            said = f"Invalid regular expression {pattern!r}: {exc}"
+            msg = f"<tool_use_error>{said}</tool_use_error>"
+            self.t.tool_result(tool_id, msg, True, f"Error: {said}", source)
+            self._show(f"Search({pattern})", said)
+            return
         hits = []
         for dirpath, dirnames, filenames in os.walk(self._path(base)):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))

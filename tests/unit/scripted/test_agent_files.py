@@ -124,3 +124,13 @@ def test_file_steps_in_the_workspace_still_work(workspace: Path) -> None:
     assert (workspace / "a.txt").read_text() == "short\n"
     assert [r["is_error"] for r in results] == [False, False, False, False, True]
     assert "File does not exist." in results[4]["content"]
+
+
+def test_a_search_for_a_pattern_that_does_not_compile_is_a_failed_call(workspace: Path) -> None:
+    """``{"search": "("}`` stopped the agent with re.error; a search tool answers a bad
+    pattern with an error, and the turn goes on."""
+    results, screen = play(workspace, [{"search": "("}, {"search": "BEGIN"}])
+    assert results[0]["is_error"] is True
+    assert "Invalid regular expression '('" in results[0]["content"]
+    assert "Invalid regular expression" in screen
+    assert results[1]["is_error"] is False and "a.txt" in results[1]["content"]
