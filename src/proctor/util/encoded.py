@@ -56,9 +56,13 @@ def base64_forms(value: str) -> set[str]:
 _EDGES = "\u2502\u2503\u2551"
 """The box edges a terminal UI draws at the ends of a line (``│``, ``┃``, ``║``)."""
 _VALUE = r'(?:true|false|null|-?[0-9.eE+-]++|"(?:[^"\\]++|\\.)*+")'
+_FIELDS = 16
+"""The most fields of a screen row's object looked through after its text and before the
+next one's (Gemini CLI's have 8: ``bold``, ``italic``, … ``fg``, ``bg``): a large JSON object
+of many fields is not read again from the end of each of its strings."""
 _ROW = (
-    rf'"(?:\s*+,\s*+"\w++"\s*+:\s*+{_VALUE})*+\s*+\}}\s*+(?:\]\s*+,\s*+\[|,)\s*+\{{'
-    rf'(?:\s*+"(?!text")\w++"\s*+:\s*+{_VALUE}\s*+,)*+\s*+"text"\s*+:\s*+"'
+    rf'"(?:\s*+,\s*+"\w++"\s*+:\s*+{_VALUE}){{0,{_FIELDS}}}+\s*+\}}\s*+(?:\]\s*+,\s*+\[|,)\s*+\{{'
+    rf'(?:\s*+"(?!text")\w++"\s*+:\s*+{_VALUE}\s*+,){{0,{_FIELDS}}}+\s*+"text"\s*+:\s*+"'
 )
 """Between two rows of a screen as Gemini CLI keeps an interactive command's output in its
 transcript (a list of rows, each a list of ``{"text": …, "bold": …, …}``), or two pieces of

@@ -711,3 +711,20 @@ def test_ordinary_rows_of_gemini_cli_s_transcript_are_left_as_they_are(
     rows += ',[{"text":"1000","bold":false}],[{"text":"00 tests","bold":false}]'
     assert masking.mask(rows) == rows
     assert masking.mask_bytes(rows.encode()) == rows.encode()
+
+
+def test_a_large_flat_json_object_holding_a_text_is_masked_in_linear_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a text holds ``"text"`` (a Gemini CLI screen row may be in it), the end of a row
+    was looked for from each string's end through all the fields after it: an object of
+    16,000 string fields took a minute to mask; Gemini's rows have a handful of fields."""
+    import time
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(LEAKY_KEY)
+    text = '{"text":"x",' + ",".join(f'"k{i}":"v"' for i in range(16_000)) + "}"
+    started = time.monotonic()
+    assert masking.mask(text) == text
+    assert masking.mask_bytes(text.encode()) == text.encode()
+    assert time.monotonic() - started < 5
