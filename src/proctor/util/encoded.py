@@ -119,7 +119,8 @@ def wrapped_masked(text: str, forms: Iterable[str], mask: str, rows: Iterable[st
     replaced by ``mask``, what stands between its lines kept (the text keeps its lines and a
     screen its frame), and each of ``rows`` (secrets as they are) that the end of a screen row
     in a transcript splits (see :data:`_ROW`). Each is looked for first in the text with all
-    that may stand between taken out: only one found there has its pattern run."""
+    that may stand between taken out, and taken out of it too (a secret with a blank in it):
+    only one found there has its pattern run."""
     if not _holds_breaks(text):
         return text
     squeezed = _squeezed(text.encode("utf-8", "surrogatepass"))
@@ -128,7 +129,7 @@ def wrapped_masked(text: str, forms: Iterable[str], mask: str, rows: Iterable[st
             text = _wrapped(form).sub(lambda m: mask + "".join(_SEPARATORS.findall(m[0])), text)
     if ROW_MARK in text:
         for secret in rows:
-            if secret.encode() in squeezed:
+            if _squeezed(secret.encode()) in squeezed:
                 text = _wrapped(secret, _BETWEEN_ROWS).sub(
                     lambda m: mask + "".join(_SEPARATORS.findall(m[0])), text
                 )
@@ -153,7 +154,7 @@ def wrapped_masked_bytes(
             )
     if ROW_MARK.encode() in data:
         for secret in rows:
-            if secret.encode() in squeezed:
+            if _squeezed(secret.encode()) in squeezed:
                 data = _wrapped_bytes(secret, _BETWEEN_ROWS.encode()).sub(
                     lambda m: mask + b"".join(_SEPARATORS_BYTES.findall(m[0])), data
                 )

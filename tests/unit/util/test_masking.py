@@ -728,3 +728,16 @@ def test_a_large_flat_json_object_holding_a_text_is_masked_in_linear_time(
     assert masking.mask(text) == text
     assert masking.mask_bytes(text.encode()) == text.encode()
     assert time.monotonic() - started < 5
+
+
+def test_a_secret_holding_a_blank_a_screen_row_of_gemini_cli_s_transcript_cuts_is_masked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A secret named with a blank in it (a passphrase), cut at a row's end, stayed in the
+    clear: it was looked for first, as it is, in the text with the blanks taken out."""
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret("Pass word-1234-XYZ", named=True)
+    rows = '[{"text":"Pass wo   ","bold":false}],[{"text":"rd-1234-XYZ","bold":false}]'
+    masked = '[{"text":"***   ","bold":false}],[{"text":"","bold":false}]'
+    assert masking.mask(rows) == masked
+    assert masking.mask_bytes(rows.encode()) == masked.encode()
