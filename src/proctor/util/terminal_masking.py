@@ -149,9 +149,13 @@ _UNFINISHED = re.compile(
 """How a stream may end between two characters of a secret, before the next comes: blanks
 or box edges (a line's padding, its break yet to come), escapes, and the first bytes of one
 more (an escape, an edge's character)."""
-_TRAILING = re.compile(rb"(?<![ \t])(?:" + _UNFINISHED.pattern + rb")\Z")
-"""What of :data:`_UNFINISHED` ends a stream, looked for from where a run of blanks begins
-only (not again from each of its blanks)."""
+_TRAILING = re.compile(
+    rb"(?<![ \t\x00-\x1a\x1c-\x1f\x7f])(?<!\xe2\x94[\x82\x83])(?<!\xe2\x95\x91)"
+    rb"(?:" + _UNFINISHED.pattern + rb")\Z"
+)
+"""What of :data:`_UNFINISHED` ends a stream, looked for from where a run of blanks, control
+characters (but ESC) and box edges begins only: not again from each of them (any match from
+one of them is a match from the one before it, a step shorter)."""
 _REACH_PER_CHAR = 64
 """The most bytes looked back for the start of a secret, per character of the longest: room
 for escapes (a colour or two) between each two of its characters."""

@@ -741,3 +741,27 @@ def test_a_secret_holding_a_blank_a_screen_row_of_gemini_cli_s_transcript_cuts_i
     masked = '[{"text":"***   ","bold":false}],[{"text":"","bold":false}]'
     assert masking.mask(rows) == masked
     assert masking.mask_bytes(rows.encode()) == masked.encode()
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [b"\x00" * 1023 + b"x", b"\x07\x08\r" * 341 + b"x", BOX * 341 + b"x"],
+    ids=["nul", "controls", "edges"],
+)
+def test_the_mirror_reads_a_tail_of_control_characters_once(
+    monkeypatch: pytest.MonkeyPatch, tail: bytes
+) -> None:
+    """Where a chunk's last kilobyte may hold a line's padding after a key's first character,
+    a run of control characters or box edges not reaching the end was read again from each of
+    its bytes (40 ms a chunk, 3 ms for edges): read once, a thousand chunks take a tenth of a
+    second."""
+    import time
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    masking.register_secret(TERMINAL_KEY)
+    mirror = terminal_masking.StreamMask()
+    mirror.feed(tail)  # the patterns compiled
+    started = time.monotonic()
+    for _ in range(1000):
+        assert mirror.feed(tail) == tail
+    assert time.monotonic() - started < 1.5
