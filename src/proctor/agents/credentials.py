@@ -36,7 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from proctor.agents.provisioning import register_mcp_secrets
 from proctor.models.config import AgentProfile
+from proctor.models.plan import TrialSpec
 from proctor.util.masking import register_secret
 from proctor.workspace.environment import is_setting, names_credential, url_passwords
 
@@ -422,3 +424,14 @@ def register_given_secrets(
             register_secret(value)
         for password in url_passwords(value):
             register_secret(password)
+
+
+def register_spec_secrets(spec: TrialSpec, environ: Mapping[str, str]) -> None:
+    """Register for masking what a trial of ``spec`` is given beyond the keys its agent is
+    lent: :func:`register_given_secrets` of its profile's ``forwardEnv`` and the case's,
+    profile's and condition's ``env``, and the credentials of its MCP servers (whatever the
+    agent: one with no MCP may still show them)."""
+    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
+    register_given_secrets(spec.profile.forward_env, given, environ)
+    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
+        register_mcp_secrets(entry)

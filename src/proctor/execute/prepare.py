@@ -15,11 +15,10 @@ from proctor.agents.credentials import (
     LentFile,
     give_back,
     lends,
-    register_given_secrets,
+    register_spec_secrets,
 )
 from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import install as install_credentials
-from proctor.agents.provisioning import register_mcp_secrets
 from proctor.errors import WorkspaceError
 from proctor.execute.context import TrialContext
 from proctor.execute.servers import start_harness_server
@@ -87,13 +86,7 @@ def prepare(ctx: TrialContext) -> Prepared:
     if fixture is not None and kind == "zip":
         fixture, kind = zip_template(fixture, ctx.templates), "dir"
     fixture_stats = materialise_fixture(fixture, kind, ctx.workspace)
-    register_given_secrets(
-        spec.profile.forward_env,
-        {**spec.case.env, **spec.profile.env, **spec.variant.env},
-        os.environ,
-    )
-    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
-        register_mcp_secrets(entry)  # whatever the agent (one with no MCP may still show them)
+    register_spec_secrets(spec, os.environ)
     env = agent_environment(
         os.environ,
         home=ctx.home,

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from proctor.agents.base import adapter_for
 from proctor.agents.credentials import problem as credentials_problem
-from proctor.agents.credentials import register_given_secrets
-from proctor.agents.provisioning import register_mcp_secrets
+from proctor.agents.credentials import register_spec_secrets
 from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
@@ -124,13 +123,7 @@ def preflight(
     when it holds a key the agent is not lent. ``warn`` is given :func:`profile_warnings`."""
     trials = list(trials)
     for spec in trials:  # masked in what is said from here on (a CLI's version among it)
-        register_given_secrets(
-            spec.profile.forward_env,
-            {**spec.case.env, **spec.profile.env, **spec.variant.env},
-            os.environ,
-        )
-        for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
-            register_mcp_secrets(entry)
+        register_spec_secrets(spec, os.environ)
     problems = preflight_problems(trials, dotenv_dir)
     if problems:
         raise ConfigError("; ".join(problems))

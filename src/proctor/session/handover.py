@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.credentials import find as find_credentials
-from proctor.agents.credentials import register_given_secrets, register_user_keys
-from proctor.agents.provisioning import register_mcp_secrets
+from proctor.agents.credentials import register_spec_secrets, register_user_keys
 from proctor.errors import ConfigError
 from proctor.models.plan import TrialSpec
 from proctor.util.masking import mask_bytes, register_secret, scrub_tree
@@ -46,10 +45,7 @@ def register_session_secrets(spec: TrialSpec, agent: str) -> None:
     for value in find_credentials(agent, os.environ).keys.values():
         register_secret(value)
     register_user_keys()
-    given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
-    register_given_secrets(spec.profile.forward_env, given, os.environ)
-    for entry in spec.case.provision.merged_with(spec.variant.provision).mcps:
-        register_mcp_secrets(entry)
+    register_spec_secrets(spec, os.environ)
 
 
 def masked_snapshot(root: Path) -> dict[str, bytes]:
