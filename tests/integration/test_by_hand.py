@@ -555,3 +555,30 @@ def test_prepare_names_the_mcp_servers_left_to_add_in_words(proctor: Run, tmp_pa
         assert prepared.code == 0, prepared.err
         steps = json.loads(prepared.out)["nextSteps"]
         assert any(step.startswith(said) for step in steps), steps
+
+
+def test_configure_mcp_refuses_a_gemini_folder_linked_outside_the_workspace(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setup line (or a fixture) that made ``.gemini`` a link to a folder elsewhere had
+    ``--configure-mcp`` delete the ``settings.json`` there and write one holding the MCP
+    server's token in its place; now prepare refuses, names the link and leaves no session."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "settings.json").write_text('{"mine": true}\n')
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    server = {"name": "svc", "command": "svc-server", "env": {"SVC_TOKEN": "mcp-planted-token-1"}}
+    config["provision"] = {"mcps": [server]}
+    config["setup"] = [f"ln -s {elsewhere} .gemini"]
+    (case / "config.json").write_text(json.dumps(config))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(case), "--configure-mcp", "--out", str(out))
+    assert prepared.code == 2, prepared.out
+    assert f"the workspace's .gemini is a link to {elsewhere}, outside it" in prepared.err
+    assert (elsewhere / "settings.json").read_text() == '{"mine": true}\n'
+    assert list((out / "prepared").iterdir()) == []

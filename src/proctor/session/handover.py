@@ -28,9 +28,20 @@ PRIVATE = 0o600
 """The mode of a file that holds a credential the person's agent needs."""
 
 
-def write_private_json(path: Path, data: Any) -> None:
+def write_private_json(path: Path, data: Any, workspace: Path) -> None:
     """``data`` as JSON in ``path``, readable and writable by its owner only (from the moment
-    it exists: never a window in which others can read it)."""
+    it exists: never a window in which others can read it). Refused when ``path``'s folder is
+    not in ``workspace`` (a link the fixture or a setup line made, ``.gemini -> ~/.gemini``):
+    the file there would be replaced, with a credential in it."""
+    folder = Path(os.path.realpath(path.parent))
+    root = Path(os.path.realpath(workspace))
+    if folder != root and root not in folder.parents:
+        raise ConfigError(
+            f"the workspace's {path.parent.relative_to(workspace)} is a link to {folder}, "
+            f"outside it: the MCP configuration {path.name} is written in the workspace only "
+            "(remove the link the fixture or a setup line made, or prepare without "
+            "--configure-mcp)"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE)

@@ -166,8 +166,8 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
         # The person's agent starts these servers: their credentials are written as they are,
         # for the owner's eyes only, and masked everywhere else (see proctor.session.handover).
         servers = {e.name: mcp_server_config(e) for e in provision.mcps}
-        write_private_json(workspace / ".mcp.json", {"mcpServers": servers})
-        write_private_json(workspace / ".gemini" / "settings.json", {"mcpServers": servers})
+        for path in (workspace / ".mcp.json", workspace / ".gemini" / "settings.json"):
+            write_private_json(path, {"mcpServers": servers}, workspace)
     elif provision.mcps:
         names = ", ".join(e.name for e in provision.mcps)
         servers_word = noun_for(len(provision.mcps), "MCP server")
@@ -224,11 +224,11 @@ def prepare_session(
     c = spec.case.case
     try:
         _set_up(spec, root, workspace)
+        left = _provision(spec, workspace, configure_mcp)
     except BaseException:
         # A session that cannot be handed over leaves no half-made folder to be taken for one.
         remove_tree(root)
         raise
-    left = _provision(spec, workspace, configure_mcp)
     shutil.copytree(workspace, root / "before", symlinks=True)
     # Only the workspace holds the credentials the person's agent needs: the copy kept for
     # the diff holds them masked (`record` diffs the workspace masked too).
