@@ -582,3 +582,25 @@ def test_configure_mcp_refuses_a_gemini_folder_linked_outside_the_workspace(
     assert f"the workspace's .gemini is a link to {elsewhere}, outside it" in prepared.err
     assert (elsewhere / "settings.json").read_text() == '{"mine": true}\n'
     assert list((out / "prepared").iterdir()) == []
+
+
+def test_configure_mcp_refuses_a_folder_in_the_place_of_its_configuration(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setup line that made ``.gemini/settings.json`` a folder stopped prepare with a
+    traceback (IsADirectoryError); now it is one sentence, exit 2, and no session is left."""
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    config["provision"] = {"mcps": [{"name": "svc", "command": "svc-server"}]}
+    config["setup"] = ["mkdir -p .gemini/settings.json"]
+    (case / "config.json").write_text(json.dumps(config))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(case), "--configure-mcp", "--out", str(out))
+    assert prepared.code == 2, prepared.out
+    assert "the workspace's .gemini/settings.json is a folder" in prepared.err, prepared.err
+    assert "Traceback" not in prepared.err
+    assert list((out / "prepared").iterdir()) == []

@@ -43,6 +43,12 @@ def write_private_json(path: Path, data: Any, workspace: Path) -> None:
             "--configure-mcp)"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        raise ConfigError(
+            f"the workspace's {path.relative_to(workspace)} is a folder (the fixture or a setup "
+            f"line made it): the MCP configuration {path.name} cannot be written there (remove "
+            "it, or prepare without --configure-mcp)"
+        )
     path.unlink(missing_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
