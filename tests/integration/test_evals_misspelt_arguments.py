@@ -16,6 +16,18 @@ from tests.integration.test_evals_cli import project, run_json
 
 Run = Any
 
+OK_EVAL = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+
+
+def refused(proctor: Run, tmp_path: Path, body: str, config: str | None = None) -> str:
+    """What ``proctor eval`` says of an eval file ``body`` (and ``evals.config.py``) it
+    refuses before anything runs (exit 2, no traceback)."""
+    root = project(tmp_path, {"a.eval.py": body}, config=config)
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert "Traceback" not in result.err, result.err
+    return str(result.err)
+
 
 @pytest.mark.parametrize(
     ("body", "expected"),
@@ -40,27 +52,21 @@ Run = Any
 def test_a_misspelt_keyword_in_an_eval_file_names_the_near_ones(
     proctor: Run, tmp_path: Path, body: str, expected: str
 ) -> None:
-    root = project(tmp_path, {"a.eval.py": body})
-    result = proctor("eval", "--dir", str(root), "--no-stream")
-    assert result.code == 2, result.err
-    assert expected in result.err, result.err
-    assert "unexpected keyword" not in result.err and "Traceback" not in result.err
+    err = refused(proctor, tmp_path, body)
+    assert expected in err and "unexpected keyword" not in err, err
 
 
 def test_a_misspelt_keyword_in_the_config_file_names_the_near_ones(
     proctor: Run, tmp_path: Path
 ) -> None:
-    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
     config = (
         "from proctor.evals import define_eval_config\nc = define_eval_config(max_concurency=2)\n"
     )
-    root = project(tmp_path, {"a.eval.py": body}, config=config)
-    result = proctor("eval", "--dir", str(root), "--no-stream")
-    assert result.code == 2, result.err
+    err = refused(proctor, tmp_path, OK_EVAL, config)
     assert (
         "evals.config.py:2: define_eval_config() has no argument 'max_concurency' (did you mean "
         "'max_concurrency'?)"
-    ) in result.err, result.err
+    ) in err, err
 
 
 def test_a_misspelt_keyword_inside_a_test_names_the_near_ones(proctor: Run, tmp_path: Path) -> None:
@@ -118,25 +124,19 @@ DEFINE_EVAL_KEYWORDS = (
 def test_a_value_given_by_position_to_a_keyword_only_function_names_its_keywords(
     proctor: Run, tmp_path: Path, body: str, expected: str
 ) -> None:
-    root = project(tmp_path, {"a.eval.py": body})
-    result = proctor("eval", "--dir", str(root), "--no-stream")
-    assert result.code == 2, result.err
-    assert expected in result.err, result.err
-    assert "positional arguments but" not in result.err and "Traceback" not in result.err
+    err = refused(proctor, tmp_path, body)
+    assert expected in err and "positional arguments but" not in err, err
 
 
 def test_a_value_given_by_position_in_the_config_file_names_its_keywords(
     proctor: Run, tmp_path: Path
 ) -> None:
-    body = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
     config = "from proctor.evals import define_eval_config\nc = define_eval_config(2)\n"
-    root = project(tmp_path, {"a.eval.py": body}, config=config)
-    result = proctor("eval", "--dir", str(root), "--no-stream")
-    assert result.code == 2, result.err
+    err = refused(proctor, tmp_path, OK_EVAL, config)
     assert (
         "evals.config.py:2: define_eval_config() takes keyword arguments only (max_concurrency, "
         "timeout_ms, judge, agent, model, reporters), and 1 was given by position"
-    ) in result.err, result.err
+    ) in err, err
 
 
 def test_a_keyword_given_by_position_inside_a_test_names_the_keywords(
