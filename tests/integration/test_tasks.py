@@ -95,3 +95,37 @@ def test_a_task_file_that_is_not_utf8_is_one_sentence(proctor: Any, tmp_path: Pa
     result = proctor("run", "--source", str(cases), "--dry-run")
     assert result.code == 2, result.err
     assert "tasks.json: not UTF-8 text" in result.err
+
+
+def test_a_task_s_hidden_files_are_the_ones_its_command_copies_in(
+    proctor: Any, tmp_path: Path
+) -> None:
+    """``noHiddenReads: true`` stands for what the task's ``command`` evaluators copy in: a
+    task has no config.json, from which they were read, so a task that read its hidden tests
+    passed the check."""
+    root = tmp_path / "repos"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "core.py").write_text("ANSWER = 41\n")
+    suite = tmp_path / "suite"
+    (suite / "hidden").mkdir(parents=True)
+    (suite / "hidden" / "check.sh").write_text("grep -q 42 core.py\n")
+    task = {
+        "id": "peek",
+        "repository": "lib",
+        "prompt": "Make ANSWER 42.",
+        "successCriteria": [
+            {"use": "command", "run": "sh hidden/check.sh", "copyIn": ["hidden/"]},
+            {"use": "expect", "gate": True, "checks": [{"noHiddenReads": True}]},
+        ],
+        "plan": {"turns": [{"shell": f"cat {suite / 'hidden' / 'check.sh'}"}, {"say": "Read."}]},
+    }
+    (suite / "tasks.json").write_text(json.dumps([task]))
+    out = tmp_path / "out"
+    result = proctor(
+        "run", "--source", str(suite / "tasks.json"), "--source-root", str(root), "--out", str(out)
+    )
+    assert result.code == 1, result.err
+    trial = load_trial(single_run_dir(out), "peek")
+    (expect,) = [r for r in trial["evaluators"] if r["use"] == "expect"]
+    assert not expect["passed"], expect
+    assert "read a hidden file" in expect["message"], expect["message"]

@@ -86,6 +86,9 @@ class EvaluationContext:
     env: dict[str, str] = field(default_factory=dict)
     timed_out: bool = False
     roles: RoleSet | None = None
+    case_evaluators: Sequence[EvaluatorSpec] = ()
+    """The case's evaluator entries, as loaded (a case folder's ``config.json`` or a task of a
+    ``tasks.json``, its ``successCriteria`` too): what ``expect`` reads the hidden files of."""
 
 
 class Evaluator(Protocol):

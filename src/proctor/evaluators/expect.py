@@ -9,8 +9,7 @@ check with whether it passed and why not.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, Field
@@ -81,18 +80,16 @@ def trial_scope(ctx: EvaluationContext) -> ReadScope:
     return scope_of_trial(ctx.workspace, ctx.trial.root, ctx.case_dir)
 
 
-def copied_in(case_dir: Path) -> list[str]:
-    """What the case's ``command`` evaluators copy in after the agent finished (its hidden
-    files): the globs ``"noHiddenReads": true`` stands for."""
-    try:
-        config = json.loads((case_dir / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    entries = config.get("evaluators", []) if isinstance(config, dict) else []
+def copied_in(entries: Sequence[EvaluatorSpec]) -> list[str]:
+    """What the case's ``command`` evaluators (``entries``, the case's evaluators as loaded)
+    copy in after the agent finished (its hidden files): the globs ``"noHiddenReads": true``
+    stands for. Read from the loaded entries, not the case folder's ``config.json``: a task of
+    a ``tasks.json`` has none."""
     paths: list[str] = []
-    for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, dict) and entry.get("use") == "command":
-            paths += [p for p in entry.get("copyIn", []) if isinstance(p, str)]
+    for entry in entries:
+        if entry.use == "command":
+            listed = entry.params.get("copyIn", [])
+            paths += [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
     return paths
 
 
@@ -104,7 +101,7 @@ class Expect:
     def evaluate(self, spec: EvaluatorSpec, ctx: EvaluationContext) -> EvaluatorResult:
         params = ExpectParams.of(spec)
         gates = TrialGates(ctx)
-        hidden = copied_in(ctx.case_dir)
+        hidden = copied_in(ctx.case_evaluators)
         rows: list[dict[str, Any]] = []
         for index, entry in enumerate(params.checks):
             check = parse_check(entry, hidden)

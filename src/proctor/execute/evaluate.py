@@ -43,6 +43,7 @@ def run_evaluators(
         env=prepared.env,
         timed_out=driven is not None and driven.outcome.kind == "timeout",
         roles=prepared.roles,
+        case_evaluators=spec.case.evaluators,
     )
     return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]
 

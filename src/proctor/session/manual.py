@@ -317,6 +317,7 @@ def evaluate_on(
         env=agent_environment(os.environ, home=home),
         timed_out=timed_out,
         roles=roles,
+        case_evaluators=spec.case.evaluators,
     )
     try:
         return [evaluated(entry, context, spec.condition) for entry in spec.case.evaluators]

@@ -11,6 +11,7 @@ import pytest
 from proctor.discover.folders import load_case
 from proctor.errors import ConfigError
 from proctor.evaluators.expect import copied_in
+from proctor.models.case import EvaluatorSpec
 from proctor.models.trajectory import Event, make_event
 from proctor.workspace.diff import unified_diff
 from tests.conftest import write_case
@@ -124,10 +125,9 @@ def test_no_test_tampering_reads_the_workspace_diff(tmp_path: Path) -> None:
 def test_no_hidden_reads_defaults_to_the_copied_in_paths(tmp_path: Path) -> None:
     ctx = context(tmp_path, GOOD)
     (ctx.case_dir / "hidden_tests").mkdir()
-    (ctx.case_dir / "config.json").write_text(
-        '{"evaluators": [{"use": "command", "run": "true", "copyIn": ["hidden_tests/"]}]}'
-    )
-    assert copied_in(ctx.case_dir) == ["hidden_tests/"]
+    command = {"run": "true", "copyIn": ["hidden_tests/"]}
+    ctx.case_evaluators = [EvaluatorSpec(use="command", params=command)]
+    assert copied_in(ctx.case_evaluators) == ["hidden_tests/"]
     entry = {"use": "expect", "checks": [{"noHiddenReads": True}]}
     assert evaluate(entry, ctx).passed
     peek = [*GOOD, *call(9, "Read", "read", file_path=str(ctx.case_dir / "hidden_tests/t.py"))]
