@@ -584,6 +584,35 @@ def test_configure_mcp_refuses_a_gemini_folder_linked_outside_the_workspace(
     assert list((out / "prepared").iterdir()) == []
 
 
+@pytest.mark.parametrize("linked", [".claude", ".agents/skills"])
+def test_prepare_refuses_a_skills_folder_linked_outside_the_workspace(
+    proctor: Run, tmp_path: Path, linked: str
+) -> None:
+    """A setup line that made ``.claude`` (or ``.agents/skills``) a link to a folder elsewhere
+    had prepare delete the skill folder of that name there and copy the case's skill in its
+    place; now prepare refuses, names the link and leaves no session."""
+    skill = tmp_path / "skill" / "tidy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("# tidy\n")
+    elsewhere = tmp_path / "elsewhere"
+    mine = elsewhere / "skills" / "tidy" if linked == ".claude" else elsewhere / "tidy"
+    mine.mkdir(parents=True)
+    (mine / "KEEP").write_text("mine\n")
+    case = tmp_path / "add-b"
+    shutil.copytree(CASE, case)
+    config = json.loads((case / "config.json").read_text())
+    config["provision"] = {"skills": [{"name": "tidy", "path": str(skill)}]}
+    config["setup"] = [f"mkdir -p .agents && ln -s {elsewhere} {linked}"]
+    (case / "config.json").write_text(json.dumps(config))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(case), "--out", str(out))
+    assert prepared.code == 2, prepared.out
+    said = f"the workspace's {linked} is a link to {elsewhere}, outside it: the skill 'tidy'"
+    assert said in prepared.err
+    assert [p.name for p in mine.iterdir()] == ["KEEP"]
+    assert list((out / "prepared").iterdir()) == []
+
+
 def test_configure_mcp_refuses_a_folder_in_the_place_of_its_configuration(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

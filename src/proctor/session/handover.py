@@ -28,17 +28,34 @@ PRIVATE = 0o600
 """The mode of a file that holds a credential the person's agent needs."""
 
 
+def link_outside(folder: Path, workspace: Path) -> str | None:
+    """``"the workspace's .claude is a link to /elsewhere, outside it"`` when ``folder`` (a
+    folder under ``workspace``, made or not) lies elsewhere once its links are followed (a link
+    the fixture or a setup line made): what proctor writes there would land outside; else None.
+    """
+    root = Path(os.path.realpath(workspace))
+    place = Path(os.path.realpath(folder))
+    if place == root or root in place.parents:
+        return None
+    here = workspace
+    for part in folder.relative_to(workspace).parts:  # the first link that leads out
+        here = here / part
+        target = Path(os.path.realpath(here))
+        if here.is_symlink() and target != root and root not in target.parents:
+            place = target
+            break
+    return f"the workspace's {here.relative_to(workspace)} is a link to {place}, outside it"
+
+
 def write_private_json(path: Path, data: Any, workspace: Path) -> None:
     """``data`` as JSON in ``path``, readable and writable by its owner only (from the moment
     it exists: never a window in which others can read it). Refused when ``path``'s folder is
     not in ``workspace`` (a link the fixture or a setup line made, ``.gemini -> ~/.gemini``):
     the file there would be replaced, with a credential in it."""
-    folder = Path(os.path.realpath(path.parent))
-    root = Path(os.path.realpath(workspace))
-    if folder != root and root not in folder.parents:
+    link = link_outside(path.parent, workspace)
+    if link is not None:
         raise ConfigError(
-            f"the workspace's {path.parent.relative_to(workspace)} is a link to {folder}, "
-            f"outside it: the MCP configuration {path.name} is written in the workspace only "
+            f"{link}: the MCP configuration {path.name} is written in the workspace only "
             "(remove the link the fixture or a setup line made, or prepare without "
             "--configure-mcp)"
         )

@@ -68,6 +68,7 @@ from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.handover import (
     SESSION_FILE,
+    link_outside,
     masked_snapshot,
     prepared_session,
     register_session_secrets,
@@ -161,6 +162,12 @@ def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[st
     left: list[str] = []
     for entry in provision.skills:
         for root in SKILL_FOLDERS:
+            link = link_outside(workspace / root, workspace)
+            if link is not None:  # copying would replace the folder of that name there
+                raise ConfigError(
+                    f"{link}: the skill '{entry.name}' is copied into the workspace only "
+                    "(remove the link the fixture or a setup line made)"
+                )
             materialise_addon(entry, spec.case.case.path, "skills", workspace / root / entry.name)
     if provision.mcps and configure_mcp:
         # The person's agent starts these servers: their credentials are written as they are,
