@@ -386,6 +386,28 @@ def test_a_bad_model_of_a_task_is_named_by_the_task_and_its_own_field(
         assert "config.json" not in result.err
 
 
+def test_a_task_without_a_judge_model_is_told_its_plan_holds_the_scripted_replies(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """scripted/judge replies from the plan's roles.judge: a task's plan is its ``plan``
+    field, not a plan.json (a case folder's is its plan.json)."""
+    folder = tmp_path / "t"
+    folder.mkdir()
+    (folder / "r.md").write_text("Score it.")
+    tasks = folder / "tasks.json"
+    task = {
+        "id": "a",
+        "prompt": "hi",
+        "plan": {"turns": [{"say": "hi"}]},
+        "successCriteria": [{"use": "llm-judge", "rubric": "r.md"}],
+    }
+    tasks.write_text(json.dumps({"tasks": [task]}))
+    result = proctor("validate", "--source", str(tasks))
+    assert result.code == 2, result.err
+    assert "scripted model, which replies from its plan's roles.judge" in result.err
+    assert "plan.json" not in result.err  # a case folder's: tests/integration/test_judge.py
+
+
 def test_a_missing_add_on_is_blamed_on_the_file_that_names_it(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -45,11 +45,14 @@ def resolve_roles(
                 label = f"judge ({spec.loc})"
                 needed[label] = parse_ref(model, f"{where}: field '{spec.loc}.model'")
             elif "judge" not in refs:
+                # A task's plan is its `plan` field; a case folder's, its plan.json.
+                task = rc.case.source is not None and bool(rc.case.source.prefix)
+                plan = "its plan's" if task else "plan.json's"
                 raise ConfigError(
                     f"{where}: field '{spec.loc}': an llm-judge needs a judge model: "
                     "set its 'model', models.judge (or models.workhorse), or --judge-model to a "
                     "provider/model, e.g. anthropic/claude-sonnet-4-5, or scripted/judge for "
-                    "proctor's scripted model, which replies from plan.json's roles.judge"
+                    f"proctor's scripted model, which replies from {plan} roles.judge"
                 )
         roles = build_roles(refs, needed, env, dotenv)
         out[rc.name] = RoleModels(
