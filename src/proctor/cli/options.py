@@ -24,6 +24,54 @@ config_option = click.option(
     default=None,
     help="Top-level configuration file (default: ./proctor.json when present).",
 )
+# What chooses which trials a run plans, shared by run and validate (validate checks what that
+# run would run, and refuses what it would refuse).
+case_option = click.option(
+    "--case", "cases", multiple=True, help="Only cases whose name matches GLOB."
+)
+tag_option = click.option(
+    "--tag", "tags", multiple=True, help="Only cases carrying tag T (repeatable)."
+)
+condition_option = click.option(
+    "--condition", "conditions", multiple=True, help="Only these A/B conditions (repeatable)."
+)
+first_condition_option = click.option(
+    "--first-condition",
+    help="Run this condition first in every pair (default: the order rotates with the repeat).",
+)
+mode_option = click.option(
+    "--mode",
+    type=click.Choice(["headless", "interactive"]),
+    help="Drive every agent headless or in its terminal UI.",
+)
+agent_model_option = click.option(
+    "--agent-model",
+    "agent_models",
+    multiple=True,
+    metavar="ID=MODEL",
+    help="The model agent ID is asked to use (repeatable).",
+)
+agent_effort_option = click.option(
+    "--agent-effort",
+    "agent_efforts",
+    multiple=True,
+    metavar="ID=EFFORT",
+    help="The reasoning effort agent ID is asked to use (repeatable).",
+)
+only_evaluator_option = click.option(
+    "--only-evaluator",
+    "only_evaluators",
+    multiple=True,
+    metavar="ID",
+    help="Run only the evaluators with this use or label (repeatable).",
+)
+skip_evaluator_option = click.option(
+    "--skip-evaluator",
+    "skip_evaluators",
+    multiple=True,
+    metavar="ID",
+    help="Leave out the evaluators with this use or label (repeatable).",
+)
 reporter_option = click.option(
     "--reporter",
     "reporters",

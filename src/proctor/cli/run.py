@@ -13,12 +13,21 @@ import click
 from proctor.cli.options import (
     FiniteRange,
     ResultsFolder,
+    agent_effort_option,
+    agent_model_option,
+    case_option,
+    condition_option,
     config_option,
+    first_condition_option,
     given_options,
     id_pairs,
+    mode_option,
+    only_evaluator_option,
     reporter_option,
     role_models,
+    skip_evaluator_option,
     source_option,
+    tag_option,
 )
 from proctor.cli.signals import echo_unless_gone
 from proctor.models.base import MAX_TIMEOUT_SEC
@@ -41,45 +50,24 @@ deterministic trials, and a difference shows up within a few."""
 @click.command("run")
 @source_option
 @click.option("--agent", "agents", multiple=True, help="Agent id to run (repeatable).")
-@click.option("--case", "cases", multiple=True, help="Only cases whose name matches GLOB.")
-@click.option("--tag", "tags", multiple=True, help="Only cases carrying tag T (repeatable).")
-@click.option(
-    "--condition", "conditions", multiple=True, help="Only these A/B conditions (repeatable)."
-)
-@click.option(
-    "--first-condition",
-    help="Run this condition first in every pair (default: the order rotates with the repeat).",
-)
+@case_option
+@tag_option
+@condition_option
+@first_condition_option
 @click.option(
     "--source-root",
     type=click.Path(path_type=Path, file_okay=False),
     help="Where task files' repository labels are resolved (read only).",
 )
-@click.option(
-    "--mode",
-    type=click.Choice(["headless", "interactive"]),
-    help="Drive every agent headless or in its terminal UI.",
-)
+@mode_option
 @click.option(
     "--model",
     "backend",
     type=click.Choice(["scripted", "provider"]),
     help="scripted: real CLIs talk to proctor's scripted model server (zero tokens).",
 )
-@click.option(
-    "--agent-model",
-    "agent_models",
-    multiple=True,
-    metavar="ID=MODEL",
-    help="The model agent ID is asked to use (repeatable).",
-)
-@click.option(
-    "--agent-effort",
-    "agent_efforts",
-    multiple=True,
-    metavar="ID=EFFORT",
-    help="The reasoning effort agent ID is asked to use (repeatable).",
-)
+@agent_model_option
+@agent_effort_option
 @click.option("--fast-model", help="provider/model for the fast role (classification).")
 @click.option("--workhorse-model", help="provider/model for the workhorse role (answers).")
 @click.option("--judge-model", help="provider/model for the judge role (llm-judge).")
@@ -145,20 +133,8 @@ deterministic trials, and a difference shows up within a few."""
     default=None,
     help="Run the evaluators (default; with --prompt only when asked), or only run and record.",
 )
-@click.option(
-    "--only-evaluator",
-    "only_evaluators",
-    multiple=True,
-    metavar="ID",
-    help="Run only the evaluators with this use or label (repeatable).",
-)
-@click.option(
-    "--skip-evaluator",
-    "skip_evaluators",
-    multiple=True,
-    metavar="ID",
-    help="Leave out the evaluators with this use or label (repeatable).",
-)
+@only_evaluator_option
+@skip_evaluator_option
 @click.option(
     "--collect-cost/--no-collect-cost",
     default=True,

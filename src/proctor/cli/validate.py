@@ -8,7 +8,21 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from proctor.cli.options import config_option, id_pairs, role_models, source_option
+from proctor.cli.options import (
+    agent_effort_option,
+    agent_model_option,
+    case_option,
+    condition_option,
+    config_option,
+    first_condition_option,
+    id_pairs,
+    mode_option,
+    only_evaluator_option,
+    role_models,
+    skip_evaluator_option,
+    source_option,
+    tag_option,
+)
 from proctor.cli.signals import echo_unless_gone
 from proctor.util.text import plural
 
@@ -25,31 +39,21 @@ if TYPE_CHECKING:
     help="Where task files' repository labels are resolved (read only).",
 )
 @click.option("--agent", "agents", multiple=True, help="Agent id to check, as run's (repeatable).")
-@click.option(
-    "--case", "cases", multiple=True, help="Only cases whose name matches GLOB, as run's."
-)
-@click.option("--tag", "tags", multiple=True, help="Only cases carrying tag T, as run's.")
-@click.option(
-    "--condition", "conditions", multiple=True, help="Only these A/B conditions, as run's."
-)
-@click.option("--first-condition", help="The condition run first in every pair, as run's.")
-@click.option(
-    "--mode",
-    type=click.Choice(["headless", "interactive"]),
-    help="As run's: the agents' mode whose CLIs are checked.",
-)
+@case_option
+@tag_option
+@condition_option
+@first_condition_option
+@mode_option
 @click.option(
     "--model",
     "backend",
     type=click.Choice(["scripted", "provider"]),
     help="As run's: scripted needs no agent credentials.",
 )
-@click.option("--agent-model", "agent_models", multiple=True, metavar="ID=MODEL", help="As run's.")
-@click.option(
-    "--agent-effort", "agent_efforts", multiple=True, metavar="ID=EFFORT", help="As run's."
-)
-@click.option("--only-evaluator", "only_evaluators", multiple=True, metavar="ID", help="As run's.")
-@click.option("--skip-evaluator", "skip_evaluators", multiple=True, metavar="ID", help="As run's.")
+@agent_model_option
+@agent_effort_option
+@only_evaluator_option
+@skip_evaluator_option
 @click.option("--fast-model", help="provider/model for the fast role, as run's.")
 @click.option("--workhorse-model", help="provider/model for the workhorse role, as run's.")
 @click.option("--judge-model", help="provider/model for the judge role, as run's.")
