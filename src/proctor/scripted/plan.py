@@ -38,14 +38,13 @@ else.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from proctor.util.json_shown import json_kind
-from proctor.util.text import plural, unknown_keys
+from proctor.util.text import did_you_mean, plural, unknown_keys
 
 ACTIONS: dict[str, set[str]] = {
     "say": set(),
@@ -112,8 +111,7 @@ def _is_logprob(value: Any) -> bool:
 
 def _near(name: Any, known: Iterable[str]) -> str:
     """``did you mean 'say'? `` for a name close to one of ``known``, else nothing."""
-    near = difflib.get_close_matches(str(name), list(known), n=1)
-    return f"did you mean '{near[0]}'? " if near else ""
+    return did_you_mean(str(name), known)
 
 
 def _is_flag(value: Any) -> bool:

@@ -290,9 +290,13 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
     given), naming the nearest one when one is close: ``unknown evaluator 'comand' (did you
     mean 'command'? known: command, expect, …)``."""
     names = list(known)
-    near = difflib.get_close_matches(name, names, n=1)
-    hint = f"did you mean '{near[0]}'? " if near else ""
-    return f"unknown {kind} '{name}' ({hint}known: {', '.join(names)})"
+    return f"unknown {kind} '{name}' ({did_you_mean(name, names)}known: {', '.join(names)})"
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``did you mean 'say'? `` for a name close to one of ``known``, else nothing."""
+    near = difflib.get_close_matches(name, list(known), n=1)
+    return f"did you mean '{near[0]}'? " if near else ""
 
 
 def fitted_summary(text: str, room: int, whole: str) -> str:
