@@ -174,6 +174,41 @@ _GEMINI_CHAT = re.compile(r"session-\d{4}-\d\d-\d\dT\d\d-\d\d-[0-9a-f]{8}\.jsonl
 digits (``.json`` for a chat of the older releases)."""
 
 
+_GEMINI_SIDE = re.compile(r"logs\.json|checkpoint-.+\.json")
+"""The files Gemini CLI keeps beside a project's ``chats/`` that are no chats: its prompt log
+(``logs.json``, the prompts the terminal recalls) and the conversations saved by ``/chat save
+<tag>`` (``checkpoint-<tag>.json``)."""
+_GEMINI_SIDE_FOLDERS = {"checkpoints": ".json", "logs": ".jsonl"}
+"""The folders of no chats Gemini CLI keeps beside a project's ``chats/``, and the files they
+hold: the checkpoints ``/restore`` reads (``checkpoints/*.json``) and the developer tools' log
+of a session (``logs/session-<id>.jsonl``)."""
+
+
+def gemini_side_files(files: list[str]) -> set[str]:
+    """Those of ``files`` that Gemini CLI keeps in a project's folder beside its ``chats/``
+    (one that holds one of ``files``) and that are no chats: see :data:`_GEMINI_SIDE` and
+    :data:`_GEMINI_SIDE_FOLDERS`. A folder of such a project is laid out as Gemini CLI's all
+    the same (:func:`laid_out` of the other files)."""
+    projects = {
+        os.path.dirname(folder)
+        for folder in map(os.path.dirname, files)
+        if os.path.basename(folder) == "chats"
+    }
+    if not projects:
+        return set()
+    side = set()
+    for file in files:
+        folder, name = os.path.split(file)
+        if folder in projects:
+            if _GEMINI_SIDE.fullmatch(name):
+                side.add(file)
+        elif os.path.dirname(folder) in projects:
+            suffix = _GEMINI_SIDE_FOLDERS.get(os.path.basename(folder))
+            if suffix is not None and name.endswith(suffix):
+                side.add(file)
+    return side
+
+
 def laid_out(folder: str, files: list[str]) -> str | None:
     """The CLI whose folder of sessions the plain folder ``folder`` is, when every one of its
     session ``files`` (its main files, under it) lies where that CLI keeps its sessions and is

@@ -30,6 +30,7 @@ from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
+    gemini_side_files,
     headless_reason,
     laid_out,
     subagent_header,
@@ -524,9 +525,13 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         else:
             inodes.add(inode)
         candidates.append(file)
-    agent = laid_out(os.fspath(path), candidates)
+    # Gemini CLI's prompt log and saved conversations beside a project's chats are no chats,
+    # and leave its folder laid out as Gemini CLI's.
+    side = gemini_side_files(candidates)
+    named = [file for file in candidates if file not in side] if side else candidates
+    agent = laid_out(os.fspath(path), named)
     if agent is not None:  # a CLI's folder of sessions, ~/.claude/projects say
-        yield from (Session(agent, file) for file in candidates)
+        yield from (Session(agent, file) for file in named)
         return
     told = list(zip(candidates, told_all(candidates), strict=True))
     # A Gemini CLI subagent's chat lies in a folder named by the session that started it,

@@ -15,7 +15,7 @@ import pytest
 
 from proctor.history import sources as sources_module
 from proctor.history.replay import Filters, replay
-from proctor.history.sniff import laid_out, told_all
+from proctor.history.sniff import gemini_side_files, laid_out, told_all
 from proctor.history.sources import AGENTS, Session, find_sessions, sessions_under
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
@@ -186,6 +186,39 @@ def test_a_gemini_folder_below_its_history_folder_says_which_chats_are_damaged(
     )
     assert gone == [(EMPTY_CHAT, "empty"), (CUT_CHAT, CUT_SHORT)]
     assert laid_out(str(chats), [str(chats / "notes.jsonl")]) is None  # not named as a chat
+
+
+@pytest.mark.parametrize("below", ["tmp", "tmp/p"])
+def test_gemini_clis_own_files_beside_its_chats_leave_the_folder_laid_out_as_its(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, below: str
+) -> None:
+    """An interactive Gemini CLI keeps its prompt log (``logs.json``), the chats ``/chat save``
+    saved (``checkpoint-<tag>.json``), the checkpoints ``/restore`` reads and a session's
+    developer log in the project's folder, beside ``chats/``: none is a chat, and the folder is
+    still Gemini CLI's, its damaged chats said so."""
+    chats = _gemini_history(tmp_path)
+    project = chats.parent
+    (project / "logs.json").write_text('[{"sessionId":"s","messageId":0,"type":"user"}]')
+    (project / "checkpoint-before-refactor.json").write_text('[{"role":"user","parts":[]}]')
+    (project / "checkpoints").mkdir()
+    (project / "checkpoints" / "2026-12-04T09-00-00_000Z-app.py-write_file.json").write_text("{}")
+    (project / "logs").mkdir()
+    (project / "logs" / "session-aaaa0001.jsonl").write_text('{"type":"console"}\n')
+    home, _ = find_sessions(["gemini-cli"], tmp_path, {})
+    _unsniffed(monkeypatch)
+    found, unavailable = sessions_under([tmp_path / ".gemini" / below], ["gemini-cli"])
+    assert unavailable == [] and sorted(found, key=str) == sorted(home, key=str)
+    gone = sorted(
+        (Path(u.path).name, u.reason) for u in _replayed(found) if isinstance(u, Unavailable)
+    )
+    assert gone == [(EMPTY_CHAT, "empty"), (CUT_CHAT, CUT_SHORT)]
+    # The control: such a name anywhere but beside a project's chats is no side file of it.
+    elsewhere = [
+        str(tmp_path / "logs.json"),
+        str(chats / "logs" / "x.jsonl"),
+        str(chats / EMPTY_CHAT),
+    ]
+    assert gemini_side_files(elsewhere) == set()
 
 
 def test_a_damaged_chat_given_alone_in_its_chats_folder_says_why(tmp_path: Path) -> None:
