@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 from proctor.util.masking import mask
+from proctor.util.text import SHOWN
 
 
 def json_kind(value: Any) -> str:
@@ -31,12 +32,14 @@ def json_kind(value: Any) -> str:
 
 def json_text(value: Any, limit: int = 60) -> str:
     """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
-    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed."""
+    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed,
+    written as the records write it (the byte of a name that is not UTF-8 as ``\\xff``, as
+    the rest of the message shows that name)."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except ValueError:  # a structure that holds itself: not from a JSON file
         text = str(value)
-    text = mask(text.encode("utf-8", "backslashreplace").decode("utf-8"))  # before the cut
+    text = mask(text.encode("utf-8", SHOWN).decode("utf-8"))  # before the cut
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
