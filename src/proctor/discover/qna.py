@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from proctor.models.case import QnaRule
+from proctor.util.json_shown import json_text
 
 _OPENING = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)")
 """A Markdown code fence opening (up to three spaces in, backticks or tildes, an info word)."""
@@ -60,13 +61,15 @@ def parse_qna_rules(text: str) -> list[QnaRule]:
             if not line or line.startswith("#"):
                 continue
             if "=>" not in line:
-                raise QnaError(f"line {lineno}: expected 'PATTERN => ANSWER', got {line!r}")
+                raise QnaError(
+                    f"line {lineno}: expected 'PATTERN => ANSWER', got {json_text(line)}"
+                )
             pattern, answer = (part.strip() for part in line.split("=>", 1))
             if not pattern or not answer:
                 empty = "PATTERN" if not pattern else "ANSWER"
                 raise QnaError(
                     f"line {lineno}: expected 'PATTERN => ANSWER' with a non-empty {empty}, "
-                    f"got {line!r}"
+                    f"got {json_text(line)}"
                 )
             try:
                 re.compile(pattern)

@@ -140,7 +140,8 @@ def test_bad_qna_rule_names_the_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "empty"), [(" => just an answer", "PATTERN"), ("(?i)readme =>", "ANSWER")]
+    ("line", "empty"),
+    [(" => just an answer", "PATTERN"), ("(?i)readme =>", "ANSWER"), ('it\'s "x" =>', "ANSWER")],
 )
 def test_a_qna_rule_with_an_empty_side_is_quoted(tmp_path: Path, line: str, empty: str) -> None:
     """The rule was said as "both PATTERN and ANSWER must be non-empty", neither quoted nor
@@ -150,7 +151,7 @@ def test_a_qna_rule_with_an_empty_side_is_quoted(tmp_path: Path, line: str, empt
         discover_cases(tmp_path)
     assert str(raised.value) == (
         f"{folder / 'qna.md'}: rules block, line 3: expected 'PATTERN => ANSWER' with a "
-        f"non-empty {empty}, got {line.strip()!r}"
+        f"non-empty {empty}, got {json.dumps(line.strip())}"
     )
 
 

@@ -228,6 +228,28 @@ def test_fixture_must_be_a_folder_inside_the_resolved_source_root(
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("task", "said"),
+    [
+        (
+            {"id": 'the "new" café'},
+            "field 'id': \"the \\\"new\\\" café\" must be letters, digits, '.', '_' or '-'",
+        ),
+        ({"repository": '/it\'s "x"'}, 'relative path without \'..\', got "/it\'s \\"x\\""'),
+        ({"repository": "  "}, "relative path without '..', got \"  \""),
+    ],
+)
+def test_a_value_the_task_file_holds_is_quoted_as_the_file_writes_it(
+    tmp_path: Path, task: dict[str, object], said: str
+) -> None:
+    """As JSON writes it, the way the file holds it; Python's repr quoted it in single quotes
+    ('  ', 'the "new" café') and escaped an apostrophe the file does not ('/it\\'s "x"')."""
+    path = _one_task(tmp_path, task)
+    with pytest.raises(ConfigError) as info:
+        discover_cases(path, _root(tmp_path))
+    assert said in str(info.value)
+
+
 def test_symlink_that_stays_inside_the_source_root_is_followed(tmp_path: Path) -> None:
     root = _root(tmp_path)
     (root / "alias").symlink_to(root / "webapp")

@@ -62,7 +62,7 @@ def test_a_rules_block_inside_another_fence_is_an_example_not_rules() -> None:
 
 
 def test_a_shorter_fence_does_not_close_a_longer_one() -> None:
-    with pytest.raises(QnaError, match="line 3: expected 'PATTERN => ANSWER', got '```'"):
+    with pytest.raises(QnaError, match="line 3: expected 'PATTERN => ANSWER', got \"```\""):
         parse_qna_rules("````rules\nREADME => No\n```\nmore => rules\n````\n")
 
 
