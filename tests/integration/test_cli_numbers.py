@@ -3,6 +3,8 @@ NaN through every bound)."""
 
 from __future__ import annotations
 
+import json
+
 import click
 import pytest
 
@@ -53,4 +55,7 @@ def test_a_blank_out_is_refused_with_exit_2(
     named by a space."""
     result = proctor(*argv, "--out", blank)
     assert result.code == 2, result.err
-    assert "'--out': expected the path of a results folder, not a blank one" in result.err
+    said = (
+        f"'--out': expected the path of a results folder, not a blank one, got {json.dumps(blank)}"
+    )
+    assert said in result.err  # quoted as proctor.json's "out" is

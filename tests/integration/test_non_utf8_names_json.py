@@ -138,7 +138,7 @@ def test_annotate_takes_the_trial_as_reports_show_it(
     report = proctor("report", str(run_dir))
     assert f"Annotated by hand: 1 trial: {shown} excluded" in report.out
     wrong = proctor("annotate", str(run_dir), f"plug{FF}/x", "--verdict", "failed", "--note", "n")
-    assert wrong.code == 2 and f"TRIAL 'plug{SHOWN}/x': expected" in wrong.err
+    assert wrong.code == 2 and f'TRIAL "plug{SHOWN}/x": expected' in wrong.err
 
 
 def test_case_and_eval_filters_take_a_name_as_it_is_shown(

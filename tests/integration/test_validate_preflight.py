@@ -83,7 +83,7 @@ def test_validate_takes_runs_agent_backend_and_role_models(
         (("--case", "nope"), "--case nope: no case matches (cases: x)"),
         (("--tag", "nope"), "--tag nope: no case carries it"),
         (("--agent-model", "nope=m"), "--agent-model nope=…: unknown agent 'nope'"),
-        (("--agent-effort", "e"), "--agent-effort 'e': expected ID=VALUE"),
+        (("--agent-effort", "e"), '--agent-effort "e": expected ID=VALUE'),
         (("--only-evaluator", "nope"), "--only-evaluator nope: no case has an evaluator"),
         (("--skip-evaluator", "nope"), "--skip-evaluator nope: no case has an evaluator"),
     ],
