@@ -36,6 +36,7 @@ from proctor.scripted import AGENT_VERSION as VERSION
 from proctor.scripted.plan import filled_input, inside_workspace
 from proctor.util.clock import now_iso
 from proctor.util.files import open_regular
+from proctor.util.json_shown import json_text
 from proctor.util.native_paths import claude_transcript
 
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
@@ -361,7 +362,7 @@ class Agent:
         try:
             regex = re.compile(pattern)
         except re.error as exc:  # a failed call, as a search tool answers a bad pattern
-            said = f"Invalid regular expression {pattern!r}: {exc}"
+            said = f"Invalid regular expression {json_text(pattern)}: {exc}"
             msg = f"<tool_use_error>{said}</tool_use_error>"
             self.t.tool_result(tool_id, msg, True, f"Error: {said}", source)
             self._show(f"Search({pattern})", said)

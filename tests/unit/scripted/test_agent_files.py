@@ -128,9 +128,11 @@ def test_file_steps_in_the_workspace_still_work(workspace: Path) -> None:
 
 def test_a_search_for_a_pattern_that_does_not_compile_is_a_failed_call(workspace: Path) -> None:
     """``{"search": "("}`` stopped the agent with re.error; a search tool answers a bad
-    pattern with an error, and the turn goes on."""
-    results, screen = play(workspace, [{"search": "("}, {"search": "BEGIN"}])
+    pattern with an error, and the turn goes on. The pattern is quoted as the plan holds it
+    (Python's repr wrote ``'say "(\\d'``, in quotes of its own choosing)."""
+    results, screen = play(workspace, [{"search": 'say "(\\d'}, {"search": "BEGIN"}])
     assert results[0]["is_error"] is True
-    assert "Invalid regular expression '('" in results[0]["content"]
-    assert "Invalid regular expression" in screen
+    said = 'Invalid regular expression "say \\"(\\\\d": missing ), unterminated subpattern'
+    assert said in results[0]["content"]
+    assert said in screen
     assert results[1]["is_error"] is False and "a.txt" in results[1]["content"]
