@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.util.text import controls_escaped, one_line, plural
+from proctor.util.text import one_line, plural
 
 if TYPE_CHECKING:
-    from proctor.cli.findings_folder import Folder
     from proctor.models.findings import Finding, FindingsLedger
     from proctor.models.trial import TrialRecord
 
@@ -72,6 +71,22 @@ _results_dir = click.argument(
 )
 _json = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 _all = click.option("--all", "show_all", is_flag=True, help="Also list resolved and dismissed.")
+_config = click.option(
+    "--config",
+    "config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Top-level configuration file whose out is the results directory "
+    "(default: ./proctor.json when present).",
+)
+
+
+def _config_of(ctx: click.Context, config: Path | None) -> Path | None:
+    """The ``--config`` given to the subcommand or to the group before it (not both)."""
+    before = ctx.parent.params.get("config") if ctx.parent is not None else None
+    if before is not None and config is not None:
+        raise click.UsageError("--config is given twice: give it once")
+    return config or before
 
 
 @click.group(
@@ -82,24 +97,30 @@ _all = click.option("--all", "show_all", is_flag=True, help="Also list resolved 
 )
 @_json
 @_all
+@_config
 @click.pass_context
-def command(ctx: click.Context, as_json: bool, show_all: bool) -> int:
-    """List the open findings of RESULTS_DIR (default: the out of ./proctor.json, else
-    ./proctor-results, where `proctor run` writes): the checks that
+def command(ctx: click.Context, as_json: bool, show_all: bool, config: Path | None) -> int:
+    """List the open findings of RESULTS_DIR (default: the out of --config FILE or of
+    ./proctor.json, else ./proctor-results, where `proctor run` writes): the checks that
     failed in its runs and have not passed since. Runs not yet in the ledger are applied first.
     """
     if ctx.invoked_subcommand is not None:
         return 0
-    return list_findings(None, as_json, show_all)
+    return list_findings(None, as_json, show_all, config)
 
 
 @command.command("list", hidden=True, cls=_ListCommand)
 @_results_dir
 @_json
 @_all
+@_config
 @click.pass_context
 def list_command(
-    ctx: click.Context, results_dir: Path | None, as_json: bool, show_all: bool
+    ctx: click.Context,
+    results_dir: Path | None,
+    as_json: bool,
+    show_all: bool,
+    config: Path | None,
 ) -> int:
     """List the findings of RESULTS_DIR."""
     parent = ctx.parent.params if ctx.parent is not None else {}
@@ -107,6 +128,7 @@ def list_command(
         results_dir,
         as_json or bool(parent.get("as_json")),
         show_all or bool(parent.get("show_all")),
+        _config_of(ctx, config),
     )
 
 
@@ -118,15 +140,22 @@ def list_command(
     "results_dir",
     type=click.Path(path_type=Path),
     default=None,
-    help="The results directory (default: the out of ./proctor.json, else ./proctor-results).",
+    help="The results directory (default: the out of --config FILE or of ./proctor.json, "
+    "else ./proctor-results).",
 )
+@_config
 @click.option("--json", "as_json", is_flag=True, help="Print the dismissed finding as JSON.")
 @click.pass_context
 def dismiss_command(
-    ctx: click.Context, finding_id: str, reason: str, results_dir: Path | None, as_json: bool
+    ctx: click.Context,
+    finding_id: str,
+    reason: str,
+    results_dir: Path | None,
+    config: Path | None,
+    as_json: bool,
 ) -> int:
     """Dismiss finding ID: it stays dismissed until its check passes and then fails again."""
-    from proctor.cli.findings_folder import results_folder
+    from proctor.cli.findings_folder import finding_named, not_found, results_folder
     from proctor.errors import ConfigError
     from proctor.models.io import model_to_json
     from proctor.report.findings import (
@@ -143,14 +172,16 @@ def dismiss_command(
         raise click.UsageError("--all lists findings: `dismiss` takes no --all")
     as_json = as_json or bool(parent.get("as_json"))  # `proctor findings --json dismiss …`
 
-    chosen = results_folder(results_dir)
+    config = _config_of(ctx, config)
+    chosen = results_folder(results_dir, config)
     folder = chosen.path
     with ledger_lock(folder):  # another dismissal at the same time waits its turn
         ledger = _updated(folder)
         try:
             finding_id = finding_named(ledger, finding_id)
         except ValueError as exc:
-            raise ConfigError(_not_found(chosen, ledger_path(folder), finding_id, exc)) from None
+            why = not_found(chosen, ledger_path(folder), finding_id, exc, config)
+            raise ConfigError(why) from None
         (before,) = [f for f in ledger.findings if f.id == finding_id]
         changes, said = dismissal_said(before, reason)  # already dismissed: said so
         updated = dismiss(ledger, finding_id, reason, now_iso()) if changes else ledger
@@ -164,64 +195,10 @@ def dismiss_command(
     return 0
 
 
-def _not_found(chosen: Folder, ledger: Path, given: str, why: ValueError) -> str:
-    """The sentence for an id the ledger does not name: the ledger read and how its folder
-    was chosen; when it was the default, the other results directories with a ledger looked
-    in, and the one that holds the finding, if any."""
-    from proctor.cli.findings_folder import holding, other_folders
-
-    folder = chosen.path
-    how = f" ({chosen.chosen})" if chosen.chosen else ""
-    text = f"{ledger}{how}: {why} (`proctor findings {folder} --all` lists them)"
-    others = other_folders(chosen)
-    found = holding(others, given)
-    if found is not None:
-        return (
-            f"{text}; {found / 'findings.json'} has it: `proctor findings {found} dismiss "
-            f"{controls_escaped(given)} --reason TEXT` dismisses it there"
-        )
-    if others:
-        return f"{text}; not in {', '.join(str(o / 'findings.json') for o in others)} either"
-    return text
-
-
-ID_PREFIX_LEAST = 4
-"""The fewest leading hex digits of an id that name its finding (as git takes a commit's)."""
-
-
-def finding_named(ledger: FindingsLedger, given: str) -> str:
-    """The id of the one finding of ``ledger`` that ``given`` names: its whole id, or at least
-    :data:`ID_PREFIX_LEAST` of its first digits, in either case. ValueError (a sentence) when
-    none or several do."""
-    ids = [f.id for f in ledger.findings]
-    if given.strip() in ids:  # as written (an id edited by hand may hold capitals)
-        return given.strip()
-    wanted = given.strip().lower()
-    whole = [i for i in ids if i.lower() == wanted]  # an id edited by hand, named in lower case
-    if len(whole) == 1:
-        return whole[0]
-    if len(wanted) >= ID_PREFIX_LEAST:
-        matches = [i for i in ids if i.lower().startswith(wanted)]
-        if len(matches) == 1:
-            return matches[0]
-        if matches:
-            shown = ", ".join(matches[:10]) + (" …" if len(matches) > 10 else "")
-            raise ValueError(
-                f"'{controls_escaped(given)}' names {len(matches)} findings ({shown}): give "
-                "more of the id"
-            )
-    elif wanted and any(i.lower().startswith(wanted) for i in ids):
-        raise ValueError(
-            f"'{controls_escaped(given)}' is too short to name a finding: give at least "
-            f"{ID_PREFIX_LEAST} digits of its id"
-        )
-    raise ValueError(f"no finding '{controls_escaped(given)}'")
-
-
-def _folder(results_dir: Path | None) -> Path:
+def _folder(results_dir: Path | None, config: Path | None) -> Path:
     from proctor.cli.findings_folder import results_folder
 
-    return results_folder(results_dir).path
+    return results_folder(results_dir, config).path
 
 
 def _updated(folder: Path) -> FindingsLedger:
@@ -265,10 +242,12 @@ def _unfinished(folder: Path, ledger: FindingsLedger) -> list[str]:
     return notes
 
 
-def list_findings(results_dir: Path | None, as_json: bool, show_all: bool) -> int:
+def list_findings(
+    results_dir: Path | None, as_json: bool, show_all: bool, config: Path | None = None
+) -> int:
     from proctor.models.io import model_to_json
 
-    folder = _folder(results_dir)
+    folder = _folder(results_dir, config)
     ledger = _updated(folder)
     shown = sorted(
         (f for f in ledger.findings if show_all or f.state == "open"),

@@ -1,33 +1,44 @@
 """Which results directory ``proctor findings`` (and its ``dismiss``) reads when none is named:
-the one ``proctor run`` writes to, ``out`` of ``./proctor.json``, else ``./proctor-results``."""
+the one ``proctor run`` writes to, ``out`` of the ``--config`` file (else of ``./proctor.json``),
+else ``./proctor-results``; and which finding of its ledger an id given to ``dismiss`` names."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
 from proctor.models.config import DEFAULT_OUT
+from proctor.util.text import controls_escaped
+
+if TYPE_CHECKING:
+    from proctor.models.findings import FindingsLedger
 
 
 class Folder(NamedTuple):
     """A results directory and how it was chosen: ``""`` when named on the command line, else
-    a phrase (``the results directory ./proctor.json's out names``, ``the default results
-    directory``)."""
+    a phrase (``the results directory ./proctor.json's out names``, ``the out of --config
+    ci.json``, ``the default results directory``)."""
 
     path: Path
     chosen: str = ""
 
 
-def default_folder() -> Folder:
-    """``out`` of ``./proctor.json`` when it sets one (as ``proctor run`` writes there), else
-    ``./proctor-results``. A ``./proctor.json`` that does not read is a note on stderr, and the
-    default is read."""
+def default_folder(config: Path | None = None) -> Folder:
+    """``out`` of the ``--config`` file ``config`` when given, else of ``./proctor.json``, when
+    it sets one (as ``proctor run`` writes there), else ``./proctor-results``. A ``--config``
+    file that is missing or does not read is a ConfigError (one sentence naming it); a
+    ``./proctor.json`` that does not read is a note on stderr, and the default is read."""
     from proctor.errors import ProctorError
     from proctor.models.loading import load_top_config
 
+    if config is not None:
+        top, _ = load_top_config(config, Path.cwd())  # its errors are the command's
+        if top.out:
+            return Folder(Path(top.out), f"the out of --config {config}")
+        return Folder(Path(DEFAULT_OUT), f"{DEFAULT_CHOSEN}: --config {config} sets no out")
     try:
         top, found = load_top_config(None, Path.cwd())
     except ProctorError as exc:
@@ -41,13 +52,19 @@ def default_folder() -> Folder:
 DEFAULT_CHOSEN = "the default results directory"
 
 
-def results_folder(given: Path | None) -> Folder:
-    """The results directory named (``RESULTS_DIR``, ``--dir``), else :func:`default_folder`;
-    a ConfigError (one sentence) when it is none. A default that is no folder says how it was
-    chosen and how to name another."""
+def results_folder(given: Path | None, config: Path | None = None) -> Folder:
+    """The results directory named (``RESULTS_DIR``, ``--dir``), else :func:`default_folder`
+    (the out of ``config``, ``--config``, when given); a ConfigError (one sentence) when it is
+    none, or when both a folder and ``config`` are given. A default that is no folder says how
+    it was chosen and how to name another."""
     from proctor.errors import ConfigError
 
-    folder = Folder(given) if given is not None else default_folder()
+    if given is not None and config is not None:
+        raise click.UsageError(
+            f"the results directory is given twice: {given} by name, and by the out of "
+            f"--config {config}; give one of them"
+        )
+    folder = Folder(given) if given is not None else default_folder(config)
     path, chosen = folder
     how = f"; {chosen}" if chosen else ""
     if not path.is_dir():
@@ -66,10 +83,10 @@ def results_folder(given: Path | None) -> Folder:
     return folder
 
 
-def other_folders(folder: Folder) -> list[Path]:
+def other_folders(folder: Folder, config: Path | None = None) -> list[Path]:
     """The results directories a user may mean besides a default one: ``./proctor-results``
-    and ``out`` of ``./proctor.json``, those that hold a ledger; none when ``folder`` was
-    named."""
+    and ``out`` of the ``--config`` file (else of ``./proctor.json``), those that hold a
+    ledger; none when ``folder`` was named."""
     if not folder.chosen:
         return []
     from proctor.errors import ProctorError
@@ -77,7 +94,7 @@ def other_folders(folder: Folder) -> list[Path]:
 
     candidates = [Path(DEFAULT_OUT)]
     try:
-        top, _ = load_top_config(None, Path.cwd())
+        top, _ = load_top_config(config, Path.cwd())
         if top.out:
             candidates.append(Path(top.out))
     except ProctorError:
@@ -93,7 +110,6 @@ def other_folders(folder: Folder) -> list[Path]:
 def holding(folders: list[Path], finding: str) -> Path | None:
     """The first of ``folders`` whose ledger names ``finding`` (its whole id, or a prefix of
     one id alone); None when none does or a ledger does not read."""
-    from proctor.cli.findings import finding_named
     from proctor.errors import ProctorError
     from proctor.report.findings import load_ledger
 
@@ -104,3 +120,57 @@ def holding(folders: list[Path], finding: str) -> Path | None:
             continue
         return path
     return None
+
+
+def not_found(
+    chosen: Folder, ledger: Path, given: str, why: ValueError, config: Path | None
+) -> str:
+    """The sentence for an id the ledger does not name: the ledger read and how its folder
+    was chosen; when it was the default, the other results directories with a ledger looked
+    in, and the one that holds the finding, if any."""
+    folder = chosen.path
+    how = f" ({chosen.chosen})" if chosen.chosen else ""
+    text = f"{ledger}{how}: {why} (`proctor findings {folder} --all` lists them)"
+    others = other_folders(chosen, config)
+    found = holding(others, given)
+    if found is not None:
+        return (
+            f"{text}; {found / 'findings.json'} has it: `proctor findings {found} dismiss "
+            f"{controls_escaped(given)} --reason TEXT` dismisses it there"
+        )
+    if others:
+        return f"{text}; not in {', '.join(str(o / 'findings.json') for o in others)} either"
+    return text
+
+
+ID_PREFIX_LEAST = 4
+"""The fewest leading hex digits of an id that name its finding (as git takes a commit's)."""
+
+
+def finding_named(ledger: FindingsLedger, given: str) -> str:
+    """The id of the one finding of ``ledger`` that ``given`` names: its whole id, or at least
+    :data:`ID_PREFIX_LEAST` of its first digits, in either case. ValueError (a sentence) when
+    none or several do."""
+    ids = [f.id for f in ledger.findings]
+    if given.strip() in ids:  # as written (an id edited by hand may hold capitals)
+        return given.strip()
+    wanted = given.strip().lower()
+    whole = [i for i in ids if i.lower() == wanted]  # an id edited by hand, named in lower case
+    if len(whole) == 1:
+        return whole[0]
+    if len(wanted) >= ID_PREFIX_LEAST:
+        matches = [i for i in ids if i.lower().startswith(wanted)]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            shown = ", ".join(matches[:10]) + (" …" if len(matches) > 10 else "")
+            raise ValueError(
+                f"'{controls_escaped(given)}' names {len(matches)} findings ({shown}): give "
+                "more of the id"
+            )
+    elif wanted and any(i.lower().startswith(wanted) for i in ids):
+        raise ValueError(
+            f"'{controls_escaped(given)}' is too short to name a finding: give at least "
+            f"{ID_PREFIX_LEAST} digits of its id"
+        )
+    raise ValueError(f"no finding '{controls_escaped(given)}'")

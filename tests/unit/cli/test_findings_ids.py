@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.cli.findings import finding_named, one_line
+from proctor.cli.findings import one_line
+from proctor.cli.findings_folder import finding_named
 from proctor.models.findings import Finding, FindingsLedger
 
 

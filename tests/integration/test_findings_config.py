@@ -1,0 +1,102 @@
+"""``proctor findings --config FILE`` (and ``dismiss --config FILE``): the results directory is
+the ``out`` of the configuration file given, as ``proctor run --config FILE`` writes there, not
+that of ``./proctor.json``; a file that is missing or does not read is one sentence, exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeCase, Run
+from tests.integration.test_findings_cli import CONFIG, FAILING, ID
+
+
+@pytest.fixture
+def project(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A project whose runs go where ``ci.json`` says (``ci-out``), beside a ``proctor.json``
+    that names another results directory, which holds no run."""
+    make_case("hello", config=CONFIG, plan=FAILING)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ci.json").write_text(json.dumps({"out": "ci-out"}))
+    (tmp_path / "proctor.json").write_text(json.dumps({"out": "local-out"}))
+    result = proctor("run", "--source", "cases", "--config", "ci.json")
+    assert result.code == 1, result.err
+    assert (tmp_path / "ci-out" / "findings.json").is_file()
+    return tmp_path
+
+
+def test_findings_and_dismiss_read_the_out_of_the_config_given(proctor: Run, project: Path) -> None:
+    plain = proctor("findings")  # ./proctor.json's out, where no run went
+    assert plain.code == 2 and "local-out: not a results directory" in plain.err
+    listed = proctor("findings", "--config", "ci.json", "--json")
+    assert listed.code == 0, listed.err
+    assert [f["id"] for f in listed.json()["findings"]] == [ID]
+    table = proctor("findings", "--json", "--config", "ci.json", "--all")
+    assert table.code == 0 and [f["id"] for f in table.json()["findings"]] == [ID], table.err
+    missing = proctor("findings", "--config", "ci.json", "dismiss", "ffff", "--reason", "x")
+    assert missing.code == 2
+    assert "ci-out/findings.json (the out of --config ci.json): no finding 'ffff'" in missing.err
+    after = proctor("findings", "dismiss", ID[:6], "--reason", "known", "--config", "ci.json")
+    assert after.code == 0 and after.out == f"dismissed {ID}: known\n", after.err
+    before = proctor("findings", "--config", "ci.json", "dismiss", ID, "--reason", "again")
+    assert before.code == 0 and "its reason is now: again" in before.out, before.err
+
+
+def test_a_config_without_out_reads_the_default_and_says_so(proctor: Run, project: Path) -> None:
+    (project / "bare.json").write_text("{}")
+    result = proctor("findings", "--config", "bare.json")
+    assert result.code == 2
+    assert (
+        "proctor-results: not a results directory (no such folder; the default results "
+        "directory: --config bare.json sets no out)"
+    ) in result.err
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (None, "--config nowhere.json: no such file"),
+        ('{"out": ', "nowhere.json: malformed JSON at line 1"),
+        ('{"out": 3}', "nowhere.json: field 'out': expected a string, got 3"),
+        ('{"ot": "x"}', "nowhere.json: unknown key 'ot' (did you mean 'out'?"),
+    ],
+)
+@pytest.mark.parametrize("dismiss", [False, True])
+def test_a_config_that_does_not_read_is_one_sentence(
+    proctor: Run, project: Path, text: str | None, said: str, dismiss: bool
+) -> None:
+    if text is not None:
+        (project / "nowhere.json").write_text(text)
+    args = ["dismiss", ID, "--reason", "x"] if dismiss else []
+    result = proctor("findings", "--config", "nowhere.json", *args)
+    assert result.code == 2
+    assert result.err.startswith(f"proctor: error: {said}"), result.err
+    assert "Traceback" not in result.err and result.out == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["ci-out", "--config", "ci.json"], "the results directory is given twice"),
+        (["--config", "ci.json", "ci-out"], "the results directory is given twice"),
+        (
+            ["dismiss", ID, "--reason", "x", "--dir", "ci-out", "--config", "ci.json"],
+            "the results directory is given twice",
+        ),
+        (
+            ["--config", "ci.json", "dismiss", ID, "--reason", "x", "--config", "ci.json"],
+            "--config is given twice",
+        ),
+    ],
+)
+def test_a_folder_named_beside_a_config_is_refused(
+    proctor: Run, project: Path, args: list[str], said: str
+) -> None:
+    result = proctor("findings", *args)
+    assert result.code == 2 and said in result.err, result.err
+    ledger = json.loads((project / "ci-out" / "findings.json").read_text())
+    assert ledger["findings"][0]["state"] == "open", "nothing dismissed"
