@@ -188,6 +188,17 @@ def newest_run_in(folder: Path) -> Path | None:
     return runs[-1].parent if runs else None
 
 
+def run_holding(folder: Path) -> Path | None:
+    """The run folder (a folder holding a ``run.json``) that ``folder`` lies inside (its
+    ``trials`` folder, a trial's folder), as named (else as an absolute path); None when none
+    does: what a command given a part of a run where it wants the run names in its sentence."""
+    for parents in (folder.parents, folder.absolute().parents):
+        for parent in parents:
+            if (parent / "run.json").is_file():
+                return parent
+    return None
+
+
 def cache_folder(env: Mapping[str, str]) -> Path:
     """proctor's own cache folder (the history cache, the credentials lock):
     ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``. A

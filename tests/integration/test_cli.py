@@ -207,6 +207,27 @@ def test_report_on_a_folder_without_trials(proctor: Any, tmp_path: Path) -> None
     assert result.code == 2 and "is this a run folder?" in result.err
 
 
+def test_a_folder_inside_a_run_folder_given_for_it_names_the_run_folder(
+    proctor: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`proctor report RUN/trials` or a trial's folder (one level or more too deep) names the
+    run folder that holds it, never asks whether it is one."""
+    cases, out = tmp_path / "cases", tmp_path / "out"
+    write_case(cases, "x", plan={"turns": []})
+    proctor("run", "--source", str(cases), "--out", str(out))
+    run_dir = single_run_dir(out)
+    for inside in (run_dir / "trials", run_dir / "trials/x/scripted/default/1"):
+        result = proctor("report", str(inside))
+        assert result.code == 2 and "Traceback" not in result.err
+        assert (
+            f"{inside}: a folder inside the run folder {run_dir}, not a run folder; name the "
+            "run folder"
+        ) in result.err
+    monkeypatch.chdir(run_dir / "trials" / "x")
+    here = proctor("report", ".")
+    assert here.code == 2 and f"inside the run folder {run_dir}, not" in here.err
+
+
 def test_a_results_directory_given_for_a_run_folder_names_its_newest_run(
     proctor: Any, tmp_path: Path
 ) -> None:

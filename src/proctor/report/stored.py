@@ -28,7 +28,7 @@ from proctor.models.run import (
 )
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
-from proctor.paths import RunPaths, newest_run_in
+from proctor.paths import RunPaths, newest_run_in, run_holding
 from proctor.report.ab.pairs import Cell
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
@@ -175,6 +175,12 @@ def iter_records(
             raise ConfigError(
                 f"{run_dir}: a results directory, not a run folder; name a run folder "
                 f"(the newest: {newest})"
+            )
+        holder = run_holding(run_dir)
+        if holder is not None:  # `proctor report RUN/trials/CASE/AGENT/COND/1`, too deep
+            raise ConfigError(
+                f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
+                "the run folder"
             )
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in _marks_of(run_dir, notes, strict_annotations).annotations}
