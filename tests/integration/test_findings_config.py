@@ -100,3 +100,14 @@ def test_a_folder_named_beside_a_config_is_refused(
     assert result.code == 2 and said in result.err, result.err
     ledger = json.loads((project / "ci-out" / "findings.json").read_text())
     assert ledger["findings"][0]["state"] == "open", "nothing dismissed"
+
+
+def test_a_configuration_named_as_the_results_directory_is_told_of_config(
+    proctor: Run, project: Path
+) -> None:
+    result = proctor("findings", "ci.json")
+    assert result.code == 2
+    assert (
+        "ci.json: not a results directory (a file); to read the out of a configuration file, "
+        "give --config ci.json"
+    ) in result.err

@@ -70,6 +70,8 @@ def results_folder(given: Path | None, config: Path | None = None) -> Folder:
     if not path.is_dir():
         what = "a file" if path.exists() else "no such folder"
         hint = "; name the one your runs are in: `proctor findings RESULTS_DIR`" if chosen else ""
+        if path.is_file() and path.suffix == ".json":  # a configuration, named for --config's
+            hint = f"; to read the out of a configuration file, give --config {path}"
         raise ConfigError(f"{path}: not a results directory ({what}{how}){hint}")
     if (path / "run.json").is_file():
         raise ConfigError(
