@@ -5,10 +5,23 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 from proctor.util.masking import mask
 from proctor.util.text import SHOWN
+
+_UNSEEN = re.compile(
+    "[\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f"
+    "\u3000\ufeff\ufff9-\ufffb]"
+)
+"""Characters a terminal shows as nothing or as a plain space: a no-break or zero-width space,
+a soft hyphen, a byte order mark, a direction mark. A value that holds one differs from what
+it looks like; quoted, each is shown as the JSON escape that writes it (``\\u00a0``)."""
+
+
+def _unseen_escaped(text: str) -> str:
+    return _UNSEEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def json_kind(value: Any) -> str:
@@ -19,7 +32,7 @@ def json_kind(value: Any) -> str:
         return "null"
     if isinstance(value, str):
         # Masked before it is cut: a key cut in two is no longer the key the output masks.
-        text = mask(json.dumps(value, ensure_ascii=False))
+        text = _unseen_escaped(mask(json.dumps(value, ensure_ascii=False)))
         return "the string " + (text if len(text) <= 60 else text[:56] + '..."')
     if isinstance(value, int | float):
         return short(value)
@@ -32,14 +45,15 @@ def json_kind(value: Any) -> str:
 
 def json_text(value: Any, limit: int = 60) -> str:
     """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
-    ``limit`` characters; a lone surrogate stays an escape, so the sentence can be printed,
-    written as the records write it (the byte of a name that is not UTF-8 as ``\\xff``, as
-    the rest of the message shows that name)."""
+    ``limit`` characters; a character that shows as nothing or as a plain space (a no-break
+    space, a zero-width one) is its escape (``"a\\u00a0b"``); a lone surrogate stays an
+    escape, so the sentence can be printed, written as the records write it (the byte of a
+    name that is not UTF-8 as ``\\xff``, as the rest of the message shows that name)."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
     except ValueError:  # a structure that holds itself: not from a JSON file
         text = str(value)
-    text = mask(text.encode("utf-8", SHOWN).decode("utf-8"))  # before the cut
+    text = _unseen_escaped(mask(text.encode("utf-8", SHOWN).decode("utf-8")))  # before the cut
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

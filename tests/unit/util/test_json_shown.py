@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.util.json_shown import json_text
+from proctor.util.json_shown import json_kind, json_text
 
 
 @pytest.mark.parametrize(
@@ -15,7 +15,17 @@ from proctor.util.json_shown import json_text
         ('say "hi"', '"say \\"hi\\""'),  # as the JSON file holds it
         ("plug\udcff", '"plug\\xff"'),  # a byte of a name that is not UTF-8, as records show it
         ("x\ud800", '"x\\ud800"'),  # a surrogate that is no byte of a name
+        # What shows as nothing or as a plain space is shown as its escape: the value differs
+        # from what it looks like.
+        ("opus\u00a0", '"opus\\u00a0"'),
+        ("op\u200bus", '"op\\u200bus"'),
+        ("\ufeffopus", '"\\ufeffopus"'),
+        ("a b", '"a b"'),  # a plain space stays one
     ],
 )
 def test_json_text_quotes_a_string_as_a_json_file_holds_it(value: str, shown: str) -> None:
     assert json_text(value) == shown
+
+
+def test_json_kind_shows_an_unseen_character_of_a_string_as_its_escape() -> None:
+    assert json_kind("2\u00a0") == 'the string "2\\u00a0"'
