@@ -300,9 +300,11 @@ def test_a_lone_surrogate_in_a_record_is_printed_escaped(
 def test_a_gate_evaluator_failed_in_an_error_trial_is_said_as_that_not_as_a_failed_gate(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:
-    # Repeat 1 passes the gate; repeat 2 crashes, and its gate evaluator then fails.
+    # Repeat 1 passes the gate; repeat 2 writes the wrong file and crashes, and its gate
+    # evaluator then fails.
     gate = {"use": "file-exists", "must": ["ok.txt"], "gate": True}
-    plan = {"variants": [[{"write": {"path": "ok.txt", "content": "x"}}], [{"exit": 3}]]}
+    crash = [{"write": {"path": "no.txt", "content": "x"}}, {"exit": 3}]
+    plan = {"variants": [[{"write": {"path": "ok.txt", "content": "x"}}], crash]}
     make_case("c", config={"repeats": 2, "evaluators": [gate]}, plan=plan)
     result, out = run_cases(proctor, tmp_path)
     assert result.code == 1, result.err  # exit 1, as documented

@@ -172,8 +172,13 @@ def gate_failed(record: TrialRecord) -> bool:
     """A gate evaluator of the trial judged, and failed, and so decides the exit code whatever
     the trial's status (a gate that failed in a trial that then ended in an error). An eval's
     agent that crashed is ``agent-error`` whatever its test's assertions said (a
-    ``turn.expect_ok()`` fails by the crash itself): those decide nothing."""
+    ``turn.expect_ok()`` fails by the crash itself): those decide nothing. Nor does any gate of
+    an agent that crashed before its first tool call, as its transcript shows (a provider it
+    could not reach, a key refused): the gate judged the workspace as the case left it, not
+    anything the agent did."""
     crashed = record.status == "agent-error"
+    if crashed and record.tool_calls == 0 and record.process is not None:
+        return False
     return any(
         e.gate and not e.passed and not e.error and not (crashed and e.use == "eval")
         for e in record.evaluators

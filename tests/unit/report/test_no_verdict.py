@@ -5,6 +5,7 @@ evaluator did fail in one of its error trials the run exits 1, and the reports n
 from __future__ import annotations
 
 from proctor.models.config import Gate
+from proctor.models.process import ProcessMetrics
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.report.aggregate import aggregate
 from proctor.report.html import render_html
@@ -110,3 +111,21 @@ def test_a_run_whose_every_trial_is_an_infra_error_counts_no_gate_failed_in_it()
     suite = aggregate(records, GATE, run_id="r")
     assert suite.exit_code == 2 and suite.groups[0].gate_failed_in_errors == 0
     assert "no verdict" in row_of(render_markdown(suite, records), "e")
+
+
+def test_a_gate_of_an_agent_that_crashed_before_its_first_tool_call_decides_nothing() -> None:
+    """A provider it could not reach: the gate judged the workspace as the case left it. The
+    run exits 3 (an error), not 1; once the agent made a call, or when no transcript shows
+    that it made none, the gate counts."""
+    idle = rec("e", "agent-error", gate_failed=True)
+    idle.process = ProcessMetrics()
+    suite = aggregate([rec("p", "passed"), idle], GATE, run_id="r")
+    assert suite.exit_code == 3, suite.exit_reason
+    (group,) = [g for g in suite.groups if g.case == "e"]
+    assert group.gate_failed_in_errors == 0
+    busy = idle.model_copy(update={"tool_calls": 1})
+    assert aggregate([rec("p", "passed"), busy], GATE, run_id="r").exit_code == 1
+    unread = idle.model_copy(update={"process": None})
+    assert aggregate([rec("p", "passed"), unread], GATE, run_id="r").exit_code == 1
+    judged = idle.model_copy(update={"status": "eval-error"})  # not a crash
+    assert aggregate([rec("p", "passed"), judged], GATE, run_id="r").exit_code == 1
