@@ -233,6 +233,10 @@ def test_validate_check_keys_says_what_it_checked(
     result = proctor(*args, str(scripted))
     assert result.code == 0, result.err
     assert "keys     none checked: no role calls a provider with a key of its own" in result.out
+    result = proctor(*args, str(scripted), "--json")  # the same lines, under "keys"
+    assert result.code == 0, result.err
+    none = "none checked: no role calls a provider with a key of its own"
+    assert json.loads(result.out)["keys"] == [none]
 
 
 def test_validate_check_keys_says_the_taken_keys_beside_a_refused_one(

@@ -173,6 +173,8 @@ def command(
         except ConfigError as exc:
             keys_tried = True
             problems.append(str(exc))
+    if check_keys and not keys_said and not keys_tried:
+        keys_said = ["none checked: no role calls a provider with a key of its own"]
     if as_json:
         return _print_json(source, plan, problems, warnings, keys_said if check_keys else None)
     for rc in plan.cases:
@@ -191,10 +193,6 @@ def command(
     if check_keys:
         for said in keys_said:
             echo_unless_gone(f"keys     {said}")
-        if not keys_said and not keys_tried:
-            echo_unless_gone(
-                "keys     none checked: no role calls a provider with a key of its own"
-            )
     if len(problems) > 1:  # one problem is the one sentence of the error below
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)
