@@ -253,3 +253,39 @@ def test_a_case_named_with_a_key_is_shown_masked_and_keeps_its_folder(
         ("trial-started", "c-***"),
         ("trial-finished", "c-***"),  # the same trial's two lines name it alike
     ]
+
+
+@pytest.mark.parametrize(
+    ("setup", "named"),
+    [
+        ('ln -s "$OUTSIDE" "$HOME/.claude"', "made $HOME/.claude a link to"),
+        (
+            'mkdir "$HOME/.claude" && ln -s "$OUTSIDE/.credentials.json" '
+            '"$HOME/.claude/.credentials.json"',
+            "made $HOME/.claude/.credentials.json a link to",
+        ),
+    ],
+)
+def test_a_setup_line_that_links_the_agents_folder_outside_gets_no_login_there(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    user: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    setup: str,
+    named: str,
+) -> None:
+    """The login would be copied, and the settings written, wherever the link leads: the
+    trial is an infra-error naming the setup line and the link, and nothing lands there."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    monkeypatch.setenv("OUTSIDE", str(outside))
+    make_case("a", config={"agents": ["claude-code"], "setup": [setup]})
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == 2, result.err  # every trial an infra-error
+    trial = load_trial(single_run_dir(out), "a", agent="claude-code")
+    assert trial["status"] == "infra-error"
+    assert trial["reason"].startswith(f"setup line 1 `{setup}` {named} {outside}")
+    assert "outside the trial's scratch folder" in trial["reason"]
+    assert list(outside.iterdir()) == []  # no login, no settings.json, no .claude.json
+    assert not (tmp_path / "seen.txt").exists()  # the agent never started

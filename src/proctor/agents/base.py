@@ -39,6 +39,11 @@ class AgentAdapter(Generic[S]):
     provision_kinds: ClassVar[frozenset[str]] = frozenset({"mcps", "plugins", "skills", "hooks"})
     """The kinds of ``provision`` entries the adapter gives its CLI. A case that provisions
     another kind for this agent is refused when planned: its trials would run without it."""
+    scratch_writes: ClassVar[tuple[str, ...]] = ()
+    """What the adapter writes in the trial's scratch folder, relative to it (``home/.claude``,
+    ``mcp.json``), and where its CLI keeps its settings and transcripts: a setup line that
+    makes one of them lead out of the scratch folder through a link ends the trial before
+    anything is written there (see :mod:`proctor.workspace.confine`)."""
     reports_subagent_usage: ClassVar[bool] = True
     """Whether the tokens the CLI reports include its subagents' (Codex reports the main
     thread's only): the usage check compares the report with the same part of the transcript."""

@@ -37,9 +37,11 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.provisioning import register_mcp_secrets
+from proctor.errors import WorkspaceError
 from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.util.masking import register_secret
+from proctor.workspace.confine import link_out
 from proctor.workspace.environment import is_setting, names_credential, url_passwords
 
 
@@ -241,9 +243,18 @@ class LentFile:
     lent: bytes
 
 
+def lent_folders(agent: str) -> tuple[str, ...]:
+    """Where :func:`install` copies ``agent``'s login files, relative to the trial's scratch
+    folder (``home/.claude``); nothing for an agent proctor lends no file to."""
+    kind = KINDS.get(agent)
+    return (f"home/{kind.folder}",) if kind is not None else ()
+
+
 def install(credentials: Credentials, home: Path) -> list[LentFile]:
     """Copy the login files into the scratch ``home`` (owner-only) and register every secret
-    they and the key variables hold with the masker; returns what :func:`give_back` needs."""
+    they and the key variables hold with the masker; returns what :func:`give_back` needs.
+    A copy that would land outside ``home`` through a link (``.claude -> /elsewhere``, a
+    ``.credentials.json`` that is a link) raises WorkspaceError, with nothing written."""
     for value in credentials.keys.values():
         register_secret(value)
     kind = KINDS.get(credentials.agent)
@@ -252,10 +263,19 @@ def install(credentials: Credentials, home: Path) -> list[LentFile]:
     target = home / kind.folder
     lent = []
     for source in credentials.files:
-        target.mkdir(parents=True, exist_ok=True)
         dest = target / source.name
+        found = link_out(home, dest)
+        if found is not None:
+            raise WorkspaceError(
+                f"the scratch home's {found[0].relative_to(home)} is a link to {found[1]}, "
+                f"outside it: {source.name} is lent to the scratch home only"
+            )
+        target.mkdir(parents=True, exist_ok=True)
         data = source.read_bytes()
-        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(dest)  # a file or link the setup lines left there: replaced, not written
+        # O_EXCL: a link put there meanwhile is never followed.
+        fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(dest, 0o600)

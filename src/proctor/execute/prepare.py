@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from proctor.agents.credentials import (
     LentFile,
     give_back,
     lends,
+    lent_folders,
     register_spec_secrets,
 )
 from proctor.agents.credentials import find as find_credentials
@@ -27,6 +29,7 @@ from proctor.llm.secrets import environment, load_dotenv
 from proctor.paths import cache_folder
 from proctor.util.cutting import output_tail
 from proctor.util.processes import MARKER_VARIABLE, run_captured
+from proctor.workspace.confine import first_link_out
 from proctor.workspace.diff import Snapshot, take_snapshot
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture, zip_template
@@ -57,10 +60,17 @@ class Prepared:
 
 
 def shell_lines(
-    ctx: TrialContext, env: dict[str, str], phase: str, lines: list[str], fatal: bool = True
+    ctx: TrialContext,
+    env: dict[str, str],
+    phase: str,
+    lines: list[str],
+    fatal: bool = True,
+    confined: Iterable[str] = (),
 ) -> None:
     """Run setup or teardown lines in the workspace, their output appended to the trial's
-    ``stdout.log``/``stderr.log``; a failing setup line is a WorkspaceError."""
+    ``stdout.log``/``stderr.log``; a failing setup line is a WorkspaceError, and so is one
+    after which a path of ``confined`` (relative to the trial's scratch folder) leads out of
+    it through a link (see :func:`refuse_links_out`)."""
     for i, line in enumerate(lines):
         result = run_captured(
             ["/bin/sh", "-c", line], cwd=ctx.workspace, env=env, timeout=SETUP_TIMEOUT_SEC
@@ -74,6 +84,28 @@ def shell_lines(
             said = output_tail(result, 300).strip()  # masked before it is cut
             detail = f": {said}" if said else " (it wrote nothing)"
             raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}{detail}")
+        refuse_links_out(ctx, confined, f"{phase} line {i + 1} `{line}`")
+
+
+def refuse_links_out(ctx: TrialContext, confined: Iterable[str], who: str) -> None:
+    """A WorkspaceError when a path of ``confined`` (relative to the trial's scratch folder:
+    ``home/.claude``) now leads out of the scratch folder through a link: the agent's
+    settings, and the login it is lent, would be written wherever the link leads."""
+    found = first_link_out(ctx.scratch, [ctx.scratch / rel for rel in confined])
+    if found is None:
+        return
+    link, target = found
+    if link == ctx.scratch:
+        where = f"the trial's scratch folder {link}"
+    elif link.is_relative_to(ctx.home):
+        where = "$HOME" + "".join(f"/{part}" for part in link.relative_to(ctx.home).parts)
+    else:
+        where = f"the trial's scratch folder's {link.relative_to(ctx.scratch)}"
+    raise WorkspaceError(
+        f"{who} made {where} a link to {target}, outside the trial's scratch folder: "
+        f"proctor writes {ctx.spec.agent}'s settings and lent login in the scratch folder "
+        "only, so the trial did not start (make a folder there, or a link that stays inside it)"
+    )
 
 
 def prepare(ctx: TrialContext) -> Prepared:
@@ -102,7 +134,10 @@ def prepare(ctx: TrialContext) -> Prepared:
     given = {**spec.case.env, **spec.profile.env, **spec.variant.env}
     if "TMPDIR" not in given:  # what the case, profile or condition sets wins, as ever
         env["TMPDIR"] = str(temp)
-    shell_lines(ctx, env, "setup", spec.case.setup)
+    # What the agent's adapter writes in the scratch folder (and the folder its login is lent
+    # to) must stay there: a setup line's link out of it ends the trial before anything is.
+    confined = [*adapter.scratch_writes, *lent_folders(adapter.name)]
+    shell_lines(ctx, env, "setup", spec.case.setup, confined=confined)
     credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
         credentials = find_credentials(adapter.name, os.environ)

@@ -17,6 +17,7 @@ from proctor.agents.credentials import (
     lends,
     problem,
 )
+from proctor.errors import WorkspaceError
 from proctor.models.config import AgentProfile
 from proctor.util.masking import mask
 
@@ -129,6 +130,36 @@ def test_install_copies_owner_only_and_masks_every_secret(tmp_path: Path) -> Non
     )
     assert "secret" not in text and "oauth-env-3333333333" not in text
     assert "user:inference" in text  # a field that is no secret stays readable
+
+
+@pytest.mark.parametrize("linked", [".codex", ".codex/auth.json"])
+def test_install_never_writes_a_login_through_a_link_out_of_the_scratch_home(
+    tmp_path: Path, linked: str
+) -> None:
+    home = tmp_path / "user"
+    login(home / ".codex", "auth.json", {"tokens": {"access_token": "codex-secret-44444444"}})
+    scratch, outside = tmp_path / "scratch", tmp_path / "elsewhere"
+    outside.mkdir()
+    (scratch / linked).parent.mkdir(parents=True)
+    (scratch / linked).symlink_to(outside if linked == ".codex" else outside / "auth.json")
+    with pytest.raises(WorkspaceError, match=f"the scratch home's {linked} is a link to {outside}"):
+        install(find("codex", {"HOME": str(home)}), scratch)
+    assert list(outside.iterdir()) == []
+
+
+def test_install_replaces_a_link_inside_the_scratch_home_without_writing_through_it(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "user"
+    login(home / ".codex", "auth.json", {"tokens": {"access_token": "codex-secret-55555555"}})
+    scratch = tmp_path / "scratch"
+    (scratch / ".codex").mkdir(parents=True)
+    (scratch / "other.json").write_text("theirs")
+    (scratch / ".codex" / "auth.json").symlink_to(scratch / "other.json")
+    install(find("codex", {"HOME": str(home)}), scratch)
+    copy = scratch / ".codex" / "auth.json"
+    assert not copy.is_symlink() and "codex-secret-55555555" in copy.read_text()
+    assert (scratch / "other.json").read_text() == "theirs"
 
 
 def test_every_real_agent_has_a_kind() -> None:

@@ -149,6 +149,7 @@ def refuse_unsupported(provision: Provision | None) -> None:
 @register
 class AcpAgent(AgentAdapter[AcpSession]):
     spec = ACP
+    scratch_writes = ("home/.claude", "home/.gemini", ".gemini")
     default_mode = "headless"
     provision_kinds = frozenset({"mcps"})
 

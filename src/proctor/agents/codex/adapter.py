@@ -76,6 +76,7 @@ def reported_usage(stdout: list[dict[str, Any]], model: str) -> dict[str, dict[s
 @register
 class Codex(RealCli[CodexSession]):
     spec = CODEX
+    scratch_writes = ("home/.codex", "home/.agents")
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
     reports_subagent_usage = False  # turn.completed counts the main thread's responses

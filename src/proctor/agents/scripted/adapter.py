@@ -49,6 +49,7 @@ class ScriptedSession:
 @register
 class ScriptedAgent(AgentAdapter[ScriptedSession]):
     spec = SCRIPTED
+    scratch_writes = ("home/.claude", "steps.json")
     default_mode: ClassVar[Mode] = "interactive"
     # Always a program in a terminal; "headless" is accepted so --mode applies to every agent.
     modes: ClassVar[tuple[Mode, ...]] = ("interactive", "headless")
