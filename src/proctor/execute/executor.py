@@ -59,6 +59,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
+from proctor.util.files import remove_temporary
 from proctor.util.processes import become_subreaper, kill_marked, load_prctl, stop_with_parent
 from proctor.util.signals import first_stop_only, ignore_stops
 
@@ -459,7 +460,7 @@ def _run_workers(
                 ignore_stops()
                 _stop_workers(running, run, outcome, subscribers)
     except BaseException:
-        scratch_folder.cleanup()
+        remove_temporary(scratch_folder)
         raise
     _wind_up(scratch_folder, outcome, subscribers)
     return outcome
@@ -481,7 +482,7 @@ def _wind_up(
     for number in previous:
         signal.signal(number, lambda signum, _frame: came.append(signum))
     try:
-        scratch.cleanup()
+        remove_temporary(scratch)
         if came:
             outcome.interrupted = True
         emit(subscribers, RunFinished(outcome.count, outcome.interrupted))

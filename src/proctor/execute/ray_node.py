@@ -36,7 +36,7 @@ from proctor.execute.trial import run_trial
 from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
-from proctor.util.files import remove_tree
+from proctor.util.files import remove_temporary, remove_tree
 from proctor.util.processes import process_start, still_running
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -179,7 +179,9 @@ def run_on_node(
     attempt), so that a node whose temporary folder is as long as the driver's gives the trial
     the same paths' lengths, and a scripted agent the same token counts, as a local run."""
     spec = TrialSpec.model_validate_json(spec_json)
-    with tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX) as tmp:
+    folder = tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
+    try:
+        tmp = folder.name
         pid = os.getpid()
         (Path(tmp) / OWNER_FILE).write_text(f"{pid}:{process_start(pid)}\n")
         run = RunPaths(Path(tmp) / run_name)  # the run's name: the trial's marker is the same
@@ -190,6 +192,8 @@ def run_on_node(
         except Interrupted:
             pass  # arrived after trial.json was written
         return pack(run.trial(*spec.key).root)
+    finally:
+        remove_temporary(folder)  # a kept workspace's links are never followed
 
 
 def pack(folder: Path) -> bytes:

@@ -12,6 +12,7 @@ import errno
 import os
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,6 +29,15 @@ def remove_tree(path: str | Path, *, strict: bool = False) -> bool:
             raise
         shutil.rmtree(path, ignore_errors=True)  # what can go, goes
     return not os.path.lexists(path)
+
+
+def remove_temporary(folder: tempfile.TemporaryDirectory[str]) -> None:
+    """Remove ``folder`` (what a run's trials left in it) with :func:`remove_tree`, then let
+    it know. Its own ``cleanup`` gives an entry it may not remove mode 0o700 by ``chmod``
+    through it, before Python 3.11.8 and 3.12.2: a link a trial left in a read-only folder
+    (``ro/key -> ~/.ssh/id_ed25519``) would change the mode of the file outside it leads to."""
+    remove_tree(folder.name)
+    folder.cleanup()
 
 
 def _remove_opening_up(path: str | Path) -> None:
