@@ -263,7 +263,7 @@ class ResultsIndex:
                 for col in ("agent", "condition", "case_name")
             }
             db.execute(
-                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 21)})",
+                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 22)})",
                 fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(

@@ -29,7 +29,7 @@ SCHEMA_VERSION = 1
 RUN_COLUMNS = (
     "name, run_id, started_at, finished_at, source, agents, conditions, cases, planned, trials, "
     "scored, passes, status_counts, exit_code, exit_reason, cost_usd, wall_ms, in_progress, "
-    "signature, problem, wall_lower_bound"
+    "signature, problem, wall_lower_bound, command"
 )
 """The columns of :func:`run_values`, in its order: named when a row is written, since a column
 added to an older index (``ADDED_COLUMNS``) stands where it was added, not where ``SCHEMA``
@@ -45,7 +45,8 @@ CREATE TABLE runs (
   name TEXT PRIMARY KEY, run_id TEXT, started_at TEXT, finished_at TEXT, source TEXT,
   agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
   passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
-  wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT, wall_lower_bound INTEGER
+  wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT, wall_lower_bound INTEGER,
+  command TEXT
 );
 CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
@@ -70,6 +71,7 @@ ADDED_COLUMNS = (
     ("runs", "problem", "TEXT"),
     ("runs", "wall_lower_bound", "INTEGER"),
     ("trials", "warnings", "TEXT"),
+    ("runs", "command", "TEXT"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or
@@ -112,6 +114,9 @@ def run_values(
         sig,
         _masked(facts.manifest_problem),
         int(facts.wall[1]),
+        # What made the run, as its reports' titles name it: `proctor eval`, or `proctor run`
+        # (also when its run.json does not read, as those titles have it).
+        "eval" if m is not None and m.by_eval else "run",
     )
 
 

@@ -449,3 +449,43 @@ def test_an_index_made_before_runs_kept_their_problem_reads_the_runs_again(
         assert row is not None and row["problem"].startswith("run.json: not a readable JSON")
     finally:
         index.close()
+
+
+def _made_by_eval(run_dir: Path) -> None:
+    """The run's ``run.json`` as ``proctor eval`` writes it (its argv names the command)."""
+    manifest = read_record(run_dir / "run.json", RunManifest)
+    write_record(run_dir / "run.json", manifest.model_copy(update={"argv": ["proctor", "eval"]}))
+
+
+def test_a_run_of_proctor_eval_is_indexed_as_one(tmp_path: Path) -> None:
+    write_run(tmp_path, RUN, trials=1, cases=1)
+    write_run(tmp_path, "run-20261202T000000Z-bbbbbb", trials=1, cases=1)
+    _made_by_eval(tmp_path / "run-20261202T000000Z-bbbbbb")
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        commands = dict(index.query("SELECT name, command FROM runs"))
+        assert commands == {RUN: "run", "run-20261202T000000Z-bbbbbb": "eval"}
+    finally:
+        index.close()
+
+
+def test_an_index_made_before_runs_kept_their_command_reads_the_runs_again(
+    tmp_path: Path,
+) -> None:
+    write_run(tmp_path, RUN, trials=1, cases=1)
+    _made_by_eval(tmp_path / RUN)
+    index = ResultsIndex(tmp_path)
+    index.refresh(force=True)
+    index.close()
+    db = sqlite3.connect(tmp_path / INDEX_FILE)  # as an older viewer left it
+    db.execute("ALTER TABLE runs DROP COLUMN command")
+    db.commit()
+    db.close()
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        row = index.run_row(RUN)
+        assert row is not None and row["command"] == "eval"
+    finally:
+        index.close()

@@ -44,6 +44,7 @@ def runs_json(request: Request) -> Response:
         [
             {
                 "run": s.name,
+                "command": s.command,
                 "trials": s.trials,
                 "planned": s.planned,
                 "passes": s.passes,

@@ -44,6 +44,8 @@ class RunSummary:
     wall_lower_bound: bool = False
     """``wall_ms`` is a lower bound: a stretch that ran the run was killed (see ``proctor
     report``'s ``wallLowerBound``)."""
+    command: str = "run"
+    """What made the run: ``eval`` for ``proctor eval`` (the pages say so), else ``run``."""
 
 
 def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
@@ -130,6 +132,7 @@ def summary(row: Any) -> RunSummary:
         in_progress=bool(row["in_progress"]),
         problem=row["problem"],
         wall_lower_bound=bool(row["wall_lower_bound"]),
+        command=row["command"] or "run",
     )
 
 
