@@ -192,7 +192,8 @@ def _notes_kept_quiet(quiet: bool) -> Iterator[None]:
 
 
 class EvalProgress:
-    """One line per finished case on stderr."""
+    """One line per finished case on stderr, with each of its warnings on a line of its own
+    below it (``    warning: …``), as ``proctor run``'s progress shows a trial's."""
 
     def __init__(self, verbose: bool) -> None:
         self.verbose = verbose
@@ -212,6 +213,8 @@ class EvalProgress:
         tail = "" if r.status == "passed" else f"  {r.status}: {r.reason}"
         name = self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}")
         click.echo(mask(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}"), err=True)
+        for warning in r.warnings:  # decides nothing, but the case ran less than written
+            click.echo(f"    warning: {mask(one_line(warning))}", err=True)
 
 
 def _print_summary(summary: dict[str, object], verbose: bool) -> None:
