@@ -27,6 +27,7 @@ from proctor.evals.define import (
     TestFn,
 )
 from proctor.evals.loaders import set_project_root
+from proctor.evals.stops import Stops, stops_noted
 from proctor.models.io import escape_surrogates
 
 SUFFIX = ".eval.py"
@@ -120,10 +121,11 @@ def _import(path: Path, root: Path) -> ModuleType:
     # when it runs, not only when its file loads.
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
+    stops: Stops | None = None
     try:
         sys.modules[name] = module
         # What an eval file prints goes to stderr: stdout is proctor's (its --json).
-        with contextlib.redirect_stdout(sys.stderr):
+        with contextlib.redirect_stdout(sys.stderr), stops_noted() as stops:
             spec.loader.exec_module(module)
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}{_line_in(exc, path)}: {exc}") from exc
@@ -134,8 +136,15 @@ def _import(path: Path, root: Path) -> ModuleType:
             f"{path}{line}: exited while it was imported (SystemExit: {exc.code!r}); an eval "
             "file defines evals, it does not run them"
         ) from exc
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        if stops is None or not stops.raised_by_code():
+            raise  # Ctrl-C (or SIGTERM, SIGHUP) while the file was imported: proctor stops
+        # `raise KeyboardInterrupt` of the file's own is its error, not the user's Ctrl-C.
+        said = f": {exc}" if str(exc) else ""
+        raise ConfigError(
+            f"{path}{_line_in(exc, path)}: cannot be imported (KeyboardInterrupt{said}, raised "
+            "by the file itself: no Ctrl-C or stop signal came)"
+        ) from exc
     except BaseException as exc:  # pytest.importorskip's Skipped is no Exception, say
         line = _line_in(exc, path)
         # define_eval(descripton=...): the near ones named; define_eval("x"): keywords only
