@@ -40,6 +40,7 @@ from proctor.agents.provisioning import register_mcp_secrets
 from proctor.errors import WorkspaceError
 from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
+from proctor.util.files import read_regular
 from proctor.util.masking import register_secret
 from proctor.workspace.confine import link_out
 from proctor.workspace.environment import is_setting, names_credential, url_passwords
@@ -304,10 +305,21 @@ def give_back(lent: list[LentFile], lock: Path) -> list[str]:
     notes: list[str] = []
     for item in lent:
         try:
-            renewed = item.copy.read_bytes()
+            # Never through a link the agent put in the copy's place (its bytes are not the
+            # login renewed), nor from a pipe.
+            renewed = b"" if item.copy.is_symlink() else read_regular(item.copy)
         except OSError:
             continue
         if renewed == item.lent or not _login_document(renewed):
+            continue
+        missing = _missing_fields(item.lent, renewed)
+        if missing:
+            # Any JSON object the agent wrote there is not a renewal of the login lent: the
+            # user's file would hold the agent's text in place of the login.
+            notes.append(
+                f"the trial's copy of {item.original} changed but is no renewal of the login "
+                f"lent (it lacks {', '.join(missing)}): {item.original} was left as it is"
+            )
             continue
         _register_file_secrets(item.copy)  # the new tokens are masked like the old ones
         try:
@@ -326,6 +338,13 @@ def give_back(lent: list[LentFile], lock: Path) -> list[str]:
         except OSError as exc:
             notes.append(f"the agent renewed its login, but {item.original} was not updated: {exc}")
     return notes
+
+
+def _missing_fields(lent: bytes, renewed: bytes) -> list[str]:
+    """The top-level fields of the login lent that the renewed copy lacks (a renewal rewrites
+    the tokens and their dates, and keeps the document's shape)."""
+    before, after = _login_document(lent) or {}, _login_document(renewed) or {}
+    return [f"'{name}'" for name in before if name not in after]
 
 
 def _login_document(data: bytes) -> dict[str, Any] | None:

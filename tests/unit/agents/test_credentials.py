@@ -314,3 +314,30 @@ def test_forwarded_keys_are_masked_and_forwarded_settings_are_not() -> None:
         "*** *** *** claude-opus-4-8 us-east-1 https://me:***@gw.example.com *** "
         "postgres://a:***@h 7-kept"
     )
+
+
+def test_a_copy_the_agent_rewrote_as_other_json_is_not_given_back(tmp_path: Path) -> None:
+    """Only a renewal goes back: a JSON object without the login's fields would replace the
+    user's login with the agent's text."""
+    user, lent = lend_codex(tmp_path)
+    before = user.read_bytes()
+    lent[0].copy.write_text(json.dumps({"note": "written by the agent"}))
+    notes = give_back(lent, tmp_path / "lock")
+    assert user.read_bytes() == before
+    assert notes == [
+        f"the trial's copy of {user} changed but is no renewal of the login lent (it lacks "
+        f"'tokens', 'last_refresh'): {user} was left as it is"
+    ]
+
+
+def test_a_copy_the_agent_replaced_with_a_link_is_not_read(tmp_path: Path) -> None:
+    user, lent = lend_codex(tmp_path)
+    before = user.read_bytes()
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(
+        json.dumps({"tokens": {"refresh_token": "not-a-renewal-0009"}, "last_refresh": "2027"})
+    )
+    lent[0].copy.unlink()
+    lent[0].copy.symlink_to(elsewhere)
+    assert give_back(lent, tmp_path / "lock") == []
+    assert user.read_bytes() == before
