@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -373,12 +374,75 @@ def test_a_cached_session_is_named_as_this_replay_names_it(
 ) -> None:
     monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
-    relative = proctor("history", "home/.codex", "--json")
-    assert relative.code == 0, relative.err
-    assert all(not s["path"].startswith("/") for s in json.loads(relative.out)["sessions"])
+    linked = tmp_path / "linked"
+    linked.symlink_to(home / ".codex")
+    through_link = proctor("history", "linked", "--json")
+    assert through_link.code == 0, through_link.err
+    paths = [s["path"] for s in json.loads(through_link.out)["sessions"]]
+    assert paths and all(p.startswith(f"{linked}/sessions/") for p in paths)
     absolute = proctor("history", str(home / ".codex"), "--json")
     paths = [s["path"] for s in json.loads(absolute.out)["sessions"]]
     assert paths and all(p.startswith(str(home)) for p in paths)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "folder"),
+    [
+        ("CODEX_HOME", "home/.codex", ".codex"),
+        ("CODEX_HOME", "./sub/../home/.codex", ".codex"),
+        ("CLAUDE_CONFIG_DIR", "home/.claude", ".claude"),
+        ("CLAUDE_CONFIG_DIR", "nowhere,home/.claude", ".claude"),  # one of several
+        ("GEMINI_CLI_HOME", "home", ".gemini"),
+        ("--home", "home", ""),
+        ("PATH", "home/.gemini", ".gemini"),
+    ],
+)
+def test_a_relative_history_folder_gives_absolute_session_paths_and_hits_the_cache(
+    proctor: Run,
+    home: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    value: str,
+    folder: str,
+) -> None:
+    """As the CLIs take it (Codex CLI makes CODEX_HOME absolute): every path the JSON names
+    reads from any folder, and a cached session is the same row read either way."""
+    (tmp_path / "sub").mkdir()
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HOME", str(tmp_path / "elsewhere"))
+    monkeypatch.chdir(tmp_path)
+
+    def paths(given: str) -> tuple[list[str], list[str]]:
+        if variable == "--home":
+            args = ["--home", given]
+        elif variable == "PATH":
+            args = [given]
+        else:
+            monkeypatch.setenv(variable, given)
+            args = []
+        result = proctor("history", *args, "--json")
+        assert result.code == 0, result.err
+        report = json.loads(result.out)
+        return [s["path"] for s in report["sessions"]], [u["path"] for u in report["unavailable"]]
+
+    relative, gone = paths(value)
+    assert relative and all(p.startswith(f"{home / folder}/") for p in relative), relative
+    assert all(p.startswith("/") for p in gone), gone
+    db = tmp_path / "cache" / "history.sqlite3"
+
+    def rows() -> list[tuple[int, str]]:
+        with sqlite3.connect(db) as connection:
+            found = connection.execute("SELECT rowid, path FROM summaries ORDER BY path")
+            listed = found.fetchall()
+        connection.close()
+        return listed
+
+    written = rows()
+    assert [path for _, path in written] == sorted(relative)
+    absolute, _ = paths(str(home / folder) if variable != "GEMINI_CLI_HOME" else str(home))
+    assert absolute == relative
+    assert rows() == written  # every summary read from the cache: no row written again
 
 
 def test_options_that_do_not_apply_are_named(proctor: Run, home: Path) -> None:

@@ -118,7 +118,7 @@ def command(
     from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
-    from proctor.history.folders import history_folders
+    from proctor.history.folders import absolute, history_folders
     from proctor.history.forks import any_family, forks_measured_apart
     from proctor.history.journal import (
         from_current,
@@ -192,7 +192,9 @@ def command(
     if changes and by is not None:
         echo_note(f"--by {by} does not apply to --changes")
     if paths:
-        sessions, unavailable = sessions_under(paths, chosen)
+        # Absolute, as the history folders are: a session's path reads from any folder, and
+        # is the same however the PATH was written.
+        sessions, unavailable = sessions_under([absolute(p) for p in paths], chosen)
         # A PATH whose sessions --agent all left out was read, as a --since that keeps none.
         if not sessions and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable):
             reasons = "; ".join(f"{u.path}: {u.reason}" for u in unavailable)

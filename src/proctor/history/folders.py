@@ -17,8 +17,8 @@ def history_folders(agent: str, home: Path | None, env: Mapping[str, str]) -> li
     # (os.path.isdir: a value that cannot be looked at is split, and each part reported.)
     if agent != "claude-code" or home is not None or not value or os.path.isdir(value):
         return [history_folder(agent, home, env)]
-    named = [part.strip() for part in value.split(",") if part.strip()]
-    return [Path(part) for part in dict.fromkeys(named)]
+    named = [absolute(part.strip()) for part in value.split(",") if part.strip()]
+    return list(dict.fromkeys(named))
 
 
 def unnamed_config_dir(agent: str, home: Path | None, env: Mapping[str, str]) -> str | None:
@@ -36,7 +36,20 @@ def unnamed_config_dir(agent: str, home: Path | None, env: Mapping[str, str]) ->
 
 
 def history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
-    """The folder where ``agent`` keeps its sessions (see the table above)."""
+    """The folder where ``agent`` keeps its sessions (see the table above), absolute: a
+    relative ``--home``, ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or ``GEMINI_CLI_HOME`` is taken
+    from the current folder, as the CLI takes it, and its sessions' paths are absolute too."""
+    return absolute(_history_folder(agent, home, env))
+
+
+def absolute(path: str | Path) -> Path:
+    """``path`` from the current folder when it is relative, its ``..`` taken off as the
+    CLIs take them (Node's ``path.resolve``) and as the history cache keys its rows; an
+    absolute path as it is given."""
+    return Path(path if os.path.isabs(path) else os.path.abspath(path))
+
+
+def _history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
     if agent == "claude-code":
         if home is None and env.get("CLAUDE_CONFIG_DIR"):
             return Path(env["CLAUDE_CONFIG_DIR"])
