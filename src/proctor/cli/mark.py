@@ -113,7 +113,7 @@ def _unwritable(path: Path, exc: OSError) -> str:
     import os
 
     from proctor.history.journal import dangling_link
-    from proctor.history.sources import shut_folder
+    from proctor.history.listing import shut_folder
 
     blocker = next((p for p in path.parents if os.path.isfile(p)), None)
     if blocker is not None:

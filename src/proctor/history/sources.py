@@ -23,11 +23,12 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
+from proctor.history.listing import is_listed, sorted_names, unreachable
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
     gemini_side_files,
@@ -94,8 +95,16 @@ def agent_sessions(
     that cannot be listed (no permission) is added to ``unreadable``, with the reason: its
     sessions are not silently left out."""
 
-    def listed(where: str | Path, *, folders: bool) -> list[str]:
-        return _sorted_names(where, folders=folders, agent=agent, unreadable=unreadable)
+    def listed(where: str | Path, *, folders: bool, named: list[str] | None = None) -> list[str]:
+        return sorted_names(where, folders=folders, agent=agent, unreadable=unreadable, named=named)
+
+    def folders_named(where: str | Path, named: list[str], session: Callable[[str], bool]) -> None:
+        """Each folder in ``where`` named as ``agent`` names a session file (``named``, as the
+        listing of its files found them), listed as unavailable: never passed over in silence."""
+        if unreadable is not None:
+            for name in sorted(filter(session, named)):
+                path = os.path.join(where, name)
+                unreadable.append(Unavailable(agent=agent, path=path, reason=FOLDER))
 
     if agent == "claude-code":
         # Listed folder by folder (the order of sorted paths): a glob and a sort of Path
@@ -107,16 +116,25 @@ def agent_sessions(
             if not linked.first(project_folder):
                 continue  # a link to a project folder listed already: its sessions once
             links: set[str] = set()
-            names = _sorted_names(
-                project_folder, folders=False, agent=agent, unreadable=unreadable, links=links
+            named: list[str] = []
+            names = sorted_names(
+                project_folder,
+                folders=False,
+                agent=agent,
+                unreadable=unreadable,
+                links=links,
+                named=named,
             )
             within = project_folder + os.sep  # (a join per file cost more than the listing)
             for name in names:
                 if name.endswith(".jsonl") and not name.startswith("agent-"):
-                    # (agent-*.jsonl: an older release's subagent file)
+                    # (agent-*.jsonl: an older release's subagent file; inline, as _claude_session
+                    # says it: a call per file costs)
                     path = within + name
                     if name not in links or linked.first_file(path):
                         yield Session(agent, path)
+            if named:
+                folders_named(project_folder, named, _claude_session)
     elif agent == "codex":
         for root in (folder / "sessions", folder / "archived_sessions"):
             found: list[str] = []
@@ -139,11 +157,14 @@ def agent_sessions(
                             "folders: not followed (give its target as a PATH to read it)"
                         )
                         unreadable.append(Unavailable(agent=agent, path=path, reason=reason))
+                rollout_folders: list[str] = []
                 found += [
                     os.path.join(where, n)
-                    for n in listed(where, folders=False)
+                    for n in listed(where, folders=False, named=rollout_folders)
                     if n.startswith("rollout-") and n.endswith(".jsonl")
                 ]
+                if rollout_folders:
+                    folders_named(where, rollout_folders, _rollout)
             yield from (Session(agent, path) for path in sorted(found))
     else:
         tmp = folder / "tmp"
@@ -160,11 +181,32 @@ def agent_sessions(
                     reason = f"{unreachable(exc, chats)}: its sessions are left out"
                     unreadable.append(Unavailable(agent=agent, path=str(chats), reason=reason))
                 continue
-            names = listed(chats, folders=False)
+            chat_folders: list[str] = []
+            names = listed(chats, folders=False, named=chat_folders)
             for pattern in (".jsonl", ".json"):
                 for name in names:
                     if name.startswith("session-") and name.endswith(pattern):
                         yield Session(agent, chats / name)
+            if chat_folders:
+                folders_named(chats, chat_folders, _gemini_chat)
+
+
+def _claude_session(name: str) -> bool:
+    """Named as Claude Code names a session's file in a project folder (``agent-*.jsonl``
+    is an older release's subagent file)."""
+    return name.endswith(".jsonl") and not name.startswith("agent-")
+
+
+def _rollout(name: str) -> bool:
+    return name.startswith("rollout-") and name.endswith(".jsonl")
+
+
+def _gemini_chat(name: str) -> bool:
+    return name.startswith("session-") and name.endswith((".jsonl", ".json"))
+
+
+FOLDER = "a folder, not a session file: left out"
+"""Why a folder named as its CLI names a session file, where the CLI keeps them, is none."""
 
 
 def _dated(name: str) -> bool:
@@ -204,103 +246,6 @@ def _identity(file: str) -> tuple[int, int] | str:
     except OSError:
         return os.path.realpath(file)
     return found.st_dev, found.st_ino
-
-
-def _sorted_names(
-    folder: str | Path,
-    *,
-    folders: bool,
-    agent: str | None = None,
-    unreadable: list[Unavailable] | None = None,
-    links: set[str] | None = None,
-) -> list[str]:
-    """The names of the folders (or the files) in ``folder`` that a ``*`` glob matches
-    (not hidden), sorted; none when it cannot be listed (noted in ``unreadable`` unless it
-    is simply not there)."""
-    try:
-        with os.scandir(folder) as entries:
-            # Files are regular files only: a named pipe would block the replay that read it.
-            found = [e for e in entries if _is(e, folders, unreadable, agent)]
-        names = [e.name for e in found]
-        if links is not None:  # which of them are links (known from the listing itself)
-            links.update(e.name for e in found if e.is_symlink())
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        if unreadable is not None and all(u.path != str(folder) for u in unreadable):
-            reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
-            unreadable.append(Unavailable(agent=agent, path=str(folder), reason=reason))
-        return []
-    return sorted(n for n in names if not n.startswith("."))
-
-
-def _is(
-    entry: os.DirEntry[str],
-    folder: bool,
-    unreadable: list[Unavailable] | None,
-    agent: str | None = None,
-) -> bool:
-    """Whether a listed entry is a folder (or a regular file), its link followed. An entry
-    whose type cannot be told (a link in a loop, a target behind a folder without access),
-    and a link named like a session whose target is not there, are noted in ``unreadable``
-    and passed over: the rest of its folder is still read."""
-    try:
-        found = entry.is_dir() if folder else entry.is_file()
-    except OSError as exc:
-        _note(entry, f"cannot be read ({exc.strerror or exc}): left out", unreadable, agent)
-        return False
-    if not found and not folder and entry.name.endswith((".jsonl", ".json")):
-        try:
-            dangling = entry.is_symlink() and not os.path.exists(entry.path)
-            target = os.readlink(entry.path) if dangling else ""
-            special = not dangling and not entry.is_dir()
-        except OSError:  # gone meanwhile
-            dangling = special = False
-        if dangling:
-            _note(entry, f"a link to {target}, which is not there: left out", unreadable, agent)
-        elif special:  # named like a session, but never opened: reading it could block
-            _note(entry, SPECIAL, unreadable, agent)
-    return found
-
-
-SPECIAL = "not a regular file (a named pipe, a socket, a device): left out, never opened"
-
-
-def _note(
-    entry: os.DirEntry[str], reason: str, unreadable: list[Unavailable] | None, agent: str | None
-) -> None:
-    # Listed once, though a folder may be listed for its folders and then for its files.
-    if (
-        unreadable is not None
-        and not entry.name.startswith(".")
-        and all(u.path != entry.path for u in unreadable)
-    ):
-        unreadable.append(Unavailable(agent=agent, path=entry.path, reason=reason))
-
-
-def unreachable(exc: OSError, path: Path | str) -> str:
-    """Why a file or folder that could not be looked at is unavailable: ``permission
-    denied: FOLDER`` naming the outermost folder on the way that cannot be entered (chmod
-    000), else the system's reason."""
-    where = exc.filename if isinstance(exc.filename, str) else os.fspath(path)
-    if isinstance(exc, PermissionError):
-        return f"permission denied: {shut_folder(where)}"
-    return f"cannot be read ({exc.strerror or exc}): {where}"
-
-
-def shut_folder(path: str) -> str:
-    """The outermost folder on the way to ``path`` (``path`` included) that cannot be
-    entered; ``path`` itself when none is found. A look-up under a folder without search
-    permission fails on the child, not on the folder the user shut."""
-    named = Path(path)
-    for folder in [*reversed(named.parents), named]:
-        try:
-            os.stat(os.path.join(folder, "."))
-        except PermissionError:
-            return os.fspath(folder)
-        except OSError:  # not a folder, or gone: nothing further to enter
-            break
-    return path
 
 
 def _missing_reason(agent: str, folder: Path) -> str | None:
@@ -424,6 +369,8 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         )
     elif not found and not (path.is_file() and unreadable):
         reason = "no session transcript of the agents asked for"
+        if path.name.endswith((".jsonl", ".json")) and path.is_dir():
+            reason = f"{FOLDER.partition(':')[0]}: it holds {reason}"
         if path.is_dir() and _parts_only(path):
             reason = (
                 "holds subagent or side files only: they are read with their main session "
@@ -489,6 +436,7 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     inside = os.path.realpath(path)
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
+    named_folders: list[str] = []  # folders named like a session file (see below)
     folders = [os.fspath(path)]
     while folders:  # the folder's tree, links to folders not followed
         folder = folders.pop()
@@ -502,7 +450,11 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
                         folders.append(entry.path)
-                    elif entry.name.endswith((".jsonl", ".json")) and _is(entry, False, unreadable):
+                        if entry.name.endswith((".jsonl", ".json")):
+                            named_folders.append(entry.path)
+                    elif entry.name.endswith((".jsonl", ".json")) and is_listed(
+                        entry, False, unreadable
+                    ):
                         if parts or _part_name(entry.name):
                             continue
                         link = entry.is_symlink()
@@ -529,9 +481,14 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     # and leave its folder laid out as Gemini CLI's.
     side = gemini_side_files(candidates)
     named = [file for file in candidates if file not in side] if side else candidates
-    agent = laid_out(os.fspath(path), named)
+    agent = laid_out(os.fspath(path), named or named_folders)
     if agent is not None:  # a CLI's folder of sessions, ~/.claude/projects say
         yield from (Session(agent, file) for file in named)
+        # A folder named and placed as the CLI keeps a session's file is said, as in its
+        # history folder (what it holds is read as any folder's is).
+        for folder in sorted(named_folders):
+            if laid_out(os.fspath(path), [folder]) == agent:
+                unreadable.append(Unavailable(agent=agent, path=folder, reason=FOLDER))
         return
     told = list(zip(candidates, told_all(candidates), strict=True))
     # A Gemini CLI subagent's chat lies in a folder named by the session that started it,

@@ -488,7 +488,8 @@ def test_a_named_pipe_named_like_a_session_is_named_for_its_own_agent(tmp_path: 
     that CLI, never opened (reading it would block), and the rest of its folder is read."""
     files = plant(tmp_path / "home" / ".claude")
     pipes = {"claude-code": files["S1"].parent / "p.jsonl"}
-    (files["S1"].parent / "folder.jsonl").mkdir()  # a folder so named: not a session
+    folder = files["S1"].parent / "folder.jsonl"
+    folder.mkdir()  # a folder so named: not a session, and said so
     day = tmp_path / "home" / ".codex" / "sessions" / "2026" / "12" / "01"
     chats = tmp_path / "home" / ".gemini" / "tmp" / "h" / "chats"
     pipes["codex"] = day / "rollout-1.jsonl"
@@ -498,9 +499,9 @@ def test_a_named_pipe_named_like_a_session_is_named_for_its_own_agent(tmp_path: 
         os.mkfifo(pipe)
     sessions, unavailable = find_sessions(list(pipes), tmp_path / "home", {})
     assert len(sessions) == 4
-    assert [(u.agent, u.path, u.reason) for u in unavailable] == [
-        (agent, str(pipe), SPECIAL) for agent, pipe in pipes.items()
-    ]
+    said = [(agent, str(pipe), SPECIAL) for agent, pipe in pipes.items()]
+    said.insert(1, ("claude-code", str(folder), "a folder, not a session file: left out"))
+    assert [(u.agent, u.path, u.reason) for u in unavailable] == said
     plain = tmp_path / "plain"
     plain.mkdir()
     shutil.copy(files["S2"], plain)
