@@ -48,6 +48,7 @@ from proctor.addons.install_scratch import (
 from proctor.errors import ConfigError
 from proctor.models.audit import AuditReport
 from proctor.models.install_check import InstallCheck, InstallCheckReport
+from proctor.util.files import temporary_folder
 
 
 @dataclass
@@ -100,8 +101,8 @@ def check_install(options: InstallOptions) -> InstallCheckReport:
         options.scratch_parent.mkdir(parents=True, exist_ok=True)
         report = _check_in(Path(tempfile.mkdtemp(dir=options.scratch_parent)), options, agents)
     else:
-        with tempfile.TemporaryDirectory(prefix="proctor-install-") as tmp:
-            report = _check_in(Path(tmp), options, agents)
+        with temporary_folder("proctor-install-") as tmp:  # links in it never followed
+            report = _check_in(tmp, options, agents)
     changed = guard.touched(watched, guard.fingerprint(homes))
     report.checks.append(
         InstallCheck(

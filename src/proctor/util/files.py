@@ -8,11 +8,13 @@ anyone but root, ``shutil.rmtree`` cannot remove the entries of such a folder, a
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,6 +40,19 @@ def remove_temporary(folder: tempfile.TemporaryDirectory[str]) -> None:
     (``ro/key -> ~/.ssh/id_ed25519``) would change the mode of the file outside it leads to."""
     remove_tree(folder.name)
     folder.cleanup()
+
+
+@contextlib.contextmanager
+def temporary_folder(prefix: str, dir: str | Path | None = None) -> Iterator[Path]:
+    """A new folder in the temporary folder (or in ``dir``), removed with :func:`remove_tree`
+    when the block ends, however it ends (an exception, Ctrl-C). For a folder other programs
+    write into (an installer, a hook, a server): ``TemporaryDirectory`` would remove it
+    following a link they left in a read-only folder (see :func:`remove_temporary`)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=dir))
+    try:
+        yield folder
+    finally:
+        remove_tree(folder)
 
 
 def _remove_opening_up(path: str | Path) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.models.base import CamelModel
 from proctor.util.cutting import secret_spans
+from proctor.util.files import temporary_folder
 from proctor.util.masking import mask, register_secret
 from proctor.util.processes import run_captured
 from proctor.util.text import plural
@@ -88,8 +88,8 @@ def check_grounding(
     for name in settings.forward:
         if name in settings.parent_env:
             register_secret(settings.parent_env[name], named=True)
-    with tempfile.TemporaryDirectory(prefix="proctor-grounding-") as scratch:
-        env = agent_environment(settings.parent_env, home=Path(scratch), forward=settings.forward)
+    with temporary_folder("proctor-grounding-") as scratch:  # links in it never followed
+        env = agent_environment(settings.parent_env, home=scratch, forward=settings.forward)
         notes: list[str] = []
         results = [
             _check_one(

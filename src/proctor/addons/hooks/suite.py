@@ -5,7 +5,6 @@ its expectations."""
 
 from __future__ import annotations
 
-import tempfile
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from proctor.addons.hooks.sources import HookSource, load_hooks
 from proctor.addons.hooks.transcript import write_transcript
 from proctor.addons.hooks.verdict import check, snippet, strongest
 from proctor.errors import ConfigError
+from proctor.util.files import temporary_folder
 
 AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
 
@@ -42,10 +42,9 @@ def run_hook_tests(
     hooks = load_hooks(source)
     cases = load_cases(cases_file, agent)
     check_agents(source, hooks, cases_file, cases)
-    with tempfile.TemporaryDirectory(prefix="proctor-hooks-", dir=scratch) as tmp:
+    with temporary_folder("proctor-hooks-", dir=scratch) as tmp:  # links never followed
         results = [
-            run_case(hooks, case, Path(tmp) / f"case-{n}", timeout_cap)
-            for n, case in enumerate(cases)
+            run_case(hooks, case, tmp / f"case-{n}", timeout_cap) for n, case in enumerate(cases)
         ]
     return summarise(str(source), hooks, results)
 

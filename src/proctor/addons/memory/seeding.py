@@ -9,7 +9,6 @@ scope ``process`` each project gets its own server process and scratch environme
 from __future__ import annotations
 
 import secrets
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from proctor.addons.memory.client import (
 )
 from proctor.addons.memory.dataset import Dataset, Note
 from proctor.errors import ConfigError, ProctorError
+from proctor.util.files import temporary_folder
 
 
 @dataclass(frozen=True)
@@ -117,8 +117,8 @@ def collect_results(
             "adapter field 'scope.mode': 'process' starts one server per project, which needs "
             "a command, not a URL"
         )
-    with tempfile.TemporaryDirectory(prefix="proctor-memory-") as folder:
-        scratch = Scratch(Path(folder), secrets.token_hex(4))
+    with temporary_folder("proctor-memory-") as folder:  # links in it never followed
+        scratch = Scratch(folder, secrets.token_hex(4))
         run = _Run(target, adapter, dataset, k, timeout, scratch, dict(forward or {}))
         try:
             return anyio.run(run.all)

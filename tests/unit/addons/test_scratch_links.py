@@ -1,0 +1,107 @@
+"""The scratch folder each add-on suite runs user code in (an installer, hook commands, a
+memory server, an advisor) is removed with the links in it removed, never followed.
+
+The user code leaves ``ro/key`` (a link to a file outside) in a folder it made read-only. A
+user other than root cannot unlink it there (simulated: the tests may run as root); Python's
+``TemporaryDirectory.cleanup`` then ran ``chmod 0o700`` through the link, on the file outside
+it leads to (Python before 3.11.8 and 3.12.2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import stat
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CliResult
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "addons"
+
+Run = Callable[..., CliResult]
+
+
+def leave_link(outside: Path) -> str:
+    """Shell lines that leave ``$HOME/ro/key -> outside`` in a read-only ``$HOME/ro``."""
+    return (
+        f'mkdir -p "$HOME/ro" && ln -sf {shlex.quote(str(outside))} "$HOME/ro/key" '
+        '&& chmod 500 "$HOME/ro"'
+    )
+
+
+def hooks(tmp: Path, line: str) -> list[str]:
+    plugin = tmp / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    command = {"type": "command", "command": f"{line}; echo ok"}
+    table = {"PreToolUse": [{"matcher": "Read", "hooks": [command]}]}
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps({"hooks": table}))
+    case = {"id": "c1", "event": "PreToolUse", "tool": "Read", "input": {"file_path": "a"}}
+    cases = tmp / "cases.json"
+    cases.write_text(json.dumps({"cases": [{**case, "expect": {"exitCode": 0}}]}))
+    return ["hooks", "test", str(plugin), "--cases", str(cases)]
+
+
+def check_install(tmp: Path, line: str) -> list[str]:
+    return ["addon", "check-install", "--install", line, "--agent", "claude-code"]
+
+
+def memory_eval(tmp: Path, line: str) -> list[str]:
+    server = tmp / "server.sh"
+    program = shlex.join([sys.executable, str(EXAMPLES / "memory" / "memory_server.py")])
+    server.write_text(f"#!/bin/sh\n{line}\nexec {program}\n")
+    server.chmod(0o755)
+    adapter = EXAMPLES / "memory" / "reference.adapter.toml"
+    dataset = EXAMPLES / "memory" / "dataset.json"
+    return [
+        "memory-eval",
+        "--dataset",
+        str(dataset),
+        "--adapter",
+        str(adapter),
+        "--mcp",
+        str(server),
+    ]
+
+
+def grounding(tmp: Path, line: str) -> list[str]:
+    checkpoints = EXAMPLES / "advisor" / "checkpoints.json"
+    advisor = f"{line}; cat >/dev/null; echo 'Cut the retries.'"
+    return ["grounding", "--advisor", advisor, "--checkpoints", str(checkpoints)]
+
+
+@pytest.mark.parametrize("command", [hooks, check_install, memory_eval, grounding])
+def test_the_scratch_is_removed_without_following_a_link_out_of_it(
+    command: Callable[[Path, str], list[str]],
+    proctor: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    outside = tmp_path / "key"
+    outside.write_text("secret")
+    outside.chmod(0o400)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.chdir(tmp_path)
+    args = command(tmp_path, leave_link(outside))
+    real_unlink, refused = os.unlink, []
+
+    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+        if os.fspath(path) == "key" and not refused:  # the first try, as a user's would be
+            refused.append(path)
+            raise PermissionError(13, "Permission denied", path)
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    result = proctor(*args)
+    assert result.code == 0, result.out + result.err
+    assert refused, "the user code left no link"
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o400
+    assert outside.read_text() == "secret"
+    assert list(temporary.iterdir()) == []
