@@ -29,6 +29,7 @@ from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths, TrialPaths, newest_run_in
 from proctor.report.stored import is_stand_in, iter_records
 from proctor.session.manual import evaluate_on
+from proctor.util.files import remove_tree
 
 NO_WORKSPACE = "not re-evaluated: its workspace was not kept (run it with --keep-workspace)"
 NO_TRAJECTORY = "not re-evaluated: it has no trajectory.jsonl"
@@ -105,11 +106,12 @@ def _is_run_folder(folder: Path) -> bool:
 
 def reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
     """The trial re-evaluated in ``scratch`` (see :func:`_reevaluate`), which is emptied
-    afterwards: the copies of a run's many trials never pile up in the temporary folder."""
+    afterwards: the copies of a run's many trials never pile up in the temporary folder. A
+    read-only folder of the workspace goes too, and a link in it is removed, never followed."""
     try:
         return _reevaluate(trial, scratch)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
 
 
 def _reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:

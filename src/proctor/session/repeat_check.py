@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -34,6 +33,7 @@ from proctor.plan.resolve import nothing_runnable
 from proctor.session.journal import started_here
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
+from proctor.util.files import temporary_folder
 from proctor.util.text import plural
 
 log = logging.getLogger("proctor")
@@ -427,7 +427,7 @@ def repeat_plan(
     )
     labels = {rc.name: [e.label for e in rc.evaluators] for rc in cases.values()}
     first: list[TrialRecord] = []
-    with tempfile.TemporaryDirectory(prefix="proctor-reevaluate-") as scratch:
+    with temporary_folder("proctor-reevaluate-") as scratch:  # links in it never followed
         for number in range(1, repetitions + 1):
             records: list[TrialRecord] = []
             folder, exit_code = None, 0
