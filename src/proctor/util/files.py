@@ -37,9 +37,13 @@ def remove_temporary(folder: tempfile.TemporaryDirectory[str]) -> None:
     """Remove ``folder`` (what a run's trials left in it) with :func:`remove_tree`, then let
     it know. Its own ``cleanup`` gives an entry it may not remove mode 0o700 by ``chmod``
     through it, before Python 3.11.8 and 3.12.2: a link a trial left in a read-only folder
-    (``ro/key -> ~/.ssh/id_ed25519``) would change the mode of the file outside it leads to."""
-    remove_tree(folder.name)
-    folder.cleanup()
+    (``ro/key -> ~/.ssh/id_ed25519``) would change the mode of the file outside it leads to.
+    What :func:`remove_tree` could not remove (a link in a folder of another user's) is left
+    where it is: ``cleanup`` would reach it the same way, and so would its finalizer."""
+    if remove_tree(folder.name):
+        folder.cleanup()  # nothing left: it only notes the folder gone
+    else:
+        folder._finalizer.detach()  # type: ignore[attr-defined]  # never cleaned up by it
 
 
 @contextlib.contextmanager

@@ -41,3 +41,30 @@ def test_the_runs_scratch_folder_is_removed_without_following_a_link_out_of_it(
     assert refused and not Path(scratch.name).exists()
     assert stat.S_IMODE(outside.stat().st_mode) == 0o400
     assert outside.read_text() == "secret"
+
+
+def test_a_link_remove_tree_cannot_remove_is_left_not_followed_by_cleanup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link no try can unlink (in a folder of another user's): the folder is left as it is,
+    and neither ``cleanup`` nor its finalizer reaches through the link."""
+    from proctor.util.files import remove_temporary
+
+    outside = tmp_path / "key"
+    outside.write_text("secret")
+    outside.chmod(0o400)
+    scratch = tempfile.TemporaryDirectory(dir=tmp_path)
+    folder = Path(scratch.name) / "ro"
+    folder.mkdir()
+    (folder / "key").symlink_to(outside)
+    real_unlink = os.unlink
+
+    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+        if os.path.basename(os.fspath(path)) == "key":  # every try
+            raise PermissionError(13, "Permission denied", path)
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    remove_temporary(scratch)
+    del scratch  # its finalizer would run here
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o400
