@@ -127,7 +127,11 @@ def command(
         read_marks,
         refuse_a_file,
     )
-    from proctor.history.projects import same_project, unreadable_project_roots
+    from proctor.history.projects import (
+        name_hashed_projects,
+        same_project,
+        unreadable_project_roots,
+    )
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import OTHER_AGENTS_ONLY, find_sessions, sessions_under
@@ -265,6 +269,9 @@ def command(
             asked = [f"--project {project}"] if project is not None else []
             asked += window
             echo_note(f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}")
+        # A Gemini CLI chat known by its project's hash is named by the folder of that hash
+        # when another session (or --project) names it.
+        name_hashed_projects(replayed, [str(filters.project)] if filters.project else [])
         ordered = in_order(replayed)
         report = history_report(ordered, unavailable, pricing, by)  # type: ignore[arg-type]
     if changes:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +20,7 @@ from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
 
 if TYPE_CHECKING:
+    from proctor.history.record import SessionRecord
     from proctor.history.sources import Session
 
 
@@ -144,3 +145,29 @@ def _real(path: str | Path) -> str:
 def _names(path: str) -> tuple[str, str]:
     """A path as given and as a summary keeps it (its undecodable bytes escaped)."""
     return path, escape_surrogates(path)
+
+
+def name_hashed_projects(records: Iterable[SessionRecord], folders: Iterable[str] = ()) -> None:
+    """Name each Gemini CLI session known by its project's hash alone (``gemini:<hash>``) by
+    the folder, when another session of the history ran in a folder of that hash (a Claude
+    Code or Codex session, a Gemini CLI chat with a ``.project_root``), or one of ``folders``
+    is (``--project``): the hash is the SHA-256 of the folder's path, so the same project is
+    one row of ``--by project``, not two."""
+    records = list(records)
+    hashed = [r for r in records if r.project and r.project.startswith("gemini:")]
+    if not hashed:
+        return
+    known: dict[str, str] = {}
+    named = [r.project for r in records if r.project and not r.project.startswith("gemini:")]
+    for folder in (*named, *folders):
+        if os.path.isabs(folder):
+            for path in dict.fromkeys((folder, _real(folder))):
+                try:
+                    raw = path.encode("utf-8", "surrogateescape")
+                except UnicodeError:  # a lone surrogate: no folder's name
+                    continue
+                known.setdefault(hashlib.sha256(raw).hexdigest(), folder)
+    for record in hashed:
+        folder = known.get(record.project.removeprefix("gemini:"))  # type: ignore[union-attr]
+        if folder is not None:
+            record.project = folder
