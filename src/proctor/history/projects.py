@@ -159,6 +159,7 @@ def name_hashed_projects(records: Iterable[SessionRecord], folders: Iterable[str
         return
     known: dict[str, str] = {}
     named = [r.project for r in records if r.project and not r.project.startswith("gemini:")]
+    folder: str
     for folder in (*named, *folders):
         if os.path.isabs(folder):
             for path in dict.fromkeys((folder, _real(folder))):
@@ -168,6 +169,6 @@ def name_hashed_projects(records: Iterable[SessionRecord], folders: Iterable[str
                     continue
                 known.setdefault(hashlib.sha256(raw).hexdigest(), folder)
     for record in hashed:
-        folder = known.get(record.project.removeprefix("gemini:"))  # type: ignore[union-attr]
-        if folder is not None:
-            record.project = folder
+        found = known.get(str(record.project).removeprefix("gemini:"))
+        if found is not None:
+            record.project = found
