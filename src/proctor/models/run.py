@@ -3,6 +3,9 @@ given, and the configuration after defaults and layering with the matrix it expa
 
 from __future__ import annotations
 
+import os
+import platform
+import sys
 from pathlib import PurePath, PurePosixPath
 from typing import Any, Literal
 
@@ -32,6 +35,16 @@ class HostInfo(CamelModel):
     platform: str | None = None
     python: str | None = None
     cpus: int | None = None
+
+    @classmethod
+    def here(cls) -> HostInfo:
+        """The machine this process runs on."""
+        return cls(
+            hostname=platform.node(),
+            platform=platform.platform(),
+            python=sys.version.split()[0],
+            cpus=os.cpu_count(),
+        )
 
 
 class RunManifest(RecordModel):
@@ -63,6 +76,10 @@ class RunManifest(RecordModel):
     """The suite the run ran, as the findings ledger names it (the source, relative to the
     folder holding the results directory when under it; see ``docs/findings.md``), recorded
     at the start so that a ledger rebuilt after the folders moved names it the same."""
+    eval_files: list[str] = []
+    """The eval files a run of ``proctor eval`` ran cases of, relative to the project's
+    ``evals`` folder (``builds/index.eval.py``): with ``suite``, what a report of several runs
+    tells eval runs apart by (each writes its cases to a folder of its own)."""
 
     @property
     def by_eval(self) -> bool:

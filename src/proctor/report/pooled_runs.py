@@ -12,12 +12,13 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from proctor.models.config import Gate
-from proctor.models.run import SkippedCaseRecord
+from proctor.models.run import RunManifest, SkippedCaseRecord
 from proctor.models.suite import PooledRun, PooledRuns, SuiteRecord
 from proctor.models.trial import TrialRecord
+from proctor.paths import GENERATED_SOURCES
 from proctor.report.aggregate import aggregate
 from proctor.report.distinct import check_no_trial_twice
 from proctor.report.stored import (
@@ -244,13 +245,19 @@ def suites_note(runs: list[StoredRun]) -> tuple[str, str] | None:
     sources = _sources(runs)
     if sources is None:
         return None
+    manifests = [run.manifest for run in runs if run.manifest is not None]
+    generated = any(suite_ran(m) != m.source for m in manifests)
+    of, of_md = ("", "")
+    if generated:
+        of = ", or of a run of generated cases, its suite and evalFiles"
+        of_md = ", or of a run of generated cases, its `suite` and `evalFiles`"
     note = (
-        "the runs are of different suites (run.json's source): "
+        f"the runs are of different suites (run.json's source{of}): "
         + "; ".join(f"{', '.join(names)}: {source}" for source, names in sources.items())
         + "; their trials are read as one sample set all the same"
     )
     line = (
-        "The runs are of different suites (`run.json`'s `source`): "
+        f"The runs are of different suites (`run.json`'s `source`{of_md}): "
         + "; ".join(
             f"{', '.join(code_span(one_line(n)) for n in names)}: {code_span(one_line(s))}"
             for s, names in sources.items()
@@ -261,14 +268,29 @@ def suites_note(runs: list[StoredRun]) -> tuple[str, str] | None:
 
 
 def _sources(runs: list[StoredRun]) -> dict[str, list[str]] | None:
-    """Each suite the runs ran (``run.json``'s ``source``) and the runs that ran it, when
-    there are two or more (a run whose ``run.json`` names none is listed as such)."""
+    """Each suite the runs ran (see :func:`suite_ran`) and the runs that ran it, when there
+    are two or more (a run whose ``run.json`` names none is listed as such)."""
     by_source: dict[str, list[str]] = {}
     for run in runs:
-        source = run.manifest.source if run.manifest is not None else None
+        source = suite_ran(run.manifest) if run.manifest is not None else None
         by_source.setdefault(source or "not recorded", []).append(folder_name(run))
     known = [s for s in by_source if s != "not recorded"]
     return by_source if len(known) > 1 else None
+
+
+def suite_ran(manifest: RunManifest) -> str | None:
+    """The suite a run ran, as reports of several runs tell them apart: its ``source``; for
+    a run of the cases proctor writes for each run into a folder of its own (``proctor
+    eval``'s ``evals-src/<timestamp>``, ``proctor run --prompt``'s ``inline/<timestamp>``),
+    the suite it recorded and, of an eval run, the eval files it ran
+    (``app/evals (builds/index.eval.py)``)."""
+    source = manifest.source
+    if not source or PurePath(source).parent.name not in GENERATED_SOURCES:
+        return source
+    if not manifest.suite:  # (a run of a proctor that recorded no suite)
+        return source
+    files = ", ".join(manifest.eval_files)
+    return f"{manifest.suite} ({files})" if files else manifest.suite
 
 
 def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:

@@ -193,6 +193,19 @@ def _for_iterations(plan: dict[str, Any], picked: list[int]) -> dict[str, Any]:
     return plan
 
 
+def _eval_files(evals: Path, chosen: list[tuple[EvalPoint, list[int]]]) -> tuple[str, ...]:
+    """The eval files ``chosen`` is of, each once and sorted, relative to ``evals`` (the
+    project's evals folder) when under it (as ``run.json``'s ``evalFiles`` holds them)."""
+    files: dict[str, None] = {}
+    for point, _ in chosen:
+        try:
+            named = point.file.resolve().relative_to(evals.resolve()).as_posix()
+        except ValueError:
+            named = point.file.as_posix()
+        files[named] = None
+    return tuple(sorted(files))
+
+
 def run_ids(chosen: list[tuple[EvalPoint, list[int]]]) -> dict[tuple[str, int], str]:
     """The runnable id (``tools/order/3``) of each trial, by its case folder and repeat: the
     repeats of a case run the picked iterations in order."""
@@ -283,6 +296,7 @@ def run_evals(
                 # The project's evals folder: two projects run into one results directory
                 # are two suites, whatever their cases are called.
                 suite=suite_of(project.root / "evals", out),
+                eval_files=_eval_files(project.root / "evals", chosen),
                 ends_command=True,  # `proctor eval` ends with it, as its files say
             ),
             list(subscribers),

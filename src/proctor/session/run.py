@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import platform
 import secrets
 import sys
 import time
@@ -70,6 +69,8 @@ class RunRequest:
     suite: str | None = None
     """The suite the run's findings belong to, when proctor generated its cases (an inline
     case, an eval project's); None: named by ``source`` (see :func:`run_suite_name`)."""
+    eval_files: tuple[str, ...] = ()
+    """The eval files whose cases a run of ``proctor eval`` runs, recorded in ``run.json``."""
     dotenv_dir: Path | None = None
     """The folder whose ``.env`` holds the provider keys of proctor's roles (with the
     environment); None: ``cwd`` (a resume's is the folder the run was started in)."""
@@ -156,12 +157,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         proctor_version=__version__,
         started_at=now_iso(),
         argv=list(request.argv),
-        host=HostInfo(
-            hostname=platform.node(),
-            platform=platform.platform(),
-            python=sys.version.split()[0],
-            cpus=os.cpu_count(),
-        ),
+        host=HostInfo.here(),
         source=started_path(cwd, request.source),
         cwd=str(cwd),
         trials_planned=len(plan.trials),
@@ -169,6 +165,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         repetition=request.repetition,
         reporters=list(request.reporters),
         suite=run_suite_name(request, paths.root.parent),
+        eval_files=list(request.eval_files),
     )
     # run.json last: a folder that has it has every record a resume reads.
     write_json(paths.config_json, config_record(plan, cwd))
