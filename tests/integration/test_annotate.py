@@ -69,6 +69,24 @@ def test_bad_marks_are_sentences(proctor: Run, make_case: MakeCase, tmp_path: Pa
     assert wrong.code == 2 and "Traceback" not in wrong.err
 
 
+def test_a_folder_inside_the_run_is_told_the_run_folder(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    for inside in (run_dir / "trials", run_dir / "trials/fix/scripted/default/1"):
+        told = proctor(
+            "annotate", str(inside), "fix/scripted/default/1", "--verdict", "failed", "--note", "n"
+        )
+        assert told.code == 2, told.err
+        assert told.err == (
+            f"proctor: error: {inside}: a folder inside the run folder {run_dir}, not a run "
+            "folder; name the run folder of the trial\n"
+        )
+    assert not (run_dir / "annotations.json").exists()
+
+
 def test_an_unreadable_annotations_file_is_never_overwritten(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

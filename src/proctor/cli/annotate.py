@@ -26,7 +26,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.errors import ConfigError
     from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
-    from proctor.paths import RunPaths, newest_run_in
+    from proctor.paths import RunPaths, newest_run_in, run_holding
     from proctor.report.stored import read_annotations
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import json_text
@@ -49,6 +49,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             raise ConfigError(
                 f"{run_dir}: a results directory, not a run folder; name the run folder of "
                 f"the trial (the newest: {newest})"
+            )
+        holder = run_holding(run_dir) if not paths.run_json.is_file() else None
+        if holder is not None:  # `proctor annotate RUN/trials …`, too deep
+            raise ConfigError(
+                f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
+                "the run folder of the trial"
             )
         from proctor.session.journal import live_orchestrator
 
