@@ -91,6 +91,16 @@ def test_a_config_that_does_not_read_is_one_sentence(
             ["--config", "ci.json", "dismiss", ID, "--reason", "x", "--config", "ci.json"],
             "--config is given twice",
         ),
+        (
+            ["ci-out", "--config", "ci.json", "dismiss", ID, "--reason", "x"],
+            "the results directory is given twice: ci-out by name, and by the out of --config "
+            "ci.json",
+        ),
+        (
+            ["ci-out", "--json", "--config=ci.json", "dismiss", ID, "--reason", "x"],
+            "the results directory is given twice: ci-out by name, and by the out of --config "
+            "ci.json",
+        ),
     ],
 )
 def test_a_folder_named_beside_a_config_is_refused(
@@ -111,3 +121,21 @@ def test_a_configuration_named_as_the_results_directory_is_told_of_config(
         "ci.json: not a results directory (a file); to read the out of a configuration file, "
         "give --config ci.json"
     ) in result.err
+
+
+def test_a_default_folder_that_is_not_there_is_told_how_each_command_names_one(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no proctor.json, no proctor-results
+    said = (
+        "proctor-results: not a results directory (no such folder; the default results directory)"
+    )
+    listed = proctor("findings")
+    assert listed.code == 2
+    assert f"{said}; name the one your runs are in: `proctor findings RESULTS_DIR`" in listed.err
+    dismissed = proctor("findings", "dismiss", ID, "--reason", "x")
+    assert dismissed.code == 2
+    assert (
+        f"{said}; name the one your runs are in: "
+        "`proctor findings dismiss ID --reason TEXT --dir RESULTS_DIR`"
+    ) in dismissed.err

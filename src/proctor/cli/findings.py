@@ -7,7 +7,6 @@ one. Both first apply the runs of the directory that the ledger does not hold ye
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,8 +15,8 @@ import click
 from proctor.util.text import one_line, plural
 
 if TYPE_CHECKING:
+    from proctor.cli.findings_cells import Cells
     from proctor.models.findings import Finding, FindingsLedger
-    from proctor.models.trial import TrialRecord
 
 _STATE_ORDER = {"open": 0, "resolved": 1, "dismissed": 2}
 
@@ -30,8 +29,8 @@ class _FindingsGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         # The hidden `list` is reached only this way: a folder named "list" is a folder.
-        # (The group's own flags may stand between the folder and `dismiss`.)
-        flags = list(itertools.takewhile(lambda arg: arg in ("--json", "--all"), args[1:]))
+        # (The group's own options may stand between the folder and `dismiss`.)
+        flags = _group_options(args[1:])
         at = 1 + len(flags)
         if args[at : at + 1] == ["dismiss"] and not args[0].startswith("-"):
             # ``proctor findings out dismiss ID --reason TEXT``: the folder is the --dir.
@@ -44,11 +43,34 @@ class _FindingsGroup(click.Group):
                 )
             if "--all" in flags:
                 raise click.UsageError("--all lists findings: `dismiss` takes no --all")
-            given = [*args[at + 1 :], "--dir", args[0], *dict.fromkeys(flags)]
+            # (a --config there names the results directory twice: `dismiss` says so)
+            given = [*args[at + 1 :], "--dir", args[0], *_once(flags)]
             return "dismiss", self.commands["dismiss"], given
         if args and not args[0].startswith("-") and args[0] != "dismiss":
             return "list", self.commands["list"], args
         return super().resolve_command(ctx, args)
+
+
+def _group_options(args: list[str]) -> list[str]:
+    """The group's own options at the start of ``args`` (``--json``, ``--all``, ``--config
+    FILE``), as given."""
+    taken: list[str] = []
+    while args[len(taken) :]:
+        arg = args[len(taken)]
+        if arg in ("--json", "--all") or arg.startswith("--config="):
+            taken.append(arg)
+        elif arg == "--config" and len(args) > len(taken) + 1:
+            taken += args[len(taken) : len(taken) + 2]
+        else:
+            break
+    return taken
+
+
+def _once(options: list[str]) -> list[str]:
+    """``options`` with a flag given twice given once (``--config FILE`` kept as given)."""
+    return [
+        a for i, a in enumerate(options) if a not in ("--json", "--all") or a not in options[:i]
+    ]
 
 
 class _ListContext(click.Context):
@@ -173,7 +195,7 @@ def dismiss_command(
     as_json = as_json or bool(parent.get("as_json"))  # `proctor findings --json dismiss …`
 
     config = _config_of(ctx, config)
-    chosen = results_folder(results_dir, config)
+    chosen = results_folder(results_dir, config, DISMISS_NAMING)
     folder = chosen.path
     with ledger_lock(folder):  # another dismissal at the same time waits its turn
         ledger = _updated(folder)
@@ -193,6 +215,10 @@ def dismiss_command(
     else:
         click.echo(said)
     return 0
+
+
+DISMISS_NAMING = "proctor findings dismiss ID --reason TEXT --dir RESULTS_DIR"
+"""How ``dismiss`` is given the results directory, as a default that is no folder says."""
 
 
 def _folder(results_dir: Path | None, config: Path | None) -> Path:
@@ -234,6 +260,13 @@ def _unfinished(folder: Path, ledger: FindingsLedger) -> list[str]:
             continue
         if live_orchestrator(paths.journal) is not None:
             notes.append(f"{root.name} is still running: its checks count when it finishes")
+        elif manifest.by_eval:  # no command finishes it: a new `proctor eval` is a new run
+            notes.append(
+                f"{root.name} has not finished, and no proctor is running it (it was killed): "
+                "an eval run cannot be resumed, so its checks never count; `proctor eval` runs "
+                "its cases anew in a new run, whose checks count (remove this run's folder to "
+                "drop this note)"
+            )
         else:
             notes.append(
                 f"{root.name} has not finished, and no proctor is running it (it was killed): "
@@ -263,6 +296,7 @@ def list_findings(
         click.echo(model_to_json(ledger.model_copy(update=update)), nl=False)
     elif shown:
         click.echo(render_table(shown))
+        from proctor.cli.findings_cells import cell_in, cut_short, other_cells, skipped_cases
         from proctor.report.findings import newest_run
 
         suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
@@ -271,10 +305,11 @@ def list_findings(
         # A case the latest run ran, whose trials recorded no check (an error, a skip…).
         told: dict[str, Cells | None] = {}
         cuts = {run: kept.finished_at for run, kept in ledger.interrupted_runs.items()}
-        cells = {f.id: _cell_in(folder, latest[f.suite], f, told, cuts) for f in unchecked}
+        cells = {f.id: cell_in(folder, latest[f.suite], f, told, cuts) for f in unchecked}
         ran = [f for f in unchecked if cells[f.id] == "ran"]
+        unread = [f for f in unchecked if cells[f.id] == "unread"]
         cut = {
-            run: _cut_short(folder, run, run in ledger.interrupted_runs)
+            run: cut_short(folder, run, run in ledger.interrupted_runs)
             for run in set(latest.values())
             if run is not None
         }
@@ -285,15 +320,22 @@ def list_findings(
             and f.case in cut.get(latest[f.suite] or "", ("", frozenset()))[1]
         ]
         # A case the latest run skipped (a case folder that did not load): not gone either.
-        skips = {run: _skipped_cases(folder, run) for run in cut}
+        skips = {run: skipped_cases(folder, run) for run in cut}
         skipped = [
             f
             for f in unchecked
-            if f not in ran and f not in stopped and f.case in skips.get(latest[f.suite] or "", {})
+            if f not in ran
+            and f not in unread
+            and f not in stopped
+            and f.case in skips.get(latest[f.suite] or "", {})
         ]
-        rest = [f for f in unchecked if f not in ran and f not in stopped and f not in skipped]
+        rest = [
+            f
+            for f in unchecked
+            if f not in ran and f not in unread and f not in stopped and f not in skipped
+        ]
         # A case the latest run ran on other agents or conditions only (--agent, --condition).
-        others = {f.id: _other_cells(folder, latest[f.suite], f) for f in rest}
+        others = {f.id: other_cells(folder, latest[f.suite], f) for f in rest}
         elsewhere = [f for f in rest if others[f.id]]
         gone = [f for f in rest if not others[f.id]]
         if ran:
@@ -302,6 +344,16 @@ def list_findings(
                 f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in a status "
                 "that records no check (an error, a timeout, a skip), which is no evidence "
                 "either way. A finding stays open until a run checks it."
+            )
+        if unread:
+            files = sorted(
+                {str(path) for f in unread for path in _unread_files(told, latest[f.suite], f)}
+            )
+            click.echo(
+                f"\n{_counted(unread)} left without a result by the latest run of "
+                f"{_their(unread)} suite ({_runs(unread, latest)}): the record of a trial of "
+                f"{_their(unread)} case does not read ({', '.join(files)}), which says nothing "
+                "of its checks, nor of the agent. A finding stays open until a run checks it."
             )
         if stopped:
             hows = {cut[r][0] for f in stopped if (r := latest[f.suite])}
@@ -356,6 +408,13 @@ def list_findings(
     return 0
 
 
+def _unread_files(told: dict[str, Cells | None], run: str | None, finding: Finding) -> list[Path]:
+    """The ``trial.json`` files of the finding's cell in run ``run`` that do not read."""
+    cells = told.get(run or "")
+    cell = (finding.case, finding.agent, finding.condition)
+    return cells[3].get(cell, []) if cells is not None else []
+
+
 def _counted(findings: list[Finding]) -> str:
     """``1 open finding (ID) was`` or ``N open findings (ID, …) were``, the first ten named."""
     ids = ", ".join(f.id for f in findings[:10])
@@ -376,151 +435,6 @@ def _their(findings: list[Finding]) -> str:
 
 def _runs(findings: list[Finding], latest: dict[str | None, str | None]) -> str:
     return ", ".join(sorted({latest[f.suite] or "" for f in findings}))
-
-
-Cells = tuple[set[tuple[str, str, str]], set[tuple[str, str, str]], set[tuple[str, str, str]]]
-"""A stored run's cells that recorded a check, those with a trial a stop cut short (or not
-taken in yet), and those with any trial recorded."""
-
-
-def _other_cells(folder: Path, run: str | None, finding: Finding) -> str:
-    """The agents and conditions (``claude-code/default, …``) run ``run`` ran the finding's case
-    on, when it ran the case but not on the finding's agent and condition; else ``""``."""
-    if run is None:
-        return ""
-    case = folder / run / "trials" / finding.case
-    try:
-        if case.joinpath(finding.agent, finding.condition).is_dir():
-            return ""
-        cells = sorted(f"{a.name}/{c.name}" for a in case.iterdir() for c in a.iterdir())
-    except (OSError, ValueError):  # no trial of the case, or a name that is no folder's
-        return ""
-    return ", ".join(one_line(cell) for cell in cells)
-
-
-def _cell_in(
-    folder: Path,
-    run: str | None,
-    finding: Finding,
-    told: dict[str, Cells | None],
-    cuts: dict[str, str],
-) -> str:
-    """What run ``run`` of the results directory ``folder`` did with the finding's case ×
-    agent × condition: ``checked`` (it recorded a check of the cell, or its evaluators left
-    every check out, see :func:`_left_out`: the finding's is gone, renamed, relabelled,
-    restricted to other conditions or left out), ``cut`` (a stop cut a trial of it short, or
-    the ledger has not taken its trials in yet: a ``--resume`` ran them after the time the
-    ledger read the interrupted run at, ``cuts``, and is running or was stopped), ``ran`` (it
-    ran the cell without recording any check: each trial ended in a status that says nothing
-    of one, an error, a timeout, a skip, an exclusion by ``proctor annotate``, a record that
-    does not read, as the ledger reads the run) or ``absent`` (no trial of it, or the run does not
-    read). ``told``: each run's cells, read once."""
-    if run is None:
-        return "absent"
-    cell = (finding.case, finding.agent, finding.condition)
-    try:
-        if not folder.joinpath(run, "trials", *cell).is_dir():
-            return "absent"
-    except (OSError, ValueError):  # a name that is no folder's
-        return "absent"
-    if run not in told:
-        told[run] = _cells_told(folder / run, cuts.get(run))
-    cells = told[run]
-    if cells is None:
-        return "absent"
-    checked, cut, recorded = cells
-    if cell in checked:
-        return "checked"
-    if cell in cut:
-        return "cut"
-    # No trial of it recorded: one is running (a resume's), or a stop killed it mid-way.
-    return "ran" if cell in recorded else "absent"
-
-
-def _cells_told(run_dir: Path, since: str | None) -> Cells | None:
-    """The cells of a stored run that recorded a check, and those with a trial a stop cut
-    short or that started after ``since`` (when the ledger read the run, interrupted: a
-    resume's trial, which the ledger takes in when the resume finishes); None when the run
-    does not read (the ledger has not taken it in either)."""
-    from proctor.errors import ProctorError
-    from proctor.execute.context import was_interrupted
-    from proctor.report.checks import started_after, started_instant, stored_trial_checks
-
-    checked: set[tuple[str, str, str]] = set()
-    cut: set[tuple[str, str, str]] = set()
-    recorded: set[tuple[str, str, str]] = set()
-    read_at = started_instant(since)
-    try:
-        for record, results in stored_trial_checks(run_dir):
-            cell = (record.case, record.agent, record.condition)
-            recorded.add(cell)
-            if started_after(record, read_at):
-                cut.add(cell)
-            elif results or _left_out(record):
-                checked.add(cell)
-            elif was_interrupted(record.reason):
-                cut.add(cell)
-    except (ProctorError, OSError):
-        return None
-    return checked, cut, recorded
-
-
-def _left_out(record: TrialRecord) -> bool:
-    """A trial judged fairly (``passed`` or ``failed``) whose evaluators ran, none in error,
-    and recorded no check: each was left out under its condition (an entry's
-    ``conditions``) or is not counted. No later run checks them there: they are gone, not
-    waiting for a result (a trial annotated failed after an error ran no evaluator)."""
-    from proctor.report.checks import is_evidence
-
-    return (
-        is_evidence(record)
-        and bool(record.evaluators)
-        and not any(result.error for result in record.evaluators)
-    )
-
-
-def _cut_short(folder: Path, run: str, kept: bool) -> tuple[str, frozenset[str]]:
-    """How run ``run`` was cut short, with the cases it was to run (its ``resolved.json``'s):
-    ``interrupted`` (its ``run.json`` says so, and the ledger keeps it as interrupted: what a
-    resume adds is applied, ``kept``), ``unkept`` (interrupted, and a ledger of an older
-    proctor took it in: a resume would not be applied) or ``resumed`` (that, then resumed, and
-    stopped again); ``""`` and none when it was not cut short (a resume that finished it
-    reached every case), or a file cannot be read."""
-    from proctor.errors import ProctorError
-    from proctor.models.io import read_record
-    from proctor.models.run import ResolvedRecord, RunManifest
-    from proctor.paths import RunPaths
-
-    paths = RunPaths(folder / run)
-    try:
-        manifest = read_record(paths.run_json, RunManifest)
-        if not manifest.interrupted:  # (a resume that finished left no case unreached)
-            how = ""
-        elif kept:
-            how = "interrupted"
-        else:
-            how = "resumed" if manifest.resumed_at else "unkept"
-        if not how:
-            return "", frozenset()
-        resolved = read_record(paths.resolved_json, ResolvedRecord)
-    except (ProctorError, OSError, ValueError):
-        return "", frozenset()
-    return how, frozenset(case.case for case in resolved.cases)
-
-
-def _skipped_cases(folder: Path, run: str) -> dict[str, str]:
-    """The cases run ``run`` skipped (a case folder that did not load), with why (its
-    ``resolved.json``'s); none when it cannot be read."""
-    from proctor.errors import ProctorError
-    from proctor.models.io import read_record
-    from proctor.models.run import ResolvedRecord
-    from proctor.paths import RunPaths
-
-    try:
-        resolved = read_record(RunPaths(folder / run).resolved_json, ResolvedRecord)
-    except (ProctorError, OSError, ValueError):
-        return {}
-    return {skip.case: skip.reason for skip in resolved.skipped}
 
 
 def _unchecked(finding: Finding, latest: str | None) -> bool:

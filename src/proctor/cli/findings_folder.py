@@ -52,11 +52,13 @@ def default_folder(config: Path | None = None) -> Folder:
 DEFAULT_CHOSEN = "the default results directory"
 
 
-def results_folder(given: Path | None, config: Path | None = None) -> Folder:
+def results_folder(
+    given: Path | None, config: Path | None = None, naming: str = "proctor findings RESULTS_DIR"
+) -> Folder:
     """The results directory named (``RESULTS_DIR``, ``--dir``), else :func:`default_folder`
     (the out of ``config``, ``--config``, when given); a ConfigError (one sentence) when it is
     none, or when both a folder and ``config`` are given. A default that is no folder says how
-    it was chosen and how to name another."""
+    it was chosen and how to name another (``naming``: the command's way)."""
     from proctor.errors import ConfigError
 
     if given is not None and config is not None:
@@ -69,7 +71,7 @@ def results_folder(given: Path | None, config: Path | None = None) -> Folder:
     how = f"; {chosen}" if chosen else ""
     if not path.is_dir():
         what = "a file" if path.exists() else "no such folder"
-        hint = "; name the one your runs are in: `proctor findings RESULTS_DIR`" if chosen else ""
+        hint = f"; name the one your runs are in: `{naming}`" if chosen else ""
         if path.is_file() and path.suffix == ".json":  # a configuration, named for --config's
             hint = f"; to read the out of a configuration file, give --config {path}"
         raise ConfigError(f"{path}: not a results directory ({what}{how}){hint}")

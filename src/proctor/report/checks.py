@@ -124,10 +124,14 @@ def run_checks(
     )
 
 
-def stored_trial_checks(run_dir: Path) -> Iterator[tuple[TrialRecord, list[CheckResult]]]:
+def stored_trial_checks(
+    run_dir: Path, notes: list[str] | None = None
+) -> Iterator[tuple[TrialRecord, list[CheckResult]]]:
     """Each trial of a stored run folder with what it says of its checks (see
     :func:`trial_checks`), one record at a time: a run of many thousands of trials is never
-    held whole. Nothing when the folder holds no trial."""
+    held whole. Nothing when the folder holds no trial. What does not read as written (a
+    ``trial.json``, counted as an infra-error, which says nothing of its checks) is a sentence
+    added to ``notes``."""
     paths = RunPaths(run_dir)
     if not paths.trial_jsons():
         return
@@ -135,27 +139,29 @@ def stored_trial_checks(run_dir: Path) -> Iterator[tuple[TrialRecord, list[Check
     # be proposed again under that name: a run whose resolved.json is damaged or gone (every
     # proctor writes one, before run.json) raises, and is not applied.
     labels = case_labels(read_record(paths.resolved_json, ResolvedRecord))
-    for record in iter_records(run_dir):
+    for record in iter_records(run_dir, notes):
         yield record, trial_checks(record, labels.get(record.case, []))
 
 
-def stored_run_checks(run_dir: Path) -> list[CheckResult]:
-    """The checks of a stored run folder (none when it holds no trial)."""
-    return merge_checks(result for _, results in stored_trial_checks(run_dir) for result in results)
+def stored_run_checks(run_dir: Path, notes: list[str] | None = None) -> list[CheckResult]:
+    """The checks of a stored run folder (none when it holds no trial); what does not read is
+    added to ``notes``."""
+    checks = stored_trial_checks(run_dir, notes)
+    return merge_checks(result for _, results in checks for result in results)
 
 
 def stored_run_checks_since(
-    run_dir: Path, since: str
+    run_dir: Path, since: str, notes: list[str] | None = None
 ) -> tuple[list[CheckResult], list[CheckResult]]:
     """The checks of a stored run folder in two parts: those of its trials that started by
     ``since`` (an ISO-8601 time: when an interrupted run first finished), and those of its
     trials that started after it (run by a ``--resume``). A trial whose start is not recorded,
     or does not read as a time, is of the first part; so is every trial when ``since`` does not
-    read as one."""
+    read as one. What does not read is added to ``notes``."""
     cut = started_instant(since)
     before: list[CheckResult] = []
     after: list[CheckResult] = []
-    for record, results in stored_trial_checks(run_dir):
+    for record, results in stored_trial_checks(run_dir, notes):
         (after if started_after(record, cut) else before).extend(results)
     return merge_checks(before), merge_checks(after)
 

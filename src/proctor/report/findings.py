@@ -319,10 +319,11 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     starts: dict[str, datetime | None] = {}
     for root, suite, interrupted_at in runs:
         try:
+            read: list[str] = []  # (said only for a run applied)
             if interrupted_at is None:
-                results = stored_run_checks(root)
+                results = stored_run_checks(root, read)
             else:  # as it was when it stopped: a resume may be running trials in it now
-                results = stored_run_checks_since(root, interrupted_at)[0]
+                results = stored_run_checks_since(root, interrupted_at, read)[0]
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
             continue
@@ -339,6 +340,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         )
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
+        update.notes += read
         if note:
             update.notes.append(note)
     for resumed in resumed_runs(results_dir, update.ledger, update.notes):

@@ -195,6 +195,7 @@ def iter_records(
         except SchemaVersionError:
             raise
         except ConfigError as exc:
+            notes.append(f"{exc}; counted as an infra-error")
             record = _lost(path, f"{UNREADABLE}: {exc}")
         else:
             if dropped:

@@ -1,0 +1,70 @@
+"""``proctor findings`` of runs whose records are not as a finished run leaves them: a
+``trial.json`` that does not read is said (the file named), never blamed on the agent; an eval
+run that was killed is said to count never, since no command finishes it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+from tests.integration.test_evals_cli import project, run_json
+from tests.integration.test_findings_cli import FAILING, ID, PASSING, run_with
+
+
+def test_a_trial_record_that_does_not_read_is_named_and_blamed_on_nothing(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    latest = run_with(proctor, make_case, tmp_path, PASSING)
+    copied = tmp_path / "copied"  # the runs copied into a new results folder: no ledger yet
+    for run in (first, latest):
+        shutil.copytree(run, copied / run.name)
+    trial = copied / latest.name / "trials/hello/scripted/default/1/trial.json"
+    trial.write_bytes(trial.read_bytes()[:100])  # truncated
+    listed = proctor("findings", str(copied))
+    assert listed.code == 0, listed.err
+    assert f"proctor: note: {trial}: not a readable JSON file" in listed.err
+    assert f"1 open finding ({ID}) was left without a result by the latest run of its suite" in (
+        listed.out
+    )
+    assert f"the record of a trial of its case does not read ({trial})" in listed.out
+    assert "an error, a timeout, a skip" not in listed.out
+    again = proctor("findings", str(copied))  # the run is applied once, and said once
+    assert again.code == 0 and "not a readable JSON file" not in again.err
+    # The control: a trial that errored is an error, and said so.
+    record = json.loads((latest / "trials/hello/scripted/default/1/trial.json").read_text())
+    trial.write_text(json.dumps({**record, "status": "infra-error"}))
+    (copied / "findings.json").unlink()
+    errored = proctor("findings", str(copied))
+    assert errored.code == 0 and "not a readable JSON file" not in errored.err
+    assert "(an error, a timeout, a skip)" in errored.out and "does not read" not in errored.out
+
+
+FAILS = """
+    from proctor.evals import define_eval
+    async def test(t):
+        await t.send("hi")
+        t.message_includes("goodbye")
+    eval = define_eval(test=test, plan={"turns": [{"say": "hello"}]})
+"""
+
+
+def test_a_killed_eval_run_is_said_never_to_count(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": FAILS})
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err
+    run_dir = Path(out["runDir"])
+    manifest = json.loads((run_dir / "run.json").read_text())
+    del manifest["finishedAt"]  # killed before it could say it finished
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    (tmp_path / "out" / "findings.json").unlink()
+    listed = proctor("findings", str(tmp_path / "out"))
+    assert listed.code == 0, listed.err
+    assert (
+        f"proctor: note: {run_dir.name} has not finished, and no proctor is running it (it was "
+        "killed): an eval run cannot be resumed, so its checks never count; `proctor eval` runs "
+        "its cases anew in a new run, whose checks count"
+    ) in listed.err
+    assert "and its checks count then" not in listed.err
