@@ -3,6 +3,7 @@ its warnings below it, as `proctor run` prints a trial's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import Run
@@ -33,3 +34,38 @@ def test_a_case_s_warning_is_on_its_progress_line(proctor: Run, tmp_path: Path) 
     # --no-stream keeps the progress quiet, its warning line with it (the summary says it).
     quiet = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--no-stream")
     assert "warning" not in quiet.err and f"    warning: {SAID}" in quiet.out
+
+
+RAISES = """
+    from proctor.evals import define_eval
+    async def test(t):
+        t.check("def f():\\n    return 1\\n", "def f():\\n    return 2\\n")
+        raise ValueError("first\\nsecond")
+    eval = define_eval(plan={"turns": [{"say": "hi"}]}, test=test)
+"""
+
+
+def test_a_multi_line_error_is_one_line_in_progress_and_summary(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """An error whose message has a line break printed its second line on a line of its own,
+    in the progress and in the summary's `error:` line; `proctor run` keeps a trial to one."""
+    root = project(tmp_path, {"kb.eval.py": RAISES})
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"))
+    assert result.code == 1, result.err  # its check failed before it raised
+    progress = [line for line in result.err.splitlines() if line.startswith("! kb (")]
+    assert len(progress) == 1, result.err
+    assert progress[0].endswith(
+        "s)  eval-error: ValueError: first second (at " + str(root / "evals" / "kb.eval.py") + ":5)"
+    ), result.err
+    assert not any(line.startswith("second") for line in result.err.splitlines()), result.err
+    errors = [line for line in result.out.splitlines() if line.startswith("    error: ")]
+    assert errors == [
+        f"    error: ValueError: first second (at {root / 'evals' / 'kb.eval.py'}:5)"
+    ], result.out
+    assert not any(line.startswith("second") for line in result.out.splitlines()), result.out
+    # Spaces within a line are kept: a repr of code keeps its indentation.
+    assert "'def f():\\n    return 1\\n' != 'def f():\\n    return 2\\n'" in result.out
+    # The records keep the full text.
+    full = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--json")
+    assert "first\nsecond" in json.loads(full.out)["results"][0]["error"]

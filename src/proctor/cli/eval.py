@@ -17,7 +17,7 @@ from proctor.errors import ConfigError
 from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
-from proctor.util.text import one_line
+from proctor.util.text import joined_lines, one_line
 
 
 @click.command("eval")
@@ -210,8 +210,10 @@ class EvalProgress:
             return
         r = event.record
         mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(r.status, "!")
-        tail = "" if r.status == "passed" else f"  {r.status}: {r.reason}"
-        name = self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}")
+        # One line, as proctor run's trial line: a reason's line breaks (an error's message)
+        # are spaces here (its other spaces kept: a repr of code); the records keep it whole.
+        tail = "" if r.status == "passed" else f"  {joined_lines(f'{r.status}: {r.reason}')}"
+        name = joined_lines(self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}"))
         click.echo(mask(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}"), err=True)
         for warning in r.warnings:  # decides nothing, but the case ran less than written
             click.echo(f"    warning: {mask(one_line(warning))}", err=True)
@@ -219,7 +221,9 @@ class EvalProgress:
 
 def _print_summary(summary: dict[str, object], verbose: bool) -> None:
     """The results, a case a few lines, every registered key masked (an eval's description,
-    its assertions' names and messages and its logs are the eval's own text)."""
+    its assertions' names and messages and its logs are the eval's own text). An assertion,
+    a warning, an error and a reason are a line each, as in the progress (their full text is
+    in ``--json`` and the records)."""
     summary = masked_data(summary)
     results = summary["results"]
     assert isinstance(results, list)
@@ -233,13 +237,14 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
                 if not a["passed"] and a.get("at"):
                     why += f" (at {a['at']})"  # the line of the eval file that called it
                 state = "ok  " if a["passed"] else "FAIL"
-                echo_unless_gone(f"    {state} {a['name']}{soft}{why}")
+                echo_unless_gone(f"    {state} {joined_lines(str(a['name']) + soft + why)}")
         for warning in r["warnings"]:  # decides nothing, but the case ran less than written
-            echo_unless_gone(f"    warning: {warning}")
+            echo_unless_gone(f"    warning: {one_line(warning)}")
         if r["error"]:
-            echo_unless_gone(f"    error: {r['error']}")
+            echo_unless_gone(f"    error: {joined_lines(r['error'])}")
         elif not r["ok"] and not any(not a["passed"] for a in r["assertions"]) and r["reason"]:
-            echo_unless_gone(f"    why: {r['reason']}")  # a failure no assertion explains
+            # a failure no assertion explains
+            echo_unless_gone(f"    why: {joined_lines(r['reason'])}")
         if verbose:
             for line in r["logs"]:
                 echo_unless_gone(f"    log: {line}")

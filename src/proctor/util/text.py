@@ -42,6 +42,17 @@ def one_line(text: str) -> str:
     return controls_escaped(" ".join(text.split()))
 
 
+_LINE_BREAK = re.compile(r"[ \t]*(?:\r\n|[\n\r\u2028\u2029])\s*")
+"""A line break, with the white space around it (a message's next line, indented)."""
+
+
+def joined_lines(text: str) -> str:
+    """``text`` as one line, as :func:`one_line` shows it, but keeping its runs of spaces
+    within a line (a ``repr`` of code in a message keeps its indentation): each line break,
+    with the white space around it, is one space."""
+    return controls_escaped(_LINE_BREAK.sub(" ", text.strip()))
+
+
 def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
     break would end the row; its other control characters escaped (see

@@ -66,6 +66,17 @@ def test_a_direction_override_is_shown_not_obeyed() -> None:
     assert controls_escaped("日本語 🎉 é") == "日本語 🎉 é"  # the control: text of any script stays
 
 
+def test_joined_lines_is_one_line_keeping_the_spaces_within_a_line() -> None:
+    from proctor.util.text import joined_lines
+
+    assert joined_lines("first\nsecond") == "first second"
+    assert joined_lines("a:\r\n    indented\r\n\nlast\n") == "a: indented last"
+    assert joined_lines("one\u2028two\rthree") == "one two three"
+    # A repr of code keeps its indentation (one_line would make it one space).
+    assert joined_lines("'def f():\\n    return 1'") == "'def f():\\n    return 1'"
+    assert joined_lines("\x1b[31mred") == "\\x1b[31mred"
+
+
 def test_a_pass_at_k_table_shows_some_ks_and_the_largest() -> None:
     from proctor.report.html import some_ks
 
