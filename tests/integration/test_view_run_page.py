@@ -4,6 +4,7 @@ within the pages there are."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from proctor.models.io import write_record
+from proctor.models.io import read_record, write_record
+from proctor.models.run import RunManifest
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths
@@ -165,6 +167,20 @@ def test_a_run_left_unfinished_says_so_and_how_to_finish_it(tmp_path: Path) -> N
     page = _page(results, "/runs/run-a")
     assert "did not finish" in page and f"proctor run --resume {results / 'run-a'}" in page
     assert "did not finish" in _page(results, "/")
+
+
+def test_an_eval_run_left_unfinished_says_to_run_proctor_eval_again(tmp_path: Path) -> None:
+    """The index kept a run left unfinished as one `proctor run --resume` finishes, also a
+    run of `proctor eval` (which cannot be resumed); its page showed that hint when it could
+    not read the run's gate from its trials."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=2, cases=1, events_per_trial=0, finished=False)
+    paths.journal.unlink()  # no orchestrator on record: nothing runs it any more
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(paths.run_json, manifest.model_copy(update={"argv": ["proctor", "eval"]}))
+    page = html.unescape(_page(results, "/runs/run-a"))
+    assert "did not finish" in page and "--resume" not in page
+    assert "`proctor eval` again runs its cases anew (an eval run cannot be resumed)" in page
 
 
 def test_a_run_left_unfinished_shows_the_gate_proctor_report_reads_from_its_trials(

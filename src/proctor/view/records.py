@@ -159,9 +159,11 @@ def run_facts(run_dir: Path) -> RunFacts:
     suite = _optional(paths.suite_json, SuiteRecord, problems)
     live = manifest is not None and manifest.finished_at is None and _orchestrator_alive(paths)
     if manifest is not None and manifest.finished_at is None and not live and suite is None:
+        # How to finish it, as the run page and `proctor report` say it (an eval run is run
+        # again, not resumed).
         problems.append(
             "this run did not finish (the process that ran it is gone), so it has no exit "
-            f"code: `proctor run --resume {run_dir}` finishes it"
+            f"code: {manifest.finish_hint(run_dir)}"
         )
     return RunFacts(
         run_dir.name,

@@ -489,3 +489,23 @@ def test_an_index_made_before_runs_kept_their_command_reads_the_runs_again(
         assert row is not None and row["command"] == "eval"
     finally:
         index.close()
+
+
+def test_an_eval_run_left_unfinished_is_indexed_with_the_hint_to_run_it_again(
+    tmp_path: Path,
+) -> None:
+    """The stored reason of a run left unfinished said `proctor run --resume DIR` finishes
+    it, also of a run of `proctor eval`, which cannot be resumed."""
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, finished=False)
+    paths.journal.unlink()  # nothing runs it any more
+    _made_by_eval(tmp_path / RUN)
+    index = ResultsIndex(tmp_path)
+    try:
+        index.refresh(force=True)
+        row = index.run_row(RUN)
+        assert row is not None and row["exit_reason"] == (
+            "this run did not finish (the process that ran it is gone), so it has no exit code: "
+            "`proctor eval` again runs its cases anew (an eval run cannot be resumed)"
+        )
+    finally:
+        index.close()
