@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Run
 from tests.integration.test_evals_cli import project
 
@@ -69,3 +71,42 @@ def test_a_multi_line_error_is_one_line_in_progress_and_summary(
     # The records keep the full text.
     full = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--json")
     assert "first\nsecond" in json.loads(full.out)["results"][0]["error"]
+
+
+LOGS = """
+    from proctor.evals import define_eval
+    PLAN = {"turns": [{"say": "line one\\nline two \\x1b[31mred"}]}
+    async def test(t):
+        t.log("first\\nsecond \\x1b[2J")
+        (await t.send("go")).expect_ok()
+    eval = define_eval(plan=PLAN, test=test)
+"""
+
+
+def test_verbose_logs_and_reply_are_a_line_each_their_controls_shown(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`--verbose` printed a `t.log` line and the reply's snippet as written: a line break
+    started a line of its own, and a terminal's escape sequence in the agent's reply was
+    obeyed by the terminal."""
+    root = project(tmp_path, {"logs.eval.py": LOGS})
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--verbose")
+    assert result.code == 0, result.err
+    assert "\x1b" not in result.out and "\x1b" not in result.err
+    lines = result.out.splitlines()
+    assert "    log: first second \\x1b[2J" in lines, result.out
+    assert "    reply: line one line two \\x1b[31mred" in lines, result.out
+    # The records keep them as logged and said.
+    data = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--json")
+    case = json.loads(data.out)["results"][0]
+    assert case["logs"] == ["first\nsecond \x1b[2J"]
+    assert case["finalText"] == "line one\nline two \x1b[31mred"
+
+
+def test_a_streamed_log_line_is_one_line_its_controls_shown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from proctor.evals.conversation import _stream_log
+
+    _stream_log("a/b", "first\nsecond \x1b[2J")
+    assert capsys.readouterr().err == "  [a/b] first second \\x1b[2J\n"

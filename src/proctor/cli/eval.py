@@ -247,9 +247,10 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
             echo_unless_gone(f"    why: {joined_lines(r['reason'])}")
         if verbose:
             for line in r["logs"]:
-                echo_unless_gone(f"    log: {line}")
-            if r["finalText"]:
-                echo_unless_gone(f"    reply: {masked_head(str(r['finalText']), 200)}")
+                echo_unless_gone(f"    log: {joined_lines(line)}")
+            if r["finalText"]:  # the agent's text: its control characters shown, not obeyed
+                reply = joined_lines(masked_head(str(r["finalText"]), 200))
+                echo_unless_gone(f"    reply: {reply}")
     echo_unless_gone(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
         f"{summary['errored']} errored  ({summary['runDir']})"

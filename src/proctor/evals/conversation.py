@@ -31,6 +31,7 @@ from proctor.models.trial import (
 )
 from proctor.scripted.plan import unplayed
 from proctor.util.masking import mask
+from proctor.util.text import joined_lines
 
 EVAL_RESULT = "eval.json"
 """Beside ``trial.json``: the case's assertions, logs, metrics and inputs as the test saw them."""
@@ -150,8 +151,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
 
 def _stream_log(run_id: str, message: str) -> None:
     """A ``t.log`` line on stderr as it is logged (``--verbose``), every key masked as in
-    the files the run writes."""
-    print(f"  [{run_id}] {mask(message)}", file=sys.stderr)
+    the files the run writes; one line, its control characters shown, never obeyed (the
+    files keep it as logged)."""
+    print(f"  [{run_id}] {mask(joined_lines(message))}", file=sys.stderr)
 
 
 def run_with_watchdog(test: TestFn, t: TestContext, seconds: float) -> BaseException | None:
