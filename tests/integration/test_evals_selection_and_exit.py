@@ -217,3 +217,19 @@ def test_a_stop_once_the_run_is_written_leaves_the_exit_code(
     assert "interrupted" not in result.err
     (run_dir,) = (tmp_path / "out").glob("run-*")
     assert json.loads((run_dir / "suite.json").read_text())["exitCode"] == 0
+
+
+def test_a_list_shows_each_eval_on_one_line_its_controls_shown(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A description written on two lines, or with a terminal's escape sequence in it or in a
+    tag, was listed as written: its second line read as another eval's, the escape obeyed."""
+    odd = VARIANTS.replace(
+        "iterations=3,",
+        "iterations=1, description='first\\nsecond \\x1b[2J', tags=['t\\x1b'],",
+    )
+    root = project(tmp_path, {"a.eval.py": odd})
+    listed = proctor("eval", "--dir", str(root), "--list")
+    assert listed.code == 0 and listed.out == "a [t\\x1b]  first second \\x1b[2J\n", listed.out
+    data = proctor("eval", "--dir", str(root), "--list", "--json")  # JSON keeps them as written
+    assert json.loads(data.out)[0]["description"] == "first\nsecond \x1b[2J"

@@ -118,10 +118,10 @@ def command(
         if as_json:
             echo_unless_gone(dump_json(masked_data(rows)), nl=False)
         else:
-            for row in rows:
+            for row in rows:  # a line each, the eval's own text shown as one line
                 tags_text = f" [{', '.join(row['tags'])}]" if row["tags"] else ""
                 about = f"  {row['description']}" if row["description"] else ""
-                echo_unless_gone(mask(f"{row['id']}{tags_text}{about}"))
+                echo_unless_gone(mask(joined_lines(f"{row['id']}{tags_text}{about}")))
         if not rows and (ids or tags):
             # As the run of the same selection: a filter that matches nothing is most likely
             # a typo, exit 2 (--json has printed its empty list).
