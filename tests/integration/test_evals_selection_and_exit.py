@@ -233,3 +233,16 @@ def test_a_list_shows_each_eval_on_one_line_its_controls_shown(
     assert listed.code == 0 and listed.out == "a [t\\x1b]  first second \\x1b[2J\n", listed.out
     data = proctor("eval", "--dir", str(root), "--list", "--json")  # JSON keeps them as written
     assert json.loads(data.out)[0]["description"] == "first\nsecond \x1b[2J"
+
+
+def test_a_dir_that_names_the_evals_folder_itself_is_told_the_folder_to_give(
+    proctor: Run, tmp_path: Path
+) -> None:
+    root = project(tmp_path, {"a.eval.py": VARIANTS})
+    listed = proctor("eval", "--dir", str(root / "evals"), "--list")
+    assert listed.code == 2 and listed.out == ""
+    assert f"--dir names the folder that holds evals/: --dir {root}" in listed.err, listed.err
+    elsewhere = tmp_path / "other"  # the control: a folder of no evals is told no more
+    elsewhere.mkdir()
+    listed = proctor("eval", "--dir", str(elsewhere), "--list")
+    assert listed.code == 2 and "no evals folder" in listed.err and "--dir names" not in listed.err

@@ -247,7 +247,12 @@ def discover(root: Path) -> EvalProject:
     evals_dir = root / "evals"
     set_project_root(root)  # fixture loaders run at import time too
     if not evals_dir.is_dir():
-        raise ConfigError(f"{evals_dir}: no evals folder (evals live in DIR/evals/*.eval.py)")
+        where = "evals live in DIR/evals/**/*.eval.py"
+        if root.name == "evals" and (
+            (root / "evals.config.py").is_file() or next(root.rglob(f"*{SUFFIX}"), None)
+        ):  # --dir named the evals folder itself, not the project folder that holds it
+            where += f"; --dir names the folder that holds evals/: --dir {root.parent}"
+        raise ConfigError(f"{evals_dir}: no evals folder ({where})")
     points: list[EvalPoint] = []
     for path in sorted(evals_dir.rglob(f"*{SUFFIX}")):
         module = _import(path, root)
