@@ -186,6 +186,12 @@ def test_a_run_stopped_before_its_first_trial_ended_is_reported_as_such(
     compared = proctor("compare", str(run))
     assert compared.code == 2
     assert "stopped before its first trial ended" in compared.err, compared.err
+    assert f"`proctor run --resume {run}` runs them" in compared.err, compared.err
+    # A run of `proctor eval` cannot be resumed: the hint is to run it again, as report's.
+    (run / "run.json").write_text(json.dumps({**manifest, "argv": ["proctor", "eval"]}))
+    compared = proctor("compare", str(run))
+    assert compared.code == 2 and "--resume" not in compared.err, compared.err
+    assert "`proctor eval` again runs its cases anew" in compared.err, compared.err
     # Control: a folder that is no run's is still refused as such.
     (run / "run.json").unlink()
     assert "is this a run folder?" in proctor("report", str(run)).err

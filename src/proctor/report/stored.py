@@ -166,9 +166,13 @@ def iter_records(
         if paths.run_json.is_file() and paths.resolved_json.is_file():
             if none_is_empty:
                 return
+            manifest = _optional(paths.run_json, RunManifest, [])
+            hint = f" (`proctor run --resume {run_dir}` runs them)"
+            if manifest is not None and manifest.by_eval:  # it cannot be resumed
+                hint = f"; {manifest.finish_hint(run_dir)}"
             raise ConfigError(
                 f"{run_dir}: no trial of this run has a record: it was stopped before its "
-                f"first trial ended (`proctor run --resume {run_dir}` runs them)"
+                f"first trial ended{hint}"
             )
         newest = newest_run_in(run_dir)
         if newest is not None:  # `proctor report proctor-results`, one level too high
