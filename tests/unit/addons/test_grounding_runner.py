@@ -140,6 +140,33 @@ def test_processes_the_advisor_leaves_behind_are_killed(tmp_path: Path) -> None:
     assert not _alive(pid)
 
 
+def test_the_advisor_s_temporary_files_go_with_its_scratch_even_after_ctrl_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import proctor.addons.grounding.runner as runner
+
+    users = tmp_path / "user-tmp"  # the user's TMPDIR
+    users.mkdir()
+    real = runner.run_captured
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        real(*args, **kwargs)  # type: ignore[arg-type]
+        raise KeyboardInterrupt  # Ctrl-C once the advisor has left its files
+
+    monkeypatch.setattr(runner, "run_captured", interrupted)
+    seen = tmp_path / "seen"
+    command = f'echo "$TMPDIR" > {shlex.quote(str(seen))}; mkdir "$TMPDIR/x" && touch "$TMPDIR/x/y"'
+    settings = AdvisorSettings(
+        command=command, cwd=tmp_path, parent_env={**PARENT_ENV, "TMPDIR": str(users)}
+    )
+    file = checkpoints()
+    with pytest.raises(KeyboardInterrupt):
+        check_grounding(file, select_all(file), settings)
+    temp = Path(seen.read_text().strip())
+    assert "proctor-grounding-" in str(temp) and not temp.exists()
+    assert list(users.iterdir()) == []
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as fh:

@@ -3,7 +3,8 @@
 The advisor is a shell command (``/bin/sh -c``). For each checkpoint it reads exactly that
 checkpoint's signals as JSON on stdin and prints its advice on stdout. It runs in its own
 process group (killed afterwards, with anything it left behind), with a deadline, in a scratch
-home, and with the parent's environment minus credentials and provider settings (see
+home, its ``TMPDIR`` beside that home in the same scratch folder (so its temporary files go
+with it), and with the parent's environment minus credentials and provider settings (see
 :mod:`proctor.workspace.environment`) except the variables the user forwards by name.
 """
 
@@ -89,7 +90,7 @@ def check_grounding(
         if name in settings.parent_env:
             register_secret(settings.parent_env[name], named=True)
     with temporary_folder("proctor-grounding-") as scratch:  # links in it never followed
-        env = agent_environment(settings.parent_env, home=scratch, forward=settings.forward)
+        env = _advisor_environment(scratch, settings)
         notes: list[str] = []
         results = [
             _check_one(
@@ -99,6 +100,18 @@ def check_grounding(
         ]
     eligible = [r for r, c in zip(results, selection.checkpoints, strict=True) if is_eligible(c)]
     return summarise(results, [*selection.notes, *notes], eligible=eligible)
+
+
+def _advisor_environment(scratch: Path, settings: AdvisorSettings) -> dict[str, str]:
+    """The advisor's environment: ``HOME`` in ``scratch/home``, and ``TMPDIR`` in
+    ``scratch/tmp`` (the user's own, or one forwarded with ``--env``, would keep the temporary
+    files it leaves after the check)."""
+    home, temp = scratch / "home", scratch / "tmp"
+    home.mkdir()
+    temp.mkdir()
+    env = agent_environment(settings.parent_env, home=home, forward=settings.forward)
+    env["TMPDIR"] = str(temp)
+    return env
 
 
 def summarise(
