@@ -4,7 +4,10 @@ memory server, an advisor) is removed with the links in it removed, never follow
 The user code leaves ``ro/key`` (a link to a file outside) in a folder it made read-only. A
 user other than root cannot unlink it there (simulated: the tests may run as root); Python's
 ``TemporaryDirectory.cleanup`` then ran ``chmod 0o700`` through the link, on the file outside
-it leads to (Python before 3.11.8 and 3.12.2)."""
+it leads to (Python before 3.11.8 and 3.12.2).
+
+The user code's ``TMPDIR`` is a folder in that scratch, so the temporary files it leaves go with
+it, never into the user's own ``TMPDIR`` or ``/tmp``."""
 
 from __future__ import annotations
 
@@ -104,4 +107,38 @@ def test_the_scratch_is_removed_without_following_a_link_out_of_it(
     assert refused, "the user code left no link"
     assert stat.S_IMODE(outside.stat().st_mode) == 0o400
     assert outside.read_text() == "secret"
+    assert list(temporary.iterdir()) == []
+
+
+def leave_temporary_file(seen: Path) -> str:
+    """Shell lines that note ``$TMPDIR`` in ``seen`` and leave a file in it (none when it is
+    not set: ``${TMPDIR:?}`` stops the program rather than write to ``/x``)."""
+    quoted = shlex.quote(str(seen))
+    return (
+        f'printf "%s\\n" "$TMPDIR" >> {quoted}; mkdir -p "${{TMPDIR:?}}/x" && touch "$TMPDIR/x/y"'
+    )
+
+
+@pytest.mark.parametrize("command", [hooks, check_install, memory_eval, grounding])
+def test_a_program_s_temporary_files_go_with_the_scratch_not_the_user_s_tmpdir(
+    command: Callable[[Path, str], list[str]],
+    proctor: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    temporary = tmp_path / "tmp"  # where proctor makes its scratch folders
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    users = tmp_path / "user-tmp"  # the user's TMPDIR, as a program would see it
+    users.mkdir()
+    monkeypatch.setenv("TMPDIR", str(users))
+    monkeypatch.chdir(tmp_path)
+    seen = tmp_path / "seen"
+    result = proctor(*command(tmp_path, leave_temporary_file(seen)))
+    assert result.code == 0, result.out + result.err
+    folders = seen.read_text().split()
+    assert folders, "the program did not run"
+    for folder in folders:
+        assert Path(folder).is_relative_to(temporary), folder
+    assert list(users.iterdir()) == []
     assert list(temporary.iterdir()) == []

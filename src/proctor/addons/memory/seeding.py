@@ -50,6 +50,11 @@ class Scratch:
         return self.root / "home"
 
     @property
+    def temp(self) -> Path:
+        """The server's ``TMPDIR``: its temporary files go with the scratch folder."""
+        return self.root / "tmp"
+
+    @property
     def log(self) -> Path:
         return self.root / "server.log"
 
@@ -61,15 +66,17 @@ class Scratch:
         return self.root / "memory.jsonl"
 
     def environment(self) -> dict[str, str]:
-        """Extra variables for a stdio server: its own home, nothing of the user's, and
+        """Extra variables for a stdio server: its own home and ``TMPDIR`` (without one, its
+        temporary files went to ``/tmp`` and stayed there), nothing of the user's, and
         ``MEMORY_FILE_PATH`` (the storage file of ``@modelcontextprotocol/server-memory``, which
         otherwise writes beside its own script and keeps the notes of every run) in the scratch
         folder; the adapter's ``scope.env`` can override it."""
-        for folder in (self.work, self.home):
+        for folder in (self.work, self.home, self.temp):
             folder.mkdir(parents=True, exist_ok=True)
         return {
             "MEMORY_FILE_PATH": str(self.storage),
             "HOME": str(self.home),
+            "TMPDIR": str(self.temp),
             "XDG_CONFIG_HOME": str(self.home / ".config"),
             "XDG_CACHE_HOME": str(self.home / ".cache"),
             "XDG_DATA_HOME": str(self.home / ".local" / "share"),
