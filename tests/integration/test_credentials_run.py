@@ -260,9 +260,8 @@ def test_a_case_named_with_a_key_is_shown_masked_and_keeps_its_folder(
     [
         ('ln -s "$OUTSIDE" "$HOME/.claude"', "made $HOME/.claude a link to"),
         (
-            'mkdir "$HOME/.claude" && ln -s "$OUTSIDE/.credentials.json" '
-            '"$HOME/.claude/.credentials.json"',
-            "made $HOME/.claude/.credentials.json a link to",
+            'mkdir "$HOME/.c" && ln -s "$OUTSIDE" "$HOME/.c/x" && ln -s .c/x "$HOME/.claude"',
+            "made $HOME/.claude a link to",
         ),
     ],
 )
@@ -289,3 +288,37 @@ def test_a_setup_line_that_links_the_agents_folder_outside_gets_no_login_there(
     assert "outside the trial's scratch folder" in trial["reason"]
     assert list(outside.iterdir()) == []  # no login, no settings.json, no .claude.json
     assert not (tmp_path / "seen.txt").exists()  # the agent never started
+
+
+@pytest.mark.parametrize("provisioned", [True, False])
+def test_a_skills_folder_linked_out_is_refused_only_where_skills_are_provisioned(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    user: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    provisioned: bool,
+) -> None:
+    """A provisioned skill would be copied wherever the link leads; without one, the user's
+    skills folder linked in is the agent's to read."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    monkeypatch.setenv("OUTSIDE", str(outside))
+    setup = 'mkdir -p "$HOME/.claude" && ln -s "$OUTSIDE" "$HOME/.claude/skills"'
+    config: dict[str, object] = {"agents": ["claude-code"], "setup": [setup]}
+    case = make_case("a", config=config)
+    if provisioned:
+        skill = case / "tidy"
+        skill.mkdir()
+        (skill / "SKILL.md").write_text("---\nname: tidy\ndescription: d\n---\n")
+        config["provision"] = {"skills": [{"name": "tidy", "path": "tidy"}]}
+        (case / "config.json").write_text(json.dumps(config))
+    result, out = run_cases(proctor, tmp_path, "--config", str(profile_config(tmp_path)))
+    assert result.code == (2 if provisioned else 3), result.err
+    trial = load_trial(single_run_dir(out), "a", agent="claude-code")
+    if provisioned:
+        assert trial["status"] == "infra-error", trial["reason"]
+        assert "made $HOME/.claude/skills a link to" in trial["reason"]
+    else:
+        assert trial["status"] == "agent-error", trial["reason"]  # the stand-in ran
+    assert list(outside.iterdir()) == []

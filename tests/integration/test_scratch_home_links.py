@@ -31,7 +31,6 @@ def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ("setup", "named"),
     [
         ('ln -s "$OUTSIDE" "$HOME/.claude"', "$HOME/.claude"),
-        ('mkdir -p "$HOME/.claude/a" && ln -s "$OUTSIDE" "$HOME/.claude/a/b"', "$HOME/.claude/a/b"),
         ('mv "$HOME" "$HOME.moved" && ln -s "$OUTSIDE" "$HOME"', "$HOME"),
         ('ln -s "$OUTSIDE" "$HOME/../steps.json"', "the trial's scratch folder's steps.json"),
     ],
@@ -46,6 +45,20 @@ def test_a_link_out_of_the_scratch_folder_ends_the_trial_before_the_agent(
     assert trial["status"] == "infra-error"
     assert trial["reason"].startswith(f"setup line 2 `{setup}` made {named} a link to {outside}")
     assert list(outside.iterdir()) == []  # the scripted agent's transcript is not there
+
+
+def test_a_link_below_the_agents_folder_is_the_agents_to_read(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, outside: Path
+) -> None:
+    """A skill folder of the user's linked into the scratch home's skills: proctor writes
+    nothing through it, and the trial runs."""
+    (outside / "SKILL.md").write_text("---\nname: mine\ndescription: d\n---\n")
+    setup = 'mkdir -p "$HOME/.claude/skills" && ln -s "$OUTSIDE" "$HOME/.claude/skills/mine"'
+    make_case("a", config={**CONFIG, "setup": [setup]}, plan=PLAN)
+    result, out = run_cases(proctor, tmp_path)
+    assert result.code == 0, result.err
+    assert load_trial(single_run_dir(out), "a")["status"] == "passed"
+    assert [p.name for p in outside.iterdir()] == ["SKILL.md"]
 
 
 def test_a_link_that_stays_in_the_scratch_home_is_fine(

@@ -44,6 +44,10 @@ class AgentAdapter(Generic[S]):
     ``mcp.json``), and where its CLI keeps its settings and transcripts: a setup line that
     makes one of them lead out of the scratch folder through a link ends the trial before
     anything is written there (see :mod:`proctor.workspace.confine`)."""
+    skill_folders: ClassVar[tuple[str, ...]] = ()
+    """Where the adapter copies the skills a case provisions, relative to the scratch folder:
+    checked as :attr:`scratch_writes` are when the trial provisions skills (a skills folder of
+    the user's linked there is the agent's to read otherwise)."""
     reports_subagent_usage: ClassVar[bool] = True
     """Whether the tokens the CLI reports include its subagents' (Codex reports the main
     thread's only): the usage check compares the report with the same part of the transcript."""

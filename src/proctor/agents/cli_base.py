@@ -3,6 +3,7 @@ checking both before any trial, parsing the native transcript by format, JSON fi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -180,8 +181,20 @@ def cli_version(binary: str) -> str | None:
 
 
 def write_json(path: Path, data: Any) -> None:
+    write_replacing(path, json.dumps(data, indent=2) + "\n")
+
+
+def write_replacing(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` in the scratch home through a new file renamed into place:
+    a link a case's setup line left there is replaced, never written through (see
+    :mod:`proctor.workspace.confine`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    temporary = path.with_name(f".{path.name}.proctor-new")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
+    with open(temporary, "x", encoding="utf-8") as fh:  # "x": never through a link
+        fh.write(text)
+    os.replace(temporary, path)
 
 
 def running_as_root() -> bool:

@@ -251,11 +251,12 @@ def lent_folders(agent: str) -> tuple[str, ...]:
     return (f"home/{kind.folder}",) if kind is not None else ()
 
 
-def install(credentials: Credentials, home: Path) -> list[LentFile]:
+def install(credentials: Credentials, home: Path, within: Path | None = None) -> list[LentFile]:
     """Copy the login files into the scratch ``home`` (owner-only) and register every secret
     they and the key variables hold with the masker; returns what :func:`give_back` needs.
-    A copy that would land outside ``home`` through a link (``.claude -> /elsewhere``, a
-    ``.credentials.json`` that is a link) raises WorkspaceError, with nothing written."""
+    A copy that would land outside ``within`` (the trial's scratch folder; default ``home``)
+    through a link (``.claude -> /elsewhere``) raises WorkspaceError, with nothing written; a
+    ``.credentials.json`` that is a link is replaced, never written through."""
     for value in credentials.keys.values():
         register_secret(value)
     kind = KINDS.get(credentials.agent)
@@ -265,11 +266,12 @@ def install(credentials: Credentials, home: Path) -> list[LentFile]:
     lent = []
     for source in credentials.files:
         dest = target / source.name
-        found = link_out(home, dest)
+        root = home if within is None else within
+        found = link_out(root, target)
         if found is not None:
             raise WorkspaceError(
-                f"the scratch home's {found[0].relative_to(home)} is a link to {found[1]}, "
-                f"outside it: {source.name} is lent to the scratch home only"
+                f"{found[0]} is a link to {found[1]}, outside the trial's scratch folder "
+                f"{root}: {source.name} is lent to the scratch folder only"
             )
         target.mkdir(parents=True, exist_ok=True)
         data = source.read_bytes()

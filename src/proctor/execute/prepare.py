@@ -137,11 +137,13 @@ def prepare(ctx: TrialContext) -> Prepared:
     # What the agent's adapter writes in the scratch folder (and the folder its login is lent
     # to) must stay there: a setup line's link out of it ends the trial before anything is.
     confined = [*adapter.scratch_writes, *lent_folders(adapter.name)]
+    if spec.case.provision.merged_with(spec.variant.provision).skills:
+        confined += adapter.skill_folders
     shell_lines(ctx, env, "setup", spec.case.setup, confined=confined)
     credentials = None  # lent after the setup lines: they never see the login
     if lends(spec.profile, on_scripted_model=spec.backend == "scripted"):
         credentials = find_credentials(adapter.name, os.environ)
-        lent = install_credentials(credentials, ctx.home)
+        lent = install_credentials(credentials, ctx.home, within=ctx.scratch)
         if lent:
             ctx.cleanups.callback(_give_back, lent)
     roles = None

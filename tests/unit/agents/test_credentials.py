@@ -136,15 +136,34 @@ def test_install_copies_owner_only_and_masks_every_secret(tmp_path: Path) -> Non
 def test_install_never_writes_a_login_through_a_link_out_of_the_scratch_home(
     tmp_path: Path, linked: str
 ) -> None:
+    """A linked folder on the way is refused; a linked login file is replaced by the copy,
+    never written through."""
     home = tmp_path / "user"
     login(home / ".codex", "auth.json", {"tokens": {"access_token": "codex-secret-44444444"}})
     scratch, outside = tmp_path / "scratch", tmp_path / "elsewhere"
     outside.mkdir()
     (scratch / linked).parent.mkdir(parents=True)
     (scratch / linked).symlink_to(outside if linked == ".codex" else outside / "auth.json")
-    with pytest.raises(WorkspaceError, match=f"the scratch home's {linked} is a link to {outside}"):
+    if linked == ".codex":
+        with pytest.raises(WorkspaceError, match=f"{scratch / linked} is a link to {outside}"):
+            install(find("codex", {"HOME": str(home)}), scratch)
+    else:
         install(find("codex", {"HOME": str(home)}), scratch)
+        assert not (scratch / linked).is_symlink()
     assert list(outside.iterdir()) == []
+
+
+def test_a_link_that_stays_in_the_trial_s_scratch_folder_is_lent_through(tmp_path: Path) -> None:
+    """The scratch home's folder linked elsewhere in the scratch folder (the workspace), as
+    the setup lines may: the login is lent there, as the setup check allows."""
+    home = tmp_path / "user"
+    login(home / ".codex", "auth.json", {"tokens": {"access_token": "codex-secret-55555555"}})
+    scratch = tmp_path / "scratch"
+    (scratch / "workspace" / "cfg").mkdir(parents=True)
+    (scratch / "home").mkdir()
+    (scratch / "home" / ".codex").symlink_to(scratch / "workspace" / "cfg")
+    install(find("codex", {"HOME": str(home)}), scratch / "home", within=scratch)
+    assert (scratch / "workspace" / "cfg" / "auth.json").is_file()
 
 
 def test_install_replaces_a_link_inside_the_scratch_home_without_writing_through_it(

@@ -140,6 +140,7 @@ def reported_usage(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 class ClaudeCode(RealCli[ClaudeSession]):
     spec = CLAUDE_CODE
     scratch_writes = ("home/.claude", "home/.claude.json", "plugins", "mcp.json", STOP_LOG)
+    skill_folders = ("home/.claude/skills",)
 
     def check_profile(self, profile: AgentProfile) -> None:
         """A ``permissionMode`` must be one Claude Code has (raises AgentError): the CLI would

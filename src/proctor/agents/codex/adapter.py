@@ -16,7 +16,7 @@ from typing import Any
 
 from proctor.agents import terminal as keys
 from proctor.agents.base import register
-from proctor.agents.cli_base import RealCli, write_json
+from proctor.agents.cli_base import RealCli, write_json, write_replacing
 from proctor.agents.codex import config as codex_config
 from proctor.agents.codex import tui
 from proctor.agents.protocol import (
@@ -77,6 +77,7 @@ def reported_usage(stdout: list[dict[str, Any]], model: str) -> dict[str, dict[s
 class Codex(RealCli[CodexSession]):
     spec = CODEX
     scratch_writes = ("home/.codex", "home/.agents")
+    skill_folders = ("home/.agents/skills", "home/.codex/skills")
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
     reports_subagent_usage = False  # turn.completed counts the main thread's responses
@@ -95,7 +96,7 @@ class Codex(RealCli[CodexSession]):
             upgrades = codex_config.model_upgrades(str(binary))
             if upgrades:
                 config["notice"] = {"model_migrations": dict(upgrades)}
-        (codex_home / "config.toml").write_text(codex_config.render_toml(config), "utf-8")
+        write_replacing(codex_home / "config.toml", codex_config.render_toml(config))
         if ctx.provision is not None:
             for entry in ctx.provision.skills:
                 # Current Codex reads user skills from ~/.agents/skills; older builds from

@@ -275,6 +275,7 @@ def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
 class GeminiCli(RealCli[GeminiSession]):
     spec = GEMINI_CLI
     scratch_writes = ("home/.gemini", ".gemini", CHAT_COPY)
+    skill_folders = ("home/.gemini/skills",)
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
 
