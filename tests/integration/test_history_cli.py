@@ -445,6 +445,24 @@ def test_a_relative_history_folder_gives_absolute_session_paths_and_hits_the_cac
     assert rows() == written  # every summary read from the cache: no row written again
 
 
+def test_a_path_through_a_link_and_up_is_the_folder_the_system_reads(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`link/..` is the folder above the link's target (what `ls link/..` lists), not the
+    current folder; a PATH holding nothing is named as it was typed."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "link").symlink_to(home / ".codex" / "sessions")
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    result = proctor("history", "link/..", "--json", "--no-cache")
+    assert result.code == 0, result.err
+    paths = [s["path"] for s in json.loads(result.out)["sessions"]]
+    assert paths and all(p.startswith(f"{home / '.codex'}/") for p in paths), paths
+    missing = proctor("history", "nope", "--no-cache")
+    assert missing.code == 2 and "nothing to replay (nope: " in missing.err, missing.err
+
+
 def test_options_that_do_not_apply_are_named(proctor: Run, home: Path) -> None:
     both = proctor("history", str(home / ".codex"), "--home", str(home), "--json")
     assert both.code == 0 and f"proctor: note: --home {home} is not read" in both.err

@@ -118,7 +118,7 @@ def command(
     from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
-    from proctor.history.folders import absolute, history_folders
+    from proctor.history.folders import absolute_given, history_folders
     from proctor.history.forks import any_family, forks_measured_apart
     from proctor.history.journal import (
         from_current,
@@ -198,10 +198,12 @@ def command(
     if paths:
         # Absolute, as the history folders are: a session's path reads from any folder, and
         # is the same however the PATH was written.
-        sessions, unavailable = sessions_under([absolute(p) for p in paths], chosen)
+        given = {str(absolute_given(p)): str(p) for p in paths}
+        sessions, unavailable = sessions_under([Path(p) for p in given], chosen)
         # A PATH whose sessions --agent all left out was read, as a --since that keeps none.
         if not sessions and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable):
-            reasons = "; ".join(f"{u.path}: {u.reason}" for u in unavailable)
+            # Each PATH named as it was typed.
+            reasons = "; ".join(f"{given.get(u.path, u.path)}: {u.reason}" for u in unavailable)
             raise ConfigError(f"nothing to replay ({reasons})")
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)

@@ -49,6 +49,18 @@ def absolute(path: str | Path) -> Path:
     return Path(path if os.path.isabs(path) else os.path.abspath(path))
 
 
+def absolute_given(path: Path) -> Path:
+    """A ``PATH`` given on the command line, from the current folder: its ``..`` taken as the
+    system takes it, after the link before it (``link/..`` is the folder above the link's
+    target, as ``ls link/..`` lists it), where :func:`absolute` takes it off by name."""
+    if ".." not in path.parts:
+        return absolute(path)
+    try:
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):  # a loop of links, a NUL: as named
+        return absolute(path)
+
+
 def _history_folder(agent: str, home: Path | None, env: Mapping[str, str]) -> Path:
     if agent == "claude-code":
         if home is None and env.get("CLAUDE_CONFIG_DIR"):
