@@ -198,12 +198,12 @@ def command(
     if paths:
         # Absolute, as the history folders are: a session's path reads from any folder, and
         # is the same however the PATH was written.
-        given = {str(absolute_given(p)): str(p) for p in paths}
-        sessions, unavailable = sessions_under([Path(p) for p in given], chosen)
+        typed = {str(absolute_given(p)): str(p) for p in paths}
+        sessions, unavailable = sessions_under([Path(p) for p in typed], chosen)
         # A PATH whose sessions --agent all left out was read, as a --since that keeps none.
         if not sessions and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable):
             # Each PATH named as it was typed.
-            reasons = "; ".join(f"{given.get(u.path, u.path)}: {u.reason}" for u in unavailable)
+            reasons = "; ".join(f"{typed.get(u.path, u.path)}: {u.reason}" for u in unavailable)
             raise ConfigError(f"nothing to replay ({reasons})")
     else:
         sessions, unavailable = find_sessions(chosen, home, os.environ)
