@@ -51,3 +51,14 @@ def test_a_heartbeat_that_is_no_number_is_quoted_as_given() -> None:
     with pytest.raises(ConfigError) as info:
         heartbeat_interval({"PROCTOR_HEARTBEAT_SEC": "soon"})
     assert str(info.value).startswith('PROCTOR_HEARTBEAT_SEC="soon": expected the seconds')
+
+
+def test_a_long_value_the_message_is_about_is_shown_whole(proctor: Run, tmp_path: Path) -> None:
+    """What is wrong is often at its end (a trial's name without its repeat): it is not cut
+    at the 60 characters a value quoted in passing is."""
+    trial = "refactor-the-payment-service-module/claude-code/with-skills-and-hooks"
+    said = proctor("annotate", str(tmp_path), trial, "--verdict", "failed", "--note", "n")
+    assert said.code == 2 and f'TRIAL "{trial}": expected' in said.err, said.err
+    pair = "claude-code:claude-opus-4-8-20260101-with-a-long-model-name-and-more"
+    said = proctor("validate", "--source", str(tmp_path), "--agent-model", pair)
+    assert said.code == 2 and f'--agent-model "{pair}": expected ID=VALUE' in said.err

@@ -29,12 +29,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.paths import RunPaths, newest_run_in, run_holding
     from proctor.report.stored import read_annotations
     from proctor.util.clock import now_iso
-    from proctor.util.json_shown import json_text
+    from proctor.util.json_shown import WHOLE, json_text
 
     parts = trial.strip("/").split("/")
     if len(parts) != 4 or not parts[3].isdigit():
         raise ConfigError(
-            f"TRIAL {json_text(trial)}: expected case/agent/condition/repeat, "
+            f"TRIAL {json_text(trial, WHOLE)}: expected case/agent/condition/repeat, "
             "e.g. fix/codex/default/1"
         )
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do

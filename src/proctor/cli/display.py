@@ -109,11 +109,11 @@ def heartbeat_interval(env: Mapping[str, str] | None = None) -> float | None:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds < math.inf:
-        from proctor.util.json_shown import json_text
+        from proctor.util.json_shown import WHOLE, json_text
 
         raise ConfigError(
-            f"{HEARTBEAT_VARIABLE}={json_text(given)}: expected the seconds of silence after which "
-            "plain progress says what is still running (a number; 0 for never)"
+            f"{HEARTBEAT_VARIABLE}={json_text(given, WHOLE)}: expected the seconds of silence "
+            "after which plain progress says what is still running (a number; 0 for never)"
         )
     return seconds or None
 

@@ -35,10 +35,11 @@ class _FindingsGroup(click.Group):
         if args[at : at + 1] == ["dismiss"] and not args[0].startswith("-"):
             # ``proctor findings out dismiss ID --reason TEXT``: the folder is the --dir.
             if any(arg == "--dir" or arg.startswith("--dir=") for arg in args[at + 1 :]):
-                from proctor.util.json_shown import json_text
+                from proctor.util.json_shown import WHOLE, json_text
 
                 raise click.UsageError(
-                    f"the results directory is given twice: {json_text(args[0])} before `dismiss`, "
+                    "the results directory is given twice: "
+                    f"{json_text(args[0], WHOLE)} before `dismiss`, "
                     "and --dir after it"
                 )
             if "--all" in flags:

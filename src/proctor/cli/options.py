@@ -155,10 +155,11 @@ class ResultsFolder(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value.strip():
-            from proctor.util.json_shown import json_text
+            from proctor.util.json_shown import WHOLE, json_text
 
             self.fail(
-                f"expected the path of a results folder, not a blank one, got {json_text(value)}",
+                "expected the path of a results folder, not a blank one, got "
+                + json_text(value, WHOLE),
                 param,
                 ctx,
             )
@@ -223,14 +224,14 @@ def _default_of(param: click.Option, ctx: click.Context) -> Any:
 def id_pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
     """``--agent-model ID=MODEL`` (and ``--agent-effort``) given several times, by agent id."""
     from proctor.errors import ConfigError
-    from proctor.util.json_shown import json_text
+    from proctor.util.json_shown import WHOLE, json_text
 
     pairs = {}
     for value in values:
         agent, sep, setting = value.partition("=")
         if not sep or not agent or not setting:
             raise ConfigError(
-                f"{option} {json_text(value)}: expected ID=VALUE, e.g. claude-code=opus"
+                f"{option} {json_text(value, WHOLE)}: expected ID=VALUE, e.g. claude-code=opus"
             )
         pairs[agent] = setting
     return pairs

@@ -55,10 +55,12 @@ def command(
     from proctor.models.io import write_record
     from proctor.report.labels import read_label_file
     from proctor.session.repeats import plan_repeats
-    from proctor.util.json_shown import json_text
+    from proctor.util.json_shown import WHOLE, json_text
 
     if not str(output).strip() or output.name in ("", ".", ".."):
-        raise ConfigError(f"--output {json_text(str(output))}: give the path of a file to write")
+        raise ConfigError(
+            f"--output {json_text(str(output), WHOLE)}: give the path of a file to write"
+        )
     if output.exists() and not force:
         raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
     check_folder_of("--output", output)  # as `model serve --log`: a missing folder is not made

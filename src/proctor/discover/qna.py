@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from proctor.models.case import QnaRule
-from proctor.util.json_shown import json_text
+from proctor.util.json_shown import WHOLE, json_text
 
 _OPENING = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)")
 """A Markdown code fence opening (up to three spaces in, backticks or tildes, an info word)."""
@@ -62,14 +62,14 @@ def parse_qna_rules(text: str) -> list[QnaRule]:
                 continue
             if "=>" not in line:
                 raise QnaError(
-                    f"line {lineno}: expected 'PATTERN => ANSWER', got {json_text(line)}"
+                    f"line {lineno}: expected 'PATTERN => ANSWER', got {json_text(line, WHOLE)}"
                 )
             pattern, answer = (part.strip() for part in line.split("=>", 1))
             if not pattern or not answer:
                 empty = "PATTERN" if not pattern else "ANSWER"
                 raise QnaError(
                     f"line {lineno}: expected 'PATTERN => ANSWER' with a non-empty {empty}, "
-                    f"got {json_text(line)}"
+                    f"got {json_text(line, WHOLE)}"
                 )
             try:
                 re.compile(pattern)

@@ -22,7 +22,7 @@ from proctor.models.config import SAFE_NAME, CaseConfig
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.loading import read_json_file
 from proctor.scripted.plan import PlanError, validate_plan
-from proctor.util.json_shown import json_text
+from proctor.util.json_shown import WHOLE, json_text
 
 
 class TaskSpec(CaseConfig):
@@ -53,7 +53,7 @@ def _relative_part(value: str, field: str, where: str) -> Path:
     if not value.strip() or part.is_absolute() or ".." in part.parts:
         raise ConfigError(
             f"{where}: field '{field}' must stay inside --source-root: expected a non-blank "
-            f"relative path without '..', got {json_text(value)}"
+            f"relative path without '..', got {json_text(value, WHOLE)}"
         )
     return part
 
@@ -128,8 +128,8 @@ def load_task_file(
             raise ConfigError(describe_validation_error(where, exc, TaskSpec)) from exc
         if not SAFE_NAME.fullmatch(task.id):
             raise ConfigError(
-                f"{where}: field 'id': {json_text(task.id)} must be letters, digits, '.', '_' "
-                "or '-' (at most 200)"
+                f"{where}: field 'id': {json_text(task.id, WHOLE)} must be letters, digits, '.', "
+                "'_' or '-' (at most 200)"
             )
         if task.id in seen:
             raise ConfigError(f"{where}: field 'id': duplicate task id '{task.id}'")

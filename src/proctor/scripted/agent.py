@@ -362,7 +362,7 @@ class Agent:
         try:
             regex = re.compile(pattern)
         except re.error as exc:  # a failed call, as a search tool answers a bad pattern
-            said = f"Invalid regular expression {json_text(pattern)}: {exc}"
+            said = f"Invalid regular expression {json_text(pattern, limit=10_000)}: {exc}"
             msg = f"<tool_use_error>{said}</tool_use_error>"
             self.t.tool_result(tool_id, msg, True, f"Error: {said}", source)
             self._show(f"Search({pattern})", said)

@@ -43,6 +43,11 @@ def json_kind(value: Any) -> str:
     return short(value)
 
 
+WHOLE = 300
+"""The ``limit`` of :func:`json_text` for the value a message is about (a mistyped option,
+a rule line, a trial's name): what is wrong is often at its end, and a cut would hide it."""
+
+
 def json_text(value: Any, limit: int = 60) -> str:
     """``value`` as JSON writes it (``true``, ``null``, ``"a\\u0000b"``, ``1e+307``), cut to
     ``limit`` characters; a character that shows as nothing or as a plain space (a no-break
