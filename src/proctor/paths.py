@@ -189,13 +189,15 @@ def newest_run_in(folder: Path) -> Path | None:
 
 
 def run_holding(folder: Path) -> Path | None:
-    """The run folder (a folder holding a ``run.json``) that ``folder`` lies inside (its
-    ``trials`` folder, a trial's folder), as named (else as an absolute path); None when none
-    does: what a command given a part of a run where it wants the run names in its sentence."""
+    """The run folder (a folder holding a ``run.json`` and ``trials/``) that ``folder`` lies
+    inside (its ``trials`` folder, a trial's folder), as named (else as an absolute path; the
+    current folder by its path, not ``.``); None when none does: what a command given a part
+    of a run where it wants the run names in its sentence."""
     for parents in (folder.parents, folder.absolute().parents):
         for parent in parents:
-            if (parent / "run.json").is_file():
-                return parent
+            # A run's run.json beside its trials (a project's own run.json is none).
+            if (parent / "run.json").is_file() and (parent / "trials").is_dir():
+                return parent.absolute() if parent == Path(".") else parent
     return None
 
 

@@ -226,6 +226,16 @@ def test_a_folder_inside_a_run_folder_given_for_it_names_the_run_folder(
     monkeypatch.chdir(run_dir / "trials" / "x")
     here = proctor("report", ".")
     assert here.code == 2 and f"inside the run folder {run_dir}, not" in here.err
+    monkeypatch.chdir(run_dir)  # named from inside the run: by its path, not "."
+    below = proctor("report", "trials")
+    assert f"inside the run folder {run_dir}, not" in below.err, below.err
+    # A project's own run.json above a folder that is no run's makes it no run folder.
+    project = tmp_path / "proj"
+    (project / "results" / "oops").mkdir(parents=True)
+    (project / "run.json").write_text("{}")
+    monkeypatch.chdir(project)
+    other = proctor("report", "results/oops")
+    assert other.code == 2 and "inside the run folder" not in other.err, other.err
 
 
 def test_a_results_directory_given_for_a_run_folder_names_its_newest_run(
