@@ -160,7 +160,7 @@ def name_hashed_projects(records: Iterable[SessionRecord], folders: Iterable[str
     known: dict[str, str] = {}
     named = [r.project for r in records if r.project and not r.project.startswith("gemini:")]
     folder: str
-    for folder in (*named, *folders):
+    for folder in dict.fromkeys((*named, *folders)):  # each folder resolved once
         if os.path.isabs(folder):
             for path in dict.fromkeys((folder, _real(folder))):
                 try:

@@ -12,8 +12,9 @@ from proctor.util.masking import mask
 from proctor.util.text import SHOWN
 
 _UNSEEN = re.compile(
-    "[\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u2064\u2066-\u206f"
-    "\u3000\ufeff\ufff9-\ufffb]"
+    "[\u00a0\u00ad\u034f\u061c\u115f\u1160\u1680\u17b4\u17b5\u180e\u2000-\u200f"
+    "\u2028-\u202f\u205f-\u2064\u2066-\u206f\u3000\u3164\ufeff\uffa0\ufff9-\ufffb"
+    "\U000e0000-\U000e007f]"
 )
 """Characters a terminal shows as nothing or as a plain space: a no-break or zero-width space,
 a soft hyphen, a byte order mark, a direction mark. A value that holds one differs from what
@@ -21,7 +22,16 @@ it looks like; quoted, each is shown as the JSON escape that writes it (``\\u00a
 
 
 def _unseen_escaped(text: str) -> str:
-    return _UNSEEN.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return _UNSEEN.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    """A character as JSON escapes it: beyond U+FFFF, as its two UTF-16 halves."""
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def json_kind(value: Any) -> str:

@@ -21,6 +21,9 @@ from proctor.util.json_shown import json_kind, json_text
         ("op\u200bus", '"op\\u200bus"'),
         ("\ufeffopus", '"\\ufeffopus"'),
         ("a b", '"a b"'),  # a plain space stays one
+        ("x\u3164y", '"x\\u3164y"'),  # a Hangul filler: a blank wide letter
+        ("a\u061cb", '"a\\u061cb"'),  # the Arabic letter mark
+        ("tag\U000e0041", '"tag\\udb40\\udc41"'),  # a tag character: its JSON escape
     ],
 )
 def test_json_text_quotes_a_string_as_a_json_file_holds_it(value: str, shown: str) -> None:
@@ -29,3 +32,10 @@ def test_json_text_quotes_a_string_as_a_json_file_holds_it(value: str, shown: st
 
 def test_json_kind_shows_an_unseen_character_of_a_string_as_its_escape() -> None:
     assert json_kind("2\u00a0") == 'the string "2\\u00a0"'
+
+
+def test_an_escaped_unseen_character_reads_back_as_json() -> None:
+    import json
+
+    for value in ("tag\U000e0041", "x\u3164y", "opus\u00a0"):
+        assert json.loads(json_text(value)) == value
