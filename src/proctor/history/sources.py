@@ -161,7 +161,7 @@ def agent_sessions(
                 found += [
                     os.path.join(where, n)
                     for n in listed(where, folders=False, named=rollout_folders)
-                    if n.startswith("rollout-") and n.endswith(".jsonl")
+                    if _rollout(n)
                 ]
                 if rollout_folders:
                     folders_named(where, rollout_folders, _rollout)
