@@ -203,3 +203,78 @@ def test_a_wrong_value_is_described_with_its_type_in_words(value: object, said: 
     """Each type with the article its noun takes, and a value whose text names its type as it
     is: bytes read ``a bytes b'fix'``, and a path ``a PosixPath PosixPath('a')``."""
     assert given(value) == said
+
+
+def _plain(t: Any) -> None: ...
+
+
+def _generator(t: Any) -> Any:
+    yield t
+
+
+async def _async_generator(t: Any) -> Any:
+    yield t
+
+
+class _Thing:
+    def method(self, t: Any) -> None: ...
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        (_plain, "a plain function '_plain'"),
+        (_test, "an async function '_test'"),
+        (lambda t: t, "a lambda"),
+        (_generator, "a generator function '_generator' (def with yield)"),
+        (_async_generator, "an async generator function '_async_generator' (async def with yield)"),
+        (_Thing, "the class '_Thing'"),
+        (_Thing(), "a _Thing object"),
+        (_Thing().method, "a plain function '_Thing.method'"),
+        (len, "the built-in function 'len'"),
+        (re, "the module 're'"),
+        (_generator(None), "a generator object (what calling '_generator' returned)"),
+        ([_plain], "a list [<function _plain>]"),
+    ],
+)
+def test_a_function_or_a_class_is_named_for_what_it_is(value: object, said: str) -> None:
+    """Never as its default text, ``<function _plain at 0x7f84…>``: the address tells the
+    reader nothing, and changes from run to run."""
+    assert given(value) == said
+    assert "0x" not in given(value)
+
+
+@pytest.mark.parametrize(
+    ("test", "said"),
+    [
+        (_plain, "got a plain function '_plain' (def, not async def)"),
+        (lambda t: t, "got a lambda: a lambda cannot be async, so write async def test(t)"),
+        (_generator, "got a generator function '_generator' (def with yield)"),
+        (
+            _async_generator,
+            "got an async generator function '_async_generator' (async def with yield): a test "
+            "yields nothing, so take the yield out",
+        ),
+        (_Thing, "got the class '_Thing'"),
+        (_Thing(), "got a _Thing object"),
+    ],
+)
+def test_a_test_that_is_no_async_function_is_named_for_what_it_is(test: Any, said: str) -> None:
+    expected = "argument 'test': expected an async function (async def test(t)), "
+    for call, where in ((lambda: define_eval(test=test), "define_eval()"),
+                        (lambda: case(id="a", test=test), "case(id='a')")):  # fmt: skip
+        with pytest.raises(TypeError) as raised:
+            call()
+        assert str(raised.value) == f"{where}: {expected}{said}"
+
+
+def test_a_test_called_by_mistake_is_told_to_give_the_function_and_never_awaited() -> None:
+    """``test=test(None)`` gives a coroutine object: the message says so, and the coroutine is
+    closed (no "coroutine '_test' was never awaited" warning, an error under pytest here)."""
+    with pytest.raises(TypeError) as raised:
+        define_eval(test=_test(None))  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "define_eval(): argument 'test': expected an async function (async def test(t)), got a "
+        "coroutine object (what calling '_test' returned): give the function itself, "
+        "test=_test, not test=_test(…)"
+    )

@@ -125,7 +125,12 @@ def _plan(plan: Any, where: str) -> dict[str, Any] | str | None:
 
 def _test(test: Any, where: str) -> TestFn:
     if not inspect.iscoroutinefunction(test):
-        raise _wrong_type(where, "test", "an async function (async def test(t))", test)
+        said = argtypes.given(test) + _why_not_async(test)
+        if inspect.iscoroutine(test):
+            test.close()  # called by mistake; never run, so never to be awaited either
+        raise EvalDefinitionTypeError(
+            f"{where}: argument 'test': expected an async function (async def test(t)), got {said}"
+        )
     try:
         signature = inspect.signature(test)
     except (TypeError, ValueError):  # no signature to read (a builtin): the run will tell
@@ -139,6 +144,23 @@ def _test(test: Any, where: str) -> TestFn:
             f"test(t), not async def {name}{signature}"
         ) from None
     return test  # type: ignore[no-any-return]
+
+
+def _why_not_async(test: Any) -> str:
+    """What to change of a ``test`` that is no async function, when it is some other kind of
+    function (or what calling one returned)."""
+    if inspect.iscoroutine(test):
+        name = test.__name__
+        return f": give the function itself, test={name}, not test={name}(…)"
+    if inspect.isasyncgenfunction(test):
+        return ": a test yields nothing, so take the yield out"
+    if getattr(test, "__name__", None) == "<lambda>" and inspect.isfunction(test):
+        return ": a lambda cannot be async, so write async def test(t)"
+    if (inspect.isfunction(test) or inspect.ismethod(test)) and not (
+        inspect.isgeneratorfunction(test)
+    ):
+        return " (def, not async def)"
+    return ""
 
 
 def _text(value: Any, name: str, where: str) -> str | None:

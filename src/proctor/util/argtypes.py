@@ -8,6 +8,8 @@ as a TypeError is (:func:`wrong_value`)."""
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Callable, Iterable, Mapping
 from numbers import Real
 from typing import Any
@@ -16,9 +18,15 @@ from typing import Any
 def given(value: object) -> str:
     """What an argument was, in Python's words: ``the string 'x'``, ``True (a bool)``,
     ``None``, ``5``, ``a list [...]``, ``a bytes value b'x'``, ``an EvalCase …``, cut to a
-    readable length. A value whose text already names its type (``PosixPath('x')``,
-    ``<function f at 0x…>``) is shown as it is."""
-    text = repr(value)
+    readable length. A function, a class or what calling one returned is named for what it
+    is (``a plain function 'test'``, ``a lambda``, ``the class 'Case'``, ``a coroutine object
+    (what calling 'test' returned)``), and a value whose text already names its type
+    (``PosixPath('x')``) is shown as it is, never with a memory address (``a Case object``,
+    not ``<mod.Case object at 0x7f…>``)."""
+    named = _named(value)
+    if named is not None:
+        return named
+    text = _ADDRESS.sub("", repr(value))
     if len(text) > 60:
         text = text[:56] + "..." + text[-1]
     if isinstance(value, str):
@@ -32,6 +40,44 @@ def given(value: object) -> str:
         return text
     noun = _NOUNS.get(kind, kind)
     return f"{_article(noun)} {noun} {text}"
+
+
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+"""Where an object lives in memory, as its default text says: it tells the reader nothing."""
+
+
+def _named(value: object) -> str | None:
+    """A function, a class or what calling one returned, named for what it is; None for any
+    other value."""
+    if inspect.isclass(value):
+        return f"the class {value.__qualname__!r}"
+    for test, kind in (
+        (inspect.iscoroutine, "a coroutine object"),
+        (inspect.isgenerator, "a generator object"),
+        (inspect.isasyncgen, "an async generator object"),
+    ):
+        if test(value):
+            name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+            return f"{kind} (what calling {name!r} returned)" if name else kind
+    if inspect.ismethod(value) or inspect.isfunction(value):
+        name = value.__qualname__
+        if value.__name__ == "<lambda>":
+            return "a lambda"
+        if inspect.isasyncgenfunction(value):
+            return f"an async generator function {name!r} (async def with yield)"
+        if inspect.iscoroutinefunction(value):
+            return f"an async function {name!r}"
+        if inspect.isgeneratorfunction(value):
+            return f"a generator function {name!r} (def with yield)"
+        return f"a plain function {name!r}"
+    if inspect.isbuiltin(value):
+        return f"the built-in function {value.__name__!r}"
+    if inspect.ismodule(value):
+        return f"the module {value.__name__!r}"
+    if type(value).__repr__ is object.__repr__:  # <mod.Case object at 0x7f…>
+        noun = type(value).__name__
+        return f"{_article(noun)} {noun} object"
+    return None
 
 
 _NOUNS = {"bytes": "bytes value"}
