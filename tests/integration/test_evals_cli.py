@@ -156,7 +156,7 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
     partial = proctor("eval", "--dir", str(root), "--list", "x/on")
     assert partial.code == 2 and "no eval has the id 'x/on'" in partial.err, partial.err
     typo = proctor("eval", "--dir", str(root), "--list", "x/onee", "y")
-    assert typo.code == 2 and "did you mean x/one" in typo.err, typo.err
+    assert typo.code == 2 and "did you mean 'x/one', 'x/one/2' or 'x/one/1'?" in typo.err, typo.err
     assert listed_ids("x/one/") == ["x/one/1", "x/one/2"]  # a trailing slash is the same id
     assert listed_ids("x/one/2/") == ["x/one/2"]
 

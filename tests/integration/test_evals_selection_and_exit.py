@@ -46,9 +46,29 @@ def test_progress_names_the_iteration_that_ran(proctor: Run, tmp_path: Path) -> 
 
 def test_a_mistyped_id_is_told_the_folder_it_resembles(proctor: Run, tmp_path: Path) -> None:
     root = project(tmp_path, {"builds/api.eval.py": VARIANTS, "tools/x.eval.py": VARIANTS})
-    result = proctor("eval", "--dir", str(root), "--list", "bui")
-    assert result.code == 2
-    assert "no eval has the id 'bui' or one below it; did you mean builds?" in result.err
+    for listed in (("--list",), ()):  # listed or run, named the same way
+        result = proctor("eval", "--dir", str(root), *listed, "bui")
+        assert result.code == 2
+        said = f"{root / 'evals'}: no eval has the id 'bui' or one below it; did you mean 'builds'?"
+        assert said in result.err, result.err
+
+
+def test_an_id_like_no_other_names_the_evals_folder_and_the_ids_in_use(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """As a tag no eval has names the folder and the tags in use: a folder's id with ``/…``
+    after it, an eval's as it is."""
+    root = project(
+        tmp_path,
+        {"builds/api.eval.py": VARIANTS, "tools/x.eval.py": VARIANTS, "greet.eval.py": VARIANTS},
+    )
+    for listed in (("--list",), ()):
+        result = proctor("eval", "--dir", str(root), *listed, "nope")
+        assert result.code == 2
+        assert result.err.strip() == (
+            f"proctor: error: {root / 'evals'}: no eval has the id 'nope' or one below it; the "
+            "ids in use: builds/…, greet, tools/…"
+        ), result.err
 
 
 def suite_exit(out: dict[str, Any]) -> int:

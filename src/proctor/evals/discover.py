@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import hashlib
 import importlib.util
 import re
@@ -29,6 +28,7 @@ from proctor.evals.define import (
 from proctor.evals.loaders import set_project_root
 from proctor.evals.stops import Stops, stops_noted
 from proctor.models.io import escape_surrogates
+from proctor.util.text import did_you_mean
 
 SUFFIX = ".eval.py"
 CONFIG_FILE = "evals.config.py"
@@ -311,22 +311,23 @@ def _under(run_id: str, wanted: str) -> bool:
 
 
 def select(
-    points: Sequence[EvalPoint], ids: Sequence[str], tags: Sequence[str]
+    points: Sequence[EvalPoint],
+    ids: Sequence[str],
+    tags: Sequence[str],
+    evals_dir: Path | None = None,
 ) -> list[tuple[EvalPoint, list[int]]]:
     """The points (with the iterations chosen) that match: id filters OR together and select
     an id and everything below it; tags OR together; with both, a case must match both. An id
-    filter that names no eval at all is a ConfigError (a typo would otherwise run less than
-    asked, and pass)."""
+    filter that names no eval at all is a ConfigError naming ``evals_dir`` (a typo would
+    otherwise run less than asked, and pass)."""
     known = [rid for point in points for rid in dict.fromkeys([point.id, *point.ids()])]
     for wanted in ids:
         if not any(_under(rid, wanted) for rid in known):
-            # Folders are ids to select by too: `bui` is close to `builds`.
-            near = {
-                "/".join(rid.split("/")[:n]) for rid in known for n in range(1, rid.count("/") + 2)
-            }
-            close = difflib.get_close_matches(wanted.rstrip("/"), sorted(near), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ConfigError(f"no eval has the id '{wanted}' or one below it{hint}")
+            where = f"{evals_dir}: " if evals_dir is not None else ""
+            raise ConfigError(
+                f"{where}no eval has the id '{wanted}' or one below it; "
+                + _near_ids(wanted, points, known)
+            )
     chosen = []
     for point in points:
         if tags and not set(tags) & set(point.tags):
@@ -340,3 +341,18 @@ def select(
         if picked:
             chosen.append((point, picked))
     return chosen
+
+
+def _near_ids(wanted: str, points: Sequence[EvalPoint], known: Sequence[str]) -> str:
+    """``did you mean 'builds'?`` for an id close to ids or folders there are (folders are
+    ids to select by too: ``bui`` is close to ``builds``); else the ids there are at the top
+    (``the ids in use: asks/…, builds/…, greeting``), a folder's with ``/…`` after it."""
+    near = {"/".join(rid.split("/")[:n]) for rid in known for n in range(1, rid.count("/") + 2)}
+    close = did_you_mean(wanted.rstrip("/"), sorted(near), n=3).strip()
+    if close:
+        return close
+    evals = {point.id for point in points}
+    top = sorted({rid.split("/")[0] for rid in known})
+    shown = [name if name in evals else f"{name}/…" for name in top]
+    more = f" and {len(shown) - 12} more" if len(shown) > 12 else ""
+    return f"the ids in use: {', '.join(shown[:12])}{more}"

@@ -83,7 +83,7 @@ def selection(request: EvalRequest, project: EvalProject) -> list[tuple[EvalPoin
     an id names no eval (the project's own mistakes are discovery's)."""
     if not project.points and request.ids:
         raise ConfigError(nothing_chosen(request, project))  # the folder, not a near id
-    return select(project.points, request.ids, request.tags)
+    return select(project.points, request.ids, request.tags, request.dir / "evals")
 
 
 def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:

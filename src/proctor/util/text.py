@@ -304,10 +304,14 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
     return f"unknown {kind} '{name}' ({did_you_mean(name, names)}known: {', '.join(names)})"
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """``did you mean 'say'? `` for a name close to one of ``known``, else nothing."""
-    near = difflib.get_close_matches(name, list(known), n=1)
-    return f"did you mean '{near[0]}'? " if near else ""
+def did_you_mean(name: str, known: Iterable[str], *, n: int = 1) -> str:
+    """``did you mean 'say'? `` for a name close to one of ``known``, else nothing; with
+    ``n``, up to ``n`` of the nearest (``did you mean 'x/one', 'x/one/2' or 'x/one/1'? ``)."""
+    near = [f"'{x}'" for x in difflib.get_close_matches(name, list(known), n=n)]
+    if not near:
+        return ""
+    quoted = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"
+    return f"did you mean {quoted}? "
 
 
 def fitted_summary(text: str, room: int, whole: str) -> str:
