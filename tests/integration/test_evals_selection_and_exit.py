@@ -266,3 +266,32 @@ def test_a_dir_that_names_the_evals_folder_itself_is_told_the_folder_to_give(
     elsewhere.mkdir()
     listed = proctor("eval", "--dir", str(elsewhere), "--list")
     assert listed.code == 2 and "no evals folder" in listed.err and "--dir names" not in listed.err
+
+
+def test_a_dir_of_case_folders_is_told_that_proctor_run_runs_them(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A folder of case folders (as ``proctor run --source`` finds them), or a case folder,
+    given as --dir is told the command that runs it, listed or run; a folder of other
+    subfolders is told no more."""
+    cases = tmp_path / "my cases"
+    for name in ("fix-a-bug", "add-route"):
+        (cases / name).mkdir(parents=True)
+        (cases / name / "prompt.md").write_text("Fix it.\n")
+        (cases / name / "config.json").write_text('{"agents": ["scripted"]}\n')
+    (cases / "notes").mkdir()  # no case folder: not named
+    for listed in (("--list",), ()):
+        result = proctor("eval", "--dir", str(cases), *listed)
+        assert result.code == 2 and result.out == ""
+        said = (
+            f"{cases}/evals: no evals folder (evals live in DIR/evals/**/*.eval.py; {cases} "
+            f"holds case folders (add-route, fix-a-bug): proctor run --source '{cases}' runs "
+            "them)"
+        )
+        assert said in result.err, result.err
+    one = cases / "fix-a-bug"
+    result = proctor("eval", "--dir", str(one))
+    assert f"; {one} is a case folder: proctor run --source '{one}' runs it)" in result.err
+    result = proctor("eval", "--dir", str(cases / "notes"))  # the control
+    assert result.code == 2 and "no evals folder" in result.err
+    assert "proctor run" not in result.err, result.err

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import importlib.util
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from proctor.discover.folders import is_case_folder
 from proctor.errors import ConfigError
 from proctor.evals.arguments import argument_error
 from proctor.evals.define import (
@@ -252,6 +254,8 @@ def discover(root: Path) -> EvalProject:
             (root / "evals.config.py").is_file() or next(root.rglob(f"*{SUFFIX}"), None)
         ):  # --dir named the evals folder itself, not the project folder that holds it
             where += f"; --dir names the folder that holds evals/: --dir {root.parent}"
+        else:
+            where += _case_folders_hint(root)
         raise ConfigError(f"{evals_dir}: no evals folder ({where})")
     points: list[EvalPoint] = []
     for path in sorted(evals_dir.rglob(f"*{SUFFIX}")):
@@ -277,6 +281,27 @@ def discover(root: Path) -> EvalProject:
     return EvalProject(
         root, sorted(points, key=lambda p: p.id), config, config_file if config else None
     )
+
+
+def _case_folders_hint(root: Path) -> str:
+    """``; …/cases holds case folders (fix-a-bug, …): proctor run --source …/cases runs them``
+    when ``root`` holds case folders (or is one), as ``proctor run --source`` finds them; else
+    nothing."""
+    command = f"proctor run --source {shlex.quote(str(root))}"
+    if is_case_folder(root):
+        return f"; {root} is a case folder: {command} runs it"
+    try:
+        cases = sorted(
+            p.name
+            for p in root.iterdir()
+            if not p.name.startswith(".") and p.is_dir() and is_case_folder(p)
+        )
+    except OSError:
+        return ""
+    if not cases:
+        return ""
+    shown = ", ".join(cases[:3]) + (f" and {len(cases) - 3} more" if len(cases) > 3 else "")
+    return f"; {root} holds case folders ({shown}): {command} runs them"
 
 
 _HOW_MANY = {2: "two", 3: "three"}
