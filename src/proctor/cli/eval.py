@@ -45,7 +45,11 @@ from proctor.util.text import joined_lines, one_line
     help="Each case's time limit (at most a day: 86400000).",
 )
 @click.option("--agent", help="The agent for every eval (default: the eval's, else scripted).")
-@click.option("--model", help="The agent's model; 'scripted' runs on proctor's scripted model.")
+@click.option(
+    "--model",
+    help="The agent's model (the scripted agent only names it in its transcript); 'scripted' "
+    "runs a real CLI on proctor's scripted model.",
+)
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
 @click.option("--out", type=ResultsFolder(), help="Results folder.")
 @click.option(
@@ -77,7 +81,7 @@ def command(
     interrupted.
     """
     from proctor.agents.credentials import register_user_keys
-    from proctor.cli.display import ClassifierWarning
+    from proctor.cli.display import CostWarnings
     from proctor.execute.events import Subscriber
     from proctor.session.evals import (
         EvalRequest,
@@ -131,8 +135,9 @@ def command(
         return 0
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
+        # The warnings proctor run prints (a model with no price, a failed classifier call).
         shown: list[Subscriber] = (
-            [ClassifierWarning()] if no_stream else [progress, ClassifierWarning()]
+            [CostWarnings(None)] if no_stream else [progress, CostWarnings(None)]
         )
         result = run_evals(request, shown, progress.name_runs)
     if as_json:

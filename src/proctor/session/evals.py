@@ -37,7 +37,8 @@ from proctor.paths import RunPaths, suite_of
 from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
-from proctor.session.run import RunRequest, RunResult, run_session
+from proctor.session.run import RunRequest, RunResult, run_session, warn
+from proctor.util.json_shown import json_text
 from proctor.util.text import unknown_name
 
 FAILED_STATUSES = frozenset({"failed", "timeout"})
@@ -247,12 +248,23 @@ def run_evals(
         parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
     for point, _ in chosen:
         _check_point(point, request, project)
+    # `--model ""` is a blank model, said so: not the config's, nor none.
+    model = request.model if request.model is not None else (config.model if config else None)
+    agent = request.agent or (config.agent if config else None)
+    if model is not None:
+        named = "--model" if request.model is not None else f"{_config_file(project)}: model"
+        check_model(model, named)
+        on_scripted = [
+            point.id
+            for point, _ in chosen
+            if (request.agent or point.agent or agent or "scripted") == "scripted"
+        ]
+        if model != "scripted" and on_scripted:
+            warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     set_project_root(project.root)
     out = (request.out or Path("proctor-results")).resolve()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     source = out / "evals-src" / stamp
-    model = request.model or (config.model if config else None)
-    agent = request.agent or (config.agent if config else None)
     CONVERSATIONS.clear()
     try:
         source.mkdir(parents=True)
@@ -379,6 +391,45 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
             validate_plan(plan, f"{point.plan_where}: plan of {point.id}")
         except PlanError as exc:
             raise ConfigError(str(exc)) from exc
+
+
+def check_model(model: str, where: str) -> None:
+    """A ConfigError for a ``--model`` (or the config's ``model``, named by ``where``) that no
+    agent's model can be: a blank, one holding a space or a control character, a misspelt
+    ``scripted`` (``Scripted``), or ``provider``, which is ``proctor run --model``'s word for
+    the default."""
+    said = f"{where} {json_text(model)}"
+    if not model.strip():
+        raise ConfigError(f"{said}: expected the agent's model (such as opus) or scripted")
+    if any(c.isspace() or not c.isprintable() for c in model):
+        raise ConfigError(
+            f"{said}: a model's name holds no space or control character; expected the "
+            "agent's model (such as opus) or scripted"
+        )
+    if model.lower() == "scripted" and model != "scripted":
+        raise ConfigError(f"{said}: did you mean scripted (proctor's scripted model)?")
+    if model == "provider":
+        raise ConfigError(
+            f"{said}: the agent's provider is the default (proctor run --model provider); "
+            "leave it out, or give the agent's model (such as opus) or scripted"
+        )
+
+
+def scripted_agent_model(model: str, where: str, on_scripted: Sequence[str], cases: int) -> str:
+    """The warning for a model given to cases that run on the scripted agent, which plays its
+    eval's plan whatever the model and only writes its name into its transcript."""
+    if len(on_scripted) == cases:
+        which = "every case runs on the scripted agent"
+    else:
+        shown = ", ".join(on_scripted[:3]) + (
+            f" and {len(on_scripted) - 3} more" if len(on_scripted) > 3 else ""
+        )
+        which = f"{len(on_scripted)} of {cases} cases ({shown}) run on the scripted agent"
+    return (
+        f"{where} {json_text(model)}: {which}, which plays its eval's plan whatever the model "
+        "(it only writes the model's name into its transcript); --agent names an agent that "
+        "runs the model, and --model scripted runs a real CLI on proctor's scripted model"
+    )
 
 
 def exit_code_of(records: Sequence[TrialRecord]) -> int:

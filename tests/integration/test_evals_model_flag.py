@@ -1,0 +1,81 @@
+"""``proctor eval --model`` (and the config's ``model``): a model given to cases that run on
+the scripted agent, which plays its eval's plan whatever the model and only writes the model's
+name into its transcript, is warned of on stderr, and the model's missing price is warned of
+as ``proctor run`` warns of it; a value no agent's model can be is refused before anything
+runs (exit 2), named where it was given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_evals_cli import CONFIG, project, run_json
+
+Run = Any
+
+EVAL = """
+    from proctor.evals import define_eval
+    async def test(t):
+        (await t.send("hi")).expect_ok()
+    eval = define_eval(test=test, plan={"turns": [{"say": "hello"}]})
+"""
+
+
+def test_a_model_given_to_the_scripted_agent_is_warned_of(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL, "b.eval.py": EVAL})
+    result, out = run_json(proctor, root, tmp_path, "--model", "nope/x")
+    assert result.code == 0 and out["passed"] == 2, result.err  # stdout is the JSON still
+    assert (
+        'proctor: warning: --model "nope/x": every case runs on the scripted agent, which '
+        "plays its eval's plan whatever the model (it only writes the model's name into its "
+        "transcript); --agent names an agent that runs the model"
+    ) in result.err
+    # As proctor run --agent-model scripted=nope/x says it.
+    assert "proctor: warning: no price for model 'nope/x' in the pricing map" in result.err
+    result, _ = run_json(proctor, root, tmp_path, "--model", "scripted")  # the control
+    assert result.code == 0 and "warning" not in result.err, result.err
+
+
+def test_the_warning_names_the_cases_on_the_scripted_agent_when_not_all_are() -> None:
+    from proctor.session.evals import scripted_agent_model
+
+    said = scripted_agent_model("opus", "--model", ["a", "b", "c", "d"], 6)
+    assert said.startswith(
+        '--model "opus": 4 of 6 cases (a, b, c and 1 more) run on the scripted agent, which '
+    )
+
+
+@pytest.mark.parametrize(
+    ("model", "said"),
+    [
+        ("", '--model "": expected the agent\'s model (such as opus) or scripted'),
+        ("  ", '--model "  ": expected the agent\'s model (such as opus) or scripted'),
+        ("claude opus", '--model "claude opus": a model\'s name holds no space or control'),
+        ("opus\n", '--model "opus\\n": a model\'s name holds no space or control'),
+        ("Scripted", '--model "Scripted": did you mean scripted (proctor\'s scripted model)?'),
+        ("provider", '--model "provider": the agent\'s provider is the default'),
+    ],
+)
+def test_a_model_no_agent_can_have_is_refused(
+    proctor: Run, tmp_path: Path, model: str, said: str
+) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    result, _ = run_json(proctor, root, tmp_path, "--model", model)
+    assert result.code == 2, result.err
+    assert result.err.startswith(f"proctor: error: {said}"), result.err
+    assert not (tmp_path / "out" / "evals-src").exists()  # nothing ran
+
+
+def test_the_config_s_model_is_named_where_it_was_given(proctor: Run, tmp_path: Path) -> None:
+    config = CONFIG.replace("max_concurrency=2", "max_concurrency=2, model='Scripted'")
+    root = project(tmp_path, {"a.eval.py": EVAL}, config=config)
+    result, _ = run_json(proctor, root, tmp_path)
+    assert result.code == 2
+    assert 'evals.config.py: model "Scripted": did you mean scripted' in result.err, result.err
+    config = CONFIG.replace("max_concurrency=2", "max_concurrency=2, model='nope/x'")
+    root = project(tmp_path, {"a.eval.py": EVAL}, config=config)
+    result, _ = run_json(proctor, root, tmp_path)
+    assert result.code == 0
+    assert 'evals.config.py: model "nope/x": every case runs on the scripted agent' in result.err
