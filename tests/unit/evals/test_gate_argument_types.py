@@ -390,6 +390,12 @@ def test_a_number_of_another_kind_is_a_number() -> None:
             lambda t: t.called_subagent("reviewer"),
         ),
         (
+            lambda t: t.event_order([("tool_call", None, 3)]),
+            "t.event_order(): argument 'matchers[0]': expected an event type, a (type, matcher) "
+            "pair or a dict with 'type', got a tuple ('tool_call', None, 3)",
+            lambda t: t.event_order([]),
+        ),
+        (
             lambda t: t.max_tool_calls(-1),
             "t.max_tool_calls(): argument 'n': expected a count (a whole number of 0 or more), "
             "got -1",

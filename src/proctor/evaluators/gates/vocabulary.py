@@ -512,8 +512,8 @@ def _as_pair(matcher: EventMatcher, where: str, arg: str) -> tuple[str, Any, tup
             where, arg, "an event type, a (type, matcher) pair or a dict with 'type'", matcher
         )
     raise ValueError(
-        f"event_order entry {matcher!r}: expected an event type, a (type, matcher) pair or "
-        "a dict with 'type'"
+        f"{where}: argument '{arg}': expected an event type, a (type, matcher) pair or a dict "
+        f"with 'type', got {argtypes.given(matcher)}"
     )
 
 
