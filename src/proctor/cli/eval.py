@@ -82,6 +82,7 @@ def command(
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings
+    from proctor.cli.options import blank_refused
     from proctor.execute.events import Subscriber
     from proctor.session.evals import (
         EvalRequest,
@@ -94,6 +95,7 @@ def command(
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
     register_user_keys()
+    blank_refused(("--agent", agent), ("--judge-model", judge_model))
 
     request = EvalRequest(
         dir=root,

@@ -167,9 +167,25 @@ class ResultsFolder(click.Path):
 
 
 def role_models(fast: str | None, workhorse: str | None, judge: str | None) -> dict[str, str]:
-    """``--fast-model``, ``--workhorse-model`` and ``--judge-model`` as the roles they set."""
+    """``--fast-model``, ``--workhorse-model`` and ``--judge-model`` as the roles they set (a
+    blank one is refused: given, it is no model, and left out it would be the config's)."""
+    blank_refused(
+        ("--fast-model", fast), ("--workhorse-model", workhorse), ("--judge-model", judge)
+    )
     given = (("fast", fast), ("workhorse", workhorse), ("judge", judge))
     return {role: value for role, value in given if value}
+
+
+def blank_refused(*options: tuple[str, str | None]) -> None:
+    """A ConfigError (exit 2) for an option given a blank value (``--judge-model ""``, an
+    unset variable in a script): read as not given, it would run with another value without
+    a word."""
+    from proctor.errors import ConfigError
+    from proctor.util.json_shown import json_text
+
+    for option, value in options:
+        if value is not None and not value.strip():
+            raise ConfigError(f"{option} {json_text(value)}: expected a value, not a blank one")
 
 
 def check_folder_of(option: str, path: Path) -> None:
@@ -229,7 +245,7 @@ def id_pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
     pairs = {}
     for value in values:
         agent, sep, setting = value.partition("=")
-        if not sep or not agent or not setting:
+        if not sep or not agent.strip() or not setting.strip():
             raise ConfigError(
                 f"{option} {json_text(value, WHOLE)}: expected ID=VALUE, e.g. claude-code=opus"
             )
