@@ -177,9 +177,13 @@ def test_record_files_the_session_under_what_it_was_prepared_for(
     assert recorded.code == 0, recorded.err
     assert [p.name for p in out.glob("run-*/trials/add-b/*/*")] == ["default"]
     assert [p.name for p in out.glob("run-*/trials/add-b/*")] == ["claude-code"]
-    # The same session recorded again, or its run copied without run.json: pooled, it would
-    # count twice (a recorded trial has no times to tell it by; its session id does).
-    (first,) = out.glob("run-*")
+    # The same session recorded again (its first run folder moved away, which record takes
+    # for removed), or its run copied without run.json: pooled, it would count twice (a
+    # recorded trial has no times to tell it by; its session id does).
+    (recorded_first,) = out.glob("run-*")
+    first = tmp_path / "moved" / recorded_first.name
+    first.parent.mkdir()
+    recorded_first.rename(first)
     again = proctor(*base, "--out", str(tmp_path / "again"))
     assert again.code == 0, again.err
     (second,) = (tmp_path / "again").glob("run-*")

@@ -37,8 +37,6 @@ from proctor.execute.evaluate import evaluated
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.trial import case_labels, self_report
 from proctor.execute.verdict import none_ran, verdict_reason
-from proctor.history.projects import same_project, session_project
-from proctor.history.sources import find_sessions
 from proctor.llm.roles import roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.effort import responses, spent_on
@@ -74,6 +72,16 @@ from proctor.session.handover import (
     register_session_secrets,
     scrub_session,
     write_private_json,
+)
+from proctor.session.recorded import (
+    PROMPT_DIGEST,
+    as_prepared,
+    find_transcript,
+    mark_recorded,
+    prompt_digest,
+    refuse_changed_prompt,
+    refuse_recorded_again,
+    refuse_session_folder,
 )
 from proctor.session.run import (
     SHOW_FINDINGS,
@@ -242,7 +250,8 @@ def prepare_session(
     register_session_secrets(spec, agent)
     scrub_tree(root / "before")
     prompt = root / "prompt.md"
-    write_text_atomic(prompt, trial_prompt(spec) + "\n")
+    handed = trial_prompt(spec)
+    write_text_atomic(prompt, handed + "\n")
     case_dir = c.path.resolve()  # `record` runs from the workspace: never a relative path
     session = {
         "case": str(case_dir),
@@ -252,6 +261,7 @@ def prepare_session(
         "source": str(source.resolve()),
         "config": str(config) if config else None,
         "preparedAt": now_iso(),
+        PROMPT_DIGEST: prompt_digest(handed),
     }
     write_json(root / SESSION_FILE, session)
     words = ["proctor", "record", str(case_dir), "--condition", condition]
@@ -270,17 +280,6 @@ def prepare_session(
             f"When the session is over: {record}",
         ],
     }
-
-
-def find_transcript(agent: str, workspace: Path) -> Path:
-    """The newest session of ``agent`` that ran in ``workspace``, where the CLI keeps them."""
-    sessions, _ = find_sessions([agent], None, os.environ)
-    ran_here = [s for s in sessions if same_project(session_project(s), workspace)]
-    if not ran_here:
-        raise ConfigError(
-            f"no {agent} session found for {workspace} in its history: pass --transcript PATH"
-        )
-    return max(ran_here, key=lambda s: s.path.stat().st_mtime).path
 
 
 def _json_report(value: str) -> dict[str, Any]:
@@ -333,23 +332,6 @@ def evaluate_on(
             roles.close()
 
 
-def _as_prepared(
-    flag: str, given: str | None, prepared: dict[str, Any] | None, key: str, default: str
-) -> str:
-    """The value ``record`` uses for ``flag``: the one given, which must be the one the session
-    was prepared with (a session filed under another condition or agent would count in the
-    wrong side of an A/B); else the prepared one; else ``default``."""
-    wanted = prepared.get(key) if prepared is not None else None
-    if not isinstance(wanted, str):
-        return given or default
-    if given is not None and given != wanted:
-        raise ConfigError(
-            f"{flag} {given}: the session was prepared with {flag} {wanted} (its "
-            f"session.json); record it with {flag} {wanted}, or prepare a session for {given}"
-        )
-    return wanted
-
-
 def _session_of(found: Path, agent: str, spec: TrialSpec) -> tuple[Path, str]:
     """The transcript file ``found`` names and its format, which must be the one ``agent``
     writes: a Codex rollout recorded as a Claude Code session would count on the wrong side of
@@ -392,9 +374,12 @@ def record_session(
     trial's (what ``run --repeat-check --recorded`` re-evaluates)."""
     if not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace}: no such folder")
+    refuse_session_folder(workspace)
     prepared = prepared_session(workspace)
-    condition = _as_prepared("--condition", condition, prepared, "condition", "default")
-    agent = _as_prepared("--agent", agent, prepared, "agent", "claude-code")
+    if prepared is not None:
+        refuse_recorded_again(prepared, workspace)
+    condition = as_prepared("--condition", condition, prepared, "condition", "default")
+    agent = as_prepared("--agent", agent, prepared, "agent", "claude-code")
     # Absolute: evaluators run from the case folder, and are given the trial's paths.
     out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
@@ -407,7 +392,9 @@ def record_session(
             f"{case}: the session in {workspace} was prepared for case {prepared['name']} "
             f"({workspace.parent / SESSION_FILE}); record it as that case"
         )
-    found = transcript or find_transcript(agent, workspace)
+    if prepared is not None:
+        refuse_changed_prompt(prepared, workspace.parent, trial_prompt(spec), case)
+    found = transcript or find_transcript(agent, workspace, prepared is not None)
     file, fmt = _session_of(found, agent, spec)
     # The agent's own report is read before the run folder is made: a bad one leaves nothing
     # behind (a run folder without its trial reads as an interrupted run).
@@ -531,6 +518,8 @@ def record_session(
     if prepared is not None:  # the session is over: what it left keeps no key in the clear
         scrub_session(workspace.parent)
     write_record(trial.trial_json, record)
+    if prepared is not None:  # recorded once: a second trial of it would count twice
+        mark_recorded(workspace.parent, prepared, paths.root)
     from proctor.report.aggregate import aggregate
 
     suite = aggregate(

@@ -1,0 +1,117 @@
+"""What ``proctor record`` checks of a session a person drove before it records it, and what it
+marks once it has: a session is recorded once, with the prompt it was prepared with, from the
+workspace ``prepare`` made, and found where the agent that ran it keeps its history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.spec import spec_for
+from proctor.errors import ConfigError
+from proctor.history.projects import same_project, session_project
+from proctor.history.sources import AGENTS, find_sessions
+from proctor.models.io import write_json
+from proctor.session.handover import SESSION_FILE
+
+RECORDED_IN = "recordedIn"
+"""``session.json``'s key for the run folder a session was recorded in."""
+PROMPT_DIGEST = "promptSha256"
+"""``session.json``'s key for the digest of the prompt the session was handed."""
+
+
+def prompt_digest(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def as_prepared(
+    flag: str, given: str | None, prepared: dict[str, Any] | None, key: str, default: str
+) -> str:
+    """The value ``record`` uses for ``flag``: the one given, which must be the one the session
+    was prepared with (a session filed under another condition or agent would count in the
+    wrong side of an A/B); else the prepared one; else ``default``."""
+    wanted = prepared.get(key) if prepared is not None else None
+    if not isinstance(wanted, str):
+        return given or default
+    if given is not None and given != wanted:
+        raise ConfigError(
+            f"{flag} {given}: the session was prepared with {flag} {wanted} (its "
+            f"session.json); record it with {flag} {wanted}, or prepare a session for {given}"
+        )
+    return wanted
+
+
+def refuse_session_folder(workspace: Path) -> None:
+    """A prepared session's own folder given for its workspace: it holds ``session.json`` and
+    ``workspace/``, and no agent ran in it."""
+    if (workspace / SESSION_FILE).is_file() and (workspace / "workspace").is_dir():
+        raise ConfigError(
+            f"--workspace {workspace}: a prepared session's folder, not its workspace; give "
+            f"--workspace {workspace / 'workspace'}"
+        )
+
+
+def refuse_recorded_again(prepared: dict[str, Any], workspace: Path) -> None:
+    """A session recorded already: a second trial of it would count twice (and the prepared
+    folder was masked once it was recorded). Its run folder removed, it may be recorded anew."""
+    run = prepared.get(RECORDED_IN)
+    if isinstance(run, str) and os.path.lexists(run):
+        raise ConfigError(
+            f"--workspace {workspace}: this session was recorded already, in {run}; prepare a "
+            "new session to run the case again (or remove that run folder to record this one "
+            "anew)"
+        )
+
+
+def refuse_changed_prompt(prepared: dict[str, Any], root: Path, prompt: str, case: str) -> None:
+    """The case's prompt edited since the session was prepared: the agent was given another
+    one, and the trial would be filed under a prompt it never saw."""
+    digest = prepared.get(PROMPT_DIGEST)
+    if isinstance(digest, str):
+        same = digest == prompt_digest(prompt)
+    else:  # prepared by an earlier proctor: the prompt file it handed over
+        try:
+            same = (root / "prompt.md").read_text(encoding="utf-8") == prompt + "\n"
+        except (OSError, UnicodeDecodeError):
+            return
+    if not same:
+        raise ConfigError(
+            f"{case}: the case's prompt changed since the session was prepared (the agent was "
+            f"given {root / 'prompt.md'}); put the case's prompt back to record this session, "
+            "or prepare a new session and run it"
+        )
+
+
+def mark_recorded(root: Path, prepared: dict[str, Any], run: Path) -> None:
+    """Name the run folder the prepared session ``root`` was recorded in (its ``session.json``)."""
+    write_json(root / SESSION_FILE, {**prepared, RECORDED_IN: str(run)})
+
+
+def find_transcript(agent: str, workspace: Path, prepared: bool) -> Path:
+    """The newest session of ``agent`` that ran in ``workspace``, where the CLI keeps them;
+    none found, the sentence says whether another agent's session ran there (the person ran
+    another CLI than the session was prepared for) or none did (it was never run there)."""
+    sessions, _ = find_sessions([agent], None, os.environ)
+    ran_here = [s for s in sessions if same_project(session_project(s), workspace)]
+    if ran_here:
+        return max(ran_here, key=lambda s: s.path.stat().st_mtime).path
+    others, _ = find_sessions([a for a in AGENTS if a != agent], None, os.environ)
+    other = sorted({s.agent for s in others if same_project(session_project(s), workspace)})
+    where = f"no {agent} session found for {workspace} in its history"
+    if other:
+        ran = " and ".join(other)
+        fix = (
+            f"the session was prepared for {agent}: prepare one for {other[0]} and run it there"
+            if prepared
+            else f"record it with --agent {other[0]}"
+        )
+        raise ConfigError(f"{where}, but a {ran} session ran there; {fix}")
+    spec = spec_for(agent)
+    binary = f"`{spec.binary}`" if spec is not None and spec.binary else agent
+    raise ConfigError(
+        f"{where}: start {binary} in that folder and give it the prompt first, or pass "
+        "--transcript PATH if its transcript is elsewhere"
+    )

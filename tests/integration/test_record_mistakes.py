@@ -1,0 +1,119 @@
+"""``proctor record`` given what people get wrong: the session recorded twice, the case's
+prompt edited after the session was prepared, the prepared session's folder for its
+workspace, another CLI run than the one prepared, no CLI run at all. Each is one sentence,
+exit 2, and nothing is recorded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run
+from tests.integration.test_by_hand import CASE, prepared_and_driven
+
+
+def _record(proctor: Run, case: Path, workspace: Path, out: Path) -> tuple[int, str]:
+    done = proctor("record", str(case), "--workspace", str(workspace), "--out", str(out))
+    return done.code, done.err
+
+
+def test_a_session_is_recorded_once(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recorded twice (into the same results or another), a session would count twice; its
+    first run folder removed, it may be recorded anew."""
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    assert _record(proctor, CASE, workspace, out)[0] == 0
+    (first,) = out.glob("run-*")
+    for where in (out, tmp_path / "elsewhere"):
+        code, err = _record(proctor, CASE, workspace, where)
+        assert code == 2, err
+        assert err.count("\n") == 1
+        assert f"this session was recorded already, in {first}; prepare a new session" in err
+    assert [p.name for p in out.glob("run-*")] == [first.name]
+    assert not (tmp_path / "elsewhere").exists()
+    shutil.rmtree(first)
+    assert _record(proctor, CASE, workspace, out)[0] == 0
+
+
+def test_a_session_is_not_recorded_under_a_prompt_edited_since_it_was_prepared(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = tmp_path / "cases" / "add-b"
+    shutil.copytree(CASE, case)
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(case), "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    workspace = Path(prepared.json()["workingDirectory"])
+    from tests.integration.test_by_hand import drive_by_hand
+
+    handed = (workspace.parent / "prompt.md").read_text()
+    drive_by_hand(workspace, handed.strip(), config_dir, tmp_path / "steps.json")
+    original = (case / "prompt.md").read_text()
+    (case / "prompt.md").write_text(original + "Also say hello.\n")
+    code, err = _record(proctor, case, workspace, out)
+    assert code == 2, err
+    assert "the case's prompt changed since the session was prepared" in err
+    assert str(workspace.parent / "prompt.md") in err
+    assert not list(out.glob("run-*"))
+    assert (workspace.parent / "prompt.md").read_text() == handed  # the person's copy kept
+    (case / "prompt.md").write_text(original)  # put back: recorded
+    assert _record(proctor, case, workspace, out)[0] == 0
+
+
+def test_record_names_the_workspace_of_a_prepared_session_s_folder(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    code, err = _record(proctor, CASE, workspace.parent, out)
+    assert code == 2, err
+    assert "a prepared session's folder, not its workspace; give --workspace" in err
+    assert err.rstrip().endswith(str(workspace))
+    assert not list(out.glob("run-*"))
+
+
+def _codex_rollout(codex_home: Path, cwd: Path) -> None:
+    folder = codex_home / "sessions" / "2026" / "12" / "06"
+    folder.mkdir(parents=True)
+    sid = "01a24c62-4b71-7270-a6e1-eb3a73252393"
+    meta = {"id": sid, "timestamp": "2026-12-06T17:23:59Z", "cwd": str(cwd), "cli_version": "1"}
+    lines = [{"timestamp": "2026-12-06T17:24:00Z", "type": "session_meta", "payload": meta}]
+    (folder / f"rollout-2026-12-06T17-23-59-{sid}.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in lines)
+    )
+
+
+def test_record_says_another_cli_ran_in_the_workspace_or_none_did(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "pass --transcript PATH" alone sent the person to give the Codex rollout, which is then
+    refused as no Claude Code session; and a session never run was told as one misplaced."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini"))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--out", str(out))
+    workspace = Path(prepared.json()["workingDirectory"])
+    code, err = _record(proctor, CASE, workspace, out)
+    assert code == 2, err
+    assert f"no claude-code session found for {workspace} in its history: start `claude`" in err
+    _codex_rollout(tmp_path / "codex", workspace)
+    code, err = _record(proctor, CASE, workspace, out)
+    assert code == 2, err
+    assert "but a codex session ran there; the session was prepared for claude-code: " in err
+    assert "prepare one for codex" in err
+    mine = tmp_path / "mine"  # a folder prepare did not make: it may be recorded as codex's
+    mine.mkdir()
+    _codex_rollout(tmp_path / "codex" / "other", mine)
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex" / "other"))
+    code, err = _record(proctor, CASE, mine, out)
+    assert code == 2 and "a codex session ran there; record it with --agent codex" in err
+    assert not list(out.glob("run-*"))
+
