@@ -1,7 +1,7 @@
 """``proctor record`` given what people get wrong: the session recorded twice, the case's
 prompt edited after the session was prepared, the prepared session's folder for its
 workspace, another CLI run than the one prepared, no CLI run at all. Each is one sentence,
-exit 2, and nothing is recorded."""
+exit 2, and nothing is recorded. And what a recording takes from the transcript."""
 
 from __future__ import annotations
 
@@ -117,3 +117,17 @@ def test_record_says_another_cli_ran_in_the_workspace_or_none_did(
     assert code == 2 and "a codex session ran there; record it with --agent codex" in err
     assert not list(out.glob("run-*"))
 
+
+def test_a_recorded_session_names_the_cli_version_its_transcript_gives(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial proctor runs names the version of the CLI it ran; a recorded one was left
+    without, though its transcript names it (as ``proctor parse`` shows)."""
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    (transcript,) = (tmp_path / "home" / ".claude" / "projects").glob("*/*.jsonl")
+    lines = [json.loads(line) for line in transcript.read_text().splitlines() if line.strip()]
+    transcript.write_text("".join(json.dumps({**r, "version": "2.1.197"}) + "\n" for r in lines))
+    assert _record(proctor, CASE, workspace, out)[0] == 0
+    (trial,) = out.glob("run-*/trials/add-b/claude-code/default/1/trial.json")
+    assert json.loads(trial.read_text())["agentVersion"] == "2.1.197"

@@ -505,6 +505,7 @@ def record_session(
         tags=spec.case.case.tags,
         labels=case_labels(spec),
         agent_model=model,
+        agent_version=trajectory.agent_version,
         session_id=trajectory.session_id,
     )
     if keep_workspace:
