@@ -226,11 +226,28 @@ def _sniff(path: Path, forcible: bool = True) -> str:
             )
         if _blank(path):  # said so: "not a transcript" sent the user looking at its format
             raise ConfigError(f"{path}: an empty file (no record), not yet a transcript")
+        raw = _trial_transcript(path)
+        if raw is not None:
+            raise ConfigError(
+                f"{path}: a record proctor wrote of a trial, not a transcript: parse the "
+                f"trial's native transcript, {raw}"
+            )
         raise ConfigError(
             f"{path}: not a Claude Code, Codex or Gemini CLI transcript, nor an ACP session log"
             + (" (pass --agent to force one)" if forcible else "")
         )
     return found
+
+
+def _trial_transcript(path: Path) -> Path | None:
+    """The native transcript a trial folder keeps beside ``path``, when ``path`` is one of the
+    trial's own records (``trajectory.jsonl``, already parsed; ``trial.json``)."""
+    if path.name not in ("trajectory.jsonl", "trial.json"):
+        return None
+    for name in ("raw-transcript.jsonl", "acp.jsonl"):
+        if (path.parent / name).is_file():
+            return path.parent / name
+    return None
 
 
 def _blank(path: Path) -> bool:

@@ -190,3 +190,18 @@ def test_a_dash_is_not_standard_input(tmp_path: Path, monkeypatch: pytest.Monkey
     (tmp_path / "-").write_bytes(CLAUDE.read_bytes())
     named = CliRunner().invoke(command, ["-"])
     assert named.exit_code == 0 and named.stdout.startswith("-\n"), named.output
+
+
+@pytest.mark.parametrize("name", ["trajectory.jsonl", "trial.json"])
+def test_a_trial_s_own_record_names_the_transcript_beside_it(tmp_path: Path, name: str) -> None:
+    """A trial folder's trajectory (already parsed) or trial.json was "not a Claude Code,
+    Codex or Gemini CLI transcript (pass --agent to force one)": forced, it read as nothing."""
+    (tmp_path / "raw-transcript.jsonl").write_bytes(CLAUDE.read_bytes())
+    (tmp_path / "trajectory.jsonl").write_text('{"type":"user_message","text":"hi"}\n')
+    (tmp_path / "trial.json").write_text('{"schemaVersion": 2, "case": "fix"}\n')
+    result = CliRunner().invoke(command, [str(tmp_path / name)])
+    assert isinstance(result.exception, ConfigError)
+    assert str(result.exception) == (
+        f"{tmp_path / name}: a record proctor wrote of a trial, not a transcript: parse the "
+        f"trial's native transcript, {tmp_path / 'raw-transcript.jsonl'}"
+    )
