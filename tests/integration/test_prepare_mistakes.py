@@ -77,3 +77,26 @@ def test_an_out_inside_the_case_s_fixture_is_refused_and_nothing_is_written_ther
     assert done.code == 2
     assert f"inside the fixture {case / 'src'} of case 'fix'" in done.err
     assert sorted(p.name for p in (case / "src").iterdir()) == ["a.txt"]
+
+
+def test_the_next_steps_name_the_command_that_starts_the_agent(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """ "Start claude-code there": no such command; the agent's id is not what a person types."""
+    make_case("fix", src={"a.txt": "a\n"})
+    for agent, command in (("claude-code", "claude"), ("codex", "codex"), ("gemini-cli", "gemini")):
+        out = tmp_path / agent
+        prepared = proctor(
+            "prepare",
+            "fix",
+            "--source",
+            str(tmp_path / "cases"),
+            "--agent",
+            agent,
+            "--out",
+            str(out),
+        )
+        assert prepared.code == 0, prepared.err
+        step = prepared.json()["nextSteps"][1]
+        named = f"Start {agent} (`{command}`) there" if agent != command else f"Start {agent} there"
+        assert step.startswith(named), step

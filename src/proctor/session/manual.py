@@ -275,11 +275,18 @@ def prepare_session(
         "resultsDir": str(out),
         "nextSteps": [
             f"cd {workspace}",
-            f"Start {agent} there and give it the prompt in {prompt}, exactly.",
+            f"Start {agent}{_binary(agent)} there and give it the prompt in {prompt}, exactly.",
             *left,
             f"When the session is over: {record}",
         ],
     }
+
+
+def _binary(agent: str) -> str:
+    """`` (`claude`)``: the command that starts ``agent``, when it is not its id."""
+    spec = spec_for(agent)
+    binary = spec.binary if spec is not None else None
+    return f" (`{binary}`)" if binary and binary != agent else ""
 
 
 def _json_report(value: str) -> dict[str, Any]:
