@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,48 @@ def test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model(
     offered = "\n".join(text for request in listener.requests for text in request.texts)
     assert "COPIEDSKILL" in offered  # the control: where this CLI looks for skills
     assert "LINKEDSKILL" in offered
+
+
+FRONT_MATTER_HOMES = {"codex": ".agents/skills", "gemini-cli": ".gemini/skills"}
+FRONT_MATTER_SKILLS: dict[str, str] = {
+    "described": "---\nname: described\ndescription: FMDESCRIBED greets.\n---\n\nHi.\n",
+    "plain": "FMPLAIN tidies.\n\nBody.\n",
+    "nodesc": "---\nname: nodesc\n---\n\nFMNODESC body.\n",
+    "noname": "---\ndescription: FMNONAME tidies.\n---\n\nBody.\n",
+    "folder": "---\nname: other\ndescription: FMFOLDER tidies.\n---\n\nBody.\n",
+}
+"""Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
+OFFERED = {
+    "codex": {"FMDESCRIBED", "FMNONAME", "FMFOLDER"},
+    "gemini-cli": {"FMDESCRIBED", "FMFOLDER"},
+}
+
+
+@pytest.mark.parametrize("agent", sorted(FRONT_MATTER_HOMES))
+def test_codex_and_gemini_cli_offer_only_skills_whose_front_matter_describes_them(
+    agent: str, tmp_path: Path
+) -> None:
+    """Codex 0.171 offers a skill whose front matter gives a description, under its ``name``
+    (else its folder's); Gemini CLI 0.61 only one that gives a name and a description, under
+    that name. Neither offers a SKILL.md without front matter (Claude Code does)."""
+    require_cli(agent)
+    listener = Listener()
+    plan: dict[str, Any] = {"turns": [{"say": "Done."}]}
+    server = ScriptedModelServer(plan, roles=[listener, *default_roles(plan["turns"])])
+    server.start()
+    driver = session(agent, "headless", tmp_path, server.base_url)
+    for name, text in FRONT_MATTER_SKILLS.items():
+        folder = tmp_path / "home" / FRONT_MATTER_HOMES[agent] / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(text)
+    try:
+        assert driver.send("Say hello.").kind == "turn-end", driver.log.failure
+    finally:
+        server.stop()
+    offered = "\n".join(text for request in listener.requests for text in request.texts)
+    assert {m for m in ("FM" + n.upper() for n in FRONT_MATTER_SKILLS) if m in offered} == (
+        OFFERED[agent]
+    )
+    # The renamed skill goes by its front matter's name: "- other: FMFOLDER ..." (Codex),
+    # "<name>other</name> <description>FMFOLDER ..." (Gemini CLI).
+    assert re.search(r"(- other: |<name>other</name>\s*<description>)FMFOLDER", offered), offered

@@ -11,7 +11,18 @@ from typing import Any
 Truth = set[tuple[str, str, str, bool]]
 Layout = tuple[dict[str, Any], Truth]
 
-SKILL = "---\nname: s\ndescription: d\n---\nDo it.\n"
+SKILL = "---\nname: FOLDER\ndescription: d\n---\nDo it.\n"
+"""A described skill named as its folder (``FOLDER``, replaced when planted)."""
+FRONT_MATTERS = {
+    "described": SKILL,
+    "plain": "Just a body, no front matter.\n",
+    "nodesc": "---\nname: nodesc\n---\nBody.\n",
+    "noname": "---\ndescription: d\n---\nBody.\n",
+    "folder": "---\nname: other\ndescription: d\n---\nBody.\n",
+    "lenient": "---\nname: lenient\ndescription: not YAML: a: b: [\n---\nBody.\n",
+    "wrapped": "---\nname: wrapped\ndescription:\n  on the next line\n---\nBody.\n",
+}
+"""SKILL.md files each CLI reads its own way (``front_matter.py``), by folder name."""
 
 
 def plant(root: Path, files: dict[str, Any]) -> None:
@@ -25,6 +36,7 @@ def plant(root: Path, files: dict[str, Any]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         text = content if isinstance(content, str) else json.dumps(content)
         text = text.replace("HOME/", f"{root / 'home'}/").replace("PROJ", str(root / "proj"))
+        text = text.replace("FOLDER", path.parent.name)
         path.write_text(text, encoding="utf-8")
 
 
@@ -287,6 +299,20 @@ CODEX: dict[str, Layout] = {
             ("skill", "repo-skill", "proj/.agents/skills/repo-skill/SKILL.md", False),
         },
     ),
+    "skill-front-matter": (
+        # Codex 0.171 loads a SKILL.md whose front matter gives a description, under its
+        # name (else its folder's); not one without front matter or description.
+        {f"home/.agents/skills/{name}/SKILL.md": text for name, text in FRONT_MATTERS.items()},
+        {
+            ("skill", "described", "home/.agents/skills/described/SKILL.md", False),
+            ("skill", "plain", "home/.agents/skills/plain/SKILL.md", True),
+            ("skill", "nodesc", "home/.agents/skills/nodesc/SKILL.md", True),
+            ("skill", "noname", "home/.agents/skills/noname/SKILL.md", False),
+            ("skill", "other", "home/.agents/skills/folder/SKILL.md", False),
+            ("skill", "lenient", "home/.agents/skills/lenient/SKILL.md", False),
+            ("skill", "wrapped", "home/.agents/skills/wrapped/SKILL.md", False),
+        },
+    ),
     "instructions": (
         {
             "home/.codex/AGENTS.md": "general",
@@ -380,6 +406,25 @@ GEMINI: dict[str, Layout] = {
             ("skill", "bare", "home/.gemini/skills/bare", True),
             ("skill", "shared", "home/.agents/skills/shared/SKILL.md", False),
             ("skill", "local", "proj/.gemini/skills/local/SKILL.md", False),
+        },
+    ),
+    "skill-front-matter": (
+        # Gemini CLI 0.61 loads a SKILL.md whose front matter gives a name and a description,
+        # under that name, which skills.disabled matches without regard to case.
+        {
+            **{f"home/.gemini/skills/{name}/SKILL.md": t for name, t in FRONT_MATTERS.items()},
+            "home/.gemini/skills/casey/SKILL.md": "---\nname: Tidy\ndescription: d\n---\nB\n",
+            GS: {"skills": {"disabled": ["TIDY", "folder"]}},
+        },
+        {
+            ("skill", "described", "home/.gemini/skills/described/SKILL.md", False),
+            ("skill", "plain", "home/.gemini/skills/plain/SKILL.md", True),
+            ("skill", "nodesc", "home/.gemini/skills/nodesc/SKILL.md", True),
+            ("skill", "noname", "home/.gemini/skills/noname/SKILL.md", True),
+            ("skill", "other", "home/.gemini/skills/folder/SKILL.md", False),
+            ("skill", "lenient", "home/.gemini/skills/lenient/SKILL.md", False),
+            ("skill", "wrapped", "home/.gemini/skills/wrapped/SKILL.md", False),
+            ("skill", "Tidy", "home/.gemini/skills/casey/SKILL.md", True),
         },
     ),
     "extensions": (

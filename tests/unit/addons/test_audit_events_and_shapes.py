@@ -197,7 +197,9 @@ def test_gemini_s_disabled_lists_join_across_files_and_name_a_hook_by_its_name(
     )
     write(project / ".gemini" / "settings.json", {"skills": {"disabled": ["beta"]}})
     for name in ("alpha", "beta", "gamma"):
-        write(home / ".gemini" / "skills" / name / "SKILL.md", f"---\nname: {name}\n---\n")
+        skill = f"---\nname: {name}\ndescription: d\n---\n"
+        (home / ".gemini" / "skills" / name).mkdir(parents=True)
+        (home / ".gemini" / "skills" / name / "SKILL.md").write_text(skill)
     result = audit_agent("gemini-cli", home, project)
     assert loaded(result, "skill") == ["gamma"]  # the user's and the project's lists, joined
     hooks = {c.command: c.decoy for c in result.components if c.kind == "hook"}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.definitions import commands
+from proctor.addons.audit.front_matter import codex_skill
 from proctor.addons.audit.reading import (
     Reader,
     ancestors,
@@ -71,8 +72,8 @@ def audit_codex(reader: Reader) -> None:
     hooks(reader, config.get("hooks"), config_file, "user", agent="codex")
     hooks_file = codex_home / "hooks.json"
     hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user", agent="codex")
-    skills(reader, reader.home / ".agents" / "skills", "user")
-    skills(reader, codex_home / "skills", "user")
+    skills(reader, reader.home / ".agents" / "skills", "user", rule=codex_skill)
+    skills(reader, codex_home / "skills", "user", rule=codex_skill)
     commands(reader, codex_home / "prompts", "user", ".md", prefix="prompts:", nested=False)
     agents_md(reader, codex_home, "user")
     foreign_files(reader, codex_home, FOREIGN, "user")
@@ -80,7 +81,7 @@ def audit_codex(reader: Reader) -> None:
         agents_md(reader, reader.project, "project")
         for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
             agents_md(reader, folder, "project")
-        skills(reader, reader.project / ".agents" / "skills", "project")
+        skills(reader, reader.project / ".agents" / "skills", "project", rule=codex_skill)
         foreign_files(reader, reader.project / ".codex", FOREIGN, "project")
 
 

@@ -13,15 +13,14 @@ front matter's ``name:`` and ``description:`` lines are looked at; nothing is pa
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from proctor.addons.audit.front_matter import front_matter
 from proctor.addons.audit.reading import Reader, Scope
 
 NO_FRONT_MATTER = "no front matter giving a name and a description"
 MAX_FILES = 2000
 """Files listed per folder at most: a folder of dotfiles linked in is not walked whole."""
-_FIELD = re.compile(r"^(name|description)\s*:\s*(\S.*)?$", re.MULTILINE)
 
 
 def _files(reader: Reader, root: Path, suffix: str, *, nested: bool) -> list[Path]:
@@ -82,20 +81,3 @@ def subagents(
         if decoy is None and not (fields.get("name") and fields.get("description")):
             decoy = NO_FRONT_MATTER
         reader.add("subagent", prefix + name, path, scope=scope, decoy=decoy)
-
-
-def front_matter(text: str) -> dict[str, str]:
-    """The ``name`` and ``description`` lines of a leading ``---`` block."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}
-    try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
-    except StopIteration:
-        return {}
-    block = "\n".join(lines[1:end])
-    return {
-        key: (value or "").strip().strip("'\"")
-        for key, value in _FIELD.findall(block)
-        if (value or "").strip().strip("'\"")
-    }

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.definitions import commands, subagents
+from proctor.addons.audit.front_matter import gemini_cli_skill
 from proctor.addons.audit.reading import (
     Reader,
     ancestors,
@@ -140,19 +141,33 @@ def audit_gemini_cli(reader: Reader) -> None:
         if as_dict(merged.get("experimental")).get("enableAgents") is False
         else None
     )
-    skills(reader, gemini / "skills", "user", disabled_skills)
+    skills(reader, gemini / "skills", "user", disabled_skills, rule=gemini_cli_skill)
     commands(reader, gemini / "commands", "user", ".toml")
     subagents(reader, gemini / "agents", "user", nested=False, off=agents_off)
-    skills(reader, home / ".agents" / "skills", "user", disabled_skills)
+    skills(reader, home / ".agents" / "skills", "user", disabled_skills, rule=gemini_cli_skill)
     for name in context_names:
         instructions(reader, gemini / name, "user")
     foreign_files(reader, gemini, FOREIGN, "user")
-    extensions(reader, gemini / "extensions", mcp_decoy, off, disabled_hooks, agents_off)
+    extensions(
+        reader, gemini / "extensions", mcp_decoy, off, disabled_hooks, agents_off, disabled_skills
+    )
     if project is not None:
-        skills(reader, project / ".gemini" / "skills", "project", disabled_skills)
+        skills(
+            reader,
+            project / ".gemini" / "skills",
+            "project",
+            disabled_skills,
+            rule=gemini_cli_skill,
+        )
         commands(reader, project / ".gemini" / "commands", "project", ".toml")
         subagents(reader, project / ".gemini" / "agents", "project", nested=False, off=agents_off)
-        skills(reader, project / ".agents" / "skills", "project", disabled_skills)
+        skills(
+            reader,
+            project / ".agents" / "skills",
+            "project",
+            disabled_skills,
+            rule=gemini_cli_skill,
+        )
         for name in context_names:
             instructions(reader, project / name, "project")
         for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
@@ -189,6 +204,7 @@ def extensions(
     off: str | None,
     disabled_hooks: set[str],
     agents_off: str | None = None,
+    disabled_skills: set[str] | None = None,
 ) -> None:
     enablement = reader.json(root / "extension-enablement.json") or {}
     where = str(reader.project or reader.home)
@@ -214,7 +230,7 @@ def extensions(
         )
         for context in context_files(manifest.get("contextFileName")):
             instructions(reader, folder / context, "plugin")
-        skills(reader, folder / "skills", "plugin")
+        skills(reader, folder / "skills", "plugin", disabled_skills or set(), rule=gemini_cli_skill)
         commands(reader, folder / "commands", "plugin", ".toml")
         subagents(reader, folder / "agents", "plugin", nested=False, off=agents_off)
         hooks_file = folder / "hooks" / "hooks.json"

@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.audit.front_matter import SkillRule, claude_code_skill
 from proctor.addons.hooks.cases import EVENTS
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
@@ -287,32 +288,39 @@ def skills(
     scope: Scope,
     disabled: Collection[str] = (),
     prefix: str = "",
+    rule: SkillRule = claude_code_skill,
 ) -> None:
     """One skill per folder of ``root``: ``SKILL.md`` inside, or a decoy when it is missing.
+    ``rule`` is the CLI's reading of its front matter (``front_matter.py``): the name the skill
+    is loaded under, or why it is not loaded (Codex wants a ``description``, Gemini CLI a
+    ``name`` and a ``description``). ``disabled`` names are matched without regard to case.
 
-    A ``SKILL.md`` with no ``description`` (none in its front matter, no front matter, even an
-    empty file) is no decoy: Claude Code 2.1.197 leaves it out of the ``skills`` of its
-    ``system/init`` event, yet lists it to the model with its body's first paragraph as the
-    description and loads it when the model calls the Skill tool (measured by
+    A Claude Code ``SKILL.md`` with no ``description`` (none in its front matter, no front
+    matter, even an empty file) is no decoy: Claude Code 2.1.197 leaves it out of the ``skills``
+    of its ``system/init`` event, yet lists it to the model with its body's first paragraph as
+    the description and loads it when the model calls the Skill tool (measured by
     ``tests/contract/test_skills.py::
     test_claude_code_offers_skills_without_a_description_to_the_model``)."""
+    off = {name.lower() for name in disabled}
     for folder in reader.subdirs(root, linked=True):
         manifest = folder / "SKILL.md"
-        name = prefix + folder.name
         if not reader.is_file(manifest) and reader.looked_at(manifest, "is_file"):
             # Linked in from outside (an add-on's checkout, a folder of dotfiles): each CLI
             # follows the link and loads the skill (measured by tests/contract/test_skills.py::
             # test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model). Only its
-            # SKILL.md's presence is looked at there; nothing of it is read.
+            # SKILL.md's presence is looked at there; nothing of it is read, so it is named by
+            # its folder.
             target = str(folder.resolve())
-            decoy = "disabled (skills.disabled)" if folder.name in disabled else None
+            decoy = "disabled (skills.disabled)" if folder.name.lower() in off else None
+            name = prefix + folder.name
             reader.add("skill", name, manifest, scope=scope, decoy=decoy, linked_to=target)
         elif not reader.is_file(manifest):
-            reader.add("skill", name, folder, scope=scope, decoy=EMPTY_SKILL)
-        elif folder.name in disabled:
-            reader.add("skill", name, manifest, scope=scope, decoy="disabled (skills.disabled)")
+            reader.add("skill", prefix + folder.name, folder, scope=scope, decoy=EMPTY_SKILL)
         else:
-            reader.add("skill", name, manifest, scope=scope)
+            loaded_as, decoy = rule(reader.text(manifest) or "", folder.name)
+            if decoy is None and loaded_as.lower() in off:
+                decoy = "disabled (skills.disabled)"
+            reader.add("skill", prefix + loaded_as, manifest, scope=scope, decoy=decoy)
 
 
 def hooks(
