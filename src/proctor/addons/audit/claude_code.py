@@ -118,9 +118,8 @@ def audit_claude_code(reader: Reader) -> None:
     commands(reader, config / "commands", "user", ".md", namespaced=False)
     subagents(reader, config / "agents", "user")
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
-    user_state(
-        reader, config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
-    )
+    state = config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
+    switched_off = user_state(reader, state)
     memory(reader, config, "user", ("CLAUDE.md",))
     foreign_files(reader, config, FOREIGN, "user")
     if project is not None:
@@ -144,6 +143,7 @@ def audit_claude_code(reader: Reader) -> None:
         memory(reader, project / ".claude", "project", ("CLAUDE.md",))
         foreign_files(reader, project / ".claude", FOREIGN, "project")
     session_args(reader, reader.launch_args)
+    switch_off_servers(reader, switched_off, state)
     shadow_same_names(reader, _mcp_rank)
     if hooks_off:
         switch_off_hooks(reader)
@@ -187,21 +187,43 @@ def settings_file(reader: Reader, path: Path, scope: str, data: dict[str, Any]) 
     )
 
 
-def user_state(reader: Reader, path: Path) -> None:
+def user_state(reader: Reader, path: Path) -> set[str]:
+    """The user's and the project's MCP servers in ``~/.claude.json``; returns the names the
+    project's entry switches off (``disabledMcpServers``, what ``/mcp`` writes)."""
     data = reader.json(path)
     if data is None:
-        return
+        return set()
     servers(reader, data.get("mcpServers"), path, "user")
     if reader.project is None:
-        return
+        return set()
     projects = as_dict(data.get("projects"))
-    keys = dict.fromkeys((str(reader.project), os.path.realpath(reader.project)))
-    for key in keys:
+    switched_off: set[str] = set()
+    for key in project_keys(reader.project):
         if not reader.shape(path, f"projects.{key}", projects.get(key), dict):
             continue
-        table = as_dict(projects.get(key)).get("mcpServers")
+        entry = as_dict(projects.get(key))
+        table = entry.get("mcpServers")
         if reader.shape(path, f"projects.{key}.mcpServers", table, dict):
             servers(reader, table, path, "project", field=f"projects.{key}.mcpServers")
+        field = f"projects.{key}.disabledMcpServers"
+        switched_off |= set(reader.string_list(path, field, entry.get("disabledMcpServers")) or [])
+    return switched_off
+
+
+def project_keys(project: Path) -> list[str]:
+    """The keys of the project's entry in ``~/.claude.json``: Claude Code keys it by the
+    repository's root (the nearest folder above or at the working folder holding a ``.git``),
+    else by the working folder itself; as given and with links resolved."""
+    root = next((f for f in (project, *project.parents) if os.path.lexists(f / ".git")), project)
+    return list(dict.fromkeys((str(root), os.path.realpath(root))))
+
+
+def switch_off_servers(reader: Reader, names: set[str], path: Path) -> None:
+    """The servers the project's entry in ``~/.claude.json`` lists under ``disabledMcpServers``
+    (the user's, the project's and a session's alike; a plugin's go by another name there)."""
+    for component in reader.components:
+        if component.kind == "mcp" and component.scope != "plugin" and component.name in names:
+            component.decoy = component.decoy or f"disabled (disabledMcpServers in {path})"
 
 
 def memory(reader: Reader, folder: Path, scope: str, names: Sequence[str]) -> None:
