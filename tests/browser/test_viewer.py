@@ -436,3 +436,30 @@ def test_compare_is_readable_on_a_phone(browser: Any, server: Server) -> None:
             _shot(page, "compare-375" if "run=" in url else "compare-runs-375")
     finally:
         context.close()
+
+
+def test_a_long_path_keeps_to_a_phone_s_width(browser: Any, tmp_path: Path) -> None:
+    """A results folder and a run's source named by paths with no space or hyphen in a long
+    stretch break where they must at 375 px: the header's path and the Run page's line widened
+    the page (to 557 px for a source of 70 characters)."""
+    from proctor.models.io import read_record, write_record
+    from proctor.models.run import RunManifest
+    from proctor.view.synthetic import write_run
+    from tests.conftest import viewer
+
+    results = tmp_path / ("agentevaluationresultsfromthenightlyjobs" * 2)
+    paths = write_run(results, "run-20261201T000000Z-abcdef", trials=2, cases=1)
+    manifest = read_record(paths.run_json, RunManifest)
+    manifest.source = "/home/someone/projects/agentevaluationcasesforthecalculatorproject/cases"
+    write_record(paths.run_json, manifest)
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = context.new_page()
+        with viewer(results) as base:
+            for url in ("/", f"/runs/{paths.root.name}"):
+                page.goto(base + url)
+                assert manifest.source in page.inner_text("body").replace("\n", "") or url == "/"
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 376, (url, width)
+    finally:
+        context.close()
