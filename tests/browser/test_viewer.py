@@ -438,6 +438,40 @@ def test_compare_is_readable_on_a_phone(browser: Any, server: Server) -> None:
         context.close()
 
 
+def test_a_followed_page_keeps_the_keyboard_focus_on_its_link(page: Any, server: Server) -> None:
+    """A refresh of a run in progress swaps the part it follows: a link a keyboard user had
+    reached there keeps the focus (it fell to the page's body, and Tab started again from the
+    top of the page)."""
+    from proctor.models.io import write_record
+    from proctor.models.run import JournalEntry
+    from proctor.view.synthetic import trial_record, write_run
+
+    base, results = server
+    paths = write_run(results, "run-20261203T000000Z-kbd-live", trials=1, cases=1, finished=False)
+    entry = JournalEntry(event="trial-finished", time="2026-12-03T00:00:01Z")
+    pages = {
+        "/": f"tr[data-run='{paths.root.name}'] a",
+        f"/runs/{paths.root.name}": "table.trials a",
+    }
+    for repeat, (url, link) in enumerate(pages.items(), start=2):
+        page.goto(base + url)
+        page.focus(link)
+        href = page.evaluate("document.activeElement.getAttribute('href')")
+        page.evaluate("document.querySelector('[data-live]').firstElementChild.dataset.old = 1")
+        record = trial_record("case-000", "scripted", "default", repeat, status="passed")
+        write_record(paths.trial("case-000", "scripted", "default", repeat).trial_json, record)
+        with paths.journal.open("a") as fh:
+            fh.write(json.dumps(entry.model_dump(mode="json", by_alias=True)) + "\n")
+        swapped = "document.querySelector('[data-live] [data-old]') === null"
+        for _ in range(150):  # (polled here: wait_for_function's own polls break the CSP)
+            if page.evaluate(swapped):
+                break
+            page.wait_for_timeout(100)
+        assert page.evaluate(swapped), f"{url}: the part was never refreshed"
+        focused = "[document.activeElement.tagName, document.activeElement.getAttribute('href')]"
+        assert page.evaluate(focused) == ["A", href], url
+
+
 def test_a_long_path_keeps_to_a_phone_s_width(browser: Any, tmp_path: Path) -> None:
     """A results folder and a run's source named by paths with no space or hyphen in a long
     stretch break where they must at 375 px: the header's path and the Run page's line widened

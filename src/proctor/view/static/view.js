@@ -28,6 +28,28 @@
       "renamed): what is shown below is as it was, and the page stopped following it.";
     region.parentNode.insertBefore(note, region);
   }
+  // A link (a run, a trial, a matrix cell) a keyboard user had reached in the region: the
+  // same link of the fresh part takes the focus back, so Tab goes on from there rather than
+  // from the top of the page.
+  function focusKey(region) {
+    var active = document.activeElement;
+    if (!active || active === region || !region.contains(active)) { return null; }
+    var links = region.querySelectorAll("a[href], summary");
+    var href = active.getAttribute("href");
+    var nth = 0;
+    for (var i = 0; i < links.length && links[i] !== active; i++) {
+      if (links[i].tagName === active.tagName && links[i].getAttribute("href") === href) { nth++; }
+    }
+    return { tag: active.tagName, href: href, nth: nth };
+  }
+  function refocus(region, key) {
+    if (!key) { return; }
+    var same = Array.prototype.filter.call(region.querySelectorAll("a[href], summary"), function (el) {
+      return el.tagName === key.tag && el.getAttribute("href") === key.href;
+    });
+    var el = same[Math.min(key.nth, same.length - 1)];
+    if (el) { el.focus({ preventScroll: true }); }
+  }
   function follow(region) {
     var url = region.getAttribute("data-live");
     var last = null;
@@ -41,7 +63,9 @@
         if (html !== last && editing(region)) { window.setTimeout(tick, 2000); return; }
         if (html !== last) {
           last = html;
+          var focused = focusKey(region);
           region.innerHTML = html;  // rendered and escaped by the server
+          refocus(region, focused);
           if (typeof window.proctorDrawFigures === "function") { window.proctorDrawFigures(); }
         }
         var progress = region.querySelector("[data-done]");
