@@ -302,10 +302,14 @@ def test_a_hand_edited_manifest_is_checked_before_any_run(
         "a condition twice": ({"order": ["baseline", "baseline"]}, "runs[0].order"),
         "a folder outside": ({"results": "../escaped"}, "runs[0].results: expected a folder"),
         "a pair twice": ({"pair": 2}, "runs[1]: pair 2 or folder"),
+        "a run left out": ({"runs": good["runs"][:1]}, "field 'pairs': expected the number"),
+        "more pairs than runs": ({"pairs": 3}, "field 'pairs': expected the number of runs"),
+        "a pair 0": ({"pair": 0}, "runs[0].pair: expected a pair number from 1 to 2, got 0"),
+        "a pair beyond": ({"pair": 3}, "runs[0].pair: expected a pair number from 1 to 2"),
     }
     for what, (change, said) in edits.items():
         data = json.loads(json.dumps(good))
-        if "runs" in change:
+        if "runs" in change or "pairs" in change:
             data.update(change)
         else:
             data["runs"][0].update(change)

@@ -289,10 +289,19 @@ class RepeatManifest(RecordModel):
     @model_validator(mode="after")
     def _each_run_a_pair(self) -> RepeatManifest:
         """Each run is one pair of every condition (in its own order), under its own folder
-        inside the results directory."""
+        inside the results directory; there are ``pairs`` of them, numbered from 1."""
+        if len(self.runs) != self.pairs:  # a run left out (or added) by hand
+            raise ValueError(
+                f"field 'pairs': expected the number of runs 'runs' lists ({len(self.runs)}), "
+                f"got {self.pairs}"
+            )
         pairs: set[int] = set()
         folders: set[str] = set()
         for n, run in enumerate(self.runs):
+            if not 1 <= run.pair <= self.pairs:
+                raise ValueError(
+                    f"runs[{n}].pair: expected a pair number from 1 to {self.pairs}, got {run.pair}"
+                )
             if sorted(run.order) != sorted(self.conditions):
                 raise ValueError(
                     f"runs[{n}].order: expected each of the conditions {self.conditions} once, "
