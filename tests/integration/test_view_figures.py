@@ -200,3 +200,17 @@ def test_the_compare_page_names_its_figures_as_the_markdown_report_does(tmp_path
     assert 'id="compare-table"' in page
     assert "median elapsed (s): " in page and "pass rate: " in page
     assert "elapsedSeconds" not in page and "passRate" not in page
+
+
+def test_the_compare_page_never_shows_a_claimed_interval_reaching_zero(tmp_path: Path) -> None:
+    """Six repeats, condition b passing all six, a three (pairs a=3, b=3): the pass rate's
+    interval is [0.0000556, 0.812], `improved`; at three decimals its lower bound read
+    `0.000`, an interval that seemed to reach the 0 it excludes."""
+    paths = write_run(tmp_path, "run-b", trials=12, cases=1, conditions=("a", "b"), suite=False)
+    for repeat in range(1, 7):
+        for condition, passed in (("b", True), ("a", repeat <= 3)):
+            status = "passed" if passed else "failed"
+            record = trial_record("case-000", "scripted", condition, repeat, status=status)
+            write_record(paths.trial("case-000", "scripted", condition, repeat).trial_json, record)
+    page = _page(tmp_path, "/compare?run=run-b&treatment=b&baseline=a")
+    assert "pass rate: 0.500 → 1.000 (+0.500, CI [0.00006, 0.812])" in page

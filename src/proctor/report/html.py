@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from proctor.models.trial import TrialRecord
 from proctor.report.ab.markdown import metric_label, verdict_word
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.util.masking import mask
-from proctor.util.text import controls_escaped, percent_text, plural
+from proctor.util.text import bound_text, controls_escaped, percent_text, plural
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")
@@ -52,6 +52,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["some_ks"] = some_ks
     env.filters["every_k"] = every_k
     env.filters["percent"] = percent_text
+    env.filters["bound"] = partial(bound_text, digits=3, signed=False)
     env.filters["plural"] = plural
     env.filters["metric"] = metric_label
     env.filters["verdict"] = verdict_word

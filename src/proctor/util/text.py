@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable
 
@@ -190,6 +191,20 @@ def percent_text(share: float, *, signed: bool = False) -> str:
     shown = fixed(without_noise(100 * share))
     if shown.lstrip("-") == "0":
         return "+0" if signed else "0"
+    return f"+{shown}" if signed and not shown.startswith("-") else shown
+
+
+def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
+    """A confidence interval's bound with ``digits`` decimals (a half rounded up, see
+    :func:`fixed`), ``signed`` as :func:`percent_text` signs (``+0`` for a 0); a bound that is
+    not 0 but rounds to it keeps its first significant digit (``+0.006``, not ``+0``), so that
+    an interval that excludes 0, and is claimed so, never reads as reaching it."""
+    value = without_noise(value)
+    shown = fixed(value, digits)
+    if value != 0 and float(shown) == 0:
+        shown = fixed(value, -math.floor(math.log10(abs(value))))
+    if float(shown) == 0:
+        shown = shown.lstrip("-")
     return f"+{shown}" if signed and not shown.startswith("-") else shown
 
 

@@ -254,3 +254,30 @@ def test_the_overall_pass_rate_of_stable_groups_takes_the_paired_score_interval(
     mixed = [t for case in cases for t in _trials(case, "passed", 2) + _trials(case, "failed", 1)]
     overall = compare_runs(before, mixed).overall["passRate"]
     assert overall.note.startswith("95% CI of the mean delta")  # rates of 2/3: a bootstrap
+
+
+def test_ab_markdown_never_shows_a_claimed_interval_reaching_zero() -> None:
+    """6 pairs: the treatment passed all 6, the baseline 3 (a=3, b=3): Newcombe's interval is
+    [+0.0056, +81] points, just above 0, so the pass rate is `improved`; rounded to whole
+    points its lower bound read `+0`, an interval that seemed to reach the 0 it excludes."""
+    trials = [
+        {"case": f"c{pair}", "agent": "scripted", "condition": condition, "repeat": 1,
+         "status": status, "passed": status == "passed", "score": 0}
+        for pair in range(6)
+        for condition, status in (
+            ("with-plugin", "passed"), ("baseline", "passed" if pair < 3 else "failed"))
+    ]  # fmt: skip
+    report = analyse_ab(records_of(trials), "with-plugin", "baseline")
+    rate = report.overall.comparisons["passRate"]
+    assert rate.verdict == "improved" and rate.ci_low is not None and 0 < rate.ci_low < 0.0001
+    row = next(line for line in render_ab_markdown(report).splitlines() if "| pass rate" in line)
+    assert "| +50 pts | [+0.006, +81] pts |" in row, row
+
+
+def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
+    from proctor.util.text import bound_text
+
+    assert [bound_text(x) for x in (0.00556, -0.00556, 0.0, -0.0, 13.1, 0.5)] == [
+        "+0.006", "-0.006", "+0", "+0", "+13", "+1"]  # fmt: skip
+    assert [bound_text(x, 3, signed=False) for x in (5.56e-05, 0.131, 0.0)] == [
+        "0.00006", "0.131", "0.000"]  # fmt: skip

@@ -14,6 +14,7 @@ from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.util import argtypes
 from proctor.util.text import (
+    bound_text,
     code_span,
     markdown_cell,
     markdown_name,
@@ -104,7 +105,8 @@ def _ci(c: MetricComparison) -> str:
     if c.ci_low is None or c.ci_high is None:
         return "no CI"
     if _is_rate(c.metric):
-        low, high = percent_text(c.ci_low, signed=True), percent_text(c.ci_high, signed=True)
+        # A bound that rounds to 0 keeps a digit: [+0.006, +81] pts, not a claimed [+0, +81].
+        low, high = bound_text(100 * c.ci_low), bound_text(100 * c.ci_high)
         return f"[{low}, {high}] pts"
     return f"[{_num(c.ci_low, True)}, {_num(c.ci_high, True)}]"
 
