@@ -390,3 +390,19 @@ def test_the_note_of_too_few_samples_counts_in_the_singular_and_plural() -> None
     )
     none = classify_outcomes([], [], 1, "complete pair")
     assert none[1] == "0 complete pairs: fewer than 1 sample, no claim."
+
+
+def test_the_gate_message_keeps_a_digit_of_a_lower_bound_just_below_zero() -> None:
+    """Five pairs (both passed 1, only the treatment 3, neither 1): the interval's lower bound
+    is -0.000285, so a gate allowing no drop fails; the message read `CI [-0.000, …]; the lower
+    bound is beyond the allowed drop of 0`, a bound that looked like 0 said to be beyond 0."""
+    outcomes = [("passed", "passed")] + [("passed", "failed")] * 3 + [("failed", "failed")]
+    records = [
+        trial(condition, repeat, status)
+        for repeat, sides in enumerate(outcomes, start=1)
+        for condition, status in zip(("t", "b"), sides, strict=True)
+    ]
+    result = ab_gate(records, "t", "b", 0.0)
+    assert not result.passed and result.ci_low is not None and -0.0003 < result.ci_low < 0
+    assert "95% CI [-0.0003, +0.832]" in result.message, result.message
+    assert "beyond the allowed drop of 0: failed" in result.message

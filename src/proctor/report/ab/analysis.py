@@ -35,7 +35,7 @@ from proctor.report.ab.sides import (
 )
 from proctor.stats import Comparison
 from proctor.util import argtypes
-from proctor.util.text import plural
+from proctor.util.text import bound_text, plural
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
 
@@ -44,6 +44,13 @@ DIMENSIONS: tuple[str, ...] = ("repository", "category", "framework", "bucket")
 UNLABELLED = "(none)"
 #: Allowed rounding when the CI's lower bound equals ``-max_pass_rate_drop`` exactly.
 _GATE_TOLERANCE = 1e-9
+
+
+def _gate_bound(value: float) -> str:
+    """A bound of the gate's interval to three decimals; one that is not 0 but rounds to it
+    keeps a digit (``-0.0003``: a gate with no drop allowed fails on it, and ``-0.000`` read
+    as if it had not), a float's rounding noise around 0 is 0."""
+    return bound_text(0.0 if abs(value) < _GATE_TOLERANCE else value, 3)
 
 
 def _group(pairs: Sequence[ABPair], seed: int, min_samples: int) -> ABGroup:
@@ -257,7 +264,7 @@ def ab_gate(
     passed = low >= -max_pass_rate_drop - _GATE_TOLERANCE
     message = (
         f"pass-rate delta {rate.delta or 0.0:+.3f} over {plural(len(pairs), 'complete pair')}, "
-        f"{confidence:.0%} CI [{low:+.3f}, {high:+.3f}]; the lower bound is "
+        f"{confidence:.0%} CI [{_gate_bound(low)}, {_gate_bound(high)}]; the lower bound is "
         f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:g}: "
         f"{'passed' if passed else 'failed'}."
     )
