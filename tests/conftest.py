@@ -86,6 +86,24 @@ environment: ``.ci/run`` installs every tool the tests need, so there a missing 
 failure, not a skip that would let a whole layer of tests pass untried."""
 
 
+def refuse_unlink(
+    monkeypatch: pytest.MonkeyPatch, name: str, *, every: bool = False
+) -> list[object]:
+    """``os.unlink`` refuses the file named ``name`` (its last part) as it refuses a user who
+    may not remove it (the tests may run as root, who may): its first try, or ``every`` try.
+    Returns the paths refused."""
+    real_unlink, refused = os.unlink, []
+
+    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+        if os.path.basename(os.fspath(path)) == name and (every or not refused):
+            refused.append(path)
+            raise PermissionError(13, "Permission denied", path)
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    return refused
+
+
 def require_tool(reason: str) -> None:
     """Skip the test for a tool this machine lacks (``reason`` says which and how to get it);
     fail it in CI, where ``.ci/run`` installs that tool."""

@@ -12,18 +12,16 @@ it, never into the user's own ``TMPDIR`` or ``/tmp``."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import stat
 import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.conftest import CliResult
+from tests.conftest import CliResult, refuse_unlink
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "addons"
 
@@ -93,15 +91,7 @@ def test_the_scratch_is_removed_without_following_a_link_out_of_it(
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     monkeypatch.chdir(tmp_path)
     args = command(tmp_path, leave_link(outside))
-    real_unlink, refused = os.unlink, []
-
-    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
-        if os.fspath(path) == "key" and not refused:  # the first try, as a user's would be
-            refused.append(path)
-            raise PermissionError(13, "Permission denied", path)
-        real_unlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", unlink)
+    refused = refuse_unlink(monkeypatch, "key")  # the first try, as a user's would be
     result = proctor(*args)
     assert result.code == 0, result.out + result.err
     assert refused, "the user code left no link"

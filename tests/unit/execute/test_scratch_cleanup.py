@@ -3,15 +3,14 @@ removed and never followed."""
 
 from __future__ import annotations
 
-import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from proctor.execute.executor import RunOutcome, _wind_up
+from tests.conftest import refuse_unlink
 
 
 def test_the_runs_scratch_folder_is_removed_without_following_a_link_out_of_it(
@@ -28,15 +27,7 @@ def test_the_runs_scratch_folder_is_removed_without_following_a_link_out_of_it(
     folder = Path(scratch.name) / "0" / "home" / "ro"
     folder.mkdir(parents=True)
     (folder / "key").symlink_to(outside)
-    real_unlink, refused = os.unlink, []
-
-    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
-        if os.fspath(path) == "key" and not refused:  # the first try, as a user's would be
-            refused.append(path)
-            raise PermissionError(13, "Permission denied", path)
-        real_unlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", unlink)
+    refused = refuse_unlink(monkeypatch, "key")  # the first try, as a user's would be
     _wind_up(scratch, RunOutcome(), [])
     assert refused and not Path(scratch.name).exists()
     assert stat.S_IMODE(outside.stat().st_mode) == 0o400
@@ -57,14 +48,7 @@ def test_a_link_remove_tree_cannot_remove_is_left_not_followed_by_cleanup(
     folder = Path(scratch.name) / "ro"
     folder.mkdir()
     (folder / "key").symlink_to(outside)
-    real_unlink = os.unlink
-
-    def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
-        if os.path.basename(os.fspath(path)) == "key":  # every try
-            raise PermissionError(13, "Permission denied", path)
-        real_unlink(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "unlink", unlink)
+    refuse_unlink(monkeypatch, "key", every=True)
     remove_temporary(scratch)
     del scratch  # its finalizer would run here
     assert stat.S_IMODE(outside.stat().st_mode) == 0o400
