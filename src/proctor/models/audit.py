@@ -43,6 +43,10 @@ class AuditComponent(CamelModel):
     file: str
     """The file that defines it (for a skill, its ``SKILL.md`` or folder)."""
     scope: Literal["user", "project", "plugin"] = "user"
+    above: str | None = None
+    """Project components read from a folder above the project (a ``CLAUDE.md``, a
+    ``.mcp.json`` or a skills folder there): that folder, relative to the project (``../``,
+    ``../../``); shown as the scope ``[project: ../]``."""
     event: str | None = None
     """Hooks: the event (``PreToolUse``, ``BeforeTool``, …)."""
     matcher: str | None = None

@@ -63,3 +63,109 @@ def test_a_project_that_is_its_repository_s_root_or_in_none_reads_no_folder_abov
     outside.mkdir(parents=True)
     (tmp_path / "plain" / "AGENTS.md").write_text("x", encoding="utf-8")
     assert files("codex", tmp_path, outside) == []
+
+
+def components(agent: str, home: Path, project: Path) -> set[tuple[str, str, str, str | None]]:
+    """Each component loaded: (kind, name, file relative to the home, folder above)."""
+    result = audit_agent(agent, home, project)
+    assert result.problems == []
+    return {
+        (c.kind, c.name, str(Path(c.file).relative_to(home)), c.above)
+        for c in result.components
+        if c.decoy is None
+    }
+
+
+SKILL = "---\nname: {0}\ndescription: d\n---\nBody.\n"
+
+
+def plant_above(home: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = home / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text.format(path.parent.name), encoding="utf-8")
+
+
+CLAUDE_ABOVE = {
+    "outer/.mcp.json": '{{"mcpServers": {{"outermcp": {{"command": "o"}}}}}}',
+    "outer/.claude/skills/outerskill/SKILL.md": SKILL,  # above the repository's root
+    "outer/.claude/CLAUDE.md": "rules\n",
+    "outer/repo/.mcp.json": '{{"mcpServers": {{"rootmcp": {{"command": "r"}}}}}}',
+    "outer/repo/.claude/skills/rootskill/SKILL.md": SKILL,
+    "outer/repo/.claude/commands/rootcmd.md": "Do it.\n",
+    "outer/repo/.claude/agents/rootagent.md": "---\nname: rootagent\ndescription: d\n---\n",
+    "outer/repo/.claude/rules/style.md": "rules\n",
+    "outer/repo/.claude/settings.json": '{{"hooks": {{"Stop": [{{"hooks": '
+    '[{{"type": "command", "command": "x"}}]}}]}}}}',  # read in the project only
+    "outer/repo/mid/.claude/skills/midskill/SKILL.md": SKILL,
+}
+
+
+def test_claude_code_reads_mcp_json_and_definitions_above_the_project(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 run in ``repo/mid/sub`` (measured): ``.mcp.json`` and the
+    instruction files (``CLAUDE.md``, ``.claude/CLAUDE.md``, ``.claude/rules/``) of every
+    folder above; ``.claude/skills``, ``commands`` and ``agents`` of those up to the
+    repository's root; ``.claude/settings.json`` of the project alone."""
+    project = tmp_path / "outer" / "repo" / "mid" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "outer" / "repo" / ".git").mkdir()
+    plant_above(tmp_path, CLAUDE_ABOVE)
+    assert components("claude-code", tmp_path, project) == {
+        ("mcp", "outermcp", "outer/.mcp.json", "../../../"),
+        ("instructions", "CLAUDE.md", "outer/.claude/CLAUDE.md", "../../../"),
+        ("mcp", "rootmcp", "outer/repo/.mcp.json", "../../"),
+        ("skill", "rootskill", "outer/repo/.claude/skills/rootskill/SKILL.md", "../../"),
+        ("command", "rootcmd", "outer/repo/.claude/commands/rootcmd.md", "../../"),
+        ("subagent", "rootagent", "outer/repo/.claude/agents/rootagent.md", "../../"),
+        ("instructions", "style.md", "outer/repo/.claude/rules/style.md", "../../"),
+        ("skill", "midskill", "outer/repo/mid/.claude/skills/midskill/SKILL.md", "../"),
+    }
+
+
+def test_claude_code_outside_a_repository_reads_skills_of_every_folder_above(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "outer" / "repo" / "mid" / "sub"
+    project.mkdir(parents=True)
+    plant_above(tmp_path, CLAUDE_ABOVE)
+    skills = {c for c in components("claude-code", tmp_path, project) if c[0] == "skill"}
+    assert {(name, above) for _, name, _, above in skills} == {
+        ("outerskill", "../../../"),
+        ("rootskill", "../../"),
+        ("midskill", "../"),
+    }
+
+
+def test_a_folder_above_is_shown_as_the_scope(tmp_path: Path) -> None:
+    from proctor.addons.audit import audit
+    from proctor.addons.audit.render import render_text
+
+    project = tmp_path / "repo" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "repo" / ".git").mkdir()
+    plant_above(tmp_path, {"repo/.mcp.json": CLAUDE_ABOVE["outer/repo/.mcp.json"]})
+    text = render_text(audit(tmp_path, project, ["claude-code"]))
+    assert f"rootmcp (stdio) r [project: ../]  ({tmp_path}/repo/.mcp.json)" in text
+
+
+def test_codex_reads_agents_skills_up_to_the_repository_root(tmp_path: Path) -> None:
+    """Codex 0.171 run in ``repo/mid/sub`` (measured): ``.agents/skills`` of each folder up to
+    the repository's root (not above it), and the project's own ``.codex/skills``."""
+    project = tmp_path / "outer" / "repo" / "mid" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "outer" / "repo" / ".git").mkdir()
+    plant_above(
+        tmp_path,
+        {
+            "outer/.agents/skills/outer/SKILL.md": SKILL,
+            "outer/repo/.agents/skills/root/SKILL.md": SKILL,
+            "outer/repo/.codex/skills/rootcodex/SKILL.md": SKILL,  # above: not read
+            "outer/repo/mid/.agents/skills/mid/SKILL.md": SKILL,
+            "outer/repo/mid/sub/.codex/skills/own/SKILL.md": SKILL,
+        },
+    )
+    assert {(c[1], c[3]) for c in components("codex", tmp_path, project)} == {
+        ("root", "../../"),
+        ("mid", "../"),
+        ("own", None),
+    }

@@ -9,6 +9,9 @@ it to ``~/.claude``) takes the place of ``~/.claude`` and holds the ``.claude.js
 of ``~/.claude.json``. Project level: ``.claude/settings.json``
 and ``.claude/settings.local.json``, ``.claude/skills/``, ``.mcp.json``, the project's entry in
 ``~/.claude.json``, ``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md``, ``.claude/rules/``.
+Above the project (2.1.197, measured): ``.mcp.json`` and the instruction files of every folder
+up to the home; ``.claude/skills``, ``commands`` and ``agents`` of those up to the repository's
+root (of every one outside a repository); settings files are the project's alone.
 A session may add plugin folders (``--plugin-dir``) and MCP files (``--mcp-config``).
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +30,7 @@ from proctor.addons.audit.reading import (
     ancestors,
     as_dict,
     foreign_files,
+    from_above,
     hooks,
     instructions,
     mcp_servers,
@@ -123,24 +128,17 @@ def audit_claude_code(reader: Reader) -> None:
     memory(reader, config, "user", ("CLAUDE.md",))
     foreign_files(reader, config, FOREIGN, "user")
     if project is not None:
-        skills(reader, project / ".claude" / "skills", "project")
-        commands(reader, project / ".claude" / "commands", "project", ".md", namespaced=False)
-        subagents(reader, project / ".claude" / "agents", "project")
-        mcp_json = project / ".mcp.json"
-        servers(
-            reader,
-            as_dict(reader.json(mcp_json)).get("mcpServers"),
-            mcp_json,
-            "project",
-            lambda name, _: (
-                "disabled (disabledMcpjsonServers)" if name in disabled_mcpjson else None
-            ),
-        )
-        memory(reader, project, "project", ("CLAUDE.md", "CLAUDE.local.md"))
-        for folder in ancestors(reader, to_repository_root=False):  # every folder above
-            for name in ("CLAUDE.md", "CLAUDE.local.md"):
-                instructions(reader, folder / name, "project")
-        memory(reader, project / ".claude", "project", ("CLAUDE.md",))
+        definitions(reader, project)
+        # Skills, commands and subagents of the folders above, up to the repository's root.
+        for folder in ancestors(reader, to_repository_root=True, outside_one_every=True):
+            from_above(reader, folder, partial(definitions, reader, folder))
+        every_above = ancestors(reader, to_repository_root=False)
+        mcp_json(reader, project, disabled_mcpjson)
+        for folder in every_above:  # .mcp.json: every folder above, the nearest first
+            from_above(reader, folder, partial(mcp_json, reader, folder, disabled_mcpjson))
+        project_memory(reader, project)
+        for folder in every_above:  # instruction files: every folder above
+            from_above(reader, folder, partial(project_memory, reader, folder))
         foreign_files(reader, project / ".claude", FOREIGN, "project")
     session_args(reader, reader.launch_args)
     switch_off_servers(reader, switched_off, state)
@@ -155,6 +153,33 @@ def _mcp_rank(server: AuditComponent) -> int | None:
     if server.file.endswith(".claude.json"):
         return 0 if server.scope == "project" else 2
     return 1 if server.file.endswith(".mcp.json") else None
+
+
+def mcp_json(reader: Reader, folder: Path, disabled: set[str]) -> None:
+    """The servers of a project folder's ``.mcp.json``; ``disabled``: those the settings'
+    ``disabledMcpjsonServers`` name."""
+    path = folder / ".mcp.json"
+    servers(
+        reader,
+        as_dict(reader.json(path)).get("mcpServers"),
+        path,
+        "project",
+        lambda name, _: "disabled (disabledMcpjsonServers)" if name in disabled else None,
+    )
+
+
+def definitions(reader: Reader, folder: Path) -> None:
+    """The skills, slash commands and subagents of a project folder's ``.claude``."""
+    skills(reader, folder / ".claude" / "skills", "project")
+    commands(reader, folder / ".claude" / "commands", "project", ".md", namespaced=False)
+    subagents(reader, folder / ".claude" / "agents", "project")
+
+
+def project_memory(reader: Reader, folder: Path) -> None:
+    """A project folder's instruction files: ``CLAUDE.md``, ``CLAUDE.local.md``,
+    ``.claude/rules/**/*.md`` and ``.claude/CLAUDE.md``."""
+    memory(reader, folder, "project", ("CLAUDE.md", "CLAUDE.local.md"))
+    instructions(reader, folder / ".claude" / "CLAUDE.md", "project")
 
 
 def switch_off_hooks(reader: Reader) -> None:

@@ -6,12 +6,14 @@ command run when a turn ends; a ``[hooks]`` table), ``hooks.json``
 (``{"hooks": {event: [groups]}}``), ``AGENTS.md`` (or ``AGENTS.override.md``, which then
 replaces it), ``prompts/*.md`` (custom prompts, the slash commands ``/prompts:<name>``). User
 skills live in ``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` (older ones;
-``.system`` holds Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md`` and
-``.agents/skills``.
+``.system`` holds Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md``,
+``.agents/skills`` and ``.codex/skills``; in each folder above it up to the repository's root,
+``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills`` (measured with Codex 0.171).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from proctor.addons.audit.reading import (
     ancestors,
     as_dict,
     foreign_files,
+    from_above,
     hooks,
     instructions,
     mcp_servers,
@@ -80,8 +83,14 @@ def audit_codex(reader: Reader) -> None:
     if reader.project is not None:
         agents_md(reader, reader.project, "project")
         for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
-            agents_md(reader, folder, "project")
+            from_above(reader, folder, partial(agents_md, reader, folder, "project"))
         skills(reader, reader.project / ".agents" / "skills", "project", rule=codex_skill)
+        skills(reader, reader.project / ".codex" / "skills", "project", rule=codex_skill)
+        for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
+            skills_above = partial(
+                skills, reader, folder / ".agents" / "skills", "project", rule=codex_skill
+            )
+            from_above(reader, folder, skills_above)
         foreign_files(reader, reader.project / ".codex", FOREIGN, "project")
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from proctor.addons.audit.reading import (
     ancestors,
     as_dict,
     foreign_files,
+    from_above,
     hooks,
     instructions,
     mcp_servers,
@@ -172,7 +174,7 @@ def audit_gemini_cli(reader: Reader) -> None:
             instructions(reader, project / name, "project")
         for folder in ancestors(reader, to_repository_root=True):  # up to the .git folder
             for name in context_names:
-                instructions(reader, folder / name, "project")
+                from_above(reader, folder, partial(instructions, reader, folder / name, "project"))
         foreign_files(reader, project / ".gemini", FOREIGN, "project")
 
 

@@ -523,11 +523,14 @@ def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = N
     reader.add("instructions", path.name, path, scope=scope, decoy=decoy)
 
 
-def ancestors(reader: Reader, *, to_repository_root: bool) -> list[Path]:
-    """The folders above the project whose instruction files the agent reads too, nearest
-    first, as far as the home (nothing above it is read): every one (Claude Code), or those up
-    to the repository's root, the nearest folder holding a ``.git`` (Codex, Gemini CLI; none
-    when the project is that root or in no repository within the home)."""
+def ancestors(
+    reader: Reader, *, to_repository_root: bool, outside_one_every: bool = False
+) -> list[Path]:
+    """The folders above the project the agent reads too, nearest first, as far as the home
+    (nothing above it is read): every one, or (``to_repository_root``) those up to the
+    repository's root, the nearest folder holding a ``.git`` (none when the project is that
+    root; when it is in no repository within the home, none, or with ``outside_one_every``
+    every one)."""
     project, home = reader.project, reader.home
     if project is None:
         return []
@@ -537,7 +540,18 @@ def ancestors(reader: Reader, *, to_repository_root: bool) -> list[Path]:
     for depth, folder in enumerate([project, *above]):
         if os.path.lexists(folder / ".git"):
             return above[:depth]
-    return []
+    return above if outside_one_every else []
+
+
+def from_above(reader: Reader, folder: Path, read: Callable[[], None]) -> None:
+    """Run ``read`` on ``folder``, a folder above the project, and mark what it adds as coming
+    from there (``above``: ``../``, ``../../``), shown as the scope ``[project: ../]``."""
+    start = len(reader.components)
+    read()
+    if reader.project is not None and reader.project.is_relative_to(folder):
+        label = "../" * len(reader.project.relative_to(folder).parts)
+        for component in reader.components[start:]:
+            component.above = label
 
 
 def foreign_files(reader: Reader, folder: Path, owners: Mapping[str, str], scope: Scope) -> None:

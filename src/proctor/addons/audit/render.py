@@ -43,7 +43,7 @@ def render_agent(agent: AgentAudit) -> list[str]:
             continue
         lines.append(f"  {title}:")
         for c in rows:
-            scope = "" if c.scope == "user" else f" [{c.scope}]"
+            scope = "" if c.scope == "user" else f" [{c.scope}{': ' + c.above if c.above else ''}]"
             linked = f" -> {c.linked_to}" if c.linked_to else ""
             lines.append(f"    {describe(c)}{scope}  ({c.file}{linked})")
             if c.decoy:
