@@ -26,6 +26,7 @@ from proctor.agents.spec import ACP_PRESETS, SPECS, AgentSpec
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
+from proctor.workspace.above import ReadAbove
 
 S = TypeVar("S")
 
@@ -48,6 +49,9 @@ class AgentAdapter(Generic[S]):
     """Where the adapter copies the skills a case provisions, relative to the scratch folder:
     checked as :attr:`scratch_writes` are when the trial provisions skills (a skills folder of
     the user's linked there is the agent's to read otherwise)."""
+    read_above: ClassVar[tuple[ReadAbove, ...]] = ()
+    """What the CLI reads from the folders above its working folder, which the trial's
+    settings cannot leave out (see :mod:`proctor.workspace.above`)."""
     reports_subagent_usage: ClassVar[bool] = True
     """Whether the tokens the CLI reports include its subagents' (Codex reports the main
     thread's only): the usage check compares the report with the same part of the transcript."""

@@ -17,6 +17,8 @@ from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
 from proctor.plan.plan_tools import plan_tool_warnings
+from proctor.transcripts.detect import CLI_NAMES
+from proctor.workspace.above import found_above
 from proctor.workspace.archive import ZipFixtureError, check_zip
 
 
@@ -159,7 +161,24 @@ def profile_warnings(trials: Iterable[TrialSpec]) -> list[str]:
             continue  # a setting the planner refuses, said there
         for warning in filter(None, warnings):
             said[f"codingagents.{spec.agent}: {warning}"] = None
-    return [*said, *plan_tool_warnings(trials)]
+    return [*said, *above_scratch_warnings(trials), *plan_tool_warnings(trials)]
+
+
+def above_scratch_warnings(trials: Iterable[TrialSpec]) -> list[str]:
+    """What a trial's agent CLI would load from the folders above its workspace, which lies
+    in the temporary folder: one sentence per file and agent (see
+    :mod:`proctor.workspace.above`)."""
+    temporary = Path(tempfile.gettempdir())
+    said: dict[str, None] = {}
+    for agent in dict.fromkeys(spec.agent for spec in trials):
+        reads = adapter_for(agent, {}).read_above
+        for path, read in found_above(temporary, reads) if reads else ():
+            said[
+                f"{agent}: {path} lies above the trials' workspaces (in {temporary}): "
+                f"{CLI_NAMES.get(agent, agent)} would take {read.gives} from it in every trial; "
+                "remove it, or set TMPDIR to a folder with none above it"
+            ] = None
+    return list(said)
 
 
 def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = None) -> list[str]:

@@ -38,6 +38,7 @@ from proctor.models.trajectory import Trajectory
 from proctor.transcripts.claude.asks import pending_ask
 from proctor.util.masking import mask, register_secret
 from proctor.util.native_paths import claude_session_files, claude_transcript
+from proctor.workspace.above import ReadAbove
 
 SCRIPTED_KEY = "sk-ant-proctor-scripted-0000"
 DEFAULT_PERMISSION_MODE = "bypassPermissions"
@@ -141,6 +142,14 @@ class ClaudeCode(RealCli[ClaudeSession]):
     spec = CLAUDE_CODE
     scratch_writes = ("home/.claude", "home/.claude.json", "plugins", "mcp.json", STOP_LOG)
     skill_folders = ("home/.claude/skills",)
+    read_above = (
+        ReadAbove((".mcp.json",), "every", "its MCP servers"),
+        ReadAbove(
+            (".claude/skills", ".claude/commands", ".claude/agents"),
+            "repository-or-every",
+            "its skills, commands and subagents",
+        ),
+    )
 
     def check_profile(self, profile: AgentProfile) -> None:
         """A ``permissionMode`` must be one Claude Code has (raises AgentError): the CLI would

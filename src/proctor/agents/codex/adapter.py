@@ -35,6 +35,7 @@ from proctor.models.config import AgentProfile
 from proctor.transcripts.codex.threads import subagent_threads
 from proctor.util.masking import mask
 from proctor.util.native_paths import codex_rollout
+from proctor.workspace.above import ReadAbove
 
 MIGRATION_DIALOG = "Use existing model"
 DIALOG_KEY_INTERVAL_SEC = 0.5
@@ -78,6 +79,9 @@ class Codex(RealCli[CodexSession]):
     spec = CODEX
     scratch_writes = ("home/.codex", "home/.agents")
     skill_folders = ("home/.agents/skills", "home/.codex/skills")
+    read_above = (
+        ReadAbove(("AGENTS.md", ".agents/skills"), "repository", "its instructions and skills"),
+    )
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
     reports_subagent_usage = False  # turn.completed counts the main thread's responses

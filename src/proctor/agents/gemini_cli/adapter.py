@@ -45,6 +45,7 @@ from proctor.transcripts.lines import decode_line
 from proctor.util.files import open_regular
 from proctor.util.masking import mask
 from proctor.util.native_paths import gemini_chat, gemini_subagent_chats
+from proctor.workspace.above import ReadAbove
 
 CHAT_COPY = "gemini-chat-copy.jsonl"
 HOOK_EVENTS = {
@@ -276,6 +277,7 @@ class GeminiCli(RealCli[GeminiSession]):
     spec = GEMINI_CLI
     scratch_writes = ("home/.gemini", ".gemini", CHAT_COPY)
     skill_folders = ("home/.gemini/skills",)
+    read_above = (ReadAbove(("GEMINI.md",), "repository-or-every", "its instructions"),)
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
 

@@ -1,0 +1,60 @@
+"""What an agent CLI would load from the folders above a trial's workspace: found as each CLI
+reads it (every folder above, or up to the repository's root)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from proctor.workspace.above import ReadAbove, found_above
+from tests.conftest import Run
+
+EVERY = ReadAbove((".mcp.json",), "every", "its MCP servers")
+REPO = ReadAbove(("AGENTS.md",), "repository", "its instructions")
+REPO_OR_EVERY = ReadAbove((".claude/skills",), "repository-or-every", "its skills")
+
+
+def test_every_folder_above_or_up_to_the_repository_s_root(tmp_path: Path) -> None:
+    outer, repo = tmp_path / "outer", tmp_path / "outer" / "repo"
+    folder = repo / "a" / "tmp"
+    folder.mkdir(parents=True)
+    for place in (outer, repo):
+        (place / ".mcp.json").write_text("{}")
+        (place / "AGENTS.md").write_text("x")
+        (place / ".claude" / "skills").mkdir(parents=True)
+    (repo / ".git").mkdir()
+    found = {path: read for path, read in found_above(folder, [EVERY, REPO, REPO_OR_EVERY])}
+    assert found[outer / ".mcp.json"] is EVERY and found[repo / ".mcp.json"] is EVERY
+    assert repo / "AGENTS.md" in found and outer / "AGENTS.md" not in found  # above the root
+    assert repo / ".claude/skills" in found and outer / ".claude/skills" not in found
+
+
+def test_without_a_repository_some_read_every_folder_and_some_none(tmp_path: Path) -> None:
+    folder = tmp_path / "a" / "tmp"
+    folder.mkdir(parents=True)
+    (tmp_path / "AGENTS.md").write_text("x")
+    (tmp_path / ".claude" / "skills").mkdir(parents=True)
+    found = [path for path, _ in found_above(folder, [REPO, REPO_OR_EVERY])]
+    assert found == [tmp_path / ".claude/skills"]
+
+
+@pytest.mark.parametrize("planted", [True, False])
+def test_validate_warns_of_a_file_above_the_trials_workspaces(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, planted: bool
+) -> None:
+    temporary = tmp_path / "shared" / "tmp"
+    temporary.mkdir(parents=True)
+    if planted:  # another user's /tmp/.mcp.json, say
+        (tmp_path / "shared" / ".mcp.json").write_text('{"mcpServers": {}}')
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    examples = Path(__file__).resolve().parents[3] / "examples" / "cases"
+    result = proctor(
+        "validate", "--source", str(examples), "--agent", "claude-code", "--model", "scripted"
+    )
+    said = (
+        f"proctor: warning: claude-code: {tmp_path / 'shared' / '.mcp.json'} lies above the "
+        f"trials' workspaces (in {temporary}): Claude Code would take its MCP servers from it"
+    )
+    assert (said in result.err) is planted, result.err
