@@ -84,6 +84,8 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     assert [e["use"] for e in trial["evaluators"]] == ["file-exists", "command"]
     assert trial["selfReport"] == {"added": ["b.txt"]} and trial["sessionId"]
     assert trial["process"]["steps"]["toolCalls"] == 1
+    # One prompt typed: one turn, as a run of the case counts the message it sends.
+    assert trial["timings"]["turnsTotal"] == 1
     assert "+b" in (run_dir / "trials/add-b/claude-code/default/1/workspace.diff").read_text()
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "| add-b | claude-code | default | 1/1 |" in report.out

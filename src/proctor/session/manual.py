@@ -42,7 +42,6 @@ from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.effort import responses, spent_on
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
-from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.case import SkippedCase
 from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record, write_text_atomic, write_trajectory
@@ -55,7 +54,6 @@ from proctor.models.trial import (
     BY_HAND,
     NOT_EVALUATED_HERE,
     EvaluatorResult,
-    Timings,
     TranscriptInfo,
     TrialRecord,
 )
@@ -82,6 +80,7 @@ from proctor.session.recorded import (
     refuse_changed_prompt,
     refuse_recorded_again,
     refuse_session_folder,
+    session_timings,
 )
 from proctor.session.run import (
     SHOW_FINDINGS,
@@ -107,26 +106,6 @@ from proctor.workspace.fixture import materialise_fixture
 
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
 """Where Claude Code, Codex and Gemini CLI find a project's skills."""
-
-
-def _utc_ms(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def session_timings(trajectory: Trajectory) -> Timings:
-    """What a recorded session's transcript tells of its time: from its first to its last
-    event, all of it the agent's (no harness waited on it); unknown (all 0) without times."""
-    start, end = time_span(event_stamps(trajectory.events))
-    if start is None or end is None:
-        return Timings()
-    ms = round((end - start).total_seconds() * 1000, 3)
-    return Timings(
-        agent_ms=ms,
-        agent_pure_ms=ms,
-        total_ms=ms,
-        started_at=_utc_ms(start),
-        finished_at=_utc_ms(end),
-    )
 
 
 def _refuse_skipped(skipped: list[SkippedCase], name: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,10 @@ from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
 from proctor.history.projects import same_project, session_project
 from proctor.history.sources import AGENTS, find_sessions
+from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.io import write_json
+from proctor.models.trajectory import Trajectory, UserMessage
+from proctor.models.trial import Timings
 from proctor.session.handover import SESSION_FILE
 
 RECORDED_IN = "recordedIn"
@@ -25,6 +29,37 @@ PROMPT_DIGEST = "promptSha256"
 
 def prompt_digest(prompt: str) -> str:
     return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _utc_ms(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def prompts_typed(trajectory: Trajectory) -> int:
+    """The user turns of a recorded session: the prompts the person sent the agent (its main
+    thread's user messages; a subagent's task is the agent's, and what the CLI writes into the
+    session itself is no user message), as ``timings.turnsTotal`` counts the messages a run
+    sent its agent."""
+    return sum(1 for e in trajectory.events if isinstance(e, UserMessage) and not e.sidechain)
+
+
+def session_timings(trajectory: Trajectory) -> Timings:
+    """What a recorded session's transcript tells of its time and turns: its time from its
+    first to its last event, all of it the agent's (no harness waited on it), unknown (0)
+    without times; its turns, the prompts the person typed."""
+    turns = prompts_typed(trajectory)
+    start, end = time_span(event_stamps(trajectory.events))
+    if start is None or end is None:
+        return Timings(turns_total=turns)
+    ms = round((end - start).total_seconds() * 1000, 3)
+    return Timings(
+        agent_ms=ms,
+        agent_pure_ms=ms,
+        total_ms=ms,
+        turns_total=turns,
+        started_at=_utc_ms(start),
+        finished_at=_utc_ms(end),
+    )
 
 
 def as_prepared(
