@@ -89,6 +89,13 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     assert "+b" in (run_dir / "trials/add-b/claude-code/default/1/workspace.diff").read_text()
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "| add-b | claude-code | default | 1/1 |" in report.out
+    # Its wall time is the session's, as record and report both say (record said n/a, report
+    # the time the recording took).
+    (said,) = [line for line in recorded.out.splitlines() if line.startswith("- Time:")]
+    assert said.startswith(f"- Time: {trial['timings']['totalMs'] / 1000:.2f}s wall (the recorded")
+    assert said in report.out.splitlines()
+    totals = json.loads((run_dir / "suite.json").read_text())["totals"]
+    assert (totals["wallMs"], totals["wallSession"]) == (trial["timings"]["totalMs"], True)
 
     # The kept copy of the workspace lets a repeat check re-evaluate the recorded session.
     assert trial["workspace"] == "workspace"
@@ -639,3 +646,44 @@ def test_configure_mcp_refuses_a_folder_in_the_place_of_its_configuration(
     assert "the workspace's .gemini/settings.json is a folder" in prepared.err, prepared.err
     assert "Traceback" not in prepared.err
     assert list((out / "prepared").iterdir()) == []
+
+
+def test_a_recorded_session_without_times_has_no_wall_time_anywhere(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transcript that gives no times: the run's wall time is unknown in record's report,
+    in ``proctor report``'s, read with another run, and in the viewer's index, never the time
+    the recording took."""
+    from proctor.view.records import run_facts
+    from proctor.view.schema import RUN_COLUMNS, run_values
+
+    session, out = prepared_and_driven(proctor, tmp_path, monkeypatch)
+    workspace = Path(session["workingDirectory"])
+    (found,) = (tmp_path / "home" / ".claude" / "projects").glob("*/*.jsonl")
+    untimed = tmp_path / "untimed.jsonl"
+    lines = [json.loads(line) for line in found.read_text().splitlines() if line.strip()]
+    untimed.write_text("".join(json.dumps(r | {"timestamp": None}) + "\n" for r in lines))
+    recorded = proctor(
+        "record", str(CASE), "--workspace", str(workspace), "--out", str(out),
+        "--transcript", str(untimed),
+    )  # fmt: skip
+    assert recorded.code == 0, recorded.err
+    (run_dir,) = out.glob("run-*")
+    unknown = "- Time: n/a wall (the recorded session's: its transcript gives no times);"
+    assert unknown in recorded.out
+    assert unknown in proctor("report", str(run_dir)).out
+    facts = run_facts(run_dir)
+    assert facts.wall == (None, False)
+    totals = {"n": 1, "scored": 1, "passes": 1, "unpriced": 0, "cost": 0.0}
+    facets: dict[str, list[str]] = {"agent": [], "condition": [], "case_name": []}
+    row = dict(zip(RUN_COLUMNS.split(", "), run_values(facts, "", totals, {}, facets), strict=True))
+    assert row["wall_ms"] is None  # not the time from run.json's start to its end
+    other = out / "copy"
+    shutil.copytree(run_dir, other)
+    manifest = json.loads((other / "run.json").read_text())
+    (other / "run.json").write_text(json.dumps(manifest | {"runId": "run-copy"}))
+    trial = other / "trials/add-b/claude-code/default/1/trial.json"
+    (trial).write_text(json.dumps(json.loads(trial.read_text()) | {"sessionId": "s2"}))
+    both = proctor("report", str(run_dir), str(other))
+    assert both.code == 0, both.err
+    assert "each recorded none: a recorded session whose transcript gives no times)" in both.out

@@ -90,6 +90,12 @@ class RunManifest(RecordModel):
         # (Its cases are written to <out>/evals-src/<timestamp>/, whoever started it.)
         return self.source is not None and PurePath(self.source).parent.name == "evals-src"
 
+    @property
+    def by_record(self) -> bool:
+        """A run of ``proctor record``: one session a person drove, whose time is the
+        session's, not the recording's."""
+        return len(self.argv) > 1 and self.argv[1] == "record"
+
     def finish_hint(self, root: object) -> str:
         """How a person finishes this run when it stopped short."""
         if self.by_eval:

@@ -177,6 +177,10 @@ class SuiteTotals(CamelModel):
     wall_lower_bound: bool = False
     """``wall_ms`` is a lower bound: a stretch that ran the run has no end in its journal (its
     orchestrator was killed, or is still running) and counts only to the last line it wrote."""
+    wall_session: bool = False
+    """The run is a session a person drove, recorded with ``proctor record``: ``wall_ms`` is
+    the session's span, from its transcript's first to its last time (None when it gives no
+    times), not the time the recording took."""
     cost_usd: float | None = None
     unpriced_models: list[str] = []
     metrics: dict[str, Spread] = {}

@@ -326,6 +326,7 @@ def aggregate(
     wall_ms: float | None = None,
     cells: Sequence[Cell] = (),
     wall_lower_bound: bool = False,
+    wall_session: bool = False,
 ) -> SuiteRecord:
     """The suite's aggregate. ``cells`` is the run's matrix, when known: the A/B section lists
     the repeats an interrupted run never started on either side as incomplete pairs.
@@ -372,6 +373,7 @@ def aggregate(
         rule_counts=rules,
         wall_ms=wall_ms,
         wall_lower_bound=wall_lower_bound and wall_ms is not None,
+        wall_session=wall_session,
         cost_usd=cost_usd,
         unpriced_models=unpriced,
         retried=sum(1 for r in records if r.attempts),

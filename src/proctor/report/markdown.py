@@ -207,6 +207,12 @@ def render_markdown(
     if unjudged:
         not_gated += f"; {unjudged} with no verdict: no scored trial"
     wall = [runs.wall] if runs is not None else []
+    if t.wall_session:  # a session a person drove: its span, not the recording's time
+        wall.append(
+            "the recorded session's, from its transcript's first to its last time"
+            if t.wall_ms is not None
+            else "the recorded session's: its transcript gives no times"
+        )
     if t.wall_lower_bound:
         wall.append(
             "a stretch that ran it was killed or runs still: counted to the last line it wrote "

@@ -296,9 +296,20 @@ def suite_ran(manifest: RunManifest) -> str | None:
 def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:
     if None not in walls:
         return f"the sum of the {len(runs)} runs'"
-    missing = [_named(run) for run, wall in zip(runs, walls, strict=True) if wall is None]
-    recorded = "recorded none" if len(missing) == 1 else "each recorded none"
-    return f"{', '.join(missing)} {recorded}: no journal.jsonl or suite.json of it dates it"
+    said = []
+    for by_record, why in (
+        (False, "no journal.jsonl or suite.json of it dates it"),
+        (True, "a recorded session whose transcript gives no times"),
+    ):
+        missing = [
+            _named(run)
+            for run, wall in zip(runs, walls, strict=True)
+            if wall is None and (run.manifest is not None and run.manifest.by_record) is by_record
+        ]
+        if missing:
+            recorded = "recorded none" if len(missing) == 1 else "each recorded none"
+            said.append(f"{', '.join(missing)} {recorded}: {why}")
+    return "; ".join(said)
 
 
 def gate_words(gate: Gate) -> str:

@@ -490,6 +490,7 @@ def recompute(
         wall_ms=wall[0],
         cells=run.cells,
         wall_lower_bound=wall[1],
+        wall_session=run.manifest is not None and run.manifest.by_record,
     )
     return run, suite
 
@@ -501,13 +502,28 @@ def run_wall(run: StoredRun) -> tuple[float | None, bool]:
     their sum, which a resume killed after it (``suite.json`` is then stale) or a run killed
     before it wrote one needs. A stretch its orchestrator did not finish (killed, or running
     still) counts to the last line it wrote: the time is then a lower bound. A run without a
-    journal has ``suite.json``'s."""
+    journal has ``suite.json``'s. A run of ``proctor record`` has its session's span."""
+    if run.manifest is not None and run.manifest.by_record:
+        return session_span(run.records), False
     return wall_of(run.suite, run.paths.journal)
 
 
-def wall_of(suite: SuiteRecord | None, journal: Path) -> tuple[float | None, bool]:
-    """:func:`run_wall` of a run's ``suite.json`` (None when it has none) and journal."""
+def session_span(records: Sequence[TrialRecord]) -> float | None:
+    """The wall time of a run of ``proctor record``: its session's, from its transcript's
+    first to its last time (its trial's ``timings``), not the time the recording took; None
+    when the transcript gives no times."""
+    spans = [r.timings.total_ms for r in records if r.timings.started_at is not None]
+    return round(sum(spans), 3) if spans and len(spans) == len(records) else None
+
+
+def wall_of(
+    suite: SuiteRecord | None, journal: Path, manifest: RunManifest | None = None
+) -> tuple[float | None, bool]:
+    """:func:`run_wall` of a run's ``suite.json`` (None when it has none), journal and
+    ``run.json``."""
     recorded = suite.totals if suite is not None else None
+    if manifest is not None and manifest.by_record:  # the session's span, as record wrote it
+        return (recorded.wall_ms if recorded is not None else None), False
     try:
         spans = stretches(journal)
     except OSError:  # not a regular file, or unreadable: as a run without a journal

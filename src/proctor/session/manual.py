@@ -508,6 +508,7 @@ def record_session(
     if prepared is not None:  # recorded once: a second trial of it would count twice
         mark_recorded(workspace.parent, prepared, paths.root)
     from proctor.report.aggregate import aggregate
+    from proctor.report.stored import session_span
 
     suite = aggregate(
         [record],
@@ -515,6 +516,9 @@ def record_session(
         run_id=paths.root.name,
         skipped_cases=[SkippedCaseRecord(case=s.name, reason=s.reason) for s in plan.skipped],
         planned=1,
+        # The session's time, as `proctor report` of the run gives it: not the recording's.
+        wall_ms=session_span([record]),
+        wall_session=True,
     )
     # The HTML report, and the job summary, once the ledger took the run in (as a run's).
     first = tuple(name for name in reporters if name != "html")

@@ -172,7 +172,7 @@ def run_facts(run_dir: Path) -> RunFacts:
         live,
         "; ".join(problems) or None,
         manifest_problem,
-        wall_of(suite, paths.journal),
+        wall_of(suite, paths.journal, manifest),
     )
 
 

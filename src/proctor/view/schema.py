@@ -88,7 +88,7 @@ def run_values(
     """The ``runs`` row of a run from its records and its trials' totals."""
     m, suite = facts.manifest, facts.suite
     wall = facts.wall[0]  # as `proctor report` tells it: from the journal's stretches
-    if wall is None and m is not None and m.finished_at:
+    if wall is None and m is not None and m.finished_at and not m.by_record:
         wall = _ms_between(m.started_at, m.finished_at)
     return (
         facts.name,
