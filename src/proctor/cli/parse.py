@@ -60,6 +60,8 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
         raise ConfigError("-: a transcript is read from its file, not from standard input")
     file, fmt, count = session_in(path, agent)
     _note_other_sessions(path, file, count)
+    if agent is not None and count == 0:
+        _note_forced(file, fmt, agent)
     # A reader that stops early (``proctor parse … | head``) ends the stream quietly, exit 0,
     # as it ends any command (proctor.cli.main.until_output_gone).
     if as_json:
@@ -76,6 +78,21 @@ def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
         click.echo(
             f"proctor: note: {folder} holds {count} session files; this is the newest, "
             f"{shown} (`proctor history {folder}` summarises them all)",
+            err=True,
+        )
+
+
+def _note_forced(file: Path, fmt: str, agent: str) -> None:
+    """A file of another format read as ``--agent`` says: most of its records come out as
+    ``other`` events, which a note explains (forcing a reading is allowed, never silent)."""
+    from proctor.transcripts.detect import FORMAT_NAMES, sniffed_format
+
+    found = sniffed_format(file)
+    if found is not None and found != fmt:
+        click.echo(
+            f"proctor: note: {file} is {FORMAT_NAMES[found]}; --agent {agent} reads it as "
+            f"{FORMAT_NAMES[fmt]}, so most of its records are `other` events (without "
+            "--agent it is read as what it is)",
             err=True,
         )
 

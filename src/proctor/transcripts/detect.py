@@ -18,6 +18,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
+from proctor.transcripts.cut_short import only_line_cut, partial_record
 from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
     claude_subagent_files,
@@ -64,6 +65,12 @@ SNIFF_LINES = 20
 
 
 CLI_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
+FORMAT_NAMES = {
+    "claude-code": "a Claude Code transcript",
+    "codex": "a Codex rollout",
+    "gemini-cli": "a Gemini CLI chat",
+    "acp": "an ACP session log",
+}
 _HEADLESS_CLAUDE = frozenset({"system", "assistant", "user", "result", "stream_event"})
 
 
@@ -226,6 +233,13 @@ def _sniff(path: Path, forcible: bool = True) -> str:
             )
         if _blank(path):  # said so: "not a transcript" sent the user looking at its format
             raise ConfigError(f"{path}: an empty file (no record), not yet a transcript")
+        cut = _cut_short(path)
+        if cut is not None:
+            raise ConfigError(
+                f"{path}: looks like {FORMAT_NAMES[cut]} cut short: its only line ends inside "
+                "its first record, so it holds no whole record: give the whole file, as it "
+                "was written"
+            )
         raw = _trial_transcript(path)
         if raw is not None:
             raise ConfigError(
@@ -237,6 +251,24 @@ def _sniff(path: Path, forcible: bool = True) -> str:
             + (" (pass --agent to force one)" if forcible else "")
         )
     return found
+
+
+def sniffed_format(path: Path) -> str | None:
+    """The format ``path``'s first records are in, or None (no known one, not readable)."""
+    try:
+        return _sniff_file(path) if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _cut_short(path: Path) -> str | None:
+    """The format a file cut short inside its only line begins like (its first keys), or
+    None; never a CLI's headless output, which is no transcript whole either."""
+    text = only_line_cut(path)
+    if text is None:
+        return None
+    record = partial_record(text)
+    return classify_record(record) if headless_output(record) is None else None
 
 
 def _trial_transcript(path: Path) -> Path | None:

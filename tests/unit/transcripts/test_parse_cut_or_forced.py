@@ -1,0 +1,80 @@
+"""``proctor parse`` of a real transcript read as another agent's (a note names what it is)
+and of one cut short inside its only line (said so, with the CLI it begins like)."""
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from proctor.cli.parse import command
+from proctor.errors import ConfigError
+from proctor.transcripts.cut_short import partial_record
+
+CORPUS = Path(__file__).parents[2] / "corpus"
+FILES = {
+    "claude-code": CORPUS / "claude-code-2.1.197-basic.transcript.jsonl",
+    "codex": CORPUS / "codex-0.171.0-basic.transcript.jsonl",
+    "gemini-cli": CORPUS / "gemini-cli-0.61.0-basic.transcript.jsonl",
+}
+NAMES = {
+    "claude-code": "a Claude Code transcript",
+    "codex": "a Codex rollout",
+    "gemini-cli": "a Gemini CLI chat",
+}
+
+
+@pytest.mark.parametrize(
+    ("wrote", "forced"),
+    [("claude-code", "codex"), ("codex", "claude-code"), ("gemini-cli", "codex")],
+)
+def test_a_transcript_forced_to_another_format_says_what_it_is(wrote: str, forced: str) -> None:
+    """Forcing is allowed (exit 0), but every event came out `other` with no word why."""
+    result = CliRunner().invoke(command, [str(FILES[wrote]), "--agent", forced])
+    assert result.exit_code == 0, result.output
+    assert (
+        f"proctor: note: {FILES[wrote]} is {NAMES[wrote]}; --agent {forced} reads it as "
+        f"{NAMES[forced]}, so most of its records are `other` events" in result.stderr
+    )
+    same = CliRunner().invoke(command, [str(FILES[wrote]), "--agent", wrote])
+    assert same.exit_code == 0 and "note" not in same.stderr  # the control: its own format
+    scripted = CliRunner().invoke(command, [str(FILES["claude-code"]), "--agent", "scripted"])
+    assert scripted.exit_code == 0 and "note" not in scripted.stderr
+
+
+@pytest.mark.parametrize("agent", sorted(FILES))
+@pytest.mark.parametrize("kept", [0.5, 0.99])
+def test_a_transcript_cut_inside_its_only_line_is_said_cut_short(
+    tmp_path: Path, agent: str, kept: float
+) -> None:
+    """``head -c 300 session.jsonl > t.jsonl``: it was "not a Claude Code, Codex or Gemini CLI
+    transcript"."""
+    first = FILES[agent].read_bytes().split(b"\n")[0]
+    cut = tmp_path / "t.jsonl"
+    cut.write_bytes(first[: int(len(first) * kept)])
+    result = CliRunner().invoke(command, [str(cut)])
+    assert isinstance(result.exception, ConfigError), result.output
+    assert str(result.exception) == (
+        f"{cut}: looks like {NAMES[agent]} cut short: its only line ends inside its first "
+        "record, so it holds no whole record: give the whole file, as it was written"
+    )
+
+
+def test_a_line_that_begins_no_known_record_is_no_transcript_cut_short(tmp_path: Path) -> None:
+    for text in ('{"a": 1, "b": "x', '{"type":"system","subtype":"init","session_id":"s","mo'):
+        cut = tmp_path / "t.jsonl"
+        cut.write_text(text)  # the second: Claude Code's headless output, cut
+        result = CliRunner().invoke(command, [str(cut)])
+        assert "not a Claude Code, Codex or Gemini CLI transcript" in str(result.exception)
+
+
+def test_the_pairs_a_cut_object_begins_with() -> None:
+    assert partial_record('{"a": "x,}", "b": [1, {"c": 2}], "payload": {"id": "0') == {
+        "a": "x,}",
+        "b": [1, {"c": 2}],
+        "payload": None,
+    }
+    assert partial_record('{"sessionId":"7","projectHash":"e9b4') == {
+        "sessionId": "7",
+        "projectHash": None,
+    }
+    assert partial_record('{"ty') == {}
