@@ -89,6 +89,9 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     assert "+b" in (run_dir / "trials/add-b/claude-code/default/1/workspace.diff").read_text()
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "| add-b | claude-code | default | 1/1 |" in report.out
+    # Titled for the command that made it, as an eval run's are.
+    assert report.out.startswith(f"# proctor record {run_dir.name}\n"), report.out[:80]
+    assert (run_dir / "suite.md").read_text().startswith(f"# proctor record {run_dir.name}\n")
     # Its wall time is the session's, as record and report both say (record said n/a, report
     # the time the recording took).
     (said,) = [line for line in recorded.out.splitlines() if line.startswith("- Time:")]

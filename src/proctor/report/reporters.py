@@ -23,6 +23,7 @@ from proctor.util.masking import mask
 from proctor.util.text import noun_for
 
 if TYPE_CHECKING:
+    from proctor.models.run import RunManifest
     from proctor.models.suite import SuiteRecord
     from proctor.models.trial import TrialRecord
     from proctor.report.pooled_runs import PooledRead
@@ -50,22 +51,29 @@ def _json(suite: SuiteRecord, records: Sequence[TrialRecord], run_dir: Path | No
 
 def command_of(run_dir: Path | None, pooled: PooledRead | None = None) -> str:
     """The command that made the records, as a report's title names it: ``eval`` for a run of
-    ``proctor eval`` (of runs pooled, when every one is), else ``run`` (also when the run's
-    ``run.json`` does not read: its title was always ``run``)."""
+    ``proctor eval``, ``record`` for a session ``proctor record`` recorded (of runs pooled,
+    when every one is), else ``run`` (also when the run's ``run.json`` does not read: its
+    title was always ``run``)."""
     from proctor.models.io import read_record
     from proctor.models.run import RunManifest
 
     if pooled is not None:
         manifests = [run.manifest for run in pooled.runs]
-        evals = all(m is not None and m.by_eval for m in manifests)
-        return "eval" if manifests and evals else "run"
+        if not manifests or any(m is None for m in manifests):
+            return "run"
+        commands = {_command(m) for m in manifests if m is not None}
+        return commands.pop() if len(commands) == 1 else "run"
     if run_dir is None:
         return "run"
     try:
         manifest = read_record(run_dir / "run.json", RunManifest)
     except (ProctorError, OSError):
         return "run"
-    return "eval" if manifest.by_eval else "run"
+    return _command(manifest)
+
+
+def _command(manifest: RunManifest) -> str:
+    return "eval" if manifest.by_eval else "record" if manifest.by_record else "run"
 
 
 # Each renderer's module is imported when the reporter is used: `proctor run` checks the
