@@ -513,6 +513,9 @@ def test_compare_and_the_ab_panel_say_no_claim_where_the_data_are_too_few(
     assert 'class="short verdict-insufficient-data">no claim</td>' in conditions
     ab = panel[panel.index('<section id="ab">') :]
     ab = ab[: ab.index("</section>")]
-    assert "<td>no claim</td>" in ab and '"verdict-insufficient-data">no claim</td>' in ab
+    assert (
+        "fewer than 3 pairs: no claim</td>" in ab
+        and '"verdict-insufficient-data">no claim</td>' in ab
+    )
     for page in (compared, conditions, ab):
         assert not shown.search(page), shown.search(page)

@@ -19,8 +19,14 @@ import jinja2
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
-from proctor.report.ab.markdown import metric_label, verdict_word
+from proctor.report.ab.markdown import (
+    ab_overall_table,
+    metric_label,
+    runs_overall_table,
+    verdict_word,
+)
 from proctor.report.html_model import Cell, figures, matrix, point_of
+from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
 from proctor.util.text import bound_text, controls_escaped, percent_text, plural
 
@@ -56,6 +62,9 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["plural"] = plural
     env.filters["metric"] = metric_label
     env.filters["verdict"] = verdict_word
+    env.filters["reason_before_annotation"] = reason_before_annotation
+    env.filters["ab_overall"] = ab_overall_table
+    env.filters["runs_overall"] = runs_overall_table
     return env
 
 

@@ -310,6 +310,18 @@ def _annotated(record: TrialRecord, marks: Mapping[str, TrialAnnotation]) -> Tri
     return record.model_copy(update={**update, **was})
 
 
+def reason_before_annotation(record: TrialRecord) -> str | None:
+    """The reason the trial ended with, before a person's mark replaced it (the part of its
+    annotated reason after "was STATUS: "); None for a trial no mark changed."""
+    mark, was = record.annotation, record.status_before_annotation
+    if mark is None or was is None:
+        return None
+    prefix = f"annotated {mark.verdict}: {mark.note} (was {was}: "
+    if record.reason.startswith(prefix) and record.reason.endswith(")"):
+        return record.reason[len(prefix) : -1]
+    return None
+
+
 def _optional(path: Path, model: type[R], notes: list[str]) -> R | None:
     if not path.exists():
         return None

@@ -89,11 +89,13 @@ def compare_samples(
         return Comparison(metric, n_t, n_b, t_value, b_value, delta, ci, verdict, note)
 
     if min(n_t, n_b) < min_samples:
-        return result(
-            None,
-            "insufficient-data",
-            f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim.",
+        # Paired samples are counted in pairs (both sides have as many); unpaired ones by side.
+        few = (
+            f"{n_t} {'pair' if n_t == 1 else 'pairs'}: fewer than {min_samples}, no claim."
+            if paired
+            else f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim."
         )
+        return result(None, "insufficient-data", few)
     if statistic == "mean" and _outcomes(treatment) and _outcomes(baseline):
         ci = _proportion_delta_ci(treatment, baseline, paired, confidence)
         what = "score interval of the proportions' delta"

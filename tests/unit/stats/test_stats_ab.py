@@ -209,3 +209,12 @@ def test_the_expanded_tail_narrows_toward_the_plain_one_as_samples_grow() -> Non
     tails = [expanded_tail(n, 0.95) for n in (3, 5, 10, 50, 1000)]
     assert tails == sorted(tails) and tails[0] < 1e-6
     assert 0.0245 < tails[-1] < 0.025
+
+
+def test_too_few_pairs_counts_pairs() -> None:
+    """Paired samples are as many on both sides: the note counts pairs, not two sides."""
+    result = compare_samples("score", [1.0, 2.0], [2.0, 3.0], higher_is_better=True, paired=True)
+    assert result.verdict == "insufficient-data"
+    assert result.note == "2 pairs: fewer than 3, no claim."
+    one = compare_samples("score", [1.0], [2.0], higher_is_better=True, paired=True)
+    assert one.note == "1 pair: fewer than 3, no claim."

@@ -24,7 +24,13 @@ from proctor.util.text import (
     plural,
 )
 
-__all__ = ["metric_label", "render_ab_markdown", "render_runs_markdown"]
+__all__ = [
+    "ab_overall_table",
+    "metric_label",
+    "render_ab_markdown",
+    "render_runs_markdown",
+    "runs_overall_table",
+]
 
 LABELS = {
     "passRate": "pass rate",
@@ -167,6 +173,34 @@ def _metric_rows(
     return rows
 
 
+AB_OVERALL_HEADER = ("metric", "treatment", "baseline", "delta", "95% CI", "samples", "verdict")
+RUNS_OVERALL_HEADER = (
+    "metric",
+    "before (baseline)",
+    "after (candidate)",
+    "delta",
+    "95% CI",
+    "groups",
+    "verdict",
+)
+
+
+def ab_overall_table(report: ABReport) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The header and rows of an A/B report's overall figures, as its Markdown prints them
+    (and the viewer's Run and Compare pages show them): the pairs' pass rates as passes of
+    the pairs, a withheld verdict as why ("fewer than 3 pairs: no claim")."""
+    o = report.overall
+    passes = ((o.treatment_passes, o.pairs), (o.baseline_passes, o.pairs))
+    return AB_OVERALL_HEADER, _metric_rows(o.comparisons, passes, report.min_samples, "pair")
+
+
+def runs_overall_table(comparison: RunComparison) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The header and rows of a run comparison's overall figures (the groups in both runs),
+    as ``proctor compare`` prints them and the viewer's Compare page shows them."""
+    rows = _metric_rows(comparison.overall, None, comparison.min_samples, "group", True)
+    return RUNS_OVERALL_HEADER, rows
+
+
 def _delta(group: ABGroup, metric: str) -> str:
     return _num(group.comparisons[metric].delta, True)
 
@@ -189,10 +223,7 @@ def render_ab_markdown(report: ABReport) -> str:
         "## Overall",
         "",
     ]
-    o = r.overall
-    passes = ((o.treatment_passes, o.pairs), (o.baseline_passes, o.pairs))
-    header = ["metric", "treatment", "baseline", "delta", "95% CI", "samples", "verdict"]
-    lines += _table(header, _metric_rows(o.comparisons, passes, n, "pair"))
+    lines += _table(*ab_overall_table(r))
     case_rows = [
         [
             code_span(c.case),
@@ -311,9 +342,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"Claims need at least {plural(n, 'group')} (6 for a figure that varies).",
         "",
     ]
-    header = ["metric", "before (baseline)", "after (candidate)", "delta", "95% CI", "groups"]
-    rows = _metric_rows(c.overall, None, n, "group", baseline_first=True)
-    lines += _table([*header, "verdict"], rows)
+    lines += _table(*runs_overall_table(c))
     group_rows = [
         [
             code_span(g.case),

