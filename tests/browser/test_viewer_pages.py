@@ -102,3 +102,33 @@ def test_an_annotation_is_said_once_on_the_trial_page(page: Any, server: Server)
     assert "Before the annotation: " in verdict
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "trial-annotated.png"))
+
+
+def test_a_trial_not_started_yet_says_so_and_follows_the_run(page: Any, server: Server) -> None:
+    """A planned trial of a run in progress with no folder yet was "not found": it has not
+    started yet, and its page follows the run, showing the trial once it runs and its verdict
+    once it ends."""
+    from proctor.models.io import write_record
+    from proctor.models.run import MatrixCell, ResolvedRecord
+    from proctor.view.synthetic import trial_record, write_run, write_trajectory_lines
+
+    base, results = server
+    paths = write_run(results, "run-20200105T000000Z-plan-live", trials=1, cases=1, finished=False)
+    cells = [
+        MatrixCell(case="case-000", agent="scripted", condition="default", repeat=r) for r in (1, 2)
+    ]
+    write_record(paths.resolved_json, ResolvedRecord(matrix=cells))
+    url = f"{base}/runs/{paths.root.name}/trials/case-000/scripted/default/2"
+    page.goto(url)
+    state = page.inner_text("#trial-state")
+    assert "has not started yet" in state and "not found" not in page.inner_text("main")
+    page.screenshot(path=str(SHOTS / "trial-not-started.png"))
+    trial = paths.trial("case-000", "scripted", "default", 2)
+    write_trajectory_lines(trial.trajectory, 3)  # it started
+    page.wait_for_selector("#trajectory", timeout=15000)
+    assert "still running" in page.inner_text("#trial-state")
+    write_record(trial.trial_json, trial_record("case-000", "scripted", "default", 2))
+    page.wait_for_selector("section.verdict", timeout=15000)
+    # A trial the plan does not hold stays not found.
+    missing = page.goto(f"{base}/runs/{paths.root.name}/trials/case-000/scripted/default/9")
+    assert missing is not None and missing.status == 404

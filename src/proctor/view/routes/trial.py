@@ -3,6 +3,7 @@ workspace diff, the terminal, files) and the trial's raw transcript, paged."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import quote
 
@@ -13,6 +14,7 @@ from starlette.routing import Route
 
 from proctor.paths import TrialPaths
 from proctor.report.html import clean_text
+from proctor.report.stored import planned_cells
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
 from proctor.view.index import ResultsIndex
@@ -60,10 +62,37 @@ def trial_files(folder: Path) -> list[str]:
     return names
 
 
+def _planned(run_dir: Path, key: str) -> bool:
+    """Whether the run's plan (its ``resolved.json``) holds the trial ``key``."""
+    return key in {f"{c}/{a}/{cond}/{r}" for c, a, cond, r in planned_cells(run_dir)}
+
+
+def trial_state(index: ResultsIndex, run: str, key: str) -> str | None:
+    """Where a trial of a run in progress stands: ``"pending"`` (planned, not started: no
+    folder yet), ``"running"`` (a folder, no record yet) or ``"done"`` (its record is written,
+    or the run is over); None for a trial the run does not know."""
+    index.refresh()
+    run_dir, row = run_folder(index, run), index.run_row(run)
+    if run_dir is None or row is None:
+        return None
+    folder = trial_folder(index, run, key)
+    if folder is None:
+        if not _planned(run_dir, key):
+            return None
+        return "pending" if row["in_progress"] else "done"
+    if not row["in_progress"] or os.path.lexists(TrialPaths(folder).trial_json):
+        return "done"
+    return "running"
+
+
 def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Response:
     """A 404 for a trial with no folder; for one the finished run planned, it says why the
-    run counts it as an infra-error."""
+    run counts it as an infra-error. A trial the plan of a run in progress holds has not
+    started yet: its page says so, and follows the run until it starts."""
     what = f"trial {key} of run {run}"
+    if trial_state(index, run, key) == "pending":
+        base = f"/runs/{quote(run)}/trials/{quote(key)}"
+        return render(request, "trial_pending.html", run=run, key=key, state="pending", base=base)
     rows = index.query(
         "SELECT reason FROM trials WHERE run = ? AND key = ? AND stamp = ?",
         (run, key, MISSING_STAMP),
@@ -131,6 +160,18 @@ def trial_page(request: Request) -> Response:
     )
 
 
+def trial_fragment(request: Request) -> Response:
+    """Where a followed trial stands (see :func:`trial_state`), for the page's script: once
+    that is not what the page shows, the page is loaded again."""
+    index: ResultsIndex = request.app.state.index
+    run, key = request.path_params["run"], _key(request)
+    state = trial_state(index, run, key)
+    if state is None:
+        return not_found(request, f"trial {key} of run {run}")
+    shown = request.query_params.get("shown", "")
+    return render(request, "_trial_state.html", run=run, key=key, state=state, shown=shown)
+
+
 def raw_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     run, key = request.path_params["run"], _key(request)
@@ -165,4 +206,5 @@ _TRIAL = "/runs/{run}/trials/{case}/{agent}/{condition}/{repeat}"
 ROUTES = [
     Route(_TRIAL, trial_page, name="trial"),
     Route(_TRIAL + "/raw", raw_page, name="raw"),
+    Route("/fragments" + _TRIAL, trial_fragment),
 ]

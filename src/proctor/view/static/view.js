@@ -69,6 +69,8 @@
           if (typeof window.proctorDrawFigures === "function") { window.proctorDrawFigures(); }
         }
         var progress = region.querySelector("[data-done]");
+        // A trial that started or ended: its page is another one now.
+        if (progress && progress.getAttribute("data-reload") === "1") { window.location.reload(); return; }
         if (progress && progress.getAttribute("data-done") === "1") { return; }
         window.setTimeout(tick, 2000);
       }).catch(function () { window.setTimeout(tick, 5000); });
