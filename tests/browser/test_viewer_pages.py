@@ -132,3 +132,32 @@ def test_a_trial_not_started_yet_says_so_and_follows_the_run(page: Any, server: 
     # A trial the plan does not hold stays not found.
     missing = page.goto(f"{base}/runs/{paths.root.name}/trials/case-000/scripted/default/9")
     assert missing is not None and missing.status == 404
+
+
+def test_the_runs_filters_offer_a_new_run_s_case_without_a_reload(
+    page: Any, server: Server
+) -> None:
+    """The agent, case and tag choices were outside the refreshed part: a new run's case was
+    offered only after a reload. Now they are refreshed, and a choice being made is kept."""
+    from proctor.models.io import write_record
+    from proctor.view.synthetic import trial_record, write_run
+
+    base, results = server
+    page.goto(base + "/")
+    page.evaluate("window.__stamp = 'same page'")
+    option = "form.filters select[name=case] option[value='{}']"
+    paths = write_run(results, "run-20200106T000000Z-newcase", trials=1, cases=1)
+    record = trial_record("a-brand-new-case", "scripted", "default", 1)
+    write_record(paths.trial("a-brand-new-case", "scripted", "default", 1).trial_json, record)
+    (paths.root / "trials").touch()
+    page.locator(option.format("a-brand-new-case")).wait_for(state="attached", timeout=15000)
+    assert page.evaluate("window.__stamp") == "same page"
+    # A choice not yet applied (and its focus) is left alone by the next refreshes.
+    page.focus("form.filters select[name=case]")
+    page.select_option("form.filters select[name=case]", "a-brand-new-case")
+    record = trial_record("another-new-case", "scripted", "default", 1)
+    write_record(paths.trial("another-new-case", "scripted", "default", 1).trial_json, record)
+    page.wait_for_timeout(4500)  # two refreshes' time
+    chosen = "form.filters select[name=case]"
+    assert page.eval_on_selector(chosen, "e => e.value") == "a-brand-new-case"
+    assert page.evaluate("document.activeElement.name") == "case"

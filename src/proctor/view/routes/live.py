@@ -10,7 +10,7 @@ from starlette.routing import Route
 
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.run import run_context
-from proctor.view.routes.runs import FILTERS, chosen_filters, summaries
+from proctor.view.routes.runs import FILTERS, chosen_filters, facets, summaries
 from proctor.view.templating import MaskedJSONResponse, not_found, render
 
 
@@ -19,7 +19,12 @@ def runs_fragment(request: Request) -> Response:
     index.refresh()
     chosen = chosen_filters(request, (*FILTERS, "q"))
     return render(
-        request, "_runs_table.html", runs=summaries(index, chosen), chosen=chosen, gone=index.gone
+        request,
+        "_runs_live.html",
+        runs=summaries(index, chosen),
+        facets=facets(index),
+        chosen=chosen,
+        gone=index.gone,
     )
 
 
