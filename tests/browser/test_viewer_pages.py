@@ -161,3 +161,49 @@ def test_the_runs_filters_offer_a_new_run_s_case_without_a_reload(
     chosen = "form.filters select[name=case]"
     assert page.eval_on_selector(chosen, "e => e.value") == "a-brand-new-case"
     assert page.evaluate("document.activeElement.name") == "case"
+
+
+CHECKBOX_APART = """() => Array.from(document.querySelectorAll('#playground-form fieldset label'))
+  .filter(l => l.getClientRects().length > 0)
+  .filter(l => {
+    const input = l.querySelector('input');
+    const box = input.getBoundingClientRect();
+    const rects = [];  // the name's text, line by line
+    const walk = document.createTreeWalker(l, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      rects.push(...Array.from(range.getClientRects()).filter(r => r.width > 1));
+    }
+    const tops = new Set(rects.map(r => Math.round(r.top / 10)));
+    const wide = rects.reduce((sum, r) => sum + r.width, box.width + 8);
+    const room = l.closest('fieldset').clientWidth - 24;
+    const apart = !rects.length || Math.abs(rects[0].top - box.top) > box.height;
+    return apart || (tops.size > 1 && wide < room);  // torn apart, or broken while it fits
+  }).map(l => l.textContent.trim())"""
+
+
+def test_a_playground_checkbox_stays_with_its_name_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    """At 375 px a case's name broke away from its checkbox ("five-" beside it, the rest below,
+    or the box alone at a line's end): the box and the start of its name share a line."""
+    from tests.conftest import viewer
+
+    project = tmp_path / "project"
+    examples = Path(__file__).parents[2] / "examples" / "cases"
+    names = ["fix-a-bug", "five-file-layout", "find-the-bug", "wrong-fix", "ask-a-question"]
+    names += ["a-very-long-case-name-that-describes-what-the-agent-must-do-here"]
+    for name in names:
+        shutil.copytree(examples / "fix-a-bug", project / "suite" / name)
+    results = tmp_path / "results"
+    results.mkdir()
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    try:
+        page = context.new_page()
+        with viewer(results, "--source", str(project)) as base:
+            page.goto(base + "/playground")
+            page.wait_for_selector("#playground-form fieldset label")
+            assert page.evaluate(CHECKBOX_APART) == []
+            assert page.evaluate("document.documentElement.scrollWidth") <= 376
+            page.screenshot(path=str(SHOTS / "playground-375.png"), full_page=True)
+    finally:
+        context.close()
