@@ -198,11 +198,12 @@ def test_a_trial_s_warnings_show_beside_its_reason_and_on_its_section_quietly() 
 
 def test_the_a_b_panel_never_shows_a_claimed_interval_reaching_zero() -> None:
     """Condition b passing all six repeats, a three (pairs a=3, b=3): the pass rate's
-    interval is [0.0000556, 0.812], `improved`; at three decimals it read [0.000, 0.812]."""
+    interval is [0.0000556, 0.812], `improved`; at three decimals it read [0.000, 0.812]. The
+    panel shows the report's rows, in points."""
     records = [
         trial_record("case-a", "scripted", condition, repeat, status=status)
         for repeat in range(1, 7)
         for condition, status in (("b", "passed"), ("a", "passed" if repeat <= 3 else "failed"))
     ]
     html = render_html(aggregate_of(records, "run-x"), records)
-    assert "<td>[0.00006, 0.812]</td>" in html
+    assert 'class="short num">[+0.006, +81] pts</td>' in html
