@@ -170,12 +170,14 @@ def above_scratch_warnings(trials: Iterable[TrialSpec]) -> list[str]:
     :mod:`proctor.workspace.above`)."""
     temporary = Path(tempfile.gettempdir())
     said: dict[str, None] = {}
-    for agent in dict.fromkeys(spec.agent for spec in trials):
-        reads = adapter_for(agent, {}).read_above
+    for agent, profile in {spec.agent: spec.profile for spec in trials}.items():
+        # With its profile: an id the configuration defines ("agent": "claude-code") too.
+        adapter = adapter_for(agent, {agent: profile})
+        reads, cli = adapter.read_above, CLI_NAMES.get(adapter.spec.id, agent)
         for path, read in found_above(temporary, reads) if reads else ():
             said[
                 f"{agent}: {path} lies above the trials' workspaces (in {temporary}): "
-                f"{CLI_NAMES.get(agent, agent)} would take {read.gives} from it in every trial; "
+                f"{cli} would take {read.gives} from it in every trial; "
                 "remove it, or set TMPDIR to a folder with none above it"
             ] = None
     return list(said)

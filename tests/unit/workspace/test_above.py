@@ -58,3 +58,34 @@ def test_validate_warns_of_a_file_above_the_trials_workspaces(
         f"trials' workspaces (in {temporary}): Claude Code would take its MCP servers from it"
     )
     assert (said in result.err) is planted, result.err
+
+
+def test_an_agent_id_the_configuration_defines_is_looked_up_by_its_profile(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``codingagents.claude-opus`` with ``"agent": "claude-code"``: the files above are those
+    Claude Code reads (the id alone names no adapter: a KeyError traceback, exit 1)."""
+    temporary = tmp_path / "shared" / "tmp"
+    temporary.mkdir(parents=True)
+    (tmp_path / "shared" / ".mcp.json").write_text('{"mcpServers": {}}')
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    config = tmp_path / "proctor.json"
+    config.write_text('{"codingagents": {"claude-opus": {"agent": "claude-code"}}}')
+    examples = Path(__file__).resolve().parents[3] / "examples" / "cases"
+    result = proctor(
+        "validate",
+        "--source",
+        str(examples),
+        "--config",
+        str(config),
+        "--agent",
+        "claude-opus",
+        "--model",
+        "scripted",
+    )
+    assert "Traceback" not in result.err and result.code == 0, result.err
+    said = (
+        f"proctor: warning: claude-opus: {tmp_path / 'shared' / '.mcp.json'} lies above the "
+        f"trials' workspaces (in {temporary}): Claude Code would take its MCP servers from it"
+    )
+    assert said in result.err, result.err
