@@ -60,6 +60,26 @@ def test_validate_warns_of_a_file_above_the_trials_workspaces(
     assert (said in result.err) is planted, result.err
 
 
+@pytest.mark.parametrize("repository", [False, True])
+def test_gemini_cli_reads_a_gemini_md_above_only_within_a_repository(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repository: bool
+) -> None:
+    """Gemini CLI 0.61 reads GEMINI.md from its working folder up to the repository's root,
+    and none above it outside a repository: a /tmp/GEMINI.md is warned of only then."""
+    temporary = tmp_path / "shared" / "tmp"
+    temporary.mkdir(parents=True)
+    (tmp_path / "shared" / "GEMINI.md").write_text("Always answer in French.\n")
+    if repository:
+        (tmp_path / "shared" / ".git").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    examples = Path(__file__).resolve().parents[3] / "examples" / "cases"
+    result = proctor(
+        "validate", "--source", str(examples), "--agent", "gemini-cli", "--model", "scripted"
+    )
+    said = f"gemini-cli: {tmp_path / 'shared' / 'GEMINI.md'} lies above the trials' workspaces"
+    assert (said in result.err) is repository, result.err
+
+
 def test_an_agent_id_the_configuration_defines_is_looked_up_by_its_profile(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

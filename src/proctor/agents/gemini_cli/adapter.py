@@ -277,7 +277,9 @@ class GeminiCli(RealCli[GeminiSession]):
     spec = GEMINI_CLI
     scratch_writes = ("home/.gemini", ".gemini", CHAT_COPY)
     skill_folders = ("home/.gemini/skills",)
-    read_above = (ReadAbove(("GEMINI.md",), "repository-or-every", "its instructions"),)
+    # Up to the repository's root, and none above outside a repository (0.61 stops at its
+    # working folder when no folder above holds a .git), as the audit reads it.
+    read_above = (ReadAbove(("GEMINI.md",), "repository", "its instructions"),)
     # A plugin is Claude Code's (--plugin-dir): this CLI would run without it.
     provision_kinds = frozenset({"mcps", "skills", "hooks"})
 
