@@ -278,3 +278,16 @@ def test_a_test_called_by_mistake_is_told_to_give_the_function_and_never_awaited
         "coroutine object (what calling '_test' returned): give the function itself, "
         "test=_test, not test=_test(…)"
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("segfault at 0x7ffd1234", "the string 'segfault at 0x7ffd1234'"),
+        (b"jump at 0xff", "a bytes value b'jump at 0xff'"),
+    ],
+)
+def test_a_text_that_reads_like_a_memory_address_is_shown_whole(value: object, said: str) -> None:
+    """Only an object's default text loses its address: a string an eval passed keeps its
+    words (``'segfault'`` was shown for ``'segfault at 0x7ffd1234'``)."""
+    assert given(value) == said

@@ -26,7 +26,9 @@ def given(value: object) -> str:
     named = _named(value)
     if named is not None:
         return named
-    text = _ADDRESS.sub("", repr(value))
+    text = repr(value)
+    if not isinstance(value, str | bytes | bytearray):  # a user's text is shown as it is
+        text = _ADDRESS.sub("", text)
     if len(text) > 60:
         text = text[:56] + "..." + text[-1]
     if isinstance(value, str):
