@@ -92,6 +92,10 @@ def test_prepare_a_session_by_hand_record_it_and_report(
     # Titled for the command that made it, as an eval run's are.
     assert report.out.startswith(f"# proctor record {run_dir.name}\n"), report.out[:80]
     assert (run_dir / "suite.md").read_text().startswith(f"# proctor record {run_dir.name}\n")
+    html = proctor("report", str(run_dir), "--reporter", "html").out
+    assert f"<h1>proctor record {run_dir.name}</h1>" in html
+    junit = proctor("report", str(run_dir), "--reporter", "junit").out
+    assert f'<testsuites name="proctor record {run_dir.name}"' in junit
     # Its wall time is the session's, as record and report both say (record said n/a, report
     # the time the recording took).
     (said,) = [line for line in recorded.out.splitlines() if line.startswith("- Time:")]

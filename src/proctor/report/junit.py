@@ -264,7 +264,8 @@ def render_junit(
         for key, trials in group_records(records).items()
     }
     every = [pair for pairs in grouped.values() for pair in pairs]
-    named = f"proctor eval {suite.run_id}" if command == "eval" else f"proctor {suite.run_id}"
+    # A run of `proctor eval` or `proctor record` is named for its command, as its Markdown is.
+    named = f"proctor {command} {suite.run_id}" if command != "run" else f"proctor {suite.run_id}"
     root = ET.Element("testsuites", {"name": named, **_tallies(every)})
     changes: dict[tuple[str, str, str], dict[str, object]] = {}
     for change in suite.findings or ():

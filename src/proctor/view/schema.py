@@ -116,7 +116,11 @@ def run_values(
         int(facts.wall[1]),
         # What made the run, as its reports' titles name it: `proctor eval`, or `proctor run`
         # (also when its run.json does not read, as those titles have it).
-        "eval" if m is not None and m.by_eval else "run",
+        "eval"
+        if m is not None and m.by_eval
+        else "record"
+        if m is not None and m.by_record
+        else "run",
     )
 
 

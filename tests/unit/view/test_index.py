@@ -451,21 +451,28 @@ def test_an_index_made_before_runs_kept_their_problem_reads_the_runs_again(
         index.close()
 
 
-def _made_by_eval(run_dir: Path) -> None:
-    """The run's ``run.json`` as ``proctor eval`` writes it (its argv names the command)."""
+def _made_by_eval(run_dir: Path, command: str = "eval") -> None:
+    """The run's ``run.json`` as ``proctor eval`` (or ``command``) writes it (its argv names
+    the command)."""
     manifest = read_record(run_dir / "run.json", RunManifest)
-    write_record(run_dir / "run.json", manifest.model_copy(update={"argv": ["proctor", "eval"]}))
+    write_record(run_dir / "run.json", manifest.model_copy(update={"argv": ["proctor", command]}))
 
 
 def test_a_run_of_proctor_eval_is_indexed_as_one(tmp_path: Path) -> None:
     write_run(tmp_path, RUN, trials=1, cases=1)
     write_run(tmp_path, "run-20261202T000000Z-bbbbbb", trials=1, cases=1)
     _made_by_eval(tmp_path / "run-20261202T000000Z-bbbbbb")
+    write_run(tmp_path, "run-20261203T000000Z-cccccc", trials=1, cases=1)
+    _made_by_eval(tmp_path / "run-20261203T000000Z-cccccc", "record")
     index = ResultsIndex(tmp_path)
     try:
         index.refresh(force=True)
         commands = dict(index.query("SELECT name, command FROM runs"))
-        assert commands == {RUN: "run", "run-20261202T000000Z-bbbbbb": "eval"}
+        assert commands == {
+            RUN: "run",
+            "run-20261202T000000Z-bbbbbb": "eval",
+            "run-20261203T000000Z-cccccc": "record",
+        }
     finally:
         index.close()
 
