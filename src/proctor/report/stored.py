@@ -311,8 +311,8 @@ def _annotated(record: TrialRecord, marks: Mapping[str, TrialAnnotation]) -> Tri
 
 
 def reason_before_annotation(record: TrialRecord) -> str | None:
-    """The reason the trial ended with, before a person's mark replaced it (the part of its
-    annotated reason after "was STATUS: "); None for a trial no mark changed."""
+    """The reason the trial ended with before a person's mark replaced it; None for a trial
+    no mark changed."""
     mark, was = record.annotation, record.status_before_annotation
     if mark is None or was is None:
         return None
@@ -558,10 +558,9 @@ def run_name(run: StoredRun) -> str:
 def pooled(
     records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
 ) -> list[TrialRecord]:
-    """Several runs' trials as one sample set: every trial of every run, each run's repeats
-    shifted past the previous runs' (run 2's repeat 1 follows run 1's last repeat, recorded or
-    planned: ``cells_per_run``, each run's matrix, when known), so the trials of one repeat
-    stay together and A/B pairs form within a run as they did."""
+    """Several runs' trials as one sample set, each run's repeats shifted past the previous
+    runs' (recorded or planned: ``cells_per_run``, each run's matrix, when known), so the
+    trials of one repeat stay together and A/B pairs form within a run as they did."""
     out: list[TrialRecord] = []
     offsets = repeat_offsets(records_per_run, cells_per_run)
     for records, offset in zip(records_per_run, offsets, strict=True):
@@ -578,8 +577,7 @@ def repeat_offsets(
     records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
 ) -> list[int]:
     """How far :func:`pooled` shifts each run's repeats: past the previous runs' last repeat,
-    recorded or planned (a repeat a run planned and never started keeps its place, so that
-    its A/B pair counts as incomplete there, as in the run read alone)."""
+    recorded or planned (a repeat planned and never started keeps its place)."""
     planned = list(cells_per_run) or [()] * len(records_per_run)
     offsets, offset = [], 0
     for records, cells in zip(records_per_run, planned, strict=True):
@@ -592,8 +590,7 @@ def pooled_planned(
     cells_per_run: Sequence[Sequence[Cell]], records_per_run: list[list[TrialRecord]]
 ) -> list[Cell]:
     """The trials the runs planned (each run's matrix), numbered as :func:`pooled` numbers
-    their records given the same matrices: which cases planned which conditions is known of
-    runs read together too, and every repeat planned and not complete is an incomplete pair."""
+    their records: every repeat planned and not complete is an incomplete pair."""
     offsets = repeat_offsets(records_per_run, cells_per_run)
     return [
         (c, a, k, offset + n)

@@ -6,6 +6,7 @@ workspace ``prepare`` made, and found where the agent that ran it keeps its hist
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -121,8 +122,15 @@ def refuse_changed_prompt(prepared: dict[str, Any], root: Path, prompt: str, cas
 
 
 def mark_recorded(root: Path, prepared: dict[str, Any], run: Path) -> None:
-    """Name the run folder the prepared session ``root`` was recorded in (its ``session.json``)."""
-    write_json(root / SESSION_FILE, {**prepared, RECORDED_IN: str(run)})
+    """Name the run folder the prepared session ``root`` was recorded in (its ``session.json``),
+    in the file as it is now (masked once the session was recorded), ``prepared`` only when
+    it no longer reads."""
+    try:
+        current = json.loads((root / SESSION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        current = None
+    kept = current if isinstance(current, dict) else prepared
+    write_json(root / SESSION_FILE, {**kept, RECORDED_IN: str(run)})
 
 
 def find_transcript(agent: str, workspace: Path, prepared: bool) -> Path:

@@ -194,13 +194,20 @@ def percent_text(share: float, *, signed: bool = False) -> str:
     return f"+{shown}" if signed and not shown.startswith("-") else shown
 
 
+NOISE = 1e-9
+"""How near 0 a computed bound may be and still be a 0 (the A/B gate allows the same)."""
+
+
 def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
     """A confidence interval's bound with ``digits`` decimals (a half rounded up, see
     :func:`fixed`), ``signed`` as :func:`percent_text` signs (``+0`` for a 0); a bound that is
     not 0 but rounds to it keeps its first significant digit (``+0.006``, not ``+0``), so that
-    an interval that excludes 0, and is claimed so, never reads as reaching it."""
+    an interval that excludes 0, and is claimed so, never reads as reaching it. A bound within
+    :data:`NOISE` of 0 is a float's own rounding of a 0 (``0.1 + 0.2 - 0.3``), shown as 0."""
     value = without_noise(value)
     shown = fixed(value, digits)
+    if abs(value) < NOISE:
+        value = 0.0
     if value != 0 and float(shown) == 0:
         shown = fixed(value, -math.floor(math.log10(abs(value))))
     if float(shown) == 0:

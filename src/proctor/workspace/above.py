@@ -31,6 +31,9 @@ class ReadAbove:
     names: tuple[str, ...]
     reach: Reach
     gives: str
+    root: bool = True
+    """Whether the file system's root counts among the folders above (Claude Code's walk for
+    a ``.mcp.json`` stops below it)."""
 
 
 def found_above(folder: Path, reads: Iterable[ReadAbove]) -> list[tuple[Path, ReadAbove]]:
@@ -47,6 +50,8 @@ def found_above(folder: Path, reads: Iterable[ReadAbove]) -> list[tuple[Path, Re
             else:
                 folders = chain[: root + 1]
             for place in folders:
+                if not read.root and place == place.parent:  # "/"
+                    continue
                 for name in read.names:
                     path = place / name
                     if os.path.lexists(path):

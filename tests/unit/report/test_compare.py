@@ -281,3 +281,12 @@ def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
         "+0.006", "-0.006", "+0", "+0", "+13", "+1"]  # fmt: skip
     assert [bound_text(x, 3, signed=False) for x in (5.56e-05, 0.131, 0.0)] == [
         "0.00006", "0.131", "0.000"]  # fmt: skip
+
+
+def test_bound_text_shows_a_float_s_own_rounding_of_zero_as_zero() -> None:
+    """0.1 + 0.2 - 0.3 is no bound of 6e-17: a figure's last bits are not a digit to keep."""
+    from proctor.util.text import bound_text
+
+    assert bound_text(0.1 + 0.2 - 0.3, 3, signed=False) == "0.000"
+    assert bound_text(-(0.1 + 0.2 - 0.3)) == "+0"
+    assert bound_text(2e-9, 3, signed=False) == "0.000000002"  # past the noise: kept

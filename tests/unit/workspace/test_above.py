@@ -109,3 +109,19 @@ def test_an_agent_id_the_configuration_defines_is_looked_up_by_its_profile(
         f"trials' workspaces (in {temporary}): Claude Code would take its MCP servers from it"
     )
     assert said in result.err, result.err
+
+
+def test_a_read_that_stops_below_the_root_leaves_the_root_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Claude Code's walk for a .mcp.json stops below "/": a /.mcp.json is none of its."""
+    below = ReadAbove((".mcp.json",), "every", "its MCP servers", root=False)
+    looked: list[Path] = []
+
+    def lexists(path: object) -> bool:
+        looked.append(Path(str(path)))
+        return False
+
+    monkeypatch.setattr("proctor.workspace.above.os.path.lexists", lexists)
+    found_above(Path("/a/b"), [below])
+    assert Path("/a/.mcp.json") in looked and Path("/.mcp.json") not in looked

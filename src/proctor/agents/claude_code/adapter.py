@@ -143,7 +143,8 @@ class ClaudeCode(RealCli[ClaudeSession]):
     scratch_writes = ("home/.claude", "home/.claude.json", "plugins", "mcp.json", STOP_LOG)
     skill_folders = ("home/.claude/skills",)
     read_above = (
-        ReadAbove((".mcp.json",), "every", "its MCP servers"),
+        # (Not the root's: Claude Code's walk for a .mcp.json stops below it.)
+        ReadAbove((".mcp.json",), "every", "its MCP servers", root=False),
         ReadAbove(
             (".claude/skills", ".claude/commands", ".claude/agents"),
             "repository-or-every",
