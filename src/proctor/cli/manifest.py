@@ -110,6 +110,14 @@ def _run_pairs(
     from proctor.session.repeats import read_manifest
 
     plan_of = read_manifest(path)
+    if len(plan_of.runs) < plan_of.pairs:  # split between machines, or a run deleted by hand
+        numbers = ", ".join(str(entry.pair) for entry in plan_of.runs)
+        click.echo(
+            f"proctor: note: {path} lists {len(plan_of.runs)} of its {plan_of.pairs} pairs "
+            f"(pair {numbers}): the others are not run here, and the counterbalancing holds "
+            "only where `proctor report` reads every pair's run folder together",
+            err=True,
+        )
     base = results_base(config, overrides)
     pairs: list[_Pair] = []
     for entry in plan_of.runs:
