@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from proctor.util.files import open_regular
+
 FIRST_LINE_MAX = 1 << 20
 """The most of a first line read (a Codex rollout's first record holds the instructions)."""
 _KEY = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*:')
@@ -18,7 +20,7 @@ def only_line_cut(path: Path) -> str | None:
     """The text of ``path``'s first line when it is its only one and holds no whole JSON
     value, an object begun (``{"type": "session_meta", …`` cut short); else None."""
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:  # a named pipe would block: not read
             data = fh.read(FIRST_LINE_MAX + 1)
     except OSError:
         return None

@@ -78,3 +78,19 @@ def test_the_pairs_a_cut_object_begins_with() -> None:
         "projectHash": None,
     }
     assert partial_record('{"ty') == {}
+
+
+def test_a_named_pipe_is_not_read_for_a_cut_first_line(tmp_path: Path) -> None:
+    """Opened for its first line, a named pipe with no writer would block the command."""
+    import os
+    import threading
+
+    from proctor.transcripts.cut_short import only_line_cut
+
+    pipe = tmp_path / "session.jsonl"
+    os.mkfifo(pipe)
+    found: list[object] = []
+    reader = threading.Thread(target=lambda: found.append(only_line_cut(pipe)), daemon=True)
+    reader.start()
+    reader.join(10)
+    assert not reader.is_alive() and found == [None]
