@@ -20,6 +20,7 @@ from proctor.agents.credentials import register_spec_secrets, register_user_keys
 from proctor.errors import ConfigError
 from proctor.models.plan import TrialSpec
 from proctor.util.masking import mask_bytes, register_secret, scrub_tree
+from proctor.workspace.confine import link_out
 from proctor.workspace.diff import snapshot
 
 SESSION_FILE = "session.json"
@@ -37,14 +38,12 @@ def link_outside(folder: Path, workspace: Path) -> str | None:
     place = Path(os.path.realpath(folder))
     if place == root or root in place.parents:
         return None
-    here = workspace
-    for part in folder.relative_to(workspace).parts:  # the first link that leads out
-        here = here / part
-        target = Path(os.path.realpath(here))
-        if here.is_symlink() and target != root and root not in target.parents:
-            place = target
-            break
-    return f"the workspace's {here.relative_to(workspace)} is a link to {place}, outside it"
+    # The first link on the way that leads out (none named: the folder itself, where it lies).
+    link, place = link_out(Path(root), Path(root) / folder.relative_to(workspace)) or (
+        Path(root) / folder.relative_to(workspace),
+        place,
+    )
+    return f"the workspace's {link.relative_to(root)} is a link to {place}, outside it"
 
 
 def write_private_json(path: Path, data: Any, workspace: Path) -> None:
