@@ -159,11 +159,20 @@ def compare_changes(
             held = range(bisect.bisect_left(moments, first), bisect.bisect_right(moments, last))
         same = range(bisect.bisect_left(moments, at), bisect.bisect_right(moments, at))
         inside = [timed[i] for i in sorted({*held, *same})]
-        others = [
-            (when, other)
-            for when, other in inside
-            if other is not mark and not alike(other, mark) and scope.shared(mark, other)
-        ]
+        # A change the journal holds more than once (a command run twice) is one change: named
+        # and counted once among the others, as its own comparison says it is held twice.
+        others: list[tuple[datetime, ChangeMark]] = []
+        seen: set[tuple[str, str | None, datetime]] = set()
+        for when, other in inside:
+            held_as = (other.text, other.project, when)
+            if (
+                other is not mark
+                and not alike(other, mark)
+                and held_as not in seen
+                and scope.shared(mark, other)
+            ):
+                seen.add(held_as)
+                others.append((when, other))
         key = (mark.project, split)  # changes with the same tasks on each side share figures
         if key not in figures:
             figures[key] = _figures(before, after)

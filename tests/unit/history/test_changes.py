@@ -1067,3 +1067,24 @@ def test_tasks_tied_at_the_cut_are_taken_by_path_and_the_output_says_so() -> Non
         "(2026-11-21T10:00:00+00:00) and were left out: the 10 places went by their session "
         "files' paths"
     ]
+
+
+def test_another_change_held_twice_is_named_and_counted_once() -> None:
+    """A change marked twice alike (the command run again) is one change among the others of a
+    comparison: named once, not as two, nor counted twice."""
+    before = [task(day, 60, 2, True) for day in (1, 2, 3)]
+    after = [task(day, 60, 2, True) for day in (20, 21, 22)]
+    inside = ChangeMark(text="prompt edited", project=PROJECT, at="2026-11-21T00:00:00+00:00")
+    again = ChangeMark(text="prompt edited", project=PROJECT, at="2026-11-21T01:00:00+01:00")
+    result = compare_change(CHANGE, [*before, *after], [CHANGE, inside, again])
+    assert result.warnings == [
+        "another change, 'prompt edited' (2026-11-21T00:00:00.000+00:00), falls among these tasks "
+        "(after this one): its effect counts in this comparison too",
+    ]
+    other = ChangeMark(text="model bumped", project=PROJECT, at="2026-11-22T00:00:00+00:00")
+    result = compare_change(CHANGE, [*before, *after], [CHANGE, inside, again, other])
+    assert result.warnings == [
+        "2 other changes fall among these tasks (2 after it): 'prompt edited' "
+        "(2026-11-21T00:00:00.000+00:00), 'model bumped' (2026-11-22T00:00:00.000+00:00); "
+        "their effects count in this comparison too",
+    ]
