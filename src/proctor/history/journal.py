@@ -91,17 +91,44 @@ _WEEK = re.compile(r"\s*(\d{4})-?W(\d{2})(?=$|[^-\d])")
 week. A week date with its day (``2026-W48-3``) names one day, and is read as it."""
 
 
+_WEEK_DATE = re.compile(r"\s*(\d{4})-?W(\d{2})(?:-?(\d))?(?!\d)")
+"""An ISO week, with its day or without (``2026-W48``, ``2026-W48-3``, ``2026W483``)."""
+
+
+def _refuse_no_such_week(text: str, what: str) -> None:
+    """A ConfigError for ``text``, given as ``what``, when it is an ISO week date of a week
+    its year does not have (``2025-W53``, ``2026-W00``) or of a day past 7 (``2026-W48-8``),
+    saying so: the sentence for a text that is no date would not say what is wrong with it."""
+    found = _WEEK_DATE.match(text)
+    if found is None or int(found[1]) < 1:
+        return
+    year, week, day = int(found[1]), int(found[2]), found[3]
+    weeks = date(year, 12, 28).isocalendar()[1]  # the 28th of December is in the last week
+    if not 1 <= week <= weeks:
+        raise ConfigError(
+            f"{what} {text!r}: {year} has ISO weeks {year}-W01 to {year}-W{weeks}, "
+            f"not week {week:02}"
+        )
+    if day is not None and not 1 <= int(day) <= 7:
+        raise ConfigError(
+            f"{what} {text!r}: the day of an ISO week is 1 (its Monday) to 7 (its Sunday), "
+            f"not {day}"
+        )
+    try:
+        date.fromisocalendar(year, week, int(day or 1))
+    except ValueError:  # 9999-W52-7 is a day of the year 10000
+        raise ConfigError(f"{what} {text!r}: out of the range of dates (years 1 to 9999)") from None
+
+
 def refuse_a_week(text: str, what: str) -> None:
     """A ConfigError for ``text``, given as ``what``, when it is an ISO week without its day,
     naming the days it spans; nothing for any other text."""
+    _refuse_no_such_week(text, what)
     found = _WEEK.match(text)
     if found is None:
         return
     year, week = int(found[1]), int(found[2])
-    try:
-        monday, sunday = date.fromisocalendar(year, week, 1), date.fromisocalendar(year, week, 7)
-    except ValueError:  # no such week (2025-W53): not a date, as fromisoformat says
-        return
+    monday, sunday = date.fromisocalendar(year, week, 1), date.fromisocalendar(year, week, 7)
     raise ConfigError(
         f"{what} {text!r}: a week, seven days, where a day is expected; give its first "
         f"day, {monday} ({year}-W{week:02}-1), or its last, {sunday} ({year}-W{week:02}-7)"

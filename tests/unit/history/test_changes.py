@@ -391,7 +391,7 @@ def test_an_iso_week_without_its_day_is_refused_and_one_with_its_day_is_that_day
     assert parse_day("2026-W48-3", "--since") == date(2026, 11, 25)  # a Wednesday
     assert parse_day("2026W487", "--until") == date(2026, 11, 29)
     assert mark_for("x", None, "2026-W48-1T14:00Z", tmp_path).at.startswith("2026-11-23T14:00")
-    with pytest.raises(ConfigError, match="expected a date like"):  # 2025 has 52 weeks
+    with pytest.raises(ConfigError, match="2025 has ISO weeks 2025-W01 to 2025-W52"):
         parse_day("2025-W53", "--since")
     journal = tmp_path / "changes.jsonl"  # edited by hand: the line is skipped, said why
     journal.write_text('{"schemaVersion":2,"text":"x","project":"/w","at":"2026-W48"}\n')
@@ -1088,3 +1088,32 @@ def test_another_change_held_twice_is_named_and_counted_once() -> None:
         "(2026-11-21T00:00:00.000+00:00), 'model bumped' (2026-11-22T00:00:00.000+00:00); "
         "their effects count in this comparison too",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("2027-W53-1", "2027 has ISO weeks 2027-W01 to 2027-W52, not week 53"),
+        ("2026-W00-1", "2026 has ISO weeks 2026-W01 to 2026-W53, not week 00"),
+        ("2025W53", "2025 has ISO weeks 2025-W01 to 2025-W52, not week 53"),
+        ("2026-W48-8", "the day of an ISO week is 1 (its Monday) to 7 (its Sunday), not 8"),
+        ("2026-W48-0T14:00", "the day of an ISO week is 1 (its Monday) to 7 (its Sunday), not 0"),
+        ("9999-W52-7", "out of the range of dates (years 1 to 9999)"),
+    ],
+)
+def test_an_iso_week_date_of_no_such_week_or_day_says_which(
+    text: str, said: str, tmp_path: Path
+) -> None:
+    """A week its year does not have, or a day past 7, was "expected a date like 2026-11-30,
+    …", which does not name the ISO week dates proctor takes nor what is wrong with this one;
+    --since, --until and --at say what is, alike."""
+    from proctor.history.journal import parse_day
+
+    for what in ("--since", "--until"):
+        with pytest.raises(ConfigError) as refused:
+            parse_day(text, what)
+        assert str(refused.value) == f"{what} {text!r}: {said}"
+    with pytest.raises(ConfigError) as refused:
+        mark_for("x", None, text, tmp_path)
+    assert str(refused.value) == f"--at {text!r}: {said}"
+    assert str(parse_day("2026-W53-4", "--since")) == "2026-12-31"  # 2026 has 53 weeks
