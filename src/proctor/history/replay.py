@@ -151,8 +151,11 @@ def _measure(
     # (A Gemini CLI chat of the older releases is one line: a message of an unknown type
     # among the others leaves it none known, but its other messages were read.)
     if known <= 0 and not trajectory.usage and all(_other(event) for event in events):
-        # An empty file, or one of another format under the CLI's folder.
+        # An empty file, one whose first line is still being written, or one of another
+        # format under the CLI's folder.
         reason = "empty" if coverage.lines == 0 else f"no {session.agent} record in it"
+        if coverage.lines == coverage.unparsed_lines > 0 and _cut_short(session):
+            reason = _CUT_SHORT
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     if not trajectory.usage and all(_other(event) for event in events):
         other = _written_by_another(session)
@@ -237,6 +240,18 @@ def _measure(
     ids = [row[0] for row in trajectory.responses]
     rows = [row[1:] for row in trajectory.responses]
     return blob + RESPONSES + orjson.dumps(ids) + RESPONSES + orjson.dumps(rows)
+
+
+_CUT_SHORT = (
+    "its first line is not whole JSON and no line after it is (cut short while it was written?)"
+)
+
+
+def _cut_short(session: Session) -> bool:
+    """Whether a session file none of whose lines reads is its first line being written."""
+    from proctor.history.sniff import cut_while_written
+
+    return cut_while_written(session.file)
 
 
 def _written_by_another(session: Session) -> str | None:

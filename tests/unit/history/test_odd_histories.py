@@ -246,6 +246,39 @@ def test_an_empty_file_or_one_of_another_format_in_a_history_folder_is_unavailab
     ]
 
 
+def test_a_session_whose_first_line_is_still_being_written_says_so(tmp_path: Path) -> None:
+    """A Claude Code session or a Codex rollout just started, its first line not yet whole,
+    was "no claude-code record in it", as a file of another program is; it says it was cut
+    short while it was written, as a Gemini CLI chat does. A file of junk, or one whose line
+    is whole, is still no record of the CLI's."""
+    files = plant(tmp_path / ".claude")
+    project = files["S1"].parent
+    first = files["S1"].read_bytes().split(b"\n")[0]
+    (project / "11111111-0000-4000-8000-000000000001.jsonl").write_bytes(first[:60])
+    (project / "junk.jsonl").write_bytes(b"\x00\x01 not json")
+    (project / "whole.jsonl").write_bytes(b"{}\n")
+    day = tmp_path / ".codex" / "sessions" / "2026" / "11" / "29"
+    day.mkdir(parents=True)
+    rollout = day / CODEX_ROLLOUT.name
+    rollout.write_bytes(CODEX_ROLLOUT.read_bytes()[:90])
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / ".claude"), "CODEX_HOME": str(tmp_path / ".codex")}
+    sessions, _ = find_sessions(["claude-code", "codex"], None, env)
+    reasons = sorted(
+        (Path(r.path).name, r.reason) for r in replayed(sessions) if isinstance(r, Unavailable)
+    )
+    cut = (
+        "its first line is not whole JSON and no line after it is (cut short while it was written?)"
+    )
+    assert reasons == sorted(
+        [
+            ("11111111-0000-4000-8000-000000000001.jsonl", cut),
+            ("junk.jsonl", "no claude-code record in it"),
+            (rollout.name, cut),
+            ("whole.jsonl", "no claude-code record in it"),
+        ]
+    )
+
+
 def test_a_model_whose_name_holds_a_colon_is_priced() -> None:
     table = PriceTable(prices={"gpt-oss:20b": ModelPrice(input_per1_m=1, output_per1_m=2)})
     assert table.price_of("gpt-oss:20b") is not None
