@@ -248,10 +248,11 @@ _CUT_SHORT = (
 
 
 def _cut_short(session: Session) -> bool:
-    """Whether a session file none of whose lines reads is its first line being written."""
-    from proctor.history.sniff import cut_while_written
+    """Whether a session file none of whose lines reads is its only line being written (an
+    object begun, not whole JSON), not another program's file."""
+    from proctor.transcripts.cut_short import only_line_cut
 
-    return cut_while_written(session.file)
+    return only_line_cut(session.path) is not None
 
 
 def _written_by_another(session: Session) -> str | None:

@@ -239,17 +239,3 @@ def laid_out(folder: str, files: list[str]) -> str | None:
     if all(os.sep not in name and _CLAUDE_PROJECT.fullmatch(name) for name in projects):
         return "claude-code"
     return None
-
-
-def cut_while_written(path: str | Path) -> bool:
-    """Whether ``path``, none of whose lines read as JSON, starts a JSON object and ends
-    without the newline that ends each line a CLI writes: a session's first line still being
-    written (or cut short when it was copied), not another program's file."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-            fh.seek(-1, os.SEEK_END)
-            last = fh.read(1)
-    except OSError:
-        return False
-    return head.removeprefix(b"\xef\xbb\xbf").startswith(b"{") and last != b"\n"
