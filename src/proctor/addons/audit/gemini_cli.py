@@ -17,6 +17,7 @@ Instructions: ``GEMINI.md`` (or ``context.fileName``) in ``~/.gemini`` and in th
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from functools import partial
@@ -38,6 +39,7 @@ from proctor.addons.audit.reading import (
     skills,
     strings,
 )
+from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind
 
 FOREIGN = {
@@ -176,6 +178,44 @@ def audit_gemini_cli(reader: Reader) -> None:
             for name in context_names:
                 from_above(reader, folder, partial(instructions, reader, folder / name, "project"))
         foreign_files(reader, project / ".gemini", FOREIGN, "project")
+    roots = [*extension_skill_roots(reader, gemini / "extensions"), gemini / "skills"]
+    roots.append(home / ".agents" / "skills")
+    if project is not None:
+        roots += [project / ".gemini" / "skills", project / ".agents" / "skills"]
+    shadow_same_skills(reader, roots)
+
+
+def extension_skill_roots(reader: Reader, root: Path) -> list[Path]:
+    """The extensions' skills folders in the order Gemini CLI 0.61 loads the extensions: the
+    order the file system lists their folders in (``readdir``, unsorted)."""
+    try:
+        names = os.listdir(root) if reader.is_dir(root) else []
+    except OSError:  # said by the listing of the extensions
+        names = []
+    return [root / name / "skills" for name in names]
+
+
+def shadow_same_skills(reader: Reader, roots: list[Path]) -> None:
+    """Skills of the same name from two folders: Gemini CLI 0.61 loads ``roots`` in order (the
+    extensions', then ``~/.gemini/skills``, ``~/.agents/skills``, the project's
+    ``.gemini/skills`` and ``.agents/skills``) and a later one replaces an earlier one
+    (``addSkillsWithPrecedence``); the replaced ones are decoys shadowed by the one that wins.
+    (``skills.disabled`` goes by name: it disables every one of them alike.)"""
+    rank = {folder: index for index, folder in enumerate(roots)}
+    found = [
+        (order, c)
+        for c in reader.components
+        if c.kind == "skill" and c.decoy is None
+        if (order := rank.get(Path(c.file).parent.parent)) is not None
+    ]
+    winner: dict[str, tuple[int, AuditComponent]] = {}
+    for order, component in found:
+        if order >= winner.get(component.name, (-1, component))[0]:
+            winner[component.name] = (order, component)
+    for order, component in found:
+        first_order, first = winner[component.name]
+        if first_order > order and component.decoy is None:
+            component.decoy = f"shadowed by the skill of the same name in {first.file}"
 
 
 def context_name(reader: Reader, path: Path, value: Any) -> None:
