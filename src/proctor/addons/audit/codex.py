@@ -28,9 +28,11 @@ from proctor.addons.audit.reading import (
     hooks,
     instructions,
     mcp_servers,
+    shadow_same_names,
     skills,
     strings,
 )
+from proctor.models.errors_format import json_kind
 
 FOREIGN = {
     "settings.json": "Claude Code or Gemini CLI",
@@ -59,20 +61,8 @@ def audit_codex(reader: Reader) -> None:
     codex_home = reader.codex_home or reader.home / ".codex"
     config_file = codex_home / "config.toml"
     config = reader.toml(config_file) or {}
-    mcp_servers(
-        reader,
-        config.get("mcp_servers"),
-        config_file,
-        "user",
-        transport_of,
-        disabled,
-        field="mcp_servers",
-        bad_args=(REFUSED, True),
-    )
-    notify = strings(config.get("notify"))
-    if notify:
-        reader.add("hook", "notify", config_file, event="notify", command=" ".join(notify))
-    hooks(reader, config.get("hooks"), config_file, "user", agent="codex")
+    from_config(reader, config, config_file, "user")
+    trust_levels(reader, config, config_file)
     hooks_file = codex_home / "hooks.json"
     hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user", agent="codex")
     skills(reader, reader.home / ".agents" / "skills", "user", rule=codex_skill)
@@ -92,6 +82,91 @@ def audit_codex(reader: Reader) -> None:
             )
             from_above(reader, folder, skills_above)
         foreign_files(reader, reader.project / ".codex", FOREIGN, "project")
+        project_configs(reader, config, config_file)
+
+
+def from_config(
+    reader: Reader, config: dict[str, Any], file: Path, scope: str, off: str | None = None
+) -> None:
+    """What a ``config.toml`` adds: MCP servers, ``notify`` and ``[hooks]``; ``off`` is why
+    none of it loads (a project Codex does not trust). A project's ``notify`` is ignored
+    (Codex 0.171: "Ignored unsupported project-local config keys in …: notify")."""
+    start = len(reader.components)
+    mcp_servers(
+        reader,
+        config.get("mcp_servers"),
+        file,
+        scope,
+        transport_of,
+        disabled,
+        field="mcp_servers",
+        bad_args=(REFUSED, True),
+    )
+    notify = strings(config.get("notify"))
+    if notify:
+        ignored = "ignored in a project's config.toml" if scope == "project" else None
+        add = partial(reader.add, "hook", "notify", file, scope=scope, event="notify")
+        add(command=" ".join(notify), decoy=ignored)
+    hooks(reader, config.get("hooks"), file, scope, agent="codex")
+    for component in reader.components[start:]:
+        component.decoy = component.decoy or off
+
+
+def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -> None:
+    """The project's ``.codex/config.toml``, and those of the folders above it up to the
+    repository's root: Codex 0.171 reads each only for a folder the user's config trusts
+    (``[projects."<folder>"] trust_level = "trusted"``; a folder with no entry of its own goes
+    by its repository root's), and a nearer folder's MCP server replaces one of the same name
+    from a folder above or from the user's config (measured with ``codex mcp list``)."""
+    assert reader.project is not None
+    folders = [*reversed(ancestors(reader, to_repository_root=True)), reader.project]
+    trust = as_dict(config.get("projects"))
+    for folder in folders:
+        file = folder / ".codex" / "config.toml"
+        if file == config_file or not reader.is_file(file):
+            continue  # (the project is the home: that is the user's config)
+        level = trust_level(trust, folder, folders[0])
+        off = None if level == "trusted" else untrusted(folder, level, config_file)
+        read = partial(from_config, reader, reader.toml(file) or {}, file, "project", off)
+        from_above(reader, folder, read) if folder != reader.project else read()
+    shadow_same_names(
+        reader, lambda c: (c.above or "").count("../") if c.scope == "project" else len(folders)
+    )
+
+
+def trust_level(trust: dict[str, Any], folder: Path, root: Path) -> str | None:
+    """The ``trust_level`` the user's config gives ``folder`` (its own entry, else its
+    repository root's), or None when it gives none."""
+    for where in dict.fromkeys((folder, root)):
+        entry = trust.get(str(where)) or trust.get(str(where.resolve()))
+        level = as_dict(entry).get("trust_level")
+        if entry is not None and isinstance(level, str):
+            return level
+    return None
+
+
+def trust_levels(reader: Reader, config: dict[str, Any], config_file: Path) -> None:
+    """A ``trust_level`` other than ``trusted`` or ``untrusted``: Codex 0.171 refuses to start
+    (``unknown variant `yes`, expected `trusted` or `untrusted```)."""
+    projects = config.get("projects")
+    if not reader.shape(config_file, "projects", projects, dict):
+        return
+    for where, entry in as_dict(projects).items():
+        field = f'projects."{where}"'
+        if not reader.shape(config_file, field, entry, dict):
+            continue
+        level = entry.get("trust_level")
+        if level is not None and level not in ("trusted", "untrusted"):
+            reader.problems.append(
+                f"{config_file}: field '{field}.trust_level': expected \"trusted\" or "
+                f'"untrusted", got {json_kind(level)}; {REFUSED}'
+            )
+
+
+def untrusted(folder: Path, level: str | None, config_file: Path) -> str:
+    entry = f'[projects."{folder}"] trust_level'
+    said = f'{entry} = "{level}"' if level else f"no {entry}"
+    return f"project not trusted: {said} in {config_file}"
 
 
 def agents_md(reader: Reader, folder: Path, scope: str) -> None:

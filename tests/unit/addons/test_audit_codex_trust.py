@@ -1,0 +1,113 @@
+"""Codex's project ``.codex/config.toml`` files and the trust levels that let them load (as
+``codex mcp list`` 0.171 showed them: only a trusted folder's, a nearer folder's server
+replacing one of the same name)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from proctor.addons.audit import audit_agent
+
+SERVER = '[mcp_servers.{name}]\ncommand = "echo"\nargs = ["{said}"]\n'
+
+
+def write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def trusting(home: Path, **levels: str) -> Path:
+    """The user's config.toml with a server ``shared`` and ``levels`` (folder → level)."""
+    config = home / ".codex" / "config.toml"
+    text = SERVER.format(name="shared", said="user")
+    for folder, level in levels.items():
+        text += f'[projects."{home / folder}"]\ntrust_level = "{level}"\n'
+    write(config, text)
+    return config
+
+
+def servers(home: Path, project: Path) -> dict[tuple[str, str], str | None]:
+    result = audit_agent("codex", home, project)
+    assert result.problems == []
+    return {
+        (c.name, str(Path(c.file).relative_to(home))): c.decoy
+        for c in result.components
+        if c.kind == "mcp"
+    }
+
+
+def project_config(project: Path) -> None:
+    text = SERVER.format(name="local", said="p") + SERVER.format(name="shared", said="p")
+    write(project / ".codex" / "config.toml", 'notify = ["echo", "done"]\n' + text)
+
+
+def test_codex_loads_a_trusted_project_s_config_and_its_server_replaces_the_user_s(
+    tmp_path: Path,
+) -> None:
+    trusting(tmp_path, proj="trusted")
+    project = tmp_path / "proj"
+    project_config(project)
+    ours = project / ".codex" / "config.toml"
+    assert servers(tmp_path, project) == {
+        ("shared", ".codex/config.toml"): f"shadowed by the server of the same name in {ours}",
+        ("local", "proj/.codex/config.toml"): None,
+        ("shared", "proj/.codex/config.toml"): None,
+    }
+    result = audit_agent("codex", tmp_path, project)
+    notify = [c for c in result.components if c.kind == "hook"]
+    assert [(n.scope, n.decoy) for n in notify] == [
+        ("project", "ignored in a project's config.toml")
+    ]
+
+
+def test_codex_skips_the_config_of_an_untrusted_project_or_one_with_no_trust_level(
+    tmp_path: Path,
+) -> None:
+    config = trusting(tmp_path, proj="untrusted")
+    project = tmp_path / "proj"
+    project_config(project)
+    entry = f'[projects."{project}"] trust_level'
+    off = f'project not trusted: {entry} = "untrusted" in {config}'
+    assert servers(tmp_path, project) == {
+        ("shared", ".codex/config.toml"): None,
+        ("local", "proj/.codex/config.toml"): off,
+        ("shared", "proj/.codex/config.toml"): off,
+    }
+    trusting(tmp_path, elsewhere="trusted")
+    off = f"project not trusted: no {entry} in {config}"
+    assert servers(tmp_path, project)[("local", "proj/.codex/config.toml")] == off
+
+
+def test_codex_reads_each_folder_up_to_the_repository_root_by_its_own_trust_or_the_root_s(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    project = repo / "sub"
+    write(repo / ".codex" / "config.toml", SERVER.format(name="root", said="r"))
+    write(project / ".codex" / "config.toml", SERVER.format(name="sub", said="s"))
+    trusting(tmp_path, repo="trusted")  # the sub-folder goes by its repository root's
+    seen = servers(tmp_path, project)
+    assert seen[("root", "repo/.codex/config.toml")] is None
+    assert seen[("sub", "repo/sub/.codex/config.toml")] is None
+    trusting(tmp_path, repo="trusted", **{"repo/sub": "untrusted"})
+    seen = servers(tmp_path, project)
+    assert seen[("root", "repo/.codex/config.toml")] is None
+    assert (seen[("sub", "repo/sub/.codex/config.toml")] or "").startswith("project not trusted")
+    trusting(tmp_path, **{"repo/sub": "trusted"})
+    seen = servers(tmp_path, project)
+    assert (seen[("root", "repo/.codex/config.toml")] or "").startswith("project not trusted")
+    assert seen[("sub", "repo/sub/.codex/config.toml")] is None
+    above = [c.above for c in audit_agent("codex", tmp_path, project).components]
+    assert above == [None, "../", None]
+
+
+def test_codex_a_trust_level_it_does_not_know_is_a_problem(tmp_path: Path) -> None:
+    config = trusting(tmp_path, proj="yes")
+    result = audit_agent("codex", tmp_path, tmp_path / "proj")
+    assert result.problems == [
+        f"{config}: field 'projects.\"{tmp_path / 'proj'}\".trust_level': expected "
+        '"trusted" or "untrusted", got the string "yes"; '
+        "Codex refuses to start with this config.toml"
+    ]
