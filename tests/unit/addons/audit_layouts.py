@@ -431,12 +431,14 @@ GEMINI: dict[str, Layout] = {
         {
             f"{EXT}/mem/gemini-extension.json": {
                 "name": "mem",
+                "version": "1.0.0",
                 "mcpServers": {"mem-db": {"command": "mem"}},
             },
             f"{EXT}/mem/GEMINI.md": "Use mem.",
             f"{EXT}/mem/skills/recall/SKILL.md": SKILL,
             f"{EXT}/off/gemini-extension.json": {
                 "name": "off",
+                "version": "1.0.0",
                 "mcpServers": {"o": {"command": "o"}},
             },
             f"{EXT}/extension-enablement.json": {"off": {"overrides": ["!PROJ/*"]}},

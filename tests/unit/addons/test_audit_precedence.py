@@ -44,7 +44,7 @@ def test_gemini_cli_agents_skills_win_over_gemini_skills_and_over_extensions(
 ) -> None:
     ext = tmp_path / ".gemini/extensions/ext"
     ext.mkdir(parents=True)
-    (ext / "gemini-extension.json").write_text('{"name": "ext"}', encoding="utf-8")
+    (ext / "gemini-extension.json").write_text('{"name": "ext", "version": "1"}')
     skill(ext / "skills/lint", "lint")
     skill(tmp_path / ".gemini/skills/lint", "lint")
     winner = skill(tmp_path / ".agents/skills/lint", "lint")
@@ -62,7 +62,7 @@ def test_gemini_cli_two_extensions_skills_of_one_name_go_by_listing_order(
     root = tmp_path / ".gemini/extensions"
     for name in ("a", "b"):
         (root / name).mkdir(parents=True)
-        (root / name / "gemini-extension.json").write_text(f'{{"name": "{name}"}}')
+        (root / name / "gemini-extension.json").write_text(f'{{"name": "{name}", "version": "1"}}')
         skill(root / name / "skills/doc", "doc")
     first, last = os.listdir(root)  # Gemini CLI loads extensions in readdir's order
     seen = states(tmp_path)
@@ -70,3 +70,30 @@ def test_gemini_cli_two_extensions_skills_of_one_name_go_by_listing_order(
     assert seen[f".gemini/extensions/{first}/skills/doc/SKILL.md"] == (
         f"shadowed by the skill of the same name in {root / last / 'skills/doc/SKILL.md'}"
     )
+
+
+def test_gemini_cli_skips_an_extension_without_a_version_or_with_a_name_it_refuses(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / ".gemini/extensions"
+    manifests = {
+        "nover": '{"name": "nover", "mcpServers": {"s": {"command": "s"}}}',
+        "badname": '{"name": "bad name", "version": "1"}',
+        "good": '{"name": "good", "version": "1"}',
+    }
+    for folder, text in manifests.items():
+        (root / folder).mkdir(parents=True)
+        (root / folder / "gemini-extension.json").write_text(text)
+        skill(root / folder / "skills" / folder, folder)
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert {(c.kind, c.name): c.decoy for c in result.components} == {
+        ("plugin", "bad name"): (
+            "the extension's name is not letters, digits and dashes; Gemini CLI skips it"
+        ),
+        ("plugin", "good"): None,
+        (
+            "plugin",
+            "nover",
+        ): 'gemini-extension.json has no "version"; Gemini CLI skips the extension',
+        ("skill", "good"): None,
+    }

@@ -263,8 +263,9 @@ def extensions(
         rules = strings(as_dict(enablement.get(str(name))).get("overrides"))
         enabled = extension_enabled(rules, where)
         decoy = None if enabled else "disabled (extension-enablement.json)"
+        decoy = unloadable(manifest) or decoy
         reader.add("plugin", str(name), manifest_file, enabled=enabled, decoy=decoy)
-        if not enabled:
+        if decoy is not None:
             continue
         servers = manifest.get("mcpServers")
         mcp_servers(
@@ -278,6 +279,21 @@ def extensions(
         hooks_file = folder / "hooks" / "hooks.json"
         table = as_dict(reader.json(hooks_file)).get("hooks")
         hooks(reader, table, hooks_file, "plugin", off, disabled_hooks, agent="gemini-cli")
+
+
+EXTENSION_NAME = re.compile(r"[a-zA-Z0-9-]+")
+
+
+def unloadable(manifest: dict[str, Any]) -> str | None:
+    """Why Gemini CLI 0.61 skips an extension whose manifest it cannot use ("Invalid
+    configuration in …: missing "version"", "Invalid extension name"), or None."""
+    for key in ("name", "version"):
+        if not manifest.get(key):
+            return f'gemini-extension.json has no "{key}"; Gemini CLI skips the extension'
+    name = manifest["name"]
+    if not isinstance(name, str) or not EXTENSION_NAME.fullmatch(name):
+        return "the extension's name is not letters, digits and dashes; Gemini CLI skips it"
+    return None
 
 
 def extension_enabled(rules: list[str], where: str) -> bool:
