@@ -97,3 +97,21 @@ def test_gemini_cli_skips_an_extension_without_a_version_or_with_a_name_it_refus
         ): 'gemini-extension.json has no "version"; Gemini CLI skips the extension',
         ("skill", "good"): None,
     }
+
+
+def test_gemini_cli_a_settings_server_shadows_an_extension_s_of_the_same_name(
+    tmp_path: Path,
+) -> None:
+    ext = tmp_path / ".gemini/extensions/ext"
+    ext.mkdir(parents=True)
+    servers = '{"db": {"command": "ext-db"}, "own": {"command": "own"}}'
+    manifest = ext / "gemini-extension.json"
+    manifest.write_text(f'{{"name": "ext", "version": "1", "mcpServers": {servers}}}')
+    settings = tmp_path / ".gemini/settings.json"
+    settings.write_text('{"mcpServers": {"db": {"command": "user-db"}}}')
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert [(c.command, c.decoy) for c in result.components if c.kind == "mcp"] == [
+        ("user-db", None),
+        ("ext-db", f"shadowed by the server of the same name in {settings}"),
+        ("own", None),
+    ]

@@ -155,6 +155,7 @@ def audit_gemini_cli(reader: Reader) -> None:
     extensions(
         reader, gemini / "extensions", mcp_decoy, off, disabled_hooks, agents_off, disabled_skills
     )
+    settings_over_extensions(reader)
     if project is not None:
         skills(
             reader,
@@ -183,6 +184,20 @@ def audit_gemini_cli(reader: Reader) -> None:
     if project is not None:
         roots += [project / ".gemini" / "skills", project / ".agents" / "skills"]
     shadow_same_skills(reader, roots)
+
+
+def settings_over_extensions(reader: Reader) -> None:
+    """An extension's MCP server named as one in the settings: Gemini CLI 0.61 lays the
+    settings' entry over the extension's (``mergeMcpConfigs``; ``gemini mcp list`` shows the
+    settings' command), so the extension's is shadowed."""
+    settings = {
+        c.name: c
+        for c in reader.components
+        if c.kind == "mcp" and c.scope != "plugin" and c.decoy is None
+    }
+    for c in reader.components:
+        if c.kind == "mcp" and c.scope == "plugin" and c.decoy is None and c.name in settings:
+            c.decoy = f"shadowed by the server of the same name in {settings[c.name].file}"
 
 
 def extension_skill_roots(reader: Reader, root: Path) -> list[Path]:
