@@ -111,3 +111,23 @@ def test_codex_a_trust_level_it_does_not_know_is_a_problem(tmp_path: Path) -> No
         '"trusted" or "untrusted", got the string "yes"; '
         "Codex refuses to start with this config.toml"
     ]
+
+
+def test_codex_lays_a_trusted_project_s_server_table_over_the_user_s_field_by_field(
+    tmp_path: Path,
+) -> None:
+    config = trusting(tmp_path, proj="trusted")
+    config.write_text(
+        config.read_text() + '[mcp_servers.off]\ncommand = "off-cmd"\nenabled = false\n'
+    )
+    project = tmp_path / "proj"
+    text = "[mcp_servers.shared]\nenabled = false\n[mcp_servers.off]\nenabled = true\n"
+    write(project / ".codex" / "config.toml", text)
+    ours = project / ".codex" / "config.toml"
+    result = audit_agent("codex", tmp_path, project)
+    assert [(c.name, c.scope, c.command, c.decoy) for c in result.components] == [
+        ("shared", "user", "echo user", f"shadowed by the server of the same name in {ours}"),
+        ("off", "user", "off-cmd", "disabled (enabled = false)"),
+        ("shared", "project", "echo user", "disabled (enabled = false)"),
+        ("off", "project", "off-cmd", None),
+    ]

@@ -28,7 +28,6 @@ from proctor.addons.audit.reading import (
     hooks,
     instructions,
     mcp_servers,
-    shadow_same_names,
     skills,
     strings,
 )
@@ -116,22 +115,42 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
     """The project's ``.codex/config.toml``, and those of the folders above it up to the
     repository's root: Codex 0.171 reads each only for a folder the user's config trusts
     (``[projects."<folder>"] trust_level = "trusted"``; a folder with no entry of its own goes
-    by its repository root's), and a nearer folder's MCP server replaces one of the same name
-    from a folder above or from the user's config (measured with ``codex mcp list``)."""
+    by its repository root's). It lays each over the user's config, the nearer folder's last,
+    table by table: a project's ``[mcp_servers.db]`` that says only ``enabled = false``
+    switches off the user's ``db`` (measured with ``codex mcp list``). A server is listed, as
+    it runs, at the nearest file that sets it; the entries it was laid over are shadowed."""
     assert reader.project is not None
     folders = [*reversed(ancestors(reader, to_repository_root=True)), reader.project]
     trust = as_dict(config.get("projects"))
+    merged = dict(as_dict(config.get("mcp_servers")))
+    last = dict.fromkeys(merged, config_file)
     for folder in folders:
         file = folder / ".codex" / "config.toml"
         if file == config_file or not reader.is_file(file):
             continue  # (the project is the home: that is the user's config)
         level = trust_level(trust, folder, folders[0])
         off = None if level == "trusted" else untrusted(folder, level, config_file)
-        read = partial(from_config, reader, reader.toml(file) or {}, file, "project", off)
+        data = reader.toml(file) or {}
+        table = data.get("mcp_servers")
+        if off is None and isinstance(table, dict):
+            for name, entry in table.items():
+                merged[name] = laid_over(merged.get(name), entry)
+                last[name] = file
+            data = {**data, "mcp_servers": {name: merged[name] for name in table}}
+        read = partial(from_config, reader, data, file, "project", off)
         from_above(reader, folder, read) if folder != reader.project else read()
-    shadow_same_names(
-        reader, lambda c: (c.above or "").count("../") if c.scope == "project" else len(folders)
-    )
+    for c in reader.components:
+        winner = last.get(c.name) if c.kind == "mcp" and c.decoy is None else None
+        if winner is not None and Path(c.file) != winner:
+            c.decoy = f"shadowed by the server of the same name in {winner}"
+
+
+def laid_over(base: Any, top: Any) -> Any:
+    """``top`` laid over ``base`` as Codex merges its config layers: tables key by key, any
+    other value replaced."""
+    if not (isinstance(base, dict) and isinstance(top, dict)):
+        return top
+    return {**base, **{key: laid_over(base.get(key), value) for key, value in top.items()}}
 
 
 def trust_level(trust: dict[str, Any], folder: Path, root: Path) -> str | None:
