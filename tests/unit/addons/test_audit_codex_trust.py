@@ -95,6 +95,9 @@ def test_codex_reads_each_folder_up_to_the_repository_root_by_its_own_trust_or_t
     seen = servers(tmp_path, project)
     assert seen[("root", "repo/.codex/config.toml")] is None
     assert (seen[("sub", "repo/sub/.codex/config.toml")] or "").startswith("project not trusted")
+    config = trusting(tmp_path, repo="untrusted")  # said of the root's entry, which decides
+    off = f'project not trusted: [projects."{repo}"] trust_level = "untrusted" in {config}'
+    assert servers(tmp_path, project)[("sub", "repo/sub/.codex/config.toml")] == off
     trusting(tmp_path, **{"repo/sub": "trusted"})
     seen = servers(tmp_path, project)
     assert (seen[("root", "repo/.codex/config.toml")] or "").startswith("project not trusted")

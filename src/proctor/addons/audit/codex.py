@@ -128,8 +128,8 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
         file = folder / ".codex" / "config.toml"
         if file == config_file or not reader.is_file(file):
             continue  # (the project is the home: that is the user's config)
-        level = trust_level(trust, folder, folders[0])
-        off = None if level == "trusted" else untrusted(folder, level, config_file)
+        where, level = trust_level(trust, folder, folders[0])
+        off = None if level == "trusted" else untrusted(where, level, config_file)
         data = reader.toml(file) or {}
         table = data.get("mcp_servers")
         if off is None and isinstance(table, dict):
@@ -153,15 +153,16 @@ def laid_over(base: Any, top: Any) -> Any:
     return {**base, **{key: laid_over(base.get(key), value) for key, value in top.items()}}
 
 
-def trust_level(trust: dict[str, Any], folder: Path, root: Path) -> str | None:
+def trust_level(trust: dict[str, Any], folder: Path, root: Path) -> tuple[Path, str | None]:
     """The ``trust_level`` the user's config gives ``folder`` (its own entry, else its
-    repository root's), or None when it gives none."""
+    repository root's) and the folder whose entry gives it; ``(folder, None)`` when none
+    does."""
     for where in dict.fromkeys((folder, root)):
         entry = trust.get(str(where)) or trust.get(str(where.resolve()))
         level = as_dict(entry).get("trust_level")
-        if entry is not None and isinstance(level, str):
-            return level
-    return None
+        if isinstance(level, str):
+            return where, level
+    return folder, None
 
 
 def trust_levels(reader: Reader, config: dict[str, Any], config_file: Path) -> None:
