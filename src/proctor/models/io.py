@@ -290,7 +290,7 @@ def read_record(path: Path, model: type[R]) -> R:
     except ValidationError as exc:
         # The file names what it is; the model's class name would only be noise to a person
         # mending a file such as annotations.json by hand.
-        raise ConfigError(describe_validation_error(str(path), exc)) from exc
+        raise ConfigError(describe_validation_error(str(path), exc, model)) from exc
 
 
 ANALYSIS_SECTIONS = ("process", "rules", "usageCheck", "harnessCalls")

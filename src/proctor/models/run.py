@@ -9,7 +9,7 @@ import sys
 from pathlib import PurePath, PurePosixPath
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from proctor.models.base import MAX_PAIRS, CamelModel, RecordModel
 from proctor.models.config import CliOverrides, Gate, Provision, TopConfig
@@ -275,6 +275,8 @@ class ResolvedRecord(RecordModel):
 class ManifestRun(CamelModel):
     """One run of the manifest: a pair of every task, its conditions in this order."""
 
+    model_config = ConfigDict(extra="forbid")  # a key mistyped by hand is said, not lost
+
     pair: int
     order: list[str]
     results: str
@@ -284,8 +286,14 @@ class ManifestRun(CamelModel):
 
 
 class RepeatManifest(RecordModel):
-    """``proctor plan-repeats --output FILE``."""
+    """``proctor plan-repeats --output FILE``.
 
+    Unknown keys are refused, here and in each run, unlike other records: a manifest is often
+    written or edited by hand, and a mistyped key (``pair`` for ``pairs``, a run's
+    ``condtion``) read leniently would be lost without a word. Every key proctor ever wrote in
+    one is among the fields below."""
+
+    model_config = ConfigDict(extra="forbid")
     goal_shape: str | None = None
     conditions: list[str] = Field(min_length=2)
     tasks: list[str] = Field(min_length=1)
