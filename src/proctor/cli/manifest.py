@@ -107,9 +107,11 @@ def _run_pairs(
     from proctor.cli.display import CostWarnings, make_display
     from proctor.exit_codes import ExitCode
     from proctor.session import RunRequest, run_plan
-    from proctor.session.repeats import read_manifest
+    from proctor.session.repeats import manifest_order_note, read_manifest
 
     plan_of = read_manifest(path)
+    if note := manifest_order_note(plan_of):
+        click.echo(f"proctor: note: {path}: {note}", err=True)
     if len(plan_of.runs) < plan_of.pairs:  # split between machines, or a run deleted by hand
         numbers = ", ".join(str(entry.pair) for entry in plan_of.runs)
         click.echo(

@@ -54,7 +54,7 @@ def command(
     from proctor.errors import ConfigError
     from proctor.models.io import write_record
     from proctor.report.labels import read_label_file
-    from proctor.session.repeats import plan_repeats
+    from proctor.session.repeats import manifest_order_note, plan_repeats
     from proctor.util.json_shown import WHOLE, json_text
 
     if not str(output).strip() or output.name in ("", ".", ".."):
@@ -75,4 +75,7 @@ def command(
         f"{' / '.join(names)} planned in {output}",
         err=True,
     )
+    note = manifest_order_note(manifest)
+    if note:
+        click.echo(f"proctor: note: {output}: {note}", err=True)
     return 0

@@ -358,6 +358,10 @@ def command(
         from proctor.plan.resolve import nothing_runnable
 
         raise nothing_runnable(source, plan)
+    from proctor.session.repeats import plan_order_note
+
+    if note := plan_order_note(plan.trials, plan.overrides.first_condition):
+        click.echo(f"proctor: note: {note}", err=True)
     if dry_run:
         from proctor.plan.checks import check_out_outside_cases
         from proctor.plan.render import render_dry_run

@@ -12,12 +12,20 @@ Each run writes an ordinary run folder under ``<out>/<results>`` labelled with i
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
 from proctor.models.config import GOAL_SHAPES, SAFE_NAME, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
+from proctor.util.text import plural
+
+if TYPE_CHECKING:
+    from proctor.models.plan import TrialSpec
 
 
 def plan_repeats(
@@ -79,6 +87,48 @@ def williams_orders(conditions: list[str]) -> list[list[str]]:
     # Relabelled so that the first row is the order given (a relabelling keeps the balance).
     label = {index: conditions[place] for place, index in enumerate(first)}
     return [[label[i] for i in row] for row in rows]
+
+
+def order_note(
+    firsts: Sequence[str], conditions: Sequence[str], unit: str, balanced_by: int
+) -> str:
+    """A sentence when the conditions do not each run first equally often over ``firsts`` (the
+    condition that ran first in each pair or repeat), naming which ran first more often; empty
+    when balanced. ``balanced_by``: a count of ``unit`` that would balance the order."""
+    counts = Counter(firsts)
+    if len({counts[name] for name in conditions}) <= 1:
+        return ""
+    ranked = sorted(conditions, key=lambda name: -counts[name])  # (stable: the order given)
+    rest = ", ".join(f"{name} in {counts[name]}" for name in ranked[1:])
+    return (
+        f"the order of the conditions is not balanced: {ranked[0]} runs first in "
+        f"{counts[ranked[0]]} of {plural(len(firsts), unit)}, {rest} (a multiple of "
+        f"{plural(balanced_by, unit)} balances it)"
+    )
+
+
+def manifest_order_note(manifest: RepeatManifest) -> str:
+    """:func:`order_note` over a manifest's runs (every pair listed: a share of a manifest split
+    between machines is balanced only with the others)."""
+    if len(manifest.runs) < manifest.pairs:
+        return ""
+    square = len(williams_orders(manifest.conditions))
+    firsts = [run.order[0] for run in manifest.runs]
+    return order_note(firsts, manifest.conditions, "pair", square)
+
+
+def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
+    """:func:`order_note` over a run's plan: the condition each case × agent × repeat of two or
+    more conditions runs first (none with ``--first-condition``, an order asked for)."""
+    if first is not None:
+        return ""
+    started: dict[tuple[str, str, int], list[str]] = {}
+    for trial in sorted(trials, key=lambda t: t.index):
+        started.setdefault((trial.case.name, trial.agent, trial.repeat), []).append(trial.condition)
+    units = [names for names in started.values() if len(set(names)) > 1]
+    conditions = list(dict.fromkeys(name for names in units for name in names))
+    sizes = {len(set(names)) for names in units}
+    return order_note([names[0] for names in units], conditions, "repeat", math.lcm(*sizes or {1}))
 
 
 def read_manifest(path: Path) -> RepeatManifest:
