@@ -239,9 +239,12 @@ def _runs_line(runs: list[StoredRun]) -> str:
     )
 
 
-def suites_note(runs: list[StoredRun]) -> tuple[str, str] | None:
+def suites_note(
+    runs: list[StoredRun], read: str = "their trials are read as one sample set all the same"
+) -> tuple[str, str] | None:
     """When the runs are of different suites (``run.json``'s ``source``): the note stderr
-    says, and the Markdown list item (without its ``- ``) that says it; else None."""
+    says (ending with how they are ``read``), and the Markdown list item (without its ``- ``)
+    that says it; else None."""
     sources = _sources(runs)
     if sources is None:
         return None
@@ -254,7 +257,7 @@ def suites_note(runs: list[StoredRun]) -> tuple[str, str] | None:
     note = (
         f"the runs are of different suites (run.json's source{of}): "
         + "; ".join(f"{', '.join(names)}: {source}" for source, names in sources.items())
-        + "; their trials are read as one sample set all the same"
+        + f"; {read}"
     )
     line = (
         f"The runs are of different suites (`run.json`'s `source`{of_md}): "

@@ -1,0 +1,41 @@
+"""`proctor compare BASE_RUN CANDIDATE_RUN` of runs of different suites, or with no group in
+both: said on stderr (and the suites in the Markdown), where the comparison came out empty
+without a word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run, write_case
+
+PLAN = {"turns": [{"say": "hi"}]}
+
+
+def test_runs_of_different_suites_and_no_common_group_are_said(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("one", plan=PLAN)
+    other = tmp_path / "other"
+    other.mkdir()
+    write_case(other, "two", plan=PLAN)
+    base, candidate = tmp_path / "base", tmp_path / "candidate"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(base)).code == 0
+    assert proctor("run", "--source", str(other), "--out", str(candidate)).code == 0
+    (run,) = base.glob("run-*")
+    (run2,) = candidate.glob("run-*")
+    compared = proctor("compare", str(run), str(run2))
+    assert compared.code == 0, compared.err
+    assert (
+        "proctor: note: the runs are of different suites (run.json's source): "
+        f"{run.name}: {tmp_path / 'cases'}; {run2.name}: {other}; their groups are matched by "
+        "case, agent and condition all the same"
+    ) in compared.err
+    assert f"- The runs are of different suites (`run.json`'s `source`): `{run.name}`" in (
+        compared.out
+    )
+    assert (
+        "proctor: note: no group (case × agent × condition) is in both runs (1 only in "
+        f"{run}, 1 only in {run2}): nothing is compared"
+    ) in compared.err
+    same = proctor("compare", str(run), str(run))
+    assert "different suites" not in same.err and "no group" not in same.err
