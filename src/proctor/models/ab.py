@@ -20,7 +20,6 @@ __all__ = [
     "ABDelta",
     "ABGateResult",
     "ABGroup",
-    "ABOrder",
     "ABPair",
     "ABReport",
     "ABSide",
@@ -91,22 +90,6 @@ class ABPair(CamelModel):
     treatment: ABSide
     baseline: ABSide
     delta: ABDelta
-    first: str | None = None
-    """The condition whose trial started first (``timings.startedAt``); None when a side has
-    no start time or both started in the same millisecond."""
-
-
-class ABOrder(CamelModel):
-    """Which side ran first in the complete pairs: an odd number of pairs, or an order given
-    by hand, cannot have each run first equally often, and what running first does (a warm
-    cache, a file left behind) is then not cancelled out of the deltas."""
-
-    treatment_first: int = 0
-    baseline_first: int = 0
-    unknown: int = 0
-    note: str = ""
-    """Empty when balanced (or unknown); else one sentence naming the side that ran first more
-    often, as the Markdown prints it."""
 
 
 class IncompletePair(CamelModel):
@@ -169,7 +152,6 @@ class ABReport(CamelModel):
     overall: ABGroup
     annotations: list[HandMark] = []
     """The trials marked by hand, with the mark applied in every figure above."""
-    order: ABOrder = ABOrder()
 
 
 class ABGateResult(CamelModel):

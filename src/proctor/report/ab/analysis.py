@@ -25,7 +25,7 @@ from proctor.models.ab import (
 )
 from proctor.models.compact import Compact
 from proctor.models.trial import CaseLabels, TrialRecord
-from proctor.report.ab.pairs import Cell, order_of, pair_trials
+from proctor.report.ab.pairs import Cell, pair_trials
 from proctor.report.ab.sides import (
     PASS_RATE,
     classify_outcomes,
@@ -193,7 +193,6 @@ def analyse_ab(
         cases=_cases(pairs, incomplete, seed, min_samples),
         by_dimension=_by_dimension(pairs, seed, min_samples),
         overall=_group(pairs, seed, min_samples),
-        order=order_of(pairs, treatment, baseline),
     )
 
 

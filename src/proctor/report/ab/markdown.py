@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
-from proctor.report.ab.pairs import order_sentence
 from proctor.util import argtypes
 from proctor.util.text import (
     bound_text,
@@ -220,11 +219,10 @@ def render_ab_markdown(report: ABReport) -> str:
         "rest.",
         f"- Claims need at least {plural(n, 'pair')}, and a measure that "
         "varies from pair to pair at least 6 pairs.",
+        "",
+        "## Overall",
+        "",
     ]
-    order = order_sentence(r.order, r.treatment, r.baseline, code_span)
-    if order:
-        lines.append(f"- {order[0].upper()}{order[1:]}.")
-    lines += ["", "## Overall", ""]
     lines += _table(*ab_overall_table(r))
     case_rows = [
         [

@@ -8,10 +8,9 @@ timeout is a failure and pairs normally. Trials of other conditions are not part
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Sequence
 
-from proctor.models.ab import ABDelta, ABOrder, ABPair, ABSide, IncompletePair
+from proctor.models.ab import ABDelta, ABPair, ABSide, IncompletePair
 from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab.measures import (
     INCOMPLETE_STATUSES,
@@ -28,9 +27,8 @@ from proctor.report.ab.measures import (
     wrong_context,
 )
 from proctor.report.ab.sides import rounded
-from proctor.util.text import plural
 
-__all__ = ["order_of", "order_sentence", "pair_trials", "side_of"]
+__all__ = ["pair_trials", "side_of"]
 
 Key = tuple[str, str, int]
 Cell = tuple[str, str, str, int]
@@ -76,50 +74,6 @@ def _labels(treatment: TrialRecord, baseline: TrialRecord) -> CaseLabels:
     fields = CaseLabels.model_fields
     return CaseLabels.model_validate(
         {name: getattr(baseline.labels, name) or getattr(treatment.labels, name) for name in fields}
-    )
-
-
-def _first(treatment: TrialRecord, baseline: TrialRecord) -> str | None:
-    """The condition of the side that started first, or None when that is not known (a start
-    time missing, or both in the same millisecond)."""
-    starts = [_started(treatment), _started(baseline)]
-    if None in starts or starts[0] == starts[1]:
-        return None
-    return treatment.condition if starts[0] < starts[1] else baseline.condition  # type: ignore[operator]
-
-
-def _started(record: TrialRecord) -> datetime | None:
-    try:
-        started = datetime.fromisoformat(record.timings.started_at or "")
-    except ValueError:
-        return None
-    return started if started.tzinfo is not None else started.replace(tzinfo=UTC)
-
-
-def order_of(pairs: Sequence[ABPair], treatment: str, baseline: str) -> ABOrder:
-    """How often each side ran first over the complete pairs, with a note when unequal."""
-    t = sum(p.first == treatment for p in pairs)
-    b = sum(p.first == baseline for p in pairs)
-    order = ABOrder(treatment_first=t, baseline_first=b, unknown=len(pairs) - t - b)
-    order.note = order_sentence(order, treatment, baseline, lambda name: f"'{name}'")
-    return order
-
-
-def order_sentence(
-    order: ABOrder, treatment: str, baseline: str, name: Callable[[str], str]
-) -> str:
-    """``ABOrder.note``, each condition written by ``name`` (quoted, or a Markdown code span)."""
-    t, b = order.treatment_first, order.baseline_first
-    if t == b:
-        return ""
-    more, fewer = (treatment, baseline) if t > b else (baseline, treatment)
-    unknown = f", {order.unknown} not known" if order.unknown else ""
-    pairs = t + b + order.unknown
-    return (
-        f"order not balanced: {name(more)} ran first in {max(t, b)} of "
-        f"{plural(pairs, 'pair')}, {name(fewer)} in {min(t, b)}{unknown}, so what running "
-        "first does is not cancelled out of the deltas (an even number of pairs, in "
-        "alternating order, balances it)"
     )
 
 
@@ -201,7 +155,6 @@ def pair_trials(
                 treatment=t_side,
                 baseline=b_side,
                 delta=_delta(t_side, b_side),
-                first=_first(t_trials[0], b_trials[0]),
             )
         )
     return pairs, incomplete
