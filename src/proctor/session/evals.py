@@ -248,17 +248,11 @@ def run_evals(
         parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
     for point, _ in chosen:
         _check_point(point, request, project)
-    # `--model ""` is a blank model, said so: not the config's, nor none.
-    model = request.model if request.model is not None else (config.model if config else None)
-    agent = request.agent or (config.agent if config else None)
+    model, named = model_of(request, project)
+    agents = {point.case_name: agent_of(point, request, project)[0] for point, _ in chosen}
     if model is not None:
-        named = "--model" if request.model is not None else f"{_config_file(project)}: model"
         check_model(model, named)
-        on_scripted = [
-            point.id
-            for point, _ in chosen
-            if (request.agent or point.agent or agent or "scripted") == "scripted"
-        ]
+        on_scripted = [p.id for p, _ in chosen if agents[p.case_name] == "scripted"]
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     set_project_root(project.root)
@@ -271,7 +265,7 @@ def run_evals(
     except OSError as exc:
         raise ConfigError(f"--out {out}: cannot be created ({exc.strerror or exc})") from exc
     for point, picked in chosen:
-        point_agent = request.agent or point.agent or agent or "scripted"
+        point_agent = agents[point.case_name]
         judge = _judge(point, request, project)[0]
         timeout_ms = _timeout_ms(point, request, project)
         plan = _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
@@ -292,9 +286,7 @@ def run_evals(
         concurrency=concurrency,
         out=str(out),
         model="scripted" if model == "scripted" else None,
-        agent_models={
-            a: model for a in {request.agent or p.agent or agent or "scripted" for p, _ in chosen}
-        }
+        agent_models={a: model for a in set(agents.values())}
         if model and model != "scripted"
         else {},
     )
@@ -359,6 +351,27 @@ def _config_file(project: EvalProject) -> str:
     return str(project.config_file or project.root / "evals" / "evals.config.py")
 
 
+def agent_of(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tuple[str, str]:
+    """The agent ``point`` runs on and where it was given (for a message about it): ``--agent``,
+    then the case's or the eval file's ``agent``, then the config's, then ``scripted``."""
+    if request.agent:
+        return request.agent, "--agent"
+    if point.agent:
+        return point.agent, point.where
+    if project.config and project.config.agent:
+        return project.config.agent, f"{_config_file(project)}: agent"
+    return "scripted", "the default agent"
+
+
+def model_of(request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
+    """The model every case's agent is given, if any, and where it was given: ``--model``
+    (``--model ""`` is a blank model, said so: not the config's, nor none), then the config's
+    ``model``."""
+    if request.model is not None:
+        return request.model, "--model"
+    return (project.config.model if project.config else None), f"{_config_file(project)}: model"
+
+
 def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
     """The judge model of ``point`` and where it was given (for a message about it)."""
     if point.judge:
@@ -371,16 +384,9 @@ def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tupl
 def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -> None:
     """What only a run would find wrong (an unknown agent or judge, a bad plan), named by
     where it was given (the flag, the eval file or evals.config.py) before anything runs."""
-    config_agent = project.config.agent if project.config else None
-    agent = request.agent or point.agent or config_agent or "scripted"
+    agent, where = agent_of(point, request, project)
     if agent not in known_agent_ids({}):
         known = sorted(known_agent_ids({}))
-        if request.agent:
-            where = "--agent"
-        elif point.agent:
-            where = point.where
-        else:
-            where = f"{_config_file(project)}: agent"
         raise ConfigError(f"{where}: {unknown_name('agent', agent, known)}")
     judge, where = _judge(point, request, project)
     if judge:
