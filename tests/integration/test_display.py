@@ -200,3 +200,32 @@ def test_a_ci_log_hears_a_heartbeat_while_a_long_trial_runs(tmp_path: Path) -> N
     assert json.loads(proc.stdout)["exitCode"] == 0  # nothing of it on stdout
     quiet = run_cases(tmp_path, PROCTOR_HEARTBEAT_SEC="0", CI="true")
     assert quiet.returncode == 0 and b"running, the longest" not in quiet.stderr
+
+
+def test_the_model_the_scripted_agent_was_given_has_no_price_warning() -> None:
+    """The scripted agent only writes the model's name into its transcript: the model is
+    warned of before the run, its price would be noise. The same model on another agent, or
+    a model the scripted agent's plan names itself, is warned of still."""
+    from proctor.cli.display import CostWarnings
+    from proctor.models.trial import CostInfo
+
+    stream = io.StringIO()
+    warn = CostWarnings(budget_usd=None, stream=stream)
+    for agent, model, unpriced in (
+        ("scripted", "opus", "opus"),
+        ("scripted", None, "plan-model"),
+        ("claude-code", "opus", "opus"),
+    ):
+        record = TrialRecord(
+            case="c",
+            agent=agent,
+            repeat=1,
+            status="passed",
+            agent_model=model,
+            cost=CostInfo(by_model={unpriced: None}, unpriced=[unpriced]),
+        )
+        warn(TrialFinished(record))
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2, lines
+    assert "no price for model 'plan-model'" in lines[0]
+    assert "no price for model 'opus'" in lines[1]

@@ -1,7 +1,7 @@
 """``proctor eval --model`` (and the config's ``model``): a model given to cases that run on
 the scripted agent, which plays its eval's plan whatever the model and only writes the model's
-name into its transcript, is warned of on stderr, and the model's missing price is warned of
-as ``proctor run`` warns of it; a value no agent's model can be is refused before anything
+name into its transcript, is warned of on stderr, once (not its missing price besides, as
+``proctor run --agent-model scripted=…`` warns of it); a value no agent's model can be is refused before anything
 runs (exit 2), named where it was given."""
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ def test_a_model_given_to_the_scripted_agent_is_warned_of(proctor: Run, tmp_path
         "plays its eval's plan whatever the model (it only writes the model's name into its "
         "transcript); --agent names an agent that runs the model"
     ) in result.err
-    # As proctor run --agent-model scripted=nope/x says it.
-    assert "proctor: warning: no price for model 'nope/x' in the pricing map" in result.err
+    # One warning: the model's missing price is no news for an agent that only names it.
+    assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
     result, _ = run_json(proctor, root, tmp_path, "--model", "scripted")  # the control
     assert result.code == 0 and "warning" not in result.err, result.err
 
@@ -79,3 +79,22 @@ def test_the_config_s_model_is_named_where_it_was_given(proctor: Run, tmp_path: 
     result, _ = run_json(proctor, root, tmp_path)
     assert result.code == 0
     assert 'evals.config.py: model "nope/x": every case runs on the scripted agent' in result.err
+
+
+def test_proctor_run_warns_of_a_model_given_to_the_scripted_agent_once(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases" / "a"
+    cases.mkdir(parents=True)
+    (cases / "prompt.md").write_text("Say hello.\n")
+    (cases / "plan.json").write_text('{"turns": [{"say": "hello"}]}')
+    (cases / "config.json").write_text('{"agents": ["scripted"]}')
+    out = str(tmp_path / "out")
+    source = str(tmp_path / "cases")
+    result = proctor("run", "--source", source, "--out", out, "--agent-model", "scripted=nope/x")
+    assert result.code == 0, result.err
+    assert (
+        'proctor: warning: --agent-model "scripted=nope/x": the scripted agent plays its '
+        "case's plan whatever the model (it only writes the model's name into its transcript)"
+    ) in result.err
+    assert result.err.count("warning") == 1 and "no price" not in result.err, result.err

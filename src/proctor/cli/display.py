@@ -21,6 +21,7 @@ from proctor.execute.events import (
     TrialFinished,
     TrialStarted,
 )
+from proctor.models.trial import TrialRecord
 from proctor.util.masking import mask
 from proctor.util.text import duration_text, one_line, plural
 
@@ -241,6 +242,8 @@ class CostWarnings:
         self.classifier(event)
         cost = event.record.cost
         for model in cost.unpriced:
+            if _named_only(event.record, model):
+                continue
             if model not in self.warned_models:
                 self.warned_models.add(model)
                 print(
@@ -274,6 +277,14 @@ class CostWarnings:
                 file=self.stream,
                 flush=True,
             )
+
+
+def _named_only(record: TrialRecord, model: str) -> bool:
+    """Whether ``model`` is the model a trial on the scripted agent was given: that agent
+    plays its plan whatever the model and only writes the model's name into its transcript,
+    so its price is nothing to warn of (``proctor eval --model`` and ``proctor run
+    --agent-model scripted=…`` warn of the model itself)."""
+    return record.agent == "scripted" and record.agent_model == model
 
 
 def _dollars(amount: float) -> str:
