@@ -50,7 +50,8 @@ class EvalCaseRun:
     picked: tuple[int, ...] = ()
     """The iterations chosen (repeat n runs iteration ``picked[n - 1]``); all when empty."""
     plan: dict[str, Any] | None = None
-    """The plan the case's agent or model plays (None when a real model ignores it)."""
+    """The plan the case's agent or model plays, as its eval wrote it (None when a real model
+    ignores it): iteration ``i`` plays variant ``i``, whichever iterations run with it."""
 
     def iteration(self, repeat: int) -> int:
         return self.picked[repeat - 1] if 0 < repeat <= len(self.picked) else repeat
@@ -130,7 +131,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             # The agent's turn ran out of the case's time, and the test went on to return.
             stopped_at = f"{t._turns[-1].at}, in turn {len(turns)}"
         ended_well = not (timed_out or skipped or error or t._agent_failure())
-        unplayed = _unplayed(case.plan, talk.repeat, t) if ended_well else None
+        # Named by the iteration's variant in the plan as written (a/2 run alone plays the
+        # second, though its generated plan.json holds only that one).
+        unplayed = _unplayed(case.plan, case.iteration(talk.repeat), t) if ended_well else None
         warnings = [unplayed] if unplayed else []
         _write_eval_json(talk, t, case, skipped, error, warnings)
         return Talked(

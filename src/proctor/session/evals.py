@@ -147,8 +147,9 @@ def _write_case(
     agent: str,
     timeout_ms: int,
     judge: str | None,
-) -> dict[str, Any] | None:
-    """Write the case folder of ``point``; the plan it plays, as written, if any."""
+) -> None:
+    """Write the case folder of ``point`` (its plan.json with the variants its picked
+    iterations play, in their order)."""
     folder.mkdir(parents=True)
     write_text_atomic(folder / "prompt.md", (point.description or point.id) + "\n")
     config: dict[str, Any] = {
@@ -170,7 +171,6 @@ def _write_case(
     if plan is not None:
         plan = _for_iterations(plan, picked)
         write_text_atomic(folder / "plan.json", json.dumps(plan, indent=2) + "\n")
-    return plan
 
 
 def _for_iterations(plan: dict[str, Any], picked: list[int]) -> dict[str, Any]:
@@ -268,7 +268,8 @@ def run_evals(
         point_agent = agents[point.case_name]
         judge = _judge(point, request, project)[0]
         timeout_ms = _timeout_ms(point, request, project)
-        plan = _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
+        _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
+        plan = _plan(point)  # as written: its steps are named so in a warning
         CONVERSATIONS[conversation_key(source / point.case_name)] = conversation_for(
             EvalCaseRun(
                 point.id,
