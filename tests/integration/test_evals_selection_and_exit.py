@@ -191,7 +191,12 @@ def test_a_list_that_matches_nothing_is_refused_as_its_run_is(proctor: Run, tmp_
     listed = proctor("eval", "--dir", str(root), "--list", "--json", "--tag", "nosuch")
     assert listed.code == 2 and json.loads(listed.out) == [] and told in listed.err
     listed = proctor("eval", "--dir", str(root), "--list", "b", "--tag", "slow")
-    assert listed.code == 2 and "no eval below the ids given has the tag 'slow'" in listed.err
+    # The tags of the evals below the ids are named, not a tag only the others have.
+    said = "no eval below the ids given has the tag 'slow'; no eval there has a tag"
+    assert listed.code == 2 and said in listed.err, listed.err
+    listed = proctor("eval", "--dir", str(root), "--list", "a", "--tag", "fast")
+    said = "no eval below the ids given has the tag 'fast'; the tags in use there: slow"
+    assert listed.code == 2 and said in listed.err, listed.err
     listed = proctor("eval", "--dir", str(root), "--list", "--json", "--tag", "slow")  # control
     assert listed.code == 0 and [r["id"] for r in json.loads(listed.out)] == ["a/1", "a/2", "a/3"]
     assert listed.err == ""

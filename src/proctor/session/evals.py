@@ -96,9 +96,17 @@ def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
     tags = ", ".join(repr(tag) for tag in request.tags)
     which = "the tag" if len(request.tags) == 1 else "any of the tags"
     below = " below the ids given" if request.ids else ""
-    used = sorted({tag for point in project.points for tag in point.tags})
+    # The tags of the evals the ids choose (all of them without ids): a tag in use elsewhere
+    # would not be chosen either.
+    points = [p for p, _ in select(project.points, request.ids, ())] if request.ids else None
+    used = sorted({tag for point in points or project.points for tag in point.tags})
     more = f" and {len(used) - 12} more" if len(used) > 12 else ""
-    known = f"; the tags in use: {', '.join(used[:12])}{more}" if used else "; no eval has a tag"
+    there = " there" if request.ids else ""
+    known = (
+        f"; the tags in use{there}: {', '.join(used[:12])}{more}"
+        if used
+        else f"; no eval{there} has a tag"
+    )
     return f"{evals_dir}: no eval{below} has {which} {tags}{known}"
 
 
