@@ -42,13 +42,18 @@ from proctor.util.text import joined_lines, one_line
 @click.option(
     "--timeout-ms",
     type=click.IntRange(min=1, max=86_400_000),
-    help="Each case's time limit (at most a day: 86400000).",
+    help="Each case's time limit when its eval sets none (default: evals.config.py's, else "
+    "180000; at most a day: 86400000).",
 )
-@click.option("--agent", help="The agent for every eval (default: the eval's, else scripted).")
+@click.option(
+    "--agent",
+    help="The agent for every eval (default: the case's or eval's, else evals.config.py's, "
+    "else scripted).",
+)
 @click.option(
     "--model",
-    help="The agent's model (the scripted agent only names it in its transcript); 'scripted' "
-    "runs a real CLI on proctor's scripted model.",
+    help="The agent's model (default: evals.config.py's; the scripted agent only names it in "
+    "its transcript); 'scripted' runs a real CLI on proctor's scripted model.",
 )
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
 @click.option("--out", type=ResultsFolder(), help="Results folder.")
