@@ -170,6 +170,10 @@ def test_an_eval_file_reports_a_wrong_type_as_any_bad_definition() -> None:
         ),
         (lambda: define_eval(test=_test, tags=[""]), EvalDefinitionError, "non-empty strings"),
         (lambda: case(id="a/b", test=_test), EvalDefinitionError, "one path segment"),
+        # No '/' in them: they are refused for what they are.
+        (lambda: case(id="..", test=_test), EvalDefinitionError, "must be a name, not '.' or"),
+        (lambda: case(id=".", test=_test), EvalDefinitionError, "must be a name, not '.' or"),
+        (lambda: case(id="", test=_test), EvalDefinitionError, "id '': must be a name, not empty"),
         (lambda: similarity("a", threshold=2), ValueError, "expected a number from 0 to 1, got 2"),
     ],
 )

@@ -209,7 +209,11 @@ def case(
         raise _wrong_type("case()", "id", "a string", id)
     where = f"case(id={id!r})"
     if not id or "/" in id or id in (".", ".."):
-        raise EvalDefinitionError(f"case id {id!r}: must be one path segment (no '/')")
+        # Said for what it is: '..' holds no '/', and is still no name of a case.
+        why = "a name, not empty" if not id else "a name, not '.' or '..'"
+        if "/" in id:
+            why = "one path segment (no '/')"
+        raise EvalDefinitionError(f"case id {id!r}: must be {why}")
     return EvalCase(
         id=id,
         test=_test(test, where),
