@@ -110,3 +110,22 @@ def test_a_streamed_log_line_is_one_line_its_controls_shown(
 
     _stream_log("a/b", "first\nsecond \x1b[2J")
     assert capsys.readouterr().err == "  [a/b] first second \\x1b[2J\n"
+
+
+def test_a_timeout_is_a_failure_in_the_summary_not_an_error(proctor: Run, tmp_path: Path) -> None:
+    """A case still running at its timeout failed (exit 1, counted in `failed`): its summary
+    line says why it failed, not `error:`, which the error statuses (exit 3) have."""
+    root = project(tmp_path, {"slow.eval.py": """
+        import asyncio
+        from proctor.evals import define_eval
+        async def test(t):
+            await t.send("hi")
+            await asyncio.sleep(30)
+        eval = define_eval(plan={"turns": [{"say": "hi"}]}, test=test, timeout_ms=1500)
+    """})  # fmt: skip
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"))
+    assert result.code == 1, result.err
+    lines = result.out.splitlines()
+    assert lines[0].startswith("✗ slow  timeout  "), result.out
+    assert lines[1].startswith("    why: the eval did not finish within 1.5s"), result.out
+    assert "0 passed, 1 failed, 0 skipped, 0 errored" in result.out

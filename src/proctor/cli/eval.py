@@ -252,7 +252,9 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
                 echo_unless_gone(f"    {state} {joined_lines(str(a['name']) + soft + why)}")
         for warning in r["warnings"]:  # decides nothing, but the case ran less than written
             echo_unless_gone(f"    warning: {one_line(warning)}")
-        if r["error"]:
+        if r["error"] and r["status"] == "timeout":  # a failure (exit 1), not an error
+            echo_unless_gone(f"    why: {joined_lines(r['error'])}")
+        elif r["error"]:
             echo_unless_gone(f"    error: {joined_lines(r['error'])}")
         elif not r["ok"] and not any(not a["passed"] for a in r["assertions"]) and r["reason"]:
             # a failure no assertion explains
