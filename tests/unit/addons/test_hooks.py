@@ -4,6 +4,7 @@ and the checks of expectations (each with an input that must make it fail)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -240,6 +241,32 @@ def test_gemini_extension_paths_are_substituted(tmp_path: Path) -> None:
     assert source.kind == "gemini-extension"
     assert source.hooks[0].command == f"python3 {ext.resolve()}/hooks/g.py"
     assert source.hooks[0].timeout == 500
+
+
+@pytest.mark.parametrize(
+    ("manifest", "said"),
+    [
+        ('{"name": "x"}', 'gemini-extension.json has no "version"; Gemini CLI skips the extension'),
+        ('{"version": "1"}', 'gemini-extension.json has no "name"'),
+        ('{"name": "my_ext", "version": "1"}', "name is not letters, digits and dashes"),
+        ("[]", "expected a JSON object; Gemini CLI skips the extension"),
+        ('{"name": "x", "version": "1",}', "no trailing comma"),
+    ],
+)
+def test_gemini_extension_the_cli_skips_is_refused(
+    tmp_path: Path, manifest: str, said: str
+) -> None:
+    """Gemini CLI 0.61 (loadExtensionConfig, validateName) loads no part of such an
+    extension, its hooks included: a hook test of it is a configuration error, not a pass."""
+    ext = tmp_path / "ext"
+    (ext / "hooks").mkdir(parents=True)
+    (ext / "gemini-extension.json").write_text(manifest)
+    handler = {"type": "command", "command": "echo hi"}
+    (ext / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"BeforeTool": [{"matcher": "", "hooks": [handler]}]}})
+    )
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        load_hooks(ext)
 
 
 def test_codex_config_toml_and_skipped_handlers(tmp_path: Path) -> None:

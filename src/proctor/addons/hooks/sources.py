@@ -128,6 +128,7 @@ def load_hooks(path: Path) -> HookSource:
             return _plugin_hooks(path)
         if not manifest.is_file():
             raise ConfigError(f"{path}: no hooks/hooks.json in this gemini extension")
+        _loadable_extension(path / "gemini-extension.json")
         source = _from_data(manifest, _read_json(manifest), "gemini-extension", path.resolve())
         return dataclasses.replace(source, agent="gemini-cli")
     if not path.is_file():
@@ -153,6 +154,23 @@ def load_hooks(path: Path) -> HookSource:
         home_withheld=named.withheld,
         home_unresolved=named.unresolved,
     )
+
+
+def _loadable_extension(manifest_file: Path) -> None:
+    """Refuse an extension Gemini CLI would skip (and so run none of its hooks): a manifest
+    that is no JSON object, or one without ``name`` or ``version`` or with a name other than
+    letters, digits and dashes, by the audit's rule."""
+    from proctor.addons.audit.gemini_cli import unloadable
+
+    manifest = _read_json(manifest_file)
+    if not isinstance(manifest, dict):
+        raise ConfigError(
+            f"{manifest_file}: expected a JSON object; Gemini CLI skips the extension and runs "
+            "none of its hooks"
+        )
+    reason = unloadable(manifest)
+    if reason is not None:
+        raise ConfigError(f"{manifest_file.parent}: {reason}, so it runs none of its hooks")
 
 
 def project_config_folder(settings: Path) -> Path | None:
