@@ -134,3 +134,36 @@ def test_codex_lays_a_trusted_project_s_server_table_over_the_user_s_field_by_fi
         ("shared", "project", "echo user", "disabled (enabled = false)"),
         ("off", "project", "off-cmd", None),
     ]
+
+
+def test_a_project_s_codex_hooks_json_loads_by_the_same_trust_as_its_config(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.171's app server (``hooks/list``) lists a folder's ``.codex/hooks.json`` only for
+    a folder the user trusts (its own entry, else its repository root's), as for config.toml."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    project = repo / "sub"
+    handler = '{"type": "command", "command": "%s"}'
+    for folder, said in ((repo, "root"), (project, "sub")):
+        write(
+            folder / ".codex" / "hooks.json",
+            '{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [%s]}]}}' % (handler % said),
+        )
+    config = trusting(tmp_path, **{"repo/sub": "trusted"})
+
+    def listed() -> dict[str | None, tuple[str | None, str | None]]:
+        result = audit_agent("codex", tmp_path, project)
+        assert result.problems == []
+        return {c.command: (c.above, c.decoy) for c in result.components if c.kind == "hook"}
+
+    root_entry = f'[projects."{repo}"] trust_level'
+    assert listed() == {
+        "root": ("../", f"project not trusted: no {root_entry} in {config}"),
+        "sub": (None, None),
+    }
+    trusting(tmp_path, repo="trusted")  # the root's entry covers the folder below it too
+    assert listed() == {"root": ("../", None), "sub": (None, None)}
+    trusting(tmp_path, repo="untrusted")
+    said = f'project not trusted: {root_entry} = "untrusted" in {config}'
+    assert listed() == {"root": ("../", said), "sub": (None, said)}

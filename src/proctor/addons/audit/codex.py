@@ -8,8 +8,8 @@ replaces it), ``prompts/*.md`` (custom prompts, the slash commands ``/prompts:<n
 skills live in ``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` (older ones;
 ``.system`` holds Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md``,
 ``.agents/skills`` and ``.codex/skills``; in each folder above it up to the repository's root,
-``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills`` (measured with Codex 0.171).
-"""
+``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills`` (measured with Codex 0.171). A
+folder's ``.codex/config.toml`` and ``.codex/hooks.json`` load only when the user trusts it."""
 
 from __future__ import annotations
 
@@ -125,11 +125,18 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
     merged = dict(as_dict(config.get("mcp_servers")))
     last = dict.fromkeys(merged, config_file)
     for folder in folders:
-        file = folder / ".codex" / "config.toml"
-        if file == config_file or not reader.is_file(file):
-            continue  # (the project is the home: that is the user's config)
+        if folder / ".codex" == config_file.parent:
+            continue  # (the project is the home: those are the user's files)
         where, level = trust_level(trust, folder, folders[0])
         off = None if level == "trusted" else untrusted(where, level, config_file)
+        hooks_file = folder / ".codex" / "hooks.json"
+        if reader.is_file(hooks_file):
+            table = as_dict(reader.json(hooks_file)).get("hooks")
+            read_hooks = partial(project_hooks, reader, table, hooks_file, off)
+            from_above(reader, folder, read_hooks) if folder != reader.project else read_hooks()
+        file = folder / ".codex" / "config.toml"
+        if not reader.is_file(file):
+            continue
         data = reader.toml(file) or {}
         table = data.get("mcp_servers")
         if off is None and isinstance(table, dict):
@@ -143,6 +150,15 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
         winner = last.get(c.name) if c.kind == "mcp" and c.decoy is None else None
         if winner is not None and Path(c.file) != winner:
             c.decoy = f"shadowed by the server of the same name in {winner}"
+
+
+def project_hooks(reader: Reader, table: Any, file: Path, off: str | None) -> None:
+    """A folder's ``.codex/hooks.json``: Codex 0.171 loads it by the same trust as the
+    folder's ``config.toml`` (measured with the app server's ``hooks/list``)."""
+    start = len(reader.components)
+    hooks(reader, table, file, "project", agent="codex")
+    for component in reader.components[start:]:
+        component.decoy = component.decoy or off
 
 
 def laid_over(base: Any, top: Any) -> Any:
