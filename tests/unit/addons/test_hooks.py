@@ -11,7 +11,7 @@ import pytest
 
 import proctor.addons.hooks as hooks_pkg
 from proctor.addons.hooks.cases import Expect, HookCase
-from proctor.addons.hooks.inputs import Session, hook_input, hook_matches
+from proctor.addons.hooks.inputs import Session, hook_input, hook_matches, matcher_notes
 from proctor.addons.hooks.results import HookRunResult
 from proctor.addons.hooks.sources import HookSpec, load_hooks
 from proctor.addons.hooks.suite import judge
@@ -480,3 +480,24 @@ def test_a_case_whose_hook_printed_what_is_no_message_shows_what_it_printed() ->
     )
     assert judge(case, [_ran(stdout="  \n")]).message == "no output"
     assert judge(case, [_ran(message="Saved.")]).message == "Saved."
+
+
+def test_no_hook_matched_names_a_misspelt_event_and_a_matcher_in_another_case() -> None:
+    """Codex fires no 'PretoolUse' and compares 'bash' with the tool 'Bash' as it is: the case
+    that found no hook says which hook was likely meant and why it never runs."""
+    case = HookCase(
+        id="c", agent="codex", event="PreToolUse", tool="Bash", expect=Expect(decision="deny")
+    )
+
+    def spec(event: str, matcher: str) -> HookSpec:
+        return HookSpec(event, matcher, "guard.sh", None, "settings", None)
+
+    assert matcher_notes("codex", [spec("PretoolUse", "Bash")], case) == [
+        "the hook 'guard.sh' is under 'PretoolUse', which is not an event Codex fires "
+        "(did you mean 'PreToolUse'?)"
+    ]
+    assert matcher_notes("codex", [spec("PreToolUse", "bash|Read")], case) == [
+        "the matcher 'bash|Read' of 'guard.sh' writes 'Bash' as 'bash': Codex matches tool "
+        "names case-sensitively"
+    ]
+    assert matcher_notes("codex", [spec("Stop", ""), spec("PreToolUse", "Read")], case) == []

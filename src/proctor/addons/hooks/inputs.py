@@ -91,12 +91,26 @@ def matcher_notes(agent: str, hooks: Sequence[HookSpec], case: HookCase) -> list
     """Why hooks of the case's event that did not match it may have been meant to: a matcher
     that is not a valid regular expression (``Bash(``) matches a tool of that very name only,
     as the CLI reads it. Said beside "no hook matched"."""
+    from proctor.addons.audit.reading import unknown_event
+
     notes = []
     for hook in hooks:
+        unknown = unknown_event(agent, hook.event) if hook.event != case.event else None
+        if unknown and f"'{case.event}'" in unknown:  # the case's event, misspelt
+            notes.append(f"the hook {hook.command!r} is under '{hook.event}', which {unknown}")
         matcher = hook.matcher.strip()
         if hook.event != case.event or not matcher or matcher == "*":
             continue
         if SIMPLE_MATCHER.fullmatch(matcher) or LIST_MATCHER.fullmatch(matcher):
+            names = {n.strip() for n in re.split(r"[|,]", matcher)}
+            tool = case.tool or ""
+            spelt = [n for n in sorted(names) if n != tool and n.lower() == tool.lower()]
+            if spelt and tool not in names:
+                notes.append(
+                    f"the matcher {matcher!r} of {hook.command!r} writes {tool!r} as "
+                    f"{spelt[0]!r}: {CLI_NAMES.get(agent, agent)} matches tool names "
+                    "case-sensitively"
+                )
             continue  # names, never read as a regular expression
         try:
             re.compile(matcher)
