@@ -501,3 +501,33 @@ def test_no_hook_matched_names_a_misspelt_event_and_a_matcher_in_another_case() 
         "names case-sensitively"
     ]
     assert matcher_notes("codex", [spec("Stop", ""), spec("PreToolUse", "Read")], case) == []
+
+
+def test_a_codex_project_s_hooks_say_when_codex_would_not_trust_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex 0.171 loads a project's .codex/hooks.json only in a folder the user's config.toml
+    trusts (its own entry, else its repository root's), as ``proctor audit`` reads it."""
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    file = repo / "sub" / ".codex" / "hooks.json"
+    file.parent.mkdir(parents=True)
+    handler = {"type": "command", "command": "true"}
+    file.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
+    config = codex_home / "config.toml"
+    assert load_hooks(file).not_loaded == (
+        f'project not trusted: no [projects."{repo / "sub"}"] trust_level in {config}'
+    )
+    config.write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    assert load_hooks(file).not_loaded is None
+    config.write_text(f'[projects."{repo}"]\ntrust_level = "untrusted"\n')
+    assert load_hooks(file).not_loaded == (
+        f'project not trusted: [projects."{repo}"] trust_level = "untrusted" in {config}'
+    )
+    claude = repo / ".claude" / "settings.json"  # no trust to ask of Claude Code here
+    claude.parent.mkdir()
+    claude.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
+    assert load_hooks(claude).not_loaded is None

@@ -49,6 +49,8 @@ class HooksReport(CamelModel):
     skipped_handlers: list[str]
     """Handlers of a type proctor does not run (``http``, ``prompt``, ...), as ``event: type``."""
     results: list[CaseResult]
+    not_loaded: str | None = None
+    """Why the CLI would not load the source where it is (a Codex project not trusted)."""
     home_copies: list[str] = []
     """Entries of the user's agent folder copied into each scratch home (user settings)."""
     home_withheld: list[str] = []

@@ -79,6 +79,9 @@ class HookSource:
     """Entries so named that hold credentials or session records: never copied."""
     home_unresolved: tuple[str, ...] = ()
     """Commands naming the user's agent folder where no entry to copy could be told."""
+    not_loaded: str | None = None
+    """Why the CLI would not load this file where it is (a Codex project the user's
+    config.toml does not trust), or None."""
     agent: str | None = None
     """The CLI whose hooks these are, when the source's form says it (a Claude Code plugin,
     a Gemini CLI extension, a settings file in a ``.claude``, ``.gemini`` or ``.codex``
@@ -146,7 +149,9 @@ def load_hooks(path: Path) -> HookSource:
     source = dataclasses.replace(source, agent=SETTINGS_AGENT.get(path.absolute().parent.name))
     user_folder = user_config_folder(path)
     if user_folder is None:
-        return dataclasses.replace(source, config_folder=project_config_folder(path))
+        folder = project_config_folder(path)
+        untrusted = codex_untrusted(folder) if folder and folder.name == ".codex" else None
+        return dataclasses.replace(source, config_folder=folder, not_loaded=untrusted)
     named = home_entries_named(user_folder, source.hooks)
     return dataclasses.replace(
         source,
@@ -183,6 +188,24 @@ def project_config_folder(settings: Path) -> Path | None:
     if folder.parent.resolve() == Path.home().resolve():
         return None
     return folder
+
+
+def codex_untrusted(config_folder: Path) -> str | None:
+    """Why Codex would not load the hooks of a project's ``.codex`` folder: the user's
+    ``config.toml`` (in ``CODEX_HOME``, else ``~/.codex``) trusts neither the project nor its
+    repository root, by the audit's rule; None when it does."""
+    from proctor.addons.audit.codex import trust_level, untrusted
+
+    project = config_folder.parent.absolute()
+    root = next((f for f in (project, *project.parents) if (f / ".git").exists()), project)
+    config_file = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
+    try:
+        config = tomllib.loads(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        config = {}
+    projects = config.get("projects")
+    where, level = trust_level(projects if isinstance(projects, dict) else {}, project, root)
+    return None if level == "trusted" else untrusted(where, level, config_file)
 
 
 def user_config_folder(settings: Path) -> Path | None:

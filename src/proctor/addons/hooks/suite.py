@@ -85,6 +85,7 @@ def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> 
         errored=errored,
         source=source,
         skipped_handlers=list(hooks.skipped),
+        not_loaded=hooks.not_loaded,
         home_copies=[str(p) for p in hooks.home_entries],
         home_withheld=[str(p) for p in hooks.home_withheld],
         home_unresolved=list(hooks.home_unresolved),
