@@ -463,7 +463,8 @@ def test_a_count_of_one_is_said_in_the_singular(tmp_path: Path) -> None:
         compared = client.get("/compare?a=run-a&b=run-b").text
         page = client.get(trial).text
         raw = client.get(f"{trial}/raw").text
-    assert "1 scored trial on the smaller side: fewer than 3 samples, no claim." in compared
+    # (a group too small to judge says it in the words of `proctor compare`)
+    assert "fewer than 3 scored trials: no claim" in compared and "1 scored trials" not in compared
     assert "Trajectory (1 event)" in page
     assert "Raw transcript (1 line)" in raw
 
@@ -519,3 +520,38 @@ def test_compare_and_the_ab_panel_say_no_claim_where_the_data_are_too_few(
     )
     for page in (compared, conditions, ab):
         assert not shown.search(page), shown.search(page)
+
+
+def test_compare_withholds_a_verdict_in_the_words_of_proctor_compare(tmp_path: Path) -> None:
+    """A group too small to judge read "1 scored trial on the smaller side: fewer than 3
+    samples, no claim." on the Compare page, where ``proctor compare`` says "fewer than 3
+    scored trials: no claim"; so did a case of two conditions, and the Run page's A/B panel,
+    against "fewer than 3 complete pairs: no claim"."""
+    from proctor.report.ab.markdown import render_ab_markdown, render_runs_markdown
+    from proctor.report.ab.runs import compare_runs
+    from proctor.report.stored import load_records
+
+    for name in ("run-a", "run-b"):
+        write_run(tmp_path, name, trials=1, cases=1, events_per_trial=1)
+    write_run(tmp_path, "run-ab", trials=2, cases=1, conditions=("a", "b"))
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        compared = c.get("/compare?a=run-a&b=run-b").text
+        conditions = c.get("/compare?run=run-ab&treatment=b&baseline=a").text
+        panel = c.get("/runs/run-ab").text
+    cli = render_runs_markdown(
+        compare_runs(load_records(tmp_path / "run-a"), load_records(tmp_path / "run-b"))
+    )
+    said = "fewer than 3 scored trials: no claim"
+    assert f"| {said} |" in cli
+    assert f'<td data-label="note" class="small">{said}</td>' in compared
+    assert "on the smaller side" not in compared
+    from proctor.models.io import read_record
+    from proctor.models.suite import SuiteRecord
+
+    suite = read_record(tmp_path / "run-ab" / "suite.json", SuiteRecord)
+    assert suite.ab is not None
+    pairs = "fewer than 3 complete pairs: no claim"
+    assert f"| {pairs} |" in render_ab_markdown(suite.ab)
+    assert f'<td data-label="note" class="small">{pairs}</td>' in conditions
+    assert f"<td>{pairs}</td>" in panel
+    assert "samples, no claim" not in conditions + panel

@@ -22,6 +22,7 @@ from proctor.models.trial import TrialRecord
 from proctor.report.ab.markdown import (
     ab_overall_table,
     metric_label,
+    no_claim,
     runs_overall_table,
     verdict_word,
 )
@@ -65,6 +66,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["reason_before_annotation"] = reason_before_annotation
     env.filters["ab_overall"] = ab_overall_table
     env.filters["runs_overall"] = runs_overall_table
+    env.globals["no_claim"] = no_claim  # a verdict withheld, in the Markdown's words
     return env
 
 

@@ -84,7 +84,7 @@ def verdict_word(verdict: str) -> str:
     return "no claim" if verdict == "insufficient-data" else verdict
 
 
-def _no_claim(min_samples: int, noun: str) -> str:
+def no_claim(min_samples: int, noun: str) -> str:
     """``"fewer than 3 groups: no claim"``: a verdict withheld for want of ``noun``s."""
     return f"fewer than {plural(min_samples, noun)}: no claim"
 
@@ -95,7 +95,7 @@ def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
     if c.verdict != "insufficient-data":
         return c.verdict
     if min(c.n_treatment, c.n_baseline) < min_samples:
-        return _no_claim(min_samples, noun)
+        return no_claim(min_samples, noun)
     # Enough samples, too few for a bootstrap's claim (its note says why).
     if c.n_treatment == c.n_baseline:
         return f"{plural(c.n_treatment, noun)}: too few for a claim"
@@ -237,7 +237,7 @@ def render_ab_markdown(report: ABReport) -> str:
             _num(c.comparisons["tokens"].delta, True),
             c.classification
             if c.classification != "insufficient-data"
-            else _no_claim(n, "complete pair"),
+            else no_claim(n, "complete pair"),
         ]
         for c in r.cases
     ]
@@ -359,7 +359,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
             f"{g.before_errors}/{g.after_errors}",
             g.classification
             if g.classification != "insufficient-data"
-            else _no_claim(n, "scored trial"),
+            else no_claim(n, "scored trial"),
         ]
         for g in c.groups
     ]
