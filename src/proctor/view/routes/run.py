@@ -82,7 +82,7 @@ def run_page(request: Request) -> Response:
     return render(request, "run.html", **context)
 
 
-def _manifest_of(folder: Path) -> RunManifest | None:
+def manifest_of(folder: Path) -> RunManifest | None:
     """The run's ``run.json``, or None when it does not read."""
     try:
         return read_record(RunPaths(folder).run_json, RunManifest)
@@ -129,7 +129,7 @@ def run_context(request: Request) -> dict[str, Any] | None:
         # gone (its gate then read from the trials that ran): a resume finishes it.
         ran = f"{row['trials']} of {plural(row['planned'], 'trial')} ran" if row["planned"] else ""
         hint = f"`proctor run --resume {folder}` finishes it"
-        manifest = _manifest_of(folder)
+        manifest = manifest_of(folder)
         if manifest is not None:
             hint = manifest.finish_hint(folder)
         if left:

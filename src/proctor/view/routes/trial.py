@@ -3,8 +3,8 @@ workspace diff, the terminal, files) and the trial's raw transcript, paged."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
@@ -14,23 +14,24 @@ from starlette.routing import Route
 
 from proctor.paths import TrialPaths
 from proctor.report.html import clean_text
-from proctor.report.stored import planned_cells
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
 from proctor.view.records import MISSING_STAMP
+from proctor.view.routes.run import manifest_of
 from proctor.view.stored import trial_of
 from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, shown_line, timeline_page
+from proctor.view.trial_state import trial_state
 
 DIFF_LIMIT = 512 * 1024
 SCREEN_LIMIT = 256 * 1024
 RAW_PAGE = 100
 
 
-def _key(request: Request) -> str:
+def trial_key(request: Request) -> str:
     p = request.path_params
     return f"{p['case']}/{p['agent']}/{p['condition']}/{p['repeat']}"
 
@@ -62,53 +63,60 @@ def trial_files(folder: Path) -> list[str]:
     return names
 
 
-def _planned(run_dir: Path, key: str) -> bool:
-    """Whether the run's plan (its ``resolved.json``) holds the trial ``key``."""
-    return key in {f"{c}/{a}/{cond}/{r}" for c, a, cond, r in planned_cells(run_dir)}
-
-
-def trial_state(index: ResultsIndex, run: str, key: str) -> str | None:
-    """Where a trial of a run in progress stands: ``"pending"`` (planned, not started: no
-    folder yet), ``"running"`` (a folder, no record yet) or ``"done"`` (its record is written,
-    or the run is over); None for a trial the run does not know."""
-    index.refresh()
-    run_dir, row = run_folder(index, run), index.run_row(run)
-    if run_dir is None or row is None:
-        return None
-    folder = trial_folder(index, run, key)
-    if folder is None:
-        if not _planned(run_dir, key):
-            return None
-        return "pending" if row["in_progress"] else "done"
-    if not row["in_progress"] or os.path.lexists(TrialPaths(folder).trial_json):
-        return "done"
-    return "running"
-
-
 def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Response:
     """A 404 for a trial with no folder; for one the finished run planned, it says why the
-    run counts it as an infra-error. A trial the plan of a run in progress holds has not
-    started yet: its page says so, and follows the run until it starts."""
+    run counts it as an infra-error, and for one a run stopped before it started, that the
+    run stopped. A trial the plan of a run in progress holds has not started yet: its page
+    says so, and follows the run until it starts."""
     what = f"trial {key} of run {run}"
-    if trial_state(index, run, key) == "pending":
-        base = f"/runs/{quote(run)}/trials/{quote(key)}"
+    state = trial_state(index, run, key)
+    base = f"/runs/{quote(run)}/trials/{quote(key)}"
+    if state == "pending":
         return render(request, "trial_pending.html", run=run, key=key, state="pending", base=base)
     rows = index.query(
         "SELECT reason FROM trials WHERE run = ? AND key = ? AND stamp = ?",
         (run, key, MISSING_STAMP),
     )
-    if not rows:
+    if rows:
+        message = f"{what} has no folder, and counts as an infra-error ({rows[0][0]})"
+        return render(request, "error.html", status_code=404, message=message)
+    run_dir, row = run_folder(index, run), index.run_row(run)
+    if state != "stopped" or run_dir is None or row is None:
         return not_found(request, what)
-    message = f"{what} has no folder, and counts as an infra-error ({rows[0][0]})"
-    return render(request, "error.html", status_code=404, message=message)
+    manifest = manifest_of(run_dir)
+    hint = f"`proctor run --resume {run_dir}` finishes it"
+    if manifest is not None:
+        hint = manifest.finish_hint(run_dir)
+    return render(
+        request,
+        "trial_pending.html",
+        status_code=404,
+        run=run,
+        key=key,
+        state="stopped",
+        left=row["finished_at"] is None,
+        hint=hint,
+        base=base,
+    )
 
 
 def trial_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
-    run, key = request.path_params["run"], _key(request)
+    run, key = request.path_params["run"], trial_key(request)
+    context = trial_context(request)
+    if context is None:
+        return _no_trial(request, index, run, key)
+    return render(request, "trial.html", **context)
+
+
+def trial_context(request: Request) -> dict[str, Any] | None:
+    """What the Trial page shows (and, while the trial runs, the part of it the page
+    follows); None for a trial with no folder."""
+    index: ResultsIndex = request.app.state.index
+    run, key = request.path_params["run"], trial_key(request)
     run_dir, folder = run_folder(index, run), trial_folder(index, run, key)
     if run_dir is None or folder is None:
-        return _no_trial(request, index, run, key)
+        return None
     record, problem = trial_of(run_dir, folder)
     paths = TrialPaths(folder)
     row = index.run_row(run)
@@ -137,9 +145,7 @@ def trial_page(request: Request) -> Response:
     base = f"/runs/{quote(run)}/trials/{quote(key)}"
     raw_name = (record.transcript.raw if record else None) or paths.raw_transcript.name
     raw = inside(folder, raw_name)
-    return render(
-        request,
-        "trial.html",
+    return dict(
         has_raw=raw is not None and raw.is_file(),  # a trial cut short may have none
         run=run,
         key=key,
@@ -160,21 +166,9 @@ def trial_page(request: Request) -> Response:
     )
 
 
-def trial_fragment(request: Request) -> Response:
-    """Where a followed trial stands (see :func:`trial_state`), for the page's script: once
-    that is not what the page shows, the page is loaded again."""
-    index: ResultsIndex = request.app.state.index
-    run, key = request.path_params["run"], _key(request)
-    state = trial_state(index, run, key)
-    if state is None:
-        return not_found(request, f"trial {key} of run {run}")
-    shown = request.query_params.get("shown", "")
-    return render(request, "_trial_state.html", run=run, key=key, state=state, shown=shown)
-
-
 def raw_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
-    run, key = request.path_params["run"], _key(request)
+    run, key = request.path_params["run"], trial_key(request)
     run_dir, folder = run_folder(index, run), trial_folder(index, run, key)
     if run_dir is None or folder is None:
         return not_found(request, f"trial {key} of run {run}")
@@ -202,9 +196,8 @@ def raw_page(request: Request) -> Response:
     )
 
 
-_TRIAL = "/runs/{run}/trials/{case}/{agent}/{condition}/{repeat}"
+TRIAL = "/runs/{run}/trials/{case}/{agent}/{condition}/{repeat}"
 ROUTES = [
-    Route(_TRIAL, trial_page, name="trial"),
-    Route(_TRIAL + "/raw", raw_page, name="raw"),
-    Route("/fragments" + _TRIAL, trial_fragment),
+    Route(TRIAL, trial_page, name="trial"),
+    Route(TRIAL + "/raw", raw_page, name="raw"),
 ]

@@ -50,6 +50,22 @@
     var el = same[Math.min(key.nth, same.length - 1)];
     if (el) { el.focus({ preventScroll: true }); }
   }
+  // Which folded parts (a tool call's details) of the region a person opened or closed, by
+  // the id of the event holding them: the fresh part keeps them as they were, not as served.
+  function folds(region) {
+    var kept = {};
+    region.querySelectorAll("details").forEach(function (el) {
+      var holder = el.parentElement && el.parentElement.closest("[id]");
+      if (holder && holder !== region && region.contains(holder)) { kept[holder.id] = el.open; }
+    });
+    return kept;
+  }
+  function refold(region, kept) {
+    region.querySelectorAll("details").forEach(function (el) {
+      var holder = el.parentElement && el.parentElement.closest("[id]");
+      if (holder && Object.prototype.hasOwnProperty.call(kept, holder.id)) { el.open = kept[holder.id]; }
+    });
+  }
   function follow(region) {
     var url = region.getAttribute("data-live");
     var last = null;
@@ -64,7 +80,9 @@
         if (html !== last) {
           last = html;
           var focused = focusKey(region);
+          var folded = folds(region);
           region.innerHTML = html;  // rendered and escaped by the server
+          refold(region, folded);
           refocus(region, focused);
           if (typeof window.proctorDrawFigures === "function") { window.proctorDrawFigures(); }
         }

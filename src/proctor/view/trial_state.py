@@ -1,0 +1,111 @@
+"""Where a trial of a run stands, as the Trial page follows it: planned and not started,
+running, done, or never started because its run stopped; and a cheap fingerprint of what
+the followed page shows, so a poll that finds nothing changed is answered 304 without
+reading the run's plan or rendering anything."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Literal
+
+from proctor.paths import RunPaths, TrialPaths
+from proctor.report.stored import planned_cells
+from proctor.view.confine import run_folder, trial_folder
+from proctor.view.index import ResultsIndex
+
+TrialState = Literal["pending", "running", "done", "stopped"]
+
+_Stat = tuple[int, int, int] | None
+_plans: dict[Path, tuple[_Stat, frozenset[str]]] = {}
+_plans_lock = threading.Lock()
+KEPT_PLANS = 16
+"""Runs whose planned trials are kept in memory (read again only when ``resolved.json``
+changes)."""
+
+
+def _stat(path: Path) -> _Stat:
+    """What tells one version of a file from another (None for no file)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def planned_keys(run_dir: Path) -> frozenset[str]:
+    """The keys (``case/agent/condition/repeat``) of the trials the run's ``resolved.json``
+    plans; the file is read again only when its size, time or inode changed."""
+    path = RunPaths(run_dir).resolved_json
+    stamp = _stat(path)
+    with _plans_lock:
+        kept = _plans.get(path)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+    keys = frozenset(f"{c}/{a}/{cond}/{r}" for c, a, cond, r in planned_cells(run_dir))
+    with _plans_lock:
+        _plans[path] = (stamp, keys)
+        while len(_plans) > KEPT_PLANS:
+            _plans.pop(next(iter(_plans)))
+    return keys
+
+
+def trial_state(index: ResultsIndex, run: str, key: str) -> TrialState | None:
+    """Where a trial stands: ``"pending"`` (planned by a run in progress, not started: no
+    folder yet), ``"running"`` (a folder, no record yet, its run in progress), ``"done"`` (its
+    record is written, or its run is over) or ``"stopped"`` (planned, no folder, and its run
+    is over: it stopped before this trial started); None for a trial the run does not know."""
+    index.refresh()
+    run_dir, row = run_folder(index, run), index.run_row(run)
+    if run_dir is None or row is None:
+        return None
+    folder = trial_folder(index, run, key)
+    if folder is None:
+        if key not in planned_keys(run_dir):
+            return None
+        return "pending" if row["in_progress"] else "stopped"
+    if not row["in_progress"] or os.path.lexists(TrialPaths(folder).trial_json):
+        return "done"
+    return "running"
+
+
+def _listing(folder: Path) -> list[str]:
+    """Each entry of the folder (and of its ``evaluators`` folder) with its size and time."""
+    found = []
+    for where in (folder, folder / "evaluators"):
+        try:
+            entries = list(os.scandir(where))
+        except OSError:
+            continue
+        for entry in sorted(entries, key=lambda e: e.name):
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append(f"{where.name}/{entry.name} {st.st_size} {st.st_mtime_ns}")
+    return found
+
+
+def fingerprint(index: ResultsIndex, run: str, key: str, query: str) -> str | None:
+    """An ETag for the followed part of a trial's page: it changes whenever the run's record
+    of its progress (its signature), its plan, or any file of the trial changes; None for a
+    run the index does not know. Reading it costs a few ``stat`` calls, no file is read."""
+    index.refresh()
+    row = index.run_row(run)
+    run_dir = run_folder(index, run)
+    if row is None or run_dir is None:
+        return None
+    folder = trial_folder(index, run, key)
+    parts = [
+        run,
+        key,
+        query,
+        str(row["signature"]),
+        str(row["in_progress"]),
+        repr(_stat(RunPaths(run_dir).resolved_json)),
+        *(_listing(folder) if folder is not None else ["no folder"]),
+    ]
+    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return f'"{digest[:32]}"'

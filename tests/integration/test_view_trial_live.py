@@ -1,0 +1,127 @@
+"""The Trial page of a trial that has not run to its end: one a stopped run never started, one
+still running (its page follows it), and the polls of such a page, answered 304 when nothing
+changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from proctor.models.io import read_record, write_record
+from proctor.models.run import MatrixCell, ResolvedRecord, RunManifest
+from proctor.models.trajectory import event_json
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import events, write_run, write_trajectory_lines
+
+RUN = "run-20261201T000000Z-stopped"
+KEY = "case-000/scripted/default/2"
+
+
+def _plan(paths: object, repeats: int) -> None:
+    cells = [
+        MatrixCell(case="case-000", agent="scripted", condition="default", repeat=r)
+        for r in range(1, repeats + 1)
+    ]
+    write_record(paths.resolved_json, ResolvedRecord(matrix=cells))  # type: ignore[attr-defined]
+
+
+def test_a_trial_a_stopped_run_never_started_says_the_run_stopped(tmp_path: Path) -> None:
+    """It said the trial "was not found", as of a trial the run never planned."""
+    paths = write_run(tmp_path, RUN, trials=1, cases=1)
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(paths.run_json, manifest.model_copy(update={"interrupted": True}))
+    _plan(paths, 3)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}")
+        unplanned = client.get(f"/runs/{RUN}/trials/case-000/scripted/default/9")
+    assert page.status_code == 404
+    assert f"Run {RUN} stopped before this trial started" in page.text
+    assert "not found" not in page.text
+    assert f'<a href="/runs/{RUN}">Back to run {RUN}</a>' in page.text
+    assert f"`proctor run --resume {tmp_path / RUN}` finishes it" in page.text
+    assert "data-live" not in page.text  # nothing to follow
+    assert unplanned.status_code == 404 and "was not found" in unplanned.text
+
+
+def _running(tmp_path: Path) -> object:
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, finished=False)
+    _plan(paths, 2)
+    write_trajectory_lines(paths.trial("case-000", "scripted", "default", 2).trajectory, 3)
+    return paths
+
+
+def test_a_running_trial_s_followed_part_holds_its_timeline(tmp_path: Path) -> None:
+    """The part a running trial's page fetches again held only "still running": its
+    timeline grew on a reload only."""
+    paths = _running(tmp_path)
+    trajectory = paths.trial("case-000", "scripted", "default", 2).trajectory  # type: ignore[attr-defined]
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}").text
+        assert f'data-live="/fragments/runs/{RUN}/trials/{KEY}?shown=running&amp;page=1"' in page
+        url = f"/fragments/runs/{RUN}/trials/{KEY}?shown=running&page=1"
+        before = client.get(url).text
+        assert "Trajectory (3 events)" in before and 'data-done="0"' in before
+        with trajectory.open("a") as fh:
+            for event in list(events(5))[3:]:
+                fh.write(json.dumps(event_json(event)) + "\n")
+        after = client.get(url).text
+    assert "Trajectory (5 events)" in after and 'id="e4"' in after and 'id="e4"' not in before
+
+
+def test_a_running_trial_with_no_event_yet_says_so(tmp_path: Path) -> None:
+    """A trial that had just started said "no event recorded", as of a trial over."""
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, finished=False)
+    _plan(paths, 2)
+    folder = paths.trial("case-000", "scripted", "default", 2).root
+    folder.mkdir(parents=True)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}").text
+    assert "no event yet (the trial is still running)" in page
+    assert "no event recorded" not in page
+
+
+def test_an_unchanged_trial_is_not_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A followed trial's page asked every two seconds, and each answer read the run's plan
+    and rendered the part again, though nothing had changed: it carries an ETag now, and an
+    unchanged trial is answered 304, with no body, reading nothing."""
+    import proctor.view.routes.trial_live as live
+    import proctor.view.trial_state as state
+
+    paths = _running(tmp_path)
+    trial = paths.trial("case-000", "scripted", "default", 2)  # type: ignore[attr-defined]
+    plans: list[Path] = []
+    renders: list[str] = []
+    real_plan, real_render = state.planned_cells, live.render
+    monkeypatch.setattr(state, "planned_cells", lambda d: plans.append(d) or real_plan(d))
+    monkeypatch.setattr(
+        live, "render", lambda *a, **k: renders.append(a[1]) or real_render(*a, **k)
+    )
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        for shown in ("running", "pending"):
+            key = KEY
+            if shown == "pending":  # a trial planned, not started
+                _plan(paths, 3)
+                key = "case-000/scripted/default/3"
+            url = f"/fragments/runs/{RUN}/trials/{key}?shown={shown}&page=1"
+            first = client.get(url)
+            etag = first.headers["etag"]
+            assert first.status_code == 200 and first.headers["cache-control"] == "no-cache"
+            renders.clear()
+            read = len(plans)
+            again = client.get(url, headers={"if-none-match": etag})
+            assert again.status_code == 304 and again.content == b"", shown
+            assert again.headers["etag"] == etag
+            assert renders == [] and len(plans) == read, shown  # nothing read, nothing rendered
+        url = f"/fragments/runs/{RUN}/trials/{KEY}?shown=running&page=1"
+        etag = client.get(url).headers["etag"]
+        with trial.trajectory.open("a") as fh:  # the running trial wrote two events
+            for event in list(events(5))[3:]:
+                fh.write(json.dumps(event_json(event)) + "\n")
+        changed = client.get(url, headers={"if-none-match": etag})
+    assert changed.status_code == 200 and "Trajectory (5 events)" in changed.text
+    assert changed.headers["etag"] != etag
