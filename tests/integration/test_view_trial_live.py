@@ -1,6 +1,6 @@
 """The Trial page of a trial that has not run to its end: one a stopped run never started, one
 still running (its page follows it), and the polls of such a page, answered 304 when nothing
-changed."""
+changed; and the Run page's naming of the trials running now."""
 
 from __future__ import annotations
 
@@ -81,6 +81,32 @@ def test_a_running_trial_with_no_event_yet_says_so(tmp_path: Path) -> None:
         page = client.get(f"/runs/{RUN}/trials/{KEY}").text
     assert "no event yet (the trial is still running)" in page
     assert "no event recorded" not in page
+
+
+def test_the_run_page_names_the_trials_running_now(tmp_path: Path) -> None:
+    """A run in progress lists a trial once it ends: its Run page said "0 of 2 trials" and
+    "no trial matches" while a trial ran, and linked nowhere to the running trial's page."""
+    paths = write_run(tmp_path, RUN, trials=0, cases=1, finished=False)
+    _plan(paths, 2)
+    paths.trial("case-000", "scripted", "default", 1).root.mkdir(parents=True)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}").text
+        part = client.get(f"/fragments/runs/{RUN}").text
+    link = (
+        f'<a href="/runs/{RUN}/trials/case-000/scripted/default/1">case-000/scripted/default/1</a>'
+    )
+    for shown in (page, part):
+        assert f'<p id="running-now"><span class="live">running now</span> {link}</p>' in shown
+        assert "no trial has ended yet" in shown and "no trial matches" not in shown
+    write_record(
+        paths.run_json,
+        read_record(paths.run_json, RunManifest).model_copy(
+            update={"finished_at": "2026-12-01T00:01:00.000Z", "interrupted": True}
+        ),
+    )
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        over = client.get(f"/runs/{RUN}").text
+    assert "running-now" not in over  # a run that is over runs nothing
 
 
 def test_an_unchanged_trial_is_not_sent_again(

@@ -109,3 +109,28 @@ def fingerprint(index: ResultsIndex, run: str, key: str, query: str) -> str | No
     ]
     digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
     return f'"{digest[:32]}"'
+
+
+RUNNING_SHOWN = 20
+"""The running trials a Run page names at most (a run's concurrency is seldom more)."""
+
+
+def running_trials(run_dir: Path) -> list[str]:
+    """The keys of the run's trials that have a folder and no ``trial.json`` yet: those of a
+    run in progress are running (the index lists a trial once its record is written)."""
+    trials = RunPaths(run_dir).trials_dir
+    found: list[str] = []
+
+    def folders(path: Path) -> list[Path]:
+        try:
+            return sorted(p for p in path.iterdir() if p.is_dir() and not p.is_symlink())
+        except OSError:
+            return []
+
+    for case in folders(trials):
+        for agent in folders(case):
+            for condition in folders(agent):
+                for repeat in folders(condition):
+                    if not os.path.lexists(TrialPaths(repeat).trial_json):
+                        found.append("/".join(repeat.relative_to(trials).parts))
+    return found

@@ -25,6 +25,7 @@ from proctor.view.records import MISSING_STAMP
 from proctor.view.routes.runs import chosen_filters, summary
 from proctor.view.stored import suite_of
 from proctor.view.templating import int_param, not_found, render
+from proctor.view.trial_state import RUNNING_SHOWN, running_trials
 
 FILTERS = ("case", "agent", "condition", "status")
 TRIALS_PER_PAGE = 100
@@ -139,9 +140,14 @@ def run_context(request: Request) -> dict[str, Any] | None:
             problem = (
                 f"this run was interrupted before it finished{f' ({ran})' if ran else ''}: {hint}"
             )
+    # A trial of a run in progress is listed once it ends: the ones running now are named
+    # (and linked) above the matrix, so their pages can be followed.
+    running = running_trials(folder) if row["in_progress"] else []
     return dict(
         run=summary(row),
         problem=problem,
+        running=[(key, trial_url(name, key)) for key in running[:RUNNING_SHOWN]],
+        running_more=max(0, len(running) - RUNNING_SHOWN),
         suite=suite,
         points=points,
         listed=len(listed),
