@@ -264,7 +264,9 @@ def _entry_spec(
     try:
         params = cls.Params.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(describe_validation_error(where, exc, cls.Params, prefix=loc))
+        raise ConfigError(
+            describe_validation_error(where, exc, cls.Params, prefix=loc, also=COMMON_KEYS)
+        )
     problem = params.case_problem(case_dir) if case_dir is not None else None
     if problem:
         at = f"{loc}.{problem.field}" if problem.field else loc

@@ -7,7 +7,7 @@ import json
 import re
 import types
 import typing
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -37,10 +37,18 @@ def format_loc(loc: Sequence[int | str]) -> str:
 
 
 def describe_validation_error(
-    where: str, exc: ValidationError, model: type[BaseModel] | None = None, prefix: str = ""
+    where: str,
+    exc: ValidationError,
+    model: type[BaseModel] | None = None,
+    prefix: str = "",
+    also: Collection[str] = (),
 ) -> str:
-    """One sentence for the first error: ``<file>: field 'x.y': expected ..., got ...``."""
-    return _describe(where, exc.errors()[0], model, prefix)
+    """One sentence for the first error: ``<file>: field 'x.y': expected ..., got ...``.
+
+    ``also`` names the keys the object ``model`` reads is written with beside its own fields
+    (an evaluator entry's ``use``, ``gate``, ``weight``…, read apart from its parameters): an
+    unknown key at its top level is matched against them too, and they are listed as known."""
+    return _describe(where, exc.errors()[0], model, prefix, also)
 
 
 def describe_validation_errors(
@@ -50,7 +58,9 @@ def describe_validation_errors(
     return list(dict.fromkeys(_describe(where, err, model, "") for err in exc.errors()))
 
 
-def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) -> str:
+def _describe(
+    where: str, err: Any, model: type[BaseModel] | None, prefix: str, also: Collection[str] = ()
+) -> str:
     parts = list(err["loc"])
     if parts[-1:] == ["[key]"] and len(parts) >= 2:  # a map's key: name the map, not the key
         parts = parts[:-2]
@@ -59,9 +69,13 @@ def _describe(where: str, err: Any, model: type[BaseModel] | None, prefix: str) 
     value: Any = err.get("input")
     if kind == "extra_forbidden":
         known = ""
-        owner = _model_at(model, without_branches(err["loc"])[:-1]) if model else None
+        inner = without_branches(err["loc"])[:-1]
+        owner = _model_at(model, inner) if model else None
         if owner is not None:
-            names = sorted(f.alias or n for n, f in owner.model_fields.items())
+            names = sorted(
+                {f.alias or n for n, f in owner.model_fields.items()}
+                | (set(also) if not inner else set())
+            )
             near = difflib.get_close_matches(str(err["loc"][-1]), names, n=1)
             hint = f"did you mean '{near[0]}'? " if near else ""
             known = f" ({hint}known keys: {', '.join(names)})"

@@ -95,6 +95,15 @@ def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
             {"evaluators": [{"use": "file-exists", "musst": ["x"]}]},
             "unknown key 'evaluators[0].musst'",
         ),
+        (  # a slip in a key every entry takes is matched against those keys too
+            {"evaluators": [{"use": "command", "run": "true", "wieght": 2}]},
+            "unknown key 'evaluators[0].wieght' (did you mean 'weight'? known keys: conditions, "
+            "copyIn, expectExit, gate, label, run, timeoutSec, use, weight)",
+        ),
+        (
+            {"evaluators": [{"use": "file-exists", "must": ["x"], "lable": "y"}]},
+            "unknown key 'evaluators[0].lable' (did you mean 'label'?",
+        ),
         (
             {"evaluators": [{"use": "trajectory-check", "toolPattern": "(("}]},
             "not a valid regular expression",
