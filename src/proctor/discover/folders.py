@@ -247,6 +247,25 @@ def _check_tree(tree: Path) -> None:
 TOP_LEVEL_CONFIG = "proctor.json"
 
 
+def _refuse_a_file_that_is_no_task_file(source: Path) -> None:
+    """A ``--source`` file that is one of a case folder's own files (its ``config.json``) or
+    the top-level configuration is refused naming what to give instead, rather than read as a
+    task file, whose first missing field would say nothing of the slip."""
+    parent = source.parent
+    if source.name in (*CASE_MARKERS, *OPTIONAL_FILES) and all(
+        (parent / name).is_file() for name in REQUIRED
+    ):
+        raise DiscoveryError(
+            f"--source {source}: a file of the case folder {parent}, not a task file: give "
+            f"the case folder (--source {parent}) or the folder that holds the cases"
+        )
+    if source.name == TOP_LEVEL_CONFIG:
+        raise DiscoveryError(
+            f"--source {source}: the top-level configuration, not a task file: give it as "
+            "--config, and as --source the folder of cases (or a case folder, or a task file)"
+        )
+
+
 def discover_cases(
     source: Path, source_root: Path | None = None, problems: list[str] | None = None
 ) -> Discovery:
@@ -259,6 +278,7 @@ def discover_cases(
     if not source.exists():
         raise DiscoveryError(f"--source {source}: no such file or directory")
     if source.is_file():
+        _refuse_a_file_that_is_no_task_file(source)
         from proctor.discover.tasks import load_task_file  # a task file's model, when needed
 
         return _unique(Discovery(cases=load_task_file(source, source_root)), source)

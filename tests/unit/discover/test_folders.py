@@ -66,6 +66,35 @@ def test_unreadable_prompt_is_skipped_with_reason(tmp_path: Path) -> None:
     assert "prompt.md is not UTF-8" in found.skipped[0].reason
 
 
+@pytest.mark.parametrize("name", ["config.json", "prompt.md", "plan.json"])
+def test_a_file_of_a_case_folder_given_as_source_names_the_folder(
+    tmp_path: Path, name: str
+) -> None:
+    """`--source cases/hello/config.json` was read as a task file and said `tasks[0]: field
+    'id' is required but missing` (or `malformed JSON` for prompt.md): a slip said as a task
+    file's mistake."""
+    folder = write_case(tmp_path, "hello", plan={"turns": []})
+    with pytest.raises(DiscoveryError) as info:
+        discover_cases(folder / name)
+    assert str(info.value) == (
+        f"--source {folder / name}: a file of the case folder {folder}, not a task file: give "
+        f"the case folder (--source {folder}) or the folder that holds the cases"
+    )
+
+
+def test_proctor_json_given_as_source_is_said_to_be_the_configuration(tmp_path: Path) -> None:
+    (tmp_path / "proctor.json").write_text('{"concurrency": 2}')
+    with pytest.raises(DiscoveryError, match="the top-level configuration, not a task file: "):
+        discover_cases(tmp_path / "proctor.json")
+
+
+def test_a_task_file_named_config_json_outside_a_case_folder_is_read_as_tasks(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "config.json").write_text('{"id": "t", "prompt": "do it"}')
+    assert [c.name for c in discover_cases(tmp_path / "config.json").cases] == ["t"]
+
+
 def test_missing_source_is_a_discovery_error(tmp_path: Path) -> None:
     with pytest.raises(DiscoveryError, match="no such file or directory"):
         discover_cases(tmp_path / "nope")
