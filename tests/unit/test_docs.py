@@ -22,6 +22,7 @@ from proctor.models.ab import (
     IncompletePair,
     MetricComparison,
 )
+from proctor.models.config import CaseConfig, Condition, TopConfig
 from proctor.models.pricing import CostInfo
 from proctor.models.process import ProcessMetrics
 from proctor.models.run import RunManifest
@@ -103,6 +104,37 @@ def test_results_md_names_every_field_of_a_record(
     quoted = not start.startswith("  ")  # the folder layout is a plain-text block
     missing = _aliases(model) - _named(_section("docs/results.md", start, end), quoted)
     assert not missing, f"docs/results.md does not name {sorted(missing)} of {model.__name__}"
+
+
+def test_the_readme_config_json_table_is_every_key_of_a_case_config() -> None:
+    """A key a case's ``config.json`` takes is a row of the README's table, and a row is a key
+    it takes (unknown keys are errors, so a row naming none would be refused when copied)."""
+    section = _section("README.md", "### `config.json`", "### Top-level configuration")
+    table = section[section.index("| key | default | meaning |") :].split("\n\n")[0]
+    rows = {
+        key
+        for line in table.splitlines()[2:]
+        for key in re.findall(r"`([^`]+)`", line.split("|")[1])
+    }
+    assert rows == _aliases(CaseConfig)
+
+
+@pytest.mark.parametrize(
+    ("model", "start", "end"),
+    [
+        (TopConfig, "### Top-level configuration", "### A/B conditions"),
+        (Condition, "### A/B conditions", "### Task files"),
+    ],
+)
+def test_the_readme_names_every_key_of_proctor_json_and_of_a_condition(
+    model: type[BaseModel], start: str, end: str
+) -> None:
+    section = _section("README.md", start, end)
+    blocks = re.findall(r"^```\w*\n(.*?)^```", section, re.S | re.M)  # its examples' "keys"
+    prose = re.sub(r"^```\w*\n.*?^```", "", section, flags=re.S | re.M)
+    named = _named(prose, quoted=True) | {k for b in blocks for k in re.findall(r'"(\w+)":', b)}
+    missing = _aliases(model) - named
+    assert not missing, f"README.md ({start}) does not name {sorted(missing)}"
 
 
 def test_ab_md_lists_the_keys_of_an_ab_report() -> None:
