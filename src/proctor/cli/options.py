@@ -27,10 +27,14 @@ config_option = click.option(
 # What chooses which trials a run plans, shared by run and validate (validate checks what that
 # run would run, and refuses what it would refuse).
 case_option = click.option(
-    "--case", "cases", multiple=True, help="Only cases whose name matches GLOB."
+    "--case",
+    "cases",
+    multiple=True,
+    metavar="GLOB",
+    help="Only cases whose name matches GLOB (repeatable).",
 )
 tag_option = click.option(
-    "--tag", "tags", multiple=True, help="Only cases carrying tag T (repeatable)."
+    "--tag", "tags", multiple=True, metavar="TAG", help="Only cases carrying TAG (repeatable)."
 )
 condition_option = click.option(
     "--condition", "conditions", multiple=True, help="Only these A/B conditions (repeatable)."

@@ -31,3 +31,17 @@ def test_every_option_of_every_command_has_help() -> None:
     ]
     assert bare == []
     assert any(path.endswith("memory-eval") for path, _ in _commands(cli, "proctor"))
+
+
+def test_every_option_given_more_than_once_says_it_is_repeatable() -> None:
+    """``--case`` takes several globs, as the README says, but its help did not say so: a
+    reader of ``--help`` would give one and filter the rest by hand."""
+    unsaid = [
+        f"{path} {'/'.join(param.opts)}"
+        for path, command in _commands(cli, "proctor")
+        for param in command.params
+        if isinstance(param, click.Option)
+        and param.multiple
+        and "repeatable" not in (param.help or "")
+    ]
+    assert unsaid == []
