@@ -38,6 +38,7 @@ else.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -134,11 +135,15 @@ def validate_step(step: Any, where: str, path: str) -> None:
     )
     action = actions[0]
     extra = set(step) - {action} - ACTIONS[action]
+    other = [m for key in sorted(extra) for m in difflib.get_close_matches(key, ACTIONS, n=1)]
+    also = (  # {"say": "a", "endturn": true}: the slip is an action, not one of say's keys
+        f"; '{other[0]}' is an action of its own: give it a step of its own" if other else ""
+    )
     _require(
         not extra,
         where,
         path,
-        f"{unknown_keys(extra, {action, *ACTIONS[action]})}, for action '{action}'",
+        f"{unknown_keys(extra, {action, *ACTIONS[action]})}, for action '{action}'{also}",
     )
     value, here = step[action], _field(path, action)
     if action in ("say", "shell", "read", "search", "ask", "tool"):

@@ -110,6 +110,11 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
             r"field 'turns\[0\]': unknown key 'timeoutsec' \(did you mean 'timeoutSec'\? known keys: "
             r"shell, timeoutSec\), for action 'shell'",
         ),
+        (  # an action's name mistyped beside another action: said as an action of its own
+            {"turns": [{"say": "done", "endturn": True}]},
+            r"unknown key 'endturn' \(known keys: say\), for action 'say'; 'endTurn' is an "
+            r"action of its own: give it a step of its own$",
+        ),
         (
             {"roles": {"judg": [{"text": "x"}]}},
             r"field 'roles.judg': unknown role \(did you mean 'judge'\? known: judge, workhorse, fast\)",
