@@ -11,6 +11,7 @@ with a folder or file that cannot be read) is a :class:`ConfigError`.
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,24 @@ class CaseProblems(ConfigError):
         self.problems = problems
 
 
+def _refuse_a_folder_of_cases(folder: Path) -> None:
+    """Skip ``folder``, which holds no case file of its own, saying that it is a folder of
+    cases, when it is one (``cases/`` beside ``proctor.json``, run from the project's folder),
+    and the ``--source`` that runs them; else return."""
+    try:
+        inner = sorted(
+            p.name
+            for p in folder.iterdir()
+            if p.is_dir() and all((p / name).is_file() for name in REQUIRED)
+        )
+    except OSError:
+        return
+    if inner:
+        shown = ", ".join(inner[:3]) + (f" and {len(inner) - 3} more" if len(inner) > 3 else "")
+        command = f"proctor run --source {shlex.quote(str(folder))}"
+        raise Unreadable(f"a folder of case folders ({shown}), not a case: {command} runs them")
+
+
 def load_case(folder: Path) -> Case:
     """Load one case folder. Raises Unreadable (skip) or ConfigError (stop): with more than one
     problem, a :class:`CaseProblems` naming each (``validate`` lists them all in one pass)."""
@@ -70,6 +89,8 @@ def load_case(folder: Path) -> Case:
                 raise Unreadable(f"{name} is a link to nothing ({os.readlink(path)})")
             if os.path.lexists(path):
                 raise Unreadable(f"{name} is not a regular file, where the case expects one")
+            if not is_case_folder(folder):
+                _refuse_a_folder_of_cases(folder)
             raise Unreadable(f"missing required file {name}")
     # A byte-order mark some editors write first is no part of the task the agent is sent.
     prompt = read_text(folder / "prompt.md").removeprefix("\ufeff")

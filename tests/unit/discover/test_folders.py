@@ -23,6 +23,25 @@ def test_every_subfolder_is_a_case_and_incomplete_ones_are_skipped(tmp_path: Pat
     ]
 
 
+def test_a_folder_of_cases_among_the_cases_is_skipped_naming_the_source_that_runs_them(
+    tmp_path: Path,
+) -> None:
+    """`proctor run` in a project whose cases are in `cases/` skipped that folder with `missing
+    required file prompt.md`, as if a case had lost its prompt."""
+    for name in ("a", "b", "c", "d"):
+        write_case(tmp_path / "cases", name)
+    (tmp_path / "docs").mkdir()
+    found = discover_cases(tmp_path)
+    assert [(s.name, s.reason) for s in found.skipped] == [
+        (
+            "cases",
+            "a folder of case folders (a, b, c and 1 more), not a case: "
+            f"proctor run --source {tmp_path / 'cases'} runs them",
+        ),
+        ("docs", "missing required file prompt.md"),
+    ]
+
+
 def test_a_results_directory_among_the_cases_is_no_case(tmp_path: Path) -> None:
     """`proctor run --source .` from a folder of cases writes `./proctor-results` there: later
     runs neither run it nor list it as a skipped case. A folder that only looks alike (no
