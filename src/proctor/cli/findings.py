@@ -406,6 +406,17 @@ def list_findings(
     else:
         which = "findings" if show_all else "open findings"
         click.echo(f"no {which} in {folder} ({plural(len(ledger.runs), 'run')} applied)")
+    passed = [f for f in ledger.findings if f.state == "dismissed" and f.passed_since_dismissal]
+    if passed and not show_all and not as_json:  # --all lists them: "dismissed, passed since"
+        named = ", ".join(f.id for f in passed[:10])
+        named += f" and {len(passed) - 10} more" if len(passed) > 10 else ""
+        one = len(passed) == 1
+        click.echo(
+            f"\n{plural(len(passed), 'dismissed finding')} ({named}) "
+            f"{'has' if one else 'have'} passed since {'it was' if one else 'they were'} "
+            f"dismissed: {'its' if one else 'the'} next failure{'' if one else ' of each'} "
+            f"reopens it (`proctor findings {folder} --all` lists {'it' if one else 'them'})."
+        )
     return 0
 
 

@@ -71,7 +71,8 @@ def command(
     numbered on from one run to the next, under the first run's gate (or --config's).
 
     The Markdown, JSON, JUnit and HTML reports also list the run's new, reopened and resolved
-    findings when the ledger of its results directory holds the run.
+    findings, and the dismissed ones whose check it passed, when the ledger of its results
+    directory holds the run.
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError

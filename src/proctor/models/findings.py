@@ -31,8 +31,9 @@ FindingEventKind = Literal["new", "reopened", "resolved", "dismissed", "passed"]
 FINDING_ID = re.compile(r"[0-9a-fA-F]+")
 """A finding's id: hex digits (see :attr:`Finding.id`); one edited by hand may hold capitals."""
 
-RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved")
-"""The events a run reports."""
+RUN_EVENTS: tuple[FindingEventKind, ...] = ("new", "reopened", "resolved", "passed")
+"""The events a run reports (a dismissed finding's ``passed`` too: its next failure reopens
+it)."""
 
 
 def numbered_checks(names: list[str]) -> list[str]:

@@ -230,9 +230,10 @@ class RepeatedRow(CamelModel):
 
 class FindingChange(CamelModel):
     """A finding of the results directory's ledger that the run proposed (``new``), reopened
-    or resolved (see docs/findings.md)."""
+    or resolved, or a dismissed one whose check it passed (``passed``: the finding stays
+    dismissed, and its next failure reopens it; see docs/findings.md)."""
 
-    event: Literal["new", "reopened", "resolved"]
+    event: Literal["new", "reopened", "resolved", "passed"]
     id: str
     """The finding's id, as ``proctor findings`` and ``proctor findings dismiss`` name it."""
     case: str
@@ -240,6 +241,12 @@ class FindingChange(CamelModel):
     condition: str
     check: str
     """The evaluator's label (else its ``use``), or ``rule:<name>`` for a task rule."""
+
+    @property
+    def said(self) -> str:
+        """The event as the reports word it: a dismissed finding's pass is ``passed while
+        dismissed``."""
+        return "passed while dismissed" if self.event == "passed" else self.event
 
 
 class PooledRun(CamelModel):

@@ -76,7 +76,8 @@ def run_suite(manifest: RunManifest, results_dir: Path) -> str | None:
 
 
 def run_events(ledger: FindingsLedger, run_id: str) -> list[tuple[Finding, FindingEventKind]]:
-    """The findings that run ``run_id`` proposed, reopened or resolved, with the event."""
+    """The findings that run ``run_id`` proposed, reopened or resolved, and the dismissed ones
+    whose check it passed (``passed``), with the event."""
     return [
         (finding, entry.event)
         for finding in ledger.findings
@@ -86,7 +87,8 @@ def run_events(ledger: FindingsLedger, run_id: str) -> list[tuple[Finding, Findi
 
 
 def run_changes(ledger: FindingsLedger, run_id: str) -> list[FindingChange] | None:
-    """The findings run ``run_id`` proposed, reopened or resolved, as its reports show them
+    """The findings run ``run_id`` proposed, reopened, resolved or passed while dismissed, as
+    its reports show them
     (:attr:`~proctor.models.suite.SuiteRecord.findings`); None when the ledger does not hold
     the run."""
     if run_id not in ledger.runs:
@@ -536,9 +538,13 @@ def update_after_run(
         )
     elif changes:  # applied now: here, or by a process that reached the ledger first
         told: Counter[str] = Counter(change.event for change in changes)
-        said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e])
-        # A resolved finding is listed with the closed ones only (--all).
-        every = " --all" if told["resolved"] else ""
+        said = ", ".join(f"{told[e]} {e}" for e in RUN_EVENTS if told[e] and e != "passed")
+        if passed := told["passed"]:  # a dismissed finding whose check passed
+            then = "its" if passed == 1 else "the"
+            then += " next failure of each" if passed > 1 else " next failure"
+            said += f"{', ' if said else ''}{passed} passed while dismissed: {then} reopens it"
+        # A resolved or dismissed finding is listed with the closed ones only (--all).
+        every = " --all" if told["resolved"] or passed else ""
         log.warning(
             "proctor: findings: %s (`proctor findings %s%s` lists them)", said, results_dir, every
         )

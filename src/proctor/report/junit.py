@@ -25,7 +25,8 @@ failed and why: the file is green exactly when the exit code is 0. A trial's war
 decide nothing) are lines of its ``system-out``, ``warning: …``, where CI test views show them,
 never a ``failure``. A testsuite's properties
 hold its group's figures and each finding of the group the run proposed, reopened or resolved
-(``finding <id>``: ``new: <check>``), when the findings ledger holds the run.
+(``finding <id>``: ``new: <check>``), or a dismissed one whose check it passed (``passed while
+dismissed: <check>``), when the findings ledger holds the run.
 
 A gate that failed fails the file too, whatever its trials did (a cost gate over trials that all
 passed, the A/B gate): a last ``testsuite`` named ``gates`` holds a testcase for the A/B gate
@@ -270,7 +271,7 @@ def render_junit(
     changes: dict[tuple[str, str, str], dict[str, object]] = {}
     for change in suite.findings or ():
         where = changes.setdefault((change.case, change.agent, change.condition), {})
-        where[f"finding {change.id}"] = f"{change.event}: {change.check}"
+        where[f"finding {change.id}"] = f"{change.said}: {change.check}"
     unique = classnames(grouped)
     for key, trials in grouped.items():
         element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})

@@ -371,7 +371,8 @@ def _verdict(g: GroupStats) -> str:
 
 
 def render_findings(changes: Sequence[FindingChange]) -> str:
-    """The Markdown section of the findings a run proposed, reopened or resolved."""
+    """The Markdown section of the findings a run proposed, reopened or resolved, and of the
+    dismissed ones whose check it passed."""
     if not changes:
         return "## Findings\n\nNo new, reopened or resolved findings in this run.\n"
     lines = [
@@ -382,8 +383,14 @@ def render_findings(changes: Sequence[FindingChange]) -> str:
     ]
     for change in changes:
         cell = _name(f"{change.case} / {change.agent} / {change.condition}")
-        lines.append(f"| {change.event} | `{change.id}` | {cell} | {_name(change.check)} |")
+        lines.append(f"| {change.said} | `{change.id}` | {cell} | {_name(change.check)} |")
+    if any(change.event == "passed" for change in changes):
+        lines += ["", PASSED_NOTE]
     return "\n".join(lines) + "\n"
+
+
+PASSED_NOTE = "A dismissed finding whose check passed stays dismissed: its next failure reopens it."
+"""What the reports add below a run's findings when it passed a dismissed one's check."""
 
 
 def _trial_name(
