@@ -45,9 +45,9 @@ MAX_WORKERS = 256
 @click.option(
     "--since",
     metavar="DATE",
-    help="Only sessions that started on or after this day: YYYY-MM-DD, a time (its day on "
-    "this machine's clock: 2026-11-29T20:00-08:00), today, yesterday, or days or weeks back "
-    "(7d, 2w).",
+    help="Only sessions that started on or after this day: YYYY-MM-DD, an ISO week date "
+    "(2026-W48-1), a time (its day on this machine's clock: 2026-11-29T20:00-08:00), today, "
+    "yesterday, or days or weeks back (7d, 2w).",
 )
 @click.option(
     "--until",

@@ -57,9 +57,7 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
     try:
         moment = _iso(text)
     except ValueError:
-        raise ConfigError(
-            f"{what} {text!r}: expected a date or time like 2026-11-30 or 2026-11-30T14:00"
-        ) from None
+        raise no_date(text, what) from None
     try:
         if moment.tzinfo is None and not local:
             return moment.replace(tzinfo=UTC)
@@ -68,6 +66,19 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
         raise ConfigError(
             f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
         ) from None
+
+
+def no_date(text: str, what: str, *, days_back: bool = False) -> ConfigError:
+    """The error for ``text``, given as ``what``, that names no date: the forms a date may
+    take, ``today``, ``yesterday`` and days or weeks back too where a day is asked for
+    (``days_back``: ``--since``, ``--until``), not the moment of a change."""
+    forms = [
+        "a date like 2026-11-30",
+        "an ISO week date like 2026-W48-1",
+        "a time like 2026-11-30T14:00",
+        *(("today", "yesterday", "days or weeks back like 7d or 2w") if days_back else ()),
+    ]
+    return ConfigError(f"{what} {text!r}: expected {', '.join(forms[:-1])}, or {forms[-1]}")
 
 
 def _in_utc(moment: datetime) -> datetime:
@@ -203,10 +214,7 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
     try:
         moment = _iso(text)
     except ValueError:
-        raise ConfigError(
-            f"{what} {text!r}: expected a date like 2026-11-30, a time like 2026-11-30T14:00, "
-            "today, yesterday, or days or weeks back like 7d or 2w"
-        ) from None
+        raise no_date(text, what, days_back=True) from None
     try:
         return moment.date() if moment.tzinfo is None else moment.astimezone().date()
     except OverflowError:

@@ -174,7 +174,7 @@ def test_journal_location_follows_the_environment(tmp_path: Path) -> None:
 
 
 def test_bad_marks_are_clear_sentences(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="expected a date or time"):
+    with pytest.raises(ConfigError, match="expected a date like 2026-11-30"):
         mark_for("x", None, "yesterday", tmp_path)
     with pytest.raises(ConfigError, match="needs a description"):
         mark_for("  ", None, None, tmp_path)
@@ -350,6 +350,29 @@ def test_since_and_until_take_days_back_from_today() -> None:
     for wrong in ("7", "d", "-7d", "7 days", "7h", "tomorrow"):
         with pytest.raises(ConfigError, match="expected a date like 2026-11-30.* like 7d or 2w"):
             parse_day(wrong, "--since", today)
+
+
+def test_a_value_that_is_no_date_names_every_form_taken_iso_week_dates_too(
+    tmp_path: Path,
+) -> None:
+    """The sentence for a --since, --until or --at that is no date named dates, times and
+    (for a day) days back, but not the ISO week dates they take (2026-W48-1)."""
+    from proctor.history.journal import parse_day
+
+    forms = "a date like 2026-11-30, an ISO week date like 2026-W48-1, "
+    for what in ("--since", "--until"):
+        with pytest.raises(ConfigError) as refused:
+            parse_day("tomorrow", what)
+        assert str(refused.value) == (
+            f"{what} 'tomorrow': expected {forms}a time like 2026-11-30T14:00, today, "
+            "yesterday, or days or weeks back like 7d or 2w"
+        )
+    with pytest.raises(ConfigError) as refused:
+        mark_for("x", None, "yesterday", tmp_path)
+    assert (
+        str(refused.value) == f"--at 'yesterday': expected {forms}or a time like 2026-11-30T14:00"
+    )
+    assert str(parse_day("2026-W48-1", "--since")) == "2026-11-23"  # the form named is taken
 
 
 def test_a_count_of_days_back_of_any_length_past_the_range_is_out_of_range() -> None:
