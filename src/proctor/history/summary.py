@@ -234,8 +234,8 @@ def _time_spread(value: Spread, tasks: int) -> str:
     """The median time and its range, and over how many of the ``tasks`` when some have no
     duration (a session without times at both ends)."""
     timed = f"{value.n} of {tasks} tasks timed" if value.n < tasks else ""
-    if value.median is None:
-        return f"– ({timed})" if timed else "–"
+    if value.median is None:  # none timed: "0 of 1 tasks timed" said it badly
+        return f"– (none of its {plural(tasks, 'task')} timed)" if tasks else "–"
     low, high = duration_text(value.min), duration_text(value.max)
     return f"{duration_text(value.median)} ({low}–{high}{'; ' + timed if timed else ''})"
 

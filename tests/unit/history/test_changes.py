@@ -1031,6 +1031,23 @@ def test_the_summary_says_over_how_many_tasks_the_median_time_is() -> None:
     assert "timed" not in control
 
 
+def test_a_group_or_summary_with_no_task_timed_says_so_in_words() -> None:
+    """A day whose one task has no duration read "– (0 of 1 tasks timed)"; the summary said
+    "– (0 of 2 tasks timed)" for two."""
+    from proctor.history.summary import history_report, render_history
+    from proctor.models.pricing import PriceTable
+
+    timed = [task(1, 100, 3, True), task(2, 300, 5, True)]
+    undated = [task(3, 0, 4, False), task(4, 0, 4, False)]
+    for record in undated:
+        record.duration_seconds = None
+    text = render_history(history_report([*timed, undated[0]], [], PriceTable(), "day"))
+    assert "| 2026-11-03 | 1 | 1 | 0/1 (0%) | – (none of its 1 task timed) |" in text
+    alone = render_history(history_report(undated, [], PriceTable()))
+    assert "- Median time: – (none of its 2 tasks timed); median steps" in alone
+    assert "of 1 tasks" not in text and " 0 of " not in text + alone
+
+
 def test_the_difference_of_shares_has_no_float_noise() -> None:
     before = [task(d, 100, 3, d <= 6) for d in range(1, 11)]  # 6 of 10 verified
     after = [task(20 + d, 100, 3, d <= 7) for d in range(1, 11)]  # 7 of 10
