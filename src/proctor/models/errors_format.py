@@ -228,6 +228,9 @@ def json_error(exc: json.JSONDecodeError) -> str:
         return "more text after the end of the JSON value (a file holds one value)"
     if exc.msg.startswith("Invalid control character"):
         return "a control character (a line break or a tab) inside a string: write it as \\n or \\t"
+    if exc.msg.startswith("Unterminated string") or pos >= len(text.rstrip()):
+        # (the parser's "Unterminated string starting at" names a place it leaves out)
+        return "it ends before its JSON value does: the file is cut short"
     return exc.msg
 
 

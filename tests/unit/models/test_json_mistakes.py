@@ -23,6 +23,9 @@ from proctor.models.loading import parse_json_text
         ("", "line 1, column 1: it is empty (expected a JSON value)"),
         ("  \n", "it is empty (expected a JSON value)"),
         ('{"a": }', "line 1, column 7: Expecting value"),  # other mistakes: the parser's words
+        # Cut short (its string was "Unterminated string starting at", naming no place).
+        ('{"runs": ["run-2026', "column 11: it ends before its JSON value does: the file is cut"),
+        ('{"runs": [1, 2', "column 15: it ends before its JSON value does: the file is cut"),
     ],
 )
 def test_a_trailing_comma_and_an_empty_file_are_named(text: str, said: str) -> None:
