@@ -20,8 +20,8 @@ import click
     "--at",
     "at",
     metavar="TIME",
-    help="When the change took effect (default: now), e.g. 2026-11-30 or 2026-11-30T14:00; "
-    "without a zone, on this machine's clock.",
+    help="When the change took effect (default: now), e.g. 2026-11-30, 2026-W48-1 (an ISO "
+    "week date) or 2026-11-30T14:00; without a zone, on this machine's clock.",
 )
 def command(text: str, project: str | None, at: str | None) -> int:
     """Record a change (a plugin enabled, a prompt edited) in the local change journal."""
