@@ -98,3 +98,29 @@ def test_proctor_run_warns_of_a_model_given_to_the_scripted_agent_once(
         "case's plan whatever the model (it only writes the model's name into its transcript)"
     ) in result.err
     assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
+
+
+def test_agent_model_reads_as_proctor_run_reads_it(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    result, out = run_json(proctor, root, tmp_path, "--agent-model", "claude-code=opus")
+    assert result.code == 0 and out["passed"] == 1, result.err  # claude-code runs no case here
+    for given, said in [
+        ("claude-code", '--agent-model "claude-code": expected ID=VALUE, e.g. claude-code=opus'),
+        ("claude-cod=opus", "--agent-model claude-cod=…: unknown agent 'claude-cod' (did you"),
+    ]:
+        result, _ = run_json(proctor, root, tmp_path, "--agent-model", given)
+        assert result.code == 2 and f"proctor: error: {said}" in result.err, result.err
+
+
+def test_agent_model_of_the_scripted_agent_is_warned_of_once(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    args = ("--agent-model", "scripted=nope/x", "--model", "other/y")
+    result, out = run_json(proctor, root, tmp_path, *args)
+    assert result.code == 0 and out["passed"] == 1, result.err
+    assert (
+        'proctor: warning: --agent-model "scripted=nope/x": the scripted agent plays its '
+        "case's plan whatever the model (it only writes the model's name into its transcript)"
+    ) in result.err
+    assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
+    trial = next((tmp_path / "out").glob("run-*/trials/a/scripted/default/1/trial.json"))
+    assert '"agentModel": "nope/x"' in trial.read_text()  # the nearest: --agent-model

@@ -166,11 +166,15 @@ def test_help_says_concurrency_is_capped_by_the_config(proctor: Run) -> None:
 
 def test_help_gives_each_flag_its_place_in_the_order_of_precedence(proctor: Run) -> None:
     """--timeout-ms comes after the eval's own timeout_ms (it is no case's limit whatever),
-    and the config's agent and model come after the flags, as docs/evals.md orders them."""
+    and the config's agent and model come after the flags, --agent-model before --model, as
+    docs/evals.md orders them."""
     said = " ".join(proctor("eval", "--help").out.split())
     assert "Each case's time limit when its eval sets none (default: evals.config.py's" in said
     assert "(default: the case's or eval's, else evals.config.py's, else scripted)" in said
-    assert "The agent's model (default: evals.config.py's;" in said
+    assert (
+        "The model of every case's agent (default: evals.config.py's; --agent-model, for its "
+        "agent, comes first;"
+    ) in said
 
 
 def test_an_evals_folder_without_an_eval_file_says_so(proctor: Run, tmp_path: Path) -> None:

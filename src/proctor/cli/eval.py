@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import ResultsFolder, reporter_option
+from proctor.cli.options import ResultsFolder, agent_model_option, reporter_option
 from proctor.cli.signals import echo_unless_gone
 from proctor.errors import ConfigError
 from proctor.models.io import dump_json
@@ -52,9 +52,11 @@ from proctor.util.text import joined_lines, one_line
 )
 @click.option(
     "--model",
-    help="The agent's model (default: evals.config.py's; the scripted agent only names it in "
-    "its transcript); 'scripted' runs a real CLI on proctor's scripted model.",
+    help="The model of every case's agent (default: evals.config.py's; --agent-model, for "
+    "its agent, comes first; the scripted agent only names it in its transcript); 'scripted' "
+    "runs a real CLI on proctor's scripted model.",
 )
+@agent_model_option
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
 @click.option("--out", type=ResultsFolder(), help="Results folder.")
 @click.option(
@@ -74,6 +76,7 @@ def command(
     timeout_ms: int | None,
     agent: str | None,
     model: str | None,
+    agent_models: tuple[str, ...],
     judge_model: str | None,
     out: Path | None,
     concurrency: int | None,
@@ -87,7 +90,7 @@ def command(
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings
-    from proctor.cli.options import blank_refused
+    from proctor.cli.options import blank_refused, id_pairs, warn_scripted_model
     from proctor.execute.events import Subscriber
     from proctor.session.evals import (
         EvalRequest,
@@ -108,6 +111,7 @@ def command(
         tags=tags,
         agent=agent,
         model=model,
+        agent_models=id_pairs("--agent-model", agent_models),
         judge_model=judge_model,
         timeout_ms=timeout_ms,
         out=out,
@@ -140,6 +144,8 @@ def command(
         if not rows:  # an empty evals folder lists nothing, and says why on stderr
             click.echo(f"proctor: {nothing_chosen(request, project)}", err=True)
         return 0
+    if "scripted" in request.agent_models:  # as proctor run warns of it
+        warn_scripted_model(request.agent_models["scripted"])
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
         # The warnings proctor run prints (a model with no price, a failed classifier call).

@@ -28,6 +28,7 @@ from proctor.cli.options import (
     skip_evaluator_option,
     source_option,
     tag_option,
+    warn_scripted_model,
 )
 from proctor.cli.signals import echo_unless_gone
 from proctor.models.base import MAX_TIMEOUT_SEC
@@ -285,7 +286,7 @@ def command(
         # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
         return _resume(resume, shown, budget_usd, as_json, retry_errors)
     if "scripted" in overrides.agent_models:
-        _warn_scripted_model(overrides.agent_models["scripted"])
+        warn_scripted_model(overrides.agent_models["scripted"])
     suite = None
     if prompt is not None:
         from proctor.session.inline import inline_suite
@@ -569,17 +570,3 @@ def _check_executor(
 
         import_ray()
         check_reachable(ray_address)
-
-
-def _warn_scripted_model(model: str) -> None:
-    """``--agent-model scripted=MODEL``: the scripted agent plays its case's plan whatever the
-    model and only writes its name into the transcript (as ``proctor eval --model`` warns)."""
-    from proctor.session.run import warn
-    from proctor.util.json_shown import json_text
-
-    warn(
-        f"--agent-model {json_text('scripted=' + model)}: the scripted agent plays its case's "
-        "plan whatever the model (it only writes the model's name into its transcript); "
-        "--agent-model names an agent that runs the model, and --model scripted runs a real "
-        "CLI on proctor's scripted model"
-    )

@@ -52,6 +52,8 @@ class EvalRequest:
     tags: tuple[str, ...] = ()
     agent: str | None = None
     model: str | None = None
+    agent_models: Mapping[str, str] = field(default_factory=dict)
+    """``--agent-model ID=MODEL``, by agent id (as ``proctor run`` reads it)."""
     judge_model: str | None = None
     timeout_ms: int | None = None
     out: Path | None = None
@@ -256,11 +258,18 @@ def run_evals(
         parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
     for point, _ in chosen:
         _check_point(point, request, project)
-    model, named = model_of(request, project)
+    model, named = run_model(request, project)
     agents = {point.case_name: agent_of(point, request, project)[0] for point, _ in chosen}
+    models = {point.case_name: model_of(point, request, project) for point, _ in chosen}
     if model is not None:
         check_model(model, named)
-        on_scripted = [p.id for p, _ in chosen if agents[p.case_name] == "scripted"]
+        # The cases on the scripted agent the run's model reaches (--agent-model scripted=…,
+        # nearer, is warned of where it is read, as proctor run warns of it).
+        on_scripted = [
+            p.id
+            for p, _ in chosen
+            if agents[p.case_name] == "scripted" and models[p.case_name][1] == named
+        ]
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     set_project_root(project.root)
@@ -295,9 +304,17 @@ def run_evals(
         concurrency=concurrency,
         out=str(out),
         model="scripted" if model == "scripted" else None,
-        agent_models={a: model for a in set(agents.values())}
-        if model and model != "scripted"
-        else {},
+        # Each case's agent its model (the run's ``scripted`` is the model server, not a
+        # model's name); an --agent-model for an agent no case runs on is checked as
+        # proctor run checks it (an unknown agent is refused).
+        agent_models={
+            **{
+                agents[name]: given
+                for name, (given, where) in models.items()
+                if given is not None and not (where == named and given == "scripted")
+            },
+            **request.agent_models,
+        },
     )
     try:
         run = run_session(
@@ -372,10 +389,22 @@ def agent_of(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tu
     return "scripted", "the default agent"
 
 
-def model_of(request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
-    """The model every case's agent is given, if any, and where it was given: ``--model``
-    (``--model ""`` is a blank model, said so: not the config's, nor none), then the config's
-    ``model``."""
+def model_of(
+    point: EvalPoint, request: EvalRequest, project: EvalProject
+) -> tuple[str | None, str]:
+    """The model the agent of ``point`` is given, if any, and where it was given (for a message
+    about it), the most specific first, as in ``proctor run``: ``--agent-model AGENT=MODEL``
+    for the agent the case runs on, then the model of the whole run (:func:`run_model`)."""
+    agent = agent_of(point, request, project)[0]
+    if agent in request.agent_models:
+        return request.agent_models[agent], f"--agent-model {agent}=…"
+    return run_model(request, project)
+
+
+def run_model(request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
+    """The model of the whole run, if any, and where it was given: ``--model`` (``--model ""``
+    is a blank model, said so: not the config's, nor none), then the config's ``model``.
+    ``scripted`` runs every agent on proctor's scripted model server."""
     if request.model is not None:
         return request.model, "--model"
     return (project.config.model if project.config else None), f"{_config_file(project)}: model"

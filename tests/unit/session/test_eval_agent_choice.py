@@ -178,3 +178,54 @@ def test_an_eval_s_unknown_agent_is_named_by_its_file_and_line(
     with pytest.raises(ConfigError) as caught:
         _run(tmp_path, monkeypatch, _request(root, tmp_path))
     assert "own.eval.py:5: unknown agent 'nope3'" in str(caught.value), caught.value
+
+
+def test_agent_model_comes_before_the_model_for_its_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The most specific wins, as in proctor run: --agent-model AGENT=…, then --model, then
+    # the config's model.
+    root = _project(tmp_path, ", model='haiku'")
+    given = {"claude-code": "opus"}
+    seen = _run(tmp_path, monkeypatch, _request(root, tmp_path, model="sonnet", agent_models=given))
+    assert seen["agent_models"] == {
+        "scripted": "sonnet",
+        "codex": "sonnet",
+        "gemini-cli": "sonnet",
+        "claude-code": "opus",
+    }
+    seen = _run(tmp_path, monkeypatch, _request(root, tmp_path, agent_models=given))
+    assert seen["agent_models"]["claude-code"] == "opus"
+    assert seen["agent_models"]["codex"] == "haiku"
+
+
+def test_agent_model_keeps_the_scripted_model_server_of_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As proctor run --model scripted --agent-model claude-code=opus: the CLI is asked for
+    # opus, served by proctor's scripted model.
+    root = _project(tmp_path)
+    request = _request(root, tmp_path, model="scripted", agent_models={"claude-code": "opus"})
+    seen = _run(tmp_path, monkeypatch, request)
+    assert seen["model"] == "scripted" and seen["agent_models"] == {"claude-code": "opus"}
+
+
+def test_the_scripted_agent_s_own_model_leaves_it_out_of_the_model_s_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its --agent-model is warned of where it is read (as proctor run does): the --model
+    # warning names no case, so the scripted agent is warned of once.
+    root = _project(tmp_path)
+    request = _request(root, tmp_path, model="sonnet", agent_models={"scripted": "opus"})
+    seen = _run(tmp_path, monkeypatch, request)
+    assert seen["agent_models"]["scripted"] == "opus"
+    assert seen["warnings"] == []
+
+
+def test_an_agent_model_of_an_agent_no_case_runs_on_goes_to_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # proctor run checks it there (an unknown agent is refused, as its own --agent-model is).
+    root = _project(tmp_path)
+    seen = _run(tmp_path, monkeypatch, _request(root, tmp_path, agent_models={"acp": "x"}))
+    assert seen["agent_models"] == {"acp": "x"}
