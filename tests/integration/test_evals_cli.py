@@ -707,10 +707,21 @@ def test_an_interrupted_eval_run_exits_130(tmp_path: Path, signum: int) -> None:
     # suite.md, the report for people, says so too (with the case that never started).
     (suite_md,) = out.glob("run-*/suite.md")
     assert f"**Exit code 130** (interrupted): {said}" in suite_md.read_text()
+    # The case cut short is shown as interrupted, counted apart from the errors (as the
+    # reason counts it), not as an infra-error among "errored".
     if signum == signal.SIGTERM:
         summary = json.loads(stdout)
         assert summary["interrupted"] is True and summary["ok"] is False
         assert summary["reason"] == said and len(summary["results"]) == 1
+        (case,) = summary["results"]
+        assert case["status"] == "interrupted" and case["error"] is None, case
+        assert summary["errored"] == 0 and summary["cutShort"] == 1, summary
+    else:
+        text = stdout.decode()
+        assert re.search(r"^✗ (slow|later)  interrupted  ", text, re.M), text
+        assert "0 errored, 1 interrupted  (" in text, text
+        progress = "  interrupted: the run was stopped before this trial ended"
+        assert progress in err.decode() and "infra-error" not in err.decode(), err.decode()
 
 
 def test_a_later_run_in_the_same_process_drives_its_own_case_of_the_same_name(

@@ -223,14 +223,17 @@ class EvalProgress:
 
     def __call__(self, event: object) -> None:
         from proctor.execute.events import TrialFinished
+        from proctor.session.evals import shown_status
 
         if not isinstance(event, TrialFinished):
             return
         r = event.record
-        mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(r.status, "!")
+        status = shown_status(r)  # a case the stop cut short is interrupted, not an error
+        mark = {"passed": "✓", "failed": "✗", "skipped": "-"}.get(status, "!")
         # One line, as proctor run's trial line: a reason's line breaks (an error's message)
         # are spaces here (its other spaces kept: a repr of code); the records keep it whole.
-        tail = "" if r.status == "passed" else f"  {joined_lines(f'{r.status}: {r.reason}')}"
+        said = r.reason if status == "interrupted" else f"{status}: {r.reason}"
+        tail = "" if status == "passed" else f"  {joined_lines(said)}"
         name = joined_lines(self.names.get((r.case, r.repeat), f"{r.case}#{r.repeat}"))
         click.echo(mask(f"{mark} {name} ({r.timings.total_ms / 1000:.1f}s){tail}"), err=True)
         for warning in r.warnings:  # decides nothing, but the case ran less than written
@@ -271,7 +274,10 @@ def _print_summary(summary: dict[str, object], verbose: bool) -> None:
             if r["finalText"]:  # the agent's text: its control characters shown, not obeyed
                 reply = joined_lines(masked_head(str(r["finalText"]), 200))
                 echo_unless_gone(f"    reply: {reply}")
+    # The cases a stop cut short, apart from the errors (as proctor run's exit reason counts
+    # them), said only when there are any.
+    cut = f", {summary['cutShort']} interrupted" if summary.get("cutShort") else ""
     echo_unless_gone(
         f"{summary['passed']} passed, {summary['failed']} failed, {summary['skipped']} skipped, "
-        f"{summary['errored']} errored  ({summary['runDir']})"
+        f"{summary['errored']} errored{cut}  ({summary['runDir']})"
     )

@@ -26,6 +26,7 @@ from proctor.errors import ConfigError
 from proctor.evals.conversation import EVAL_RESULT, EvalCaseRun, conversation_for
 from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
 from proctor.evals.loaders import set_project_root
+from proctor.execute.context import was_interrupted
 from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
@@ -491,6 +492,15 @@ def exit_code_of(records: Sequence[TrialRecord]) -> int:
     return int(ExitCode.OK)
 
 
+def shown_status(record: TrialRecord) -> str:
+    """A case's status as ``proctor eval`` shows it: its record's, but ``interrupted`` for a
+    case the stop cut short (recorded in an error status, as ``proctor run`` records such a
+    trial, whose exit reason counts it apart from the errors: it says nothing of the case)."""
+    if record.status in ERROR_STATUSES and was_interrupted(record.reason):
+        return "interrupted"
+    return record.status
+
+
 def eval_json(paths: RunPaths, record: TrialRecord) -> dict[str, Any]:
     folder = paths.trial(record.case, record.agent, record.condition, record.repeat).root
     try:
@@ -513,12 +523,13 @@ def summarise(
         )
         run_id = point.ids()[iteration - 1] if point else record.case
         skipped = record.status == "skipped"
+        status = shown_status(record)
         results.append(
             {
                 "id": run_id,
                 "ok": record.status == "passed" or skipped,
                 "skipped": skipped,
-                "status": record.status,
+                "status": status,
                 "description": point.description if point else None,
                 "assertions": data.get("assertions", []),
                 "sessionId": record.session_id,
@@ -530,19 +541,25 @@ def summarise(
                 "finalText": data.get("finalText", ""),
                 "warnings": data.get("warnings", []),
                 "error": data.get("error")
-                or (None if record.status in ("passed", "failed", "skipped") else record.reason),
+                or (
+                    None
+                    if status in ("passed", "failed", "skipped", "interrupted")
+                    else record.reason
+                ),
                 "reason": record.reason,
             }
         )
     passed = sum(1 for r in results if r["status"] == "passed")
     failed = sum(1 for r in results if r["status"] in FAILED_STATUSES)
     skipped_n = sum(1 for r in results if r["skipped"])
+    cut_short = sum(1 for r in results if r["status"] == "interrupted")
     return {
         "ok": exit_code_of(records) == 0,
         "passed": passed,
         "failed": failed,
         "skipped": skipped_n,
-        "errored": len(results) - passed - failed - skipped_n,
+        "errored": len(results) - passed - failed - skipped_n - cut_short,
+        "cutShort": cut_short,
         "runDir": str(paths.root),
         "interrupted": False,
         "reason": None,
