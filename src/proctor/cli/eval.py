@@ -11,7 +11,14 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import ResultsFolder, agent_model_option, reporter_option
+from proctor.cli.options import (
+    ResultsFolder,
+    agent_effort_option,
+    agent_model_option,
+    budget_option,
+    keep_workspace_option,
+    reporter_option,
+)
 from proctor.cli.signals import echo_unless_gone
 from proctor.errors import ConfigError
 from proctor.models.io import dump_json
@@ -57,13 +64,16 @@ from proctor.util.text import joined_lines, one_line
     "runs a real CLI on proctor's scripted model.",
 )
 @agent_model_option
+@agent_effort_option
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
-@click.option("--out", type=ResultsFolder(), help="Results folder.")
+@budget_option
+@click.option("--out", type=ResultsFolder(), help="Results folder (default ./proctor-results).")
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=200),
     help="Cases at once (at most the config's max_concurrency: a larger number is lowered to it).",
 )
+@keep_workspace_option
 @reporter_option
 def command(
     ids: tuple[str, ...],
@@ -77,9 +87,12 @@ def command(
     agent: str | None,
     model: str | None,
     agent_models: tuple[str, ...],
+    agent_efforts: tuple[str, ...],
     judge_model: str | None,
+    budget_usd: float | None,
     out: Path | None,
     concurrency: int | None,
+    keep_workspace: bool,
     reporters: tuple[str, ...],
 ) -> int:
     """Run evals written as code: ID_OR_PREFIX selects an id and everything below it.
@@ -112,10 +125,12 @@ def command(
         agent=agent,
         model=model,
         agent_models=id_pairs("--agent-model", agent_models),
+        agent_efforts=id_pairs("--agent-effort", agent_efforts),
         judge_model=judge_model,
         timeout_ms=timeout_ms,
         out=out,
         concurrency=concurrency,
+        keep_workspace=keep_workspace,
         reporters=tuple(r for value in reporters for r in value.split(",") if r),
         verbose=verbose and not no_stream,  # t.log lines stream to stderr
         argv=("proctor", *sys.argv[1:]),
@@ -149,9 +164,9 @@ def command(
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
         # The warnings proctor run prints (a model with no price, a failed classifier call).
-        shown: list[Subscriber] = (
-            [CostWarnings(None)] if no_stream else [progress, CostWarnings(None)]
-        )
+        # (--budget-usd warns once when the estimated cost passes it, as in proctor run.)
+        warnings = CostWarnings(budget_usd)
+        shown: list[Subscriber] = [warnings] if no_stream else [progress, warnings]
         result = run_evals(request, shown, progress.name_runs)
     if as_json:
         echo_unless_gone(dump_json(masked_data(result.summary)), nl=False)

@@ -76,6 +76,11 @@ skip_evaluator_option = click.option(
     metavar="ID",
     help="Leave out the evaluators with this use or label (repeatable).",
 )
+keep_workspace_option = click.option(
+    "--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones."
+)
+
+
 reporter_option = click.option(
     "--reporter",
     "reporters",
@@ -148,6 +153,13 @@ class FiniteRange(click.FloatRange):
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
+
+
+budget_option = click.option(
+    "--budget-usd",
+    type=FiniteRange(min=0, min_open=True),
+    help="Warn once when the estimated cost passes this; never abort.",
+)
 
 
 class ResultsFolder(click.Path):

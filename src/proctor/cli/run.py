@@ -15,12 +15,14 @@ from proctor.cli.options import (
     ResultsFolder,
     agent_effort_option,
     agent_model_option,
+    budget_option,
     case_option,
     condition_option,
     config_option,
     first_condition_option,
     given_options,
     id_pairs,
+    keep_workspace_option,
     mode_option,
     only_evaluator_option,
     reporter_option,
@@ -72,11 +74,7 @@ deterministic trials, and a difference shows up within a few."""
 @click.option("--fast-model", help="provider/model for the fast role (classification).")
 @click.option("--workhorse-model", help="provider/model for the workhorse role (answers).")
 @click.option("--judge-model", help="provider/model for the judge role (llm-judge).")
-@click.option(
-    "--budget-usd",
-    type=FiniteRange(min=0, min_open=True),
-    help="Warn once when the estimated cost passes this; never abort.",
-)
+@budget_option
 @click.option("--repeats", type=click.IntRange(min=1, max=10_000), help="Repeats per case × agent.")
 @click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
 @click.option(
@@ -173,7 +171,7 @@ deterministic trials, and a difference shows up within a few."""
     "their workspace (a real agent's, or recorded), N times.",
 )
 @click.option("--mirror", is_flag=True, help="Stream the agent's terminal live.")
-@click.option("--keep-workspace", is_flag=True, help="Keep every workspace, not only failed ones.")
+@keep_workspace_option
 @click.option(
     "--json", "as_json", is_flag=True, help="Print suite.json to stdout (--reporter json)."
 )

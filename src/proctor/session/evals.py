@@ -55,10 +55,13 @@ class EvalRequest:
     model: str | None = None
     agent_models: Mapping[str, str] = field(default_factory=dict)
     """``--agent-model ID=MODEL``, by agent id (as ``proctor run`` reads it)."""
+    agent_efforts: Mapping[str, str] = field(default_factory=dict)
+    """``--agent-effort ID=EFFORT``, by agent id (as ``proctor run`` reads it)."""
     judge_model: str | None = None
     timeout_ms: int | None = None
     out: Path | None = None
     concurrency: int | None = None
+    keep_workspace: bool = False
     reporters: tuple[str, ...] = ()
     verbose: bool = False
     argv: tuple[str, ...] = ()
@@ -316,6 +319,8 @@ def run_evals(
             },
             **request.agent_models,
         },
+        agent_efforts=dict(request.agent_efforts),
+        keep_workspace=request.keep_workspace,
     )
     try:
         run = run_session(

@@ -1,0 +1,79 @@
+"""The options ``proctor eval`` shares with ``proctor run`` read and act as run's do:
+``--agent-effort ID=EFFORT``, ``--keep-workspace`` and ``--budget-usd``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from proctor.cli.main import cli
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+EVAL = """
+    from proctor.evals import define_eval
+    async def test(t):
+        (await t.send("hi")).expect_ok()
+    eval = define_eval(test=test, plan={"turns": [{"say": "hello"}]})
+"""
+
+
+def _trial(tmp_path: Path) -> Path:
+    return next((tmp_path / "out").glob("run-*/trials/a/scripted/default/1"))
+
+
+def test_agent_effort_reads_as_proctor_run_reads_it(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    result, out = run_json(proctor, root, tmp_path, "--agent-effort", "scripted=high")
+    assert result.code == 0 and out["passed"] == 1, result.err
+    record = json.loads((_trial(tmp_path) / "trial.json").read_text())
+    assert record["agentEffort"] == "high"
+    for given, said in [
+        ("scripted", '--agent-effort "scripted": expected ID=VALUE, e.g. claude-code=opus'),
+        ("nope=high", "--agent-effort nope=…: unknown agent 'nope'"),
+    ]:
+        result, _ = run_json(proctor, root, tmp_path, "--agent-effort", given)
+        assert result.code == 2 and f"proctor: error: {said}" in result.err, result.err
+
+
+def test_keep_workspace_keeps_a_passing_case_s_workspace(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    result, _ = run_json(proctor, root, tmp_path)
+    assert result.code == 0 and not (_trial(tmp_path) / "workspace").exists(), result.err
+    result, _ = run_json(
+        proctor, root, tmp_path, "--out", str(tmp_path / "kept"), "--keep-workspace"
+    )
+    assert result.code == 0, result.err
+    (kept,) = (tmp_path / "kept").glob("run-*/trials/a/scripted/default/1/workspace")
+    assert kept.is_dir()
+
+
+def test_budget_usd_warns_as_in_proctor_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import proctor.session.evals as evals
+    from proctor.cli.display import CostWarnings
+
+    seen: list[Any] = []
+
+    def ran(request: Any, subscribers: Any, *_: Any) -> SimpleNamespace:
+        seen.extend(subscribers)
+        summary = {"interrupted": False, "results": [], "runDir": "x"}
+        summary.update(passed=0, failed=0, skipped=0, errored=0)
+        return SimpleNamespace(summary=summary, exit_code=0)
+
+    monkeypatch.setattr(evals, "run_evals", ran)
+    monkeypatch.chdir(tmp_path)
+    args = ["eval", "--dir", str(tmp_path), "--budget-usd", "0.5"]
+    result = CliRunner().invoke(cli, args, standalone_mode=False)
+    assert result.return_value == 0, result.output
+    (warnings,) = [s for s in seen if isinstance(s, CostWarnings)]
+    assert warnings.budget == 0.5
+    result = CliRunner().invoke(cli, [*args[:3], "--budget-usd", "0"], standalone_mode=False)
+    assert result.exit_code != 0  # refused as run refuses it
