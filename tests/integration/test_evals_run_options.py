@@ -77,3 +77,14 @@ def test_budget_usd_warns_as_in_proctor_run(
     assert warnings.budget == 0.5
     result = CliRunner().invoke(cli, [*args[:3], "--budget-usd", "0"], standalone_mode=False)
     assert result.exit_code != 0  # refused as run refuses it
+
+
+def test_agent_given_twice_is_refused(proctor: Run, tmp_path: Path) -> None:
+    """proctor run runs each case on every --agent given; proctor eval ran the last alone."""
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    result, _ = run_json(proctor, root, tmp_path, "--agent", "claude-code", "--agent", "scripted")
+    assert result.code == 2, result.err
+    said = "proctor: error: --agent given 2 times (claude-code, scripted): proctor eval runs"
+    assert said in result.err and not (tmp_path / "out").exists(), result.err
+    result, out = run_json(proctor, root, tmp_path, "--agent", "scripted")  # once is fine
+    assert result.code == 0 and out["passed"] == 1, result.err

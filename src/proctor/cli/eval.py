@@ -54,6 +54,8 @@ from proctor.util.text import joined_lines, one_line
 )
 @click.option(
     "--agent",
+    "agents",
+    multiple=True,  # given twice, refused (proctor run's is repeatable: one run per agent here)
     help="The agent for every eval (default: the case's or eval's, else evals.config.py's, "
     "else scripted).",
 )
@@ -84,7 +86,7 @@ def command(
     no_stream: bool,
     verbose: bool,
     timeout_ms: int | None,
-    agent: str | None,
+    agents: tuple[str, ...],
     model: str | None,
     agent_models: tuple[str, ...],
     agent_efforts: tuple[str, ...],
@@ -116,6 +118,12 @@ def command(
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
     register_user_keys()
+    if len(agents) > 1:  # proctor run's --agent runs each case on each: here, the last alone
+        raise ConfigError(
+            f"--agent given {len(agents)} times ({', '.join(agents)}): proctor eval runs every "
+            "case on one agent; run it once per agent (proctor compare compares the runs)"
+        )
+    agent = agents[0] if agents else None
     blank_refused(("--agent", agent), ("--judge-model", judge_model))
 
     request = EvalRequest(
