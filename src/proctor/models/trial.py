@@ -98,7 +98,8 @@ class Timings(CamelModel):
     question_turns: int = 0
     """Turns that only answered a question the agent ended its previous turn with."""
     interruptions: int = 0
-    """Questions and prompts the agent raised mid-turn (pickers, permission prompts, ask)."""
+    """Questions and prompts the agent raised mid-turn (pickers, permission prompts, ask); of a
+    session a person drove, the turns they interrupted (Esc or Ctrl-C in the CLI)."""
     started_at: str | None = None
     finished_at: str | None = None
 

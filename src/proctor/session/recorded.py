@@ -18,9 +18,16 @@ from proctor.history.projects import same_project, session_project
 from proctor.history.sources import AGENTS, find_sessions
 from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.io import write_json
-from proctor.models.trajectory import Trajectory, UserMessage
+from proctor.models.trajectory import (
+    OtherEvent,
+    ToolResult,
+    Trajectory,
+    TurnEnd,
+    UserMessage,
+)
 from proctor.models.trial import Timings
 from proctor.session.handover import SESSION_FILE
+from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
 
 RECORDED_IN = "recordedIn"
 """``session.json``'s key for the run folder a session was recorded in."""
@@ -44,20 +51,54 @@ def prompts_typed(trajectory: Trajectory) -> int:
     return sum(1 for e in trajectory.events if isinstance(e, UserMessage) and not e.sidechain)
 
 
+def _interrupts(event: object) -> bool:
+    """Whether ``event`` is a CLI's record of a turn the person interrupted."""
+    if isinstance(event, TurnEnd):  # Claude Code's "[Request interrupted by user…]", Codex's
+        return (event.text or "").startswith("aborted (interrupted")  # turn_aborted: interrupted
+    if isinstance(event, ToolResult):  # Gemini CLI's calls cancelled by Esc or Ctrl-C
+        return bool(event.denied) and cancelled_by_user(event.output or "")
+    return (
+        isinstance(event, OtherEvent)
+        and event.record_type == "gemini/info"
+        and event.text == GEMINI_CANCELLED
+    )
+
+
+def interrupted_turns(trajectory: Trajectory) -> int:
+    """The turns of a recorded session the person interrupted (Esc or Ctrl-C in the CLI), as
+    its transcript records them: Claude Code's ``[Request interrupted by user]`` entry, Codex's
+    ``turn_aborted`` of reason ``interrupted``, Gemini CLI's calls cancelled by the user (or its
+    ``Request cancelled.`` message). Its main thread's, each turn once (Gemini CLI cancels
+    every call of the turn); a turn Codex aborted for another reason (``replaced``,
+    ``review_ended``), a call the person refused at its prompt, is no interruption."""
+    count, counted = 0, False
+    for event in trajectory.events:
+        if event.sidechain:
+            continue
+        if isinstance(event, UserMessage):
+            counted = False
+        elif not counted and _interrupts(event):
+            count, counted = count + 1, True
+    return count
+
+
 def session_timings(trajectory: Trajectory) -> Timings:
     """What a recorded session's transcript tells of its time and turns: its time from its
     first to its last event, all of it the agent's (no harness waited on it), unknown (0)
-    without times; its turns, the prompts the person typed."""
+    without times; its turns, the prompts the person typed; its interruptions, the turns the
+    person interrupted."""
     turns = prompts_typed(trajectory)
+    interrupted = interrupted_turns(trajectory)
     start, end = time_span(event_stamps(trajectory.events))
     if start is None or end is None:
-        return Timings(turns_total=turns)
+        return Timings(turns_total=turns, interruptions=interrupted)
     ms = round((end - start).total_seconds() * 1000, 3)
     return Timings(
         agent_ms=ms,
         agent_pure_ms=ms,
         total_ms=ms,
         turns_total=turns,
+        interruptions=interrupted,
         started_at=_utc_ms(start),
         finished_at=_utc_ms(end),
     )

@@ -32,6 +32,26 @@ HOOK_REFUSALS = ("Tool execution blocked: ", "Agent execution stopped by hook: "
 tool did not run (a denial, not an error)."""
 
 
+USER_CANCELLED = re.compile(
+    r"\[Operation Cancelled\] (?:Reason: )?"
+    r"(?:User cancelled tool execution\.|Operation cancelled(?:\.| by user))"
+)
+"""How Gemini CLI 0.61 answers the calls it cancelled because the person pressed Esc or Ctrl-C
+while they ran or waited (``[Operation Cancelled] User cancelled tool execution.``, ``…
+Operation cancelled.``, ``… Reason: Operation cancelled by user``): its record of an
+interrupted turn (what it shows, ``Request cancelled.``, is not in the chat). A call the person
+refused at its prompt (``… Reason: User denied execution.``) and the calls queued behind it
+(``… Reason: User cancelled operation``) are denials, not an interruption."""
+GEMINI_CANCELLED = "Request cancelled."
+"""The ``info`` message Gemini CLI shows when the person cancels a request."""
+
+
+def cancelled_by_user(output: str) -> bool:
+    """Whether a call's answer says the person interrupted the turn (see
+    :data:`USER_CANCELLED`)."""
+    return USER_CANCELLED.match(output) is not None
+
+
 def refused(output: str) -> bool:
     """Whether a call whose status is ``error`` was refused, by the user, a policy or a
     ``BeforeTool`` hook (whose answer begins the output: see :data:`REFUSAL`), rather than
