@@ -110,6 +110,34 @@ def test_a_recorded_session_counts_the_turns_the_person_interrupted(
     assert trial["timings"]["interruptions"] == 1
 
 
-def test_a_session_no_one_interrupted_counts_no_interruption(proctor: Run, tmp_path: Path) -> None:
+SCRIPTED = [
+    ("claude-code", "claude-code-2.1.197-basic", ()),
+    ("codex", "codex-0.171.0-basic", ()),
+    ("gemini-cli", "gemini-cli-0.61.0-basic", ("--model", "scripted")),
+]
+
+
+@pytest.mark.parametrize(("agent", "name", "more"), SCRIPTED, ids=[a for a, _, _ in SCRIPTED])
+def test_a_session_on_the_scripted_model_costs_nothing_and_says_why(
+    proctor: Run, tmp_path: Path, agent: str, name: str, more: tuple[str, ...]
+) -> None:
+    """A session run against the scripted model server was priced at the list price of the
+    model the CLI asked for, which it never paid: priced at 0 with a note (Claude Code and
+    Codex write the server's response ids; Gemini CLI none, so --model scripted says so)."""
+    given = CORPUS / f"{name}.transcript.jsonl"
+    trial, printed = _recorded(proctor, tmp_path, agent, given, *more)
+    assert trial["usage"], "tokens were counted"
+    assert trial["cost"]["totalUsd"] == 0
+    assert set(trial["cost"]["byModel"].values()) == {0}
+    (note,) = trial["warnings"]
+    assert note.startswith("the session ran on proctor's scripted model (")
+    assert "its responses cost nothing, priced at $0, not at the list price of " in note
+    assert note in printed
+
+
+def test_a_session_on_a_real_model_keeps_its_price_and_no_interruption(
+    proctor: Run, tmp_path: Path
+) -> None:
     trial, _ = _recorded(proctor, tmp_path, "claude-code", REAL_CLAUDE)
+    assert trial["cost"]["totalUsd"] > 0 and not trial.get("warnings")
     assert trial["timings"]["interruptions"] == 0

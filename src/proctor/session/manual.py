@@ -80,6 +80,7 @@ from proctor.session.recorded import (
     refuse_changed_prompt,
     refuse_recorded_again,
     refuse_session_folder,
+    session_prices,
     session_timings,
 )
 from proctor.session.run import (
@@ -415,6 +416,7 @@ def record_session(
         copy_session_files(files, trial.transcript_dir)
     trajectory = PARSERS[fmt](file, None, None)
     write_trajectory(trial.trajectory, trajectory.events)
+    prices, warnings = session_prices(spec, model, file, sorted(trajectory.usage))
     cfg = spec.case.case.config
     metrics = compute_process_metrics(
         trajectory.events,
@@ -422,7 +424,7 @@ def record_session(
         expected_symbols=cfg.expected_symbols,
         config=spec.metrics,
         workspace=str(workspace),
-        pricing=spec.agent_pricing,
+        pricing=prices,
     )
     before = workspace.parent / "before"
     if before.is_dir():
@@ -473,7 +475,7 @@ def record_session(
         usage=trajectory.usage,
         cost=price_usage(
             trajectory.usage,
-            spec.agent_pricing,
+            prices,
             responses(trajectory.events),
             spent_on(trajectory.events),
         ),
@@ -493,6 +495,7 @@ def record_session(
         agent_model=model,
         agent_version=trajectory.agent_version,
         session_id=trajectory.session_id,
+        warnings=warnings,
     )
     if keep_workspace:
         record.workspace = trial.workspace.name

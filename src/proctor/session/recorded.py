@@ -18,6 +18,8 @@ from proctor.history.projects import same_project, session_project
 from proctor.history.sources import AGENTS, find_sessions
 from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.io import write_json
+from proctor.models.plan import TrialSpec
+from proctor.models.pricing import SCRIPTED_PRICES, PriceTable
 from proctor.models.trajectory import (
     OtherEvent,
     ToolResult,
@@ -28,11 +30,62 @@ from proctor.models.trajectory import (
 from proctor.models.trial import Timings
 from proctor.session.handover import SESSION_FILE
 from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
+from proctor.transcripts.lines import decode_line, file_lines
 
 RECORDED_IN = "recordedIn"
 """``session.json``'s key for the run folder a session was recorded in."""
 PROMPT_DIGEST = "promptSha256"
 """``session.json``'s key for the digest of the prompt the session was handed."""
+
+
+SCRIPTED_IDS = ("msg_scripted_", "req_scripted_", "resp_scripted_", "chatcmpl-scripted")
+"""How proctor's scripted model server begins the ids of its responses, which Claude Code
+(``message.id``, ``requestId``) and Codex (an assistant message's ``id``, a token record's
+``response_id``) write into their transcripts."""
+
+
+def _scripted_response(record: Any) -> bool:
+    if not isinstance(record, dict):
+        return False
+    payload = record.get("payload")
+    message = record.get("message") if record.get("type") == "assistant" else None
+    ids = [record.get("requestId"), message.get("id") if isinstance(message, dict) else None]
+    if isinstance(payload, dict):
+        if payload.get("role") == "assistant":
+            ids.append(payload.get("id"))
+        ids.append(payload.get("response_id"))
+    return any(isinstance(i, str) and i.startswith(SCRIPTED_IDS) for i in ids)
+
+
+def answered_by_scripted_model(transcript: Path) -> bool:
+    """Whether the session of ``transcript`` was answered by proctor's scripted model server
+    (a response of its ids): the models it names are the ones the CLI asked for, and not a
+    token of theirs was bought. Gemini CLI writes no response id: its session says nothing."""
+    for line in file_lines(transcript):
+        if b"scripted" in line and _scripted_response(decode_line(line)):
+            return True
+    return False
+
+
+def session_prices(
+    spec: TrialSpec, model: str | None, transcript: Path, models: list[str]
+) -> tuple[PriceTable, list[str]]:
+    """The prices of a recorded session's responses, and the note that says why they cost
+    nothing when it ran on proctor's scripted model (``--model scripted``, the case's agent on
+    the scripted backend, or a transcript of the scripted server's responses): the models it
+    names are the ones the CLI asked for, whose list price was never paid."""
+    given = model is not None and (model == "scripted" or model.startswith("scripted/"))
+    if spec.backend == "scripted" or given:
+        how = f"--model {model}" if given else "its agent's profile"
+    elif answered_by_scripted_model(transcript):
+        how = "its transcript's response ids"
+    else:
+        return spec.agent_pricing, []
+    named = f", not at the list price of {', '.join(models)}" if models else ""
+    return SCRIPTED_PRICES, [
+        f"the session ran on proctor's scripted model ({how}): its responses cost nothing, "
+        f"priced at $0{named}"
+    ]
 
 
 def prompt_digest(prompt: str) -> str:
