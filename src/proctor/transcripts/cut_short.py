@@ -27,16 +27,155 @@ def only_line_cut(path: Path) -> str | None:
     text = data.decode("utf-8", "replace").strip()
     if len(data) > FIRST_LINE_MAX or "\n" in text or not text.startswith("{"):
         return None
+    return text if unfinished(text) else None  # whole, or wrong where it stops: not cut
+
+
+_NUMBER_GOES_ON = re.compile(r"[-+.eE0-9]*")
+_ESCAPE_GOES_ON = re.compile(r"\\u[0-9a-fA-F]{0,3}")
+
+
+def unfinished(text: str) -> bool:
+    """Whether ``text`` is JSON stopped short: whole up to its end, where it ends inside a
+    value (a string, a number, ``true``, an object...); not JSON that goes wrong before its
+    end (``{'a': 1}``, ``{"a": 1}}``), nor a whole value."""
     try:
         json.loads(text)
-    except (ValueError, RecursionError):
-        return text
-    return None  # whole: not cut short
+    except RecursionError:
+        return False
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Unterminated string"):  # (nothing wrong before its end)
+            return True
+        rest = text[exc.pos :].rstrip()
+        if exc.msg.startswith("Invalid \\uXXXX"):
+            return _ESCAPE_GOES_ON.fullmatch(rest) is not None
+        if (
+            exc.msg == "Expecting value"
+            and rest
+            and any(word.startswith(rest) for word in ("true", "false", "null"))
+        ):
+            return True
+        return _NUMBER_GOES_ON.fullmatch(rest) is not None
+    return False
 
 
 def partial_record(text: str) -> dict[str, Any]:
     """The top-level pairs of the object ``text`` begins, as far as they are whole; the key
     of the pair it is cut inside, with None for its value."""
+    last_comma = _last_comma(text)
+    record: dict[str, Any] = {}
+    if last_comma is not None:
+        try:
+            whole = json.loads(text[:last_comma] + "}")
+        except (ValueError, RecursionError):
+            return {}
+        if not isinstance(whole, dict):
+            return {}
+        record = whole
+    rest = text[last_comma + 1 if last_comma is not None else 1 :]
+    key = _KEY.match(rest)
+    if key is not None:
+        try:
+            record.setdefault(json.loads(key.group(1)), None)
+        except ValueError:
+            pass
+    return record
+
+
+_CUT_KEY = re.compile(r'\s*"((?:[^"\\]|\\.)*)(\\?|"\s*)$')
+_CLAUDE_FIRST = frozenset(
+    {
+        "queue-operation",
+        "summary",
+        "file-history-snapshot",
+        "last-prompt",
+        "mode",
+        "permission-mode",
+        "ai-title",
+        "custom-title",
+    }
+)
+_CODEX_FIRST = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
+Opening = tuple[tuple[str, frozenset[str] | None], ...]
+OPENINGS: dict[str, tuple[Opening, ...]] = {
+    "claude-code": ((("parentUuid", None),), (("type", _CLAUDE_FIRST),)),
+    "codex": (
+        (("timestamp", None), ("type", _CODEX_FIRST)),
+        (("timestamp", None), ("ordinal", None), ("type", _CODEX_FIRST)),
+        (("id", None), ("timestamp", None), ("instructions", None)),
+    ),
+    "gemini-cli": ((("sessionId", None), ("projectHash", None)),),
+    "acp": ((("ts", None), ("from", frozenset({"client", "agent"}))),),
+}
+"""The keys each format's first record begins with, in order, as the CLIs write them (with
+the values a key may hold there, where they tell): Claude Code's ``parentUuid`` or its
+session records' ``type``; a Codex rollout's ``timestamp`` then ``type`` (or ``ordinal``, in
+later builds; an early one's ``id``, ``timestamp``, ``instructions``); a Gemini CLI chat's
+``sessionId`` then ``projectHash``; proctor's ACP log's ``ts`` then ``from``."""
+
+
+def _opening(text: str) -> tuple[list[tuple[str, Any]], tuple[str, ...] | None] | None:
+    """The whole pairs ``text`` begins its object with, in order, and where it is cut:
+    ``("key", prefix)`` inside a key, ``("value", key, begun)`` inside that key's value (its
+    text so far), None between
+    pairs; None when what follows its last whole pair is neither."""
+    last_comma = _last_comma(text)
+    pairs: list[tuple[str, Any]] = []
+    if last_comma is not None:
+        try:
+            whole = json.loads(text[:last_comma] + "}")
+        except (ValueError, RecursionError):
+            return None
+        if not isinstance(whole, dict):
+            return None
+        pairs = list(whole.items())
+    rest = text[last_comma + 1 if last_comma is not None else 1 :]
+    if not rest.strip():
+        return pairs, None
+    key = _KEY.match(rest)
+    if key is not None:
+        try:
+            return pairs, ("value", json.loads(key.group(1)), rest[key.end() :].strip())
+        except ValueError:
+            return None
+    cut = _CUT_KEY.fullmatch(rest)
+    if cut is None:
+        return None
+    if cut.group(2).startswith('"'):  # the key whole, cut before its colon
+        return pairs, ("value", cut.group(1), "")
+    return pairs, ("key", cut.group(1))
+
+
+def begins_like(text: str) -> list[str]:
+    """The formats whose first record an object cut short, ``text``, may begin (see
+    :data:`OPENINGS`): every one when it is cut before its first key; none when its keys are
+    another file's."""
+    found = _opening(text)
+    if found is None:
+        return []
+    pairs, cut = found
+    return [
+        fmt for fmt, openings in OPENINGS.items() if any(_fits(o, pairs, cut) for o in openings)
+    ]
+
+
+def _fits(opening: Opening, pairs: list[tuple[str, Any]], cut: tuple[str, ...] | None) -> bool:
+    """Whether the pairs and the cut may begin a record that opens as ``opening`` does."""
+    for (key, value), (wanted, allowed) in zip(pairs, opening, strict=False):
+        if key != wanted or (allowed is not None and value not in allowed):
+            return False
+    if cut is None or len(pairs) >= len(opening):
+        return True
+    wanted, allowed = opening[len(pairs)]
+    if cut[0] == "key":
+        return wanted.startswith(cut[1])
+    if cut[1] != wanted:
+        return False
+    begun = cut[2]  # the value's text so far
+    return allowed is None or any(f'"{name}"'.startswith(begun) for name in allowed)
+
+
+def _last_comma(text: str) -> int | None:
+    """Where the last comma between ``text``'s top-level pairs is."""
     depth, in_string, escaped = 0, False, False
     last_comma = None
     for i, char in enumerate(text):
@@ -55,20 +194,4 @@ def partial_record(text: str) -> dict[str, Any]:
             depth -= 1
         elif char == "," and depth == 1:
             last_comma = i
-    record: dict[str, Any] = {}
-    if last_comma is not None:
-        try:
-            whole = json.loads(text[:last_comma] + "}")
-        except (ValueError, RecursionError):
-            return {}
-        if not isinstance(whole, dict):
-            return {}
-        record = whole
-    rest = text[last_comma + 1 if last_comma is not None else 1 :]
-    key = _KEY.match(rest)
-    if key is not None:
-        try:
-            record.setdefault(json.loads(key.group(1)), None)
-        except ValueError:
-            pass
-    return record
+    return last_comma

@@ -18,7 +18,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
-from proctor.transcripts.cut_short import only_line_cut, partial_record
+from proctor.transcripts.cut_short import begins_like, only_line_cut, partial_record
 from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
     claude_subagent_files,
@@ -143,6 +143,8 @@ def _sniff_file(path: Path) -> str | None:
             return None
         if isinstance(document, dict) and isinstance(document.get("messages"), list):
             return "gemini-cli"
+    if only_line_cut(path) is not None:  # no whole record: its name says nothing of its records
+        return None
     name = path.name
     if name.startswith("rollout-"):
         return "codex"
@@ -236,9 +238,8 @@ def _sniff(path: Path, forcible: bool = True) -> str:
         cut = _cut_short(path)
         if cut is not None:
             raise ConfigError(
-                f"{path}: looks like {FORMAT_NAMES[cut]} cut short: its only line ends inside "
-                "its first record, so it holds no whole record: give the whole file, as it "
-                "was written"
+                f"{path}: {cut}: its only line ends inside its first record, so it holds no "
+                "whole record: give the whole file, as it was written"
             )
         raw = _trial_transcript(path)
         if raw is not None:
@@ -262,13 +263,28 @@ def sniffed_format(path: Path) -> str | None:
 
 
 def _cut_short(path: Path) -> str | None:
-    """The format a file cut short inside its only line begins like (its first keys), or
-    None; never a CLI's headless output, which is no transcript whole either."""
+    """What a file cut short inside its only line looks like (``looks like a Codex rollout cut
+    short``): the format its first keys say, else those whose first record it may begin (cut
+    before its keys say which), or None: keys of another file's, a CLI's headless output
+    (which is no transcript whole either), not JSON cut short."""
     text = only_line_cut(path)
     if text is None:
         return None
     record = partial_record(text)
-    return classify_record(record) if headless_output(record) is None else None
+    if headless_output(record) is not None:
+        return None
+    found = classify_record(record)
+    if found is not None:
+        return f"looks like {FORMAT_NAMES[found]} cut short"
+    may_be = [FORMAT_NAMES[fmt] for fmt in begins_like(text)]
+    if not may_be:
+        return None
+    said = "looks cut short, too early to tell which CLI wrote it"
+    if len(may_be) == len(FORMAT_NAMES):
+        return said
+    if len(may_be) == 1:
+        return f"{said} (it begins as {may_be[0]} does)"
+    return f"{said} (it begins as {', '.join(may_be[:-1])} or {may_be[-1]} may)"
 
 
 def _trial_transcript(path: Path) -> Path | None:

@@ -94,3 +94,58 @@ def test_a_named_pipe_is_not_read_for_a_cut_first_line(tmp_path: Path) -> None:
     reader.start()
     reader.join(10)
     assert not reader.is_alive() and found == [None]
+
+
+ACP_LOG = Path(__file__).parents[2] / "fixtures" / "transcripts" / "acp" / "gemini-cli-0.61.0.jsonl"
+EARLY = "looks cut short, too early to tell which CLI wrote it"
+TAIL = ": its only line ends inside its first record, so it holds no whole record: give the whole file, as it was written"  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("source", "kept", "said"),
+    [
+        (FILES["claude-code"], 1, ""),
+        (
+            FILES["claude-code"],
+            3,
+            " (it begins as a Claude Code transcript, a Codex rollout or an ACP session log may)",
+        ),
+        (FILES["claude-code"], 12, " (it begins as a Claude Code transcript does)"),
+        (FILES["codex"], 2, ""),
+        (FILES["codex"], 20, " (it begins as a Codex rollout does)"),
+        (FILES["codex"], 50, " (it begins as a Codex rollout does)"),
+        (FILES["gemini-cli"], 5, " (it begins as a Gemini CLI chat does)"),
+        (FILES["gemini-cli"], 40, " (it begins as a Gemini CLI chat does)"),
+        (ACP_LOG, 5, " (it begins as an ACP session log does)"),
+    ],
+)
+@pytest.mark.parametrize("name", ["t.jsonl", "rollout-t.jsonl", "session-t.jsonl"])
+def test_a_transcript_cut_before_its_keys_say_which_is_said_cut_short(
+    tmp_path: Path, source: Path, kept: int, said: str, name: str
+) -> None:
+    """``head -c 20 session.jsonl``: cut before its first keys say which CLI wrote it, it was
+    "not a Claude Code, Codex or Gemini CLI transcript" (or, named as a rollout, read as one
+    of no record, exit 0): cut short, the CLIs it may begin named, never claimed."""
+    cut = tmp_path / name
+    cut.write_bytes(source.read_bytes()[:kept])
+    result = CliRunner().invoke(command, [str(cut)])
+    assert isinstance(result.exception, ConfigError), result.output
+    assert str(result.exception) == f"{cut}: {EARLY}{said}{TAIL}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"level":"info","msg":"hel',  # another program's log, cut
+        '{"timestamp":"2026-12-01T10:00:00Z","level":"in',  # keys no CLI's record begins with
+        '{"type":"sessi',  # no type a CLI's first record has
+        "{'type': 'user'",  # not JSON
+        '{"type":"queue-operation"}}',  # whole, then wrong: not cut
+        '{"parentUuid": nul}',
+    ],
+)
+def test_a_line_of_another_file_is_not_said_cut_short(tmp_path: Path, text: str) -> None:
+    cut = tmp_path / "t.jsonl"
+    cut.write_text(text)
+    result = CliRunner().invoke(command, [str(cut)])
+    assert "not a Claude Code, Codex or Gemini CLI transcript" in str(result.exception)
