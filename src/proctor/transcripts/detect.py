@@ -19,6 +19,7 @@ from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
 from proctor.transcripts.cut_short import begins_like, only_line_cut, partial_record
+from proctor.transcripts.wrapped import wrapped
 from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
     claude_subagent_files,
@@ -221,6 +222,9 @@ def _modified(path: Path) -> int:
 
 
 def _sniff(path: Path, forcible: bool = True) -> str:
+    odd = wrapped(path)
+    if odd is not None:
+        raise ConfigError(odd)
     try:
         found = _sniff_file(path)
     except OSError as exc:
