@@ -19,14 +19,25 @@ _KEY = re.compile(r'\s*("(?:[^"\\]|\\.)*")\s*:')
 def only_line_cut(path: Path) -> str | None:
     """The text of ``path``'s first line when it is its only one and holds no whole JSON
     value, an object begun (``{"type": "session_meta", …`` cut short); else None."""
+    found = document_cut(path)
+    return found if found is not None and "\n" not in found else None
+
+
+def document_cut(path: Path) -> str | None:
+    """The text of ``path`` when it is one JSON object begun and cut short: its only line
+    (``{"type": "session_meta", …``), or a document over several lines whose first line is
+    no whole value (an early Gemini CLI chat, ``{\\n  "sessionId": …``); else None."""
     try:
         with open_regular(path) as fh:  # a named pipe would block: not read
             data = fh.read(FIRST_LINE_MAX + 1)
     except OSError:
         return None
     text = data.decode("utf-8", "replace").strip()
-    if len(data) > FIRST_LINE_MAX or "\n" in text or not text.startswith("{"):
+    if len(data) > FIRST_LINE_MAX or not text.startswith("{"):
         return None
+    first = text.split("\n", 1)[0]
+    if first != text and not unfinished(first) and first.strip() != "{":
+        return None  # JSON lines, the first whole (or not JSON): another line was cut
     return text if unfinished(text) else None  # whole, or wrong where it stops: not cut
 
 

@@ -18,7 +18,12 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.trajectory import Trajectory
 from proctor.transcripts.builder import EventSink, StartHook
-from proctor.transcripts.cut_short import begins_like, only_line_cut, partial_record
+from proctor.transcripts.cut_short import (
+    begins_like,
+    document_cut,
+    only_line_cut,
+    partial_record,
+)
 from proctor.transcripts.wrapped import wrapped
 from proctor.util.jsonl import decode_object
 from proctor.util.native_paths import (
@@ -241,9 +246,15 @@ def _sniff(path: Path, forcible: bool = True) -> str:
             raise ConfigError(f"{path}: an empty file (no record), not yet a transcript")
         cut = _cut_short(path)
         if cut is not None:
+            said, one_line = cut
+            where = (
+                "its only line ends inside its first record"
+                if one_line
+                else "its JSON document ends before it is whole"
+            )
             raise ConfigError(
-                f"{path}: {cut}: its only line ends inside its first record, so it holds no "
-                "whole record: give the whole file, as it was written"
+                f"{path}: {said}: {where}, so it holds no whole record: give the whole file, "
+                "as it was written"
             )
         raw = _trial_transcript(path)
         if raw is not None:
@@ -266,14 +277,19 @@ def sniffed_format(path: Path) -> str | None:
         return None
 
 
-def _cut_short(path: Path) -> str | None:
-    """What a file cut short inside its only line looks like (``looks like a Codex rollout cut
-    short``): the format its first keys say, else those whose first record it may begin (cut
-    before its keys say which), or None: keys of another file's, a CLI's headless output
-    (which is no transcript whole either), not JSON cut short."""
-    text = only_line_cut(path)
-    if text is None:
-        return None
+def _cut_short(path: Path) -> tuple[str, bool] | None:
+    """What a file cut short inside its first record looks like (``looks like a Codex rollout
+    cut short``): the format its first keys say, else those whose first record it may begin
+    (cut before its keys say which), and whether it is one line; or None: keys of another
+    file's, a CLI's headless output (which is no transcript whole either), not JSON cut
+    short."""
+    text = document_cut(path)
+    said = _looks(text) if text is not None else None
+    return (said, "\n" not in text) if said is not None and text is not None else None
+
+
+def _looks(text: str) -> str | None:
+    """:func:`_cut_short`'s words for the object ``text`` begins."""
     record = partial_record(text)
     if headless_output(record) is not None:
         return None

@@ -149,3 +149,39 @@ def test_a_line_of_another_file_is_not_said_cut_short(tmp_path: Path, text: str)
     cut.write_text(text)
     result = CliRunner().invoke(command, [str(cut)])
     assert "not a Claude Code, Codex or Gemini CLI transcript" in str(result.exception)
+
+
+@pytest.mark.parametrize(
+    ("kept", "said"),
+    [
+        (30, f"{EARLY} (it begins as a Gemini CLI chat does)"),
+        (2000, "looks like a Gemini CLI chat cut short"),
+    ],
+)
+def test_an_early_gemini_chat_cut_short_is_said_cut_short(
+    tmp_path: Path, kept: int, said: str
+) -> None:
+    """An early Gemini CLI chat is one JSON document over many lines: cut, it was "not a
+    Claude Code, Codex or Gemini CLI transcript"."""
+    import json
+
+    records = [json.loads(line) for line in FILES["gemini-cli"].read_text().splitlines()]
+    messages = [r for r in records[1:] if "id" in r and "type" in r]
+    whole = tmp_path / "session-2026-12-01T14-30-75a4b4a3.json"
+    whole.write_text(json.dumps({**records[0], "messages": messages}, indent=2))
+    assert CliRunner().invoke(command, [str(whole)]).exit_code == 0  # the control: read whole
+    cut = tmp_path / "session-cut.json"
+    cut.write_bytes(whole.read_bytes()[:kept])
+    result = CliRunner().invoke(command, [str(cut)])
+    assert isinstance(result.exception, ConfigError), result.output
+    assert str(result.exception) == (
+        f"{cut}: {said}: its JSON document ends before it is whole, so it holds no whole "
+        "record: give the whole file, as it was written"
+    )
+
+
+def test_a_document_of_another_program_cut_short_is_no_transcript(tmp_path: Path) -> None:
+    cut = tmp_path / "t.json"
+    cut.write_text('{\n  "level": "info",\n  "msg": "x')
+    result = CliRunner().invoke(command, [str(cut)])
+    assert "not a Claude Code, Codex or Gemini CLI transcript" in str(result.exception)
