@@ -78,7 +78,11 @@ def prepare_command(
     "--agent",
     help="The person's agent (default: the one it was prepared for, else claude-code).",
 )
-@click.option("--model", help="The model the agent used, when known.")
+@click.option(
+    "--model",
+    help="The model the agent used, when known (scripted: proctor's scripted model server, "
+    "whose responses cost nothing).",
+)
 @click.option(
     "--keep-workspace",
     is_flag=True,
