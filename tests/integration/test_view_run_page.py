@@ -202,7 +202,10 @@ def test_a_run_left_unfinished_shows_the_gate_proctor_report_reads_from_its_tria
     assert suite is not None and suite.exit_code == 130
     page = _page(results, f"/runs/{run_dir.name}")
     assert "Exit code <strong>130</strong>" in page and "pass@k and pass^k" in page
-    assert "this run did not finish (the process that ran it is gone; 2 of 4 trials ran)" in page
+    assert (
+        "this run did not finish (the process that ran it is gone): interrupted after 2 of 4 "
+        "trials finished (2 not started); `proctor run --resume" in page
+    )
     assert f"proctor run --resume {run_dir}" in page
 
 
@@ -213,7 +216,7 @@ def test_a_run_stopped_before_it_finished_says_how_to_finish_it(tmp_path: Path) 
     paths.suite_json.write_text(json.dumps({**suite, "interrupted": True, "exitCode": 130}))
     paths.journal.unlink()  # nothing runs it any more
     page = _page(results, "/runs/run-a")
-    assert "interrupted before it finished" in page
+    assert "this run was interrupted after 2 of 2 trials finished:" in html.unescape(page)
     assert f"proctor run --resume {results / 'run-a'}" in page
     paths.suite_json.write_text(json.dumps(suite))  # the control: a finished run says nothing
     assert "--resume" not in _page(results, "/runs/run-a")

@@ -397,6 +397,21 @@ def aggregate(
     )
 
 
+def stopped_progress(finished: int, cut_short: int, planned: int | None) -> str:
+    """How far a stopped run got, each trial counted once: ``interrupted after 10 of 50 trials
+    finished (1 cut short, recorded as interrupted; 39 not started)``; ``cut_short`` are the
+    trials the stop ended (recorded as interrupted), the rest of ``planned`` never started."""
+    of = f" of {planned}" if planned is not None else ""
+    last = finished if planned is None else planned  # the noun agrees with the last count
+    said = f"interrupted after {finished}{of} trial{'' if last == 1 else 's'} finished"
+    rest = [f"{cut_short} cut short, recorded as interrupted"] if cut_short else []
+    if planned is not None and planned > finished + cut_short:
+        rest.append(f"{planned - finished - cut_short} not started")
+    if rest:
+        said += f" ({'; '.join(rest)})"
+    return said
+
+
 def _interrupted_reason(
     records: Sequence[TrialRecord],
     gate: Gate,
@@ -408,14 +423,7 @@ def _interrupted_reason(
     the finished trials say (an interrupted one is no error of the suite's)."""
     stopped = sum(1 for r in records if r.reason.startswith(INTERRUPTED_PREFIX))
     finished = [r for r in records if not r.reason.startswith(INTERRUPTED_PREFIX)]
-    of = f" of {planned}" if planned is not None else ""
-    last = len(finished) if planned is None else planned  # the noun agrees with the last count
-    said = f"interrupted after {len(finished)}{of} trial{'' if last == 1 else 's'} finished"
-    rest = [f"{stopped} cut short, recorded as interrupted"] if stopped else []
-    if planned is not None and planned > len(records):
-        rest.append(f"{planned - len(records)} not started")
-    if rest:
-        said += f" ({'; '.join(rest)})"
+    said = stopped_progress(len(finished), stopped, planned)
     if not finished:
         return said
     groups = [group_stats(rs, gate) for rs in group_records(finished).values()]

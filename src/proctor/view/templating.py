@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from proctor.report.html import template_environment
 from proctor.util.masking import mask
@@ -33,6 +33,18 @@ class MaskedJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return mask(super().render(content).decode()).encode()
+
+
+VALIDATE = {"cache-control": "no-cache"}
+"""Kept by the browser, but asked again each time (``If-None-Match``)."""
+
+
+def unchanged(request: Request, etag: str) -> Response | None:
+    """A 304 when the request's ``If-None-Match`` names ``etag`` (what the page shows has not
+    changed since), else None; a followed part's answer carries ``etag`` either way."""
+    if etag in (tag.strip() for tag in request.headers.get("if-none-match", "").split(",")):
+        return Response(status_code=304, headers={**VALIDATE, "etag": etag})
+    return None
 
 
 def not_found(request: Request, what: str) -> HTMLResponse:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -109,6 +110,69 @@ def fingerprint(index: ResultsIndex, run: str, key: str, query: str) -> str | No
     ]
     digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
     return f'"{digest[:32]}"'
+
+
+def _groups(run_dir: Path) -> list[str]:
+    """Each case, agent and condition folder under ``trials`` with its time: a trial's folder
+    made or removed changes its condition folder's (one ``stat`` a group, none a trial)."""
+    found: list[str] = []
+
+    def walk(path: Path, depth: int) -> None:
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            found.append(f"{depth} {entry.name} {st.st_ino} {st.st_mtime_ns}")
+            if depth < 3:
+                walk(Path(entry.path), depth + 1)
+
+    walk(RunPaths(run_dir).trials_dir, 1)
+    return found
+
+
+def run_fingerprint(index: ResultsIndex, run: str, query: str) -> str | None:
+    """An ETag for the followed part of a run's page: it changes whenever the run's record of
+    its progress (its signature: the journal notes each trial that starts or ends), its plan,
+    or a group's folder of trials (a trial's folder made) changes; None for a run the index
+    does not know. It costs a ``stat`` a group of trials: no trial's folder is listed."""
+    index.refresh()
+    row = index.run_row(run)
+    run_dir = run_folder(index, run)
+    if row is None or run_dir is None:
+        return None
+    parts = [
+        run,
+        query,
+        str(row["signature"]),
+        str(row["in_progress"]),
+        repr(_stat(RunPaths(run_dir).resolved_json)),
+        *(_groups(run_dir) if row["in_progress"] else []),
+    ]
+    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    return f'"{digest[:32]}"'
+
+
+def not_started(run_dir: Path, seen: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """The trials the run's ``resolved.json`` plans that are not among ``seen`` (those with a
+    record, and those running), by case, each case's in matrix order (repeats by number):
+    never started, or not started yet."""
+    left = planned_keys(run_dir) - set(seen)
+    by_case: dict[str, list[str]] = {}
+    for key in sorted(left, key=_order):
+        by_case.setdefault(key.split("/", 1)[0], []).append(key)
+    return list(by_case.items())
+
+
+def _order(key: str) -> tuple[str, int]:
+    group, _, repeat = key.rpartition("/")
+    return (group, int(repeat) if repeat.isdigit() else 0)
 
 
 RUNNING_SHOWN = 20

@@ -11,7 +11,8 @@ from starlette.routing import Route
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.run import run_context
 from proctor.view.routes.runs import FILTERS, chosen_filters, facets, summaries
-from proctor.view.templating import MaskedJSONResponse, not_found, render
+from proctor.view.templating import VALIDATE, MaskedJSONResponse, not_found, render, unchanged
+from proctor.view.trial_state import run_fingerprint
 
 
 def runs_fragment(request: Request) -> Response:
@@ -29,10 +30,22 @@ def runs_fragment(request: Request) -> Response:
 
 
 def run_fragment(request: Request) -> Response:
+    """The followed part of a Run page, with an ETag: a poll that finds the run as it was
+    (no trial started or ended, nothing of its record changed) is answered 304, without
+    listing its trials' folders or rendering anything."""
+    name = request.path_params["run"]
+    etag = run_fingerprint(request.app.state.index, name, str(request.query_params))
+    if etag is None:
+        return not_found(request, f"run {name}")
+    same = unchanged(request, etag)
+    if same is not None:
+        return same
     context = run_context(request)
     if context is None:
-        return not_found(request, f"run {request.path_params['run']}")
-    return render(request, "_run_live.html", **context)
+        return not_found(request, f"run {name}")
+    response = render(request, "_run_live.html", **context)
+    response.headers.update({**VALIDATE, "etag": etag})
+    return response
 
 
 def runs_json(request: Request) -> Response:

@@ -15,17 +15,18 @@ from starlette.routing import Route
 from proctor.errors import ProctorError
 from proctor.models.io import read_record
 from proctor.models.run import RunManifest
+from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
+from proctor.report.aggregate import stopped_progress
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.report.stored import UNREADABLE
-from proctor.util.text import plural
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.records import MISSING_STAMP
 from proctor.view.routes.runs import chosen_filters, summary
 from proctor.view.stored import suite_of
 from proctor.view.templating import int_param, not_found, render
-from proctor.view.trial_state import RUNNING_SHOWN, running_trials
+from proctor.view.trial_state import RUNNING_SHOWN, not_started, running_trials
 
 FILTERS = ("case", "agent", "condition", "status")
 TRIALS_PER_PAGE = 100
@@ -74,6 +75,17 @@ def _stand_ins(index: ResultsIndex, run: str) -> int:
         "SELECT stamp, reason FROM trials WHERE run = ? AND status = 'infra-error'", (run,)
     )
     return sum(r["stamp"] == MISSING_STAMP or r["reason"].startswith(UNREADABLE) for r in rows)
+
+
+def _progress(index: ResultsIndex, run: str, planned: int | None) -> str:
+    """How far a stopped run got, as its report's gate line says it: the trials that
+    finished, those the stop cut short (recorded as interrupted), those never started."""
+    (row,) = index.query(
+        "SELECT COUNT(*) AS n, SUM(substr(reason, 1, ?) = ?) AS cut FROM trials WHERE run = ?",
+        (len(INTERRUPTED_PREFIX), INTERRUPTED_PREFIX, run),
+    )
+    cut = row["cut"] or 0
+    return stopped_progress(row["n"] - cut, cut, planned)
 
 
 def run_page(request: Request) -> Response:
@@ -127,27 +139,37 @@ def run_context(request: Request) -> dict[str, Any] | None:
     problem = row["exit_reason"] if suite is None else None
     if suite is not None and suite.interrupted and not row["in_progress"]:
         # Stopped (Ctrl-C, a SIGTERM) before every trial ran, or left by a process that is
-        # gone (its gate then read from the trials that ran): a resume finishes it.
-        ran = f"{row['trials']} of {plural(row['planned'], 'trial')} ran" if row["planned"] else ""
+        # gone (its gate then read from the trials that ran): a resume finishes it. How far
+        # it got is said in the words of the report's gate line.
         hint = f"`proctor run --resume {folder}` finishes it"
         manifest = manifest_of(folder)
         if manifest is not None:
             hint = manifest.finish_hint(folder)
+        progress = _progress(index, name, row["planned"] or None)
         if left:
-            gone = "; ".join(filter(None, ("the process that ran it is gone", ran)))
-            problem = f"this run did not finish ({gone}): {hint}"
-        else:
             problem = (
-                f"this run was interrupted before it finished{f' ({ran})' if ran else ''}: {hint}"
+                f"this run did not finish (the process that ran it is gone): {progress}; {hint}"
             )
+        else:
+            problem = f"this run was {progress}: {hint}"
     # A trial of a run in progress is listed once it ends: the ones running now are named
-    # (and linked) above the matrix, so their pages can be followed.
+    # (and linked) above the matrix, so their pages can be followed; those planned and not
+    # started (yet, or ever: the run stopped) are listed by case, each linked.
     running = running_trials(folder) if row["in_progress"] else []
+    waiting: list[tuple[str, list[tuple[str, str]]]] = []
+    if row["planned"] and row["planned"] > row["trials"]:
+        seen = [r[0] for r in index.query("SELECT key FROM trials WHERE run = ?", (name,))]
+        waiting = [
+            (case, [(key, trial_url(name, key)) for key in keys])
+            for case, keys in not_started(folder, [*seen, *running])
+        ]
     return dict(
         run=summary(row),
         problem=problem,
         running=[(key, trial_url(name, key)) for key in running[:RUNNING_SHOWN]],
         running_more=max(0, len(running) - RUNNING_SHOWN),
+        not_started=waiting,
+        not_started_count=sum(len(keys) for _, keys in waiting),
         suite=suite,
         points=points,
         listed=len(listed),

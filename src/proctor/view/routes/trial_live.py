@@ -13,11 +13,8 @@ from starlette.routing import Route
 
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.trial import TRIAL, trial_context, trial_key
-from proctor.view.templating import not_found, render
+from proctor.view.templating import VALIDATE, not_found, render, unchanged
 from proctor.view.trial_state import fingerprint, trial_state
-
-_VALIDATE = {"cache-control": "no-cache"}
-"""Kept by the browser, but asked again each time (``If-None-Match``)."""
 
 
 def trial_fragment(request: Request) -> Response:
@@ -26,10 +23,9 @@ def trial_fragment(request: Request) -> Response:
     etag = fingerprint(index, run, key, str(request.query_params))
     if etag is None:
         return not_found(request, f"trial {key} of run {run}")
-    headers = {**_VALIDATE, "etag": etag}
-    asked = request.headers.get("if-none-match", "")
-    if etag in (tag.strip() for tag in asked.split(",")):
-        return Response(status_code=304, headers=headers)
+    same = unchanged(request, etag)
+    if same is not None:
+        return same
     state = trial_state(index, run, key)
     if state is None:
         return not_found(request, f"trial {key} of run {run}")
@@ -39,7 +35,7 @@ def trial_fragment(request: Request) -> Response:
         response = render(request, "_trial_live.html", **context)
     else:
         response = render(request, "_trial_state.html", run=run, key=key, state=state, shown=shown)
-    response.headers.update(headers)
+    response.headers.update({**VALIDATE, "etag": etag})
     return response
 
 

@@ -1,0 +1,188 @@
+"""The Run page of a run that has not run every trial it planned: how far a stopped run got,
+in the words of its report's gate line; the trials it never started (or, in progress, not
+yet), by case and linked; and the polls of a followed Run page, answered 304 when nothing
+changed."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from proctor.models.io import read_record, write_record
+from proctor.models.run import MatrixCell, ResolvedRecord
+from proctor.models.trial import TrialRecord
+from proctor.paths import RunPaths
+from proctor.report.stored import recompute
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import write_run
+
+RUN = "run-20261201T000000Z-stopped"
+
+
+def _plan(paths: RunPaths, repeats: dict[str, int]) -> None:
+    cells = [
+        MatrixCell(case=case, agent="scripted", condition="default", repeat=r)
+        for case, n in repeats.items()
+        for r in range(1, n + 1)
+    ]
+    write_record(paths.resolved_json, ResolvedRecord(matrix=cells))
+    manifest = json.loads(paths.run_json.read_text())
+    paths.run_json.write_text(json.dumps({**manifest, "trialsPlanned": len(cells)}))
+
+
+def _stopped(results: Path, repeats: dict[str, int]) -> RunPaths:
+    """A run of three trials (the third cut short by the stop) of the planned ``repeats``."""
+    paths = write_run(results, RUN, trials=3, cases=1, events_per_trial=0)
+    _plan(paths, repeats)
+    trial = paths.trial("case-000", "scripted", "default", 3).trial_json
+    record = read_record(trial, TrialRecord)
+    cut = "interrupted: the run was stopped before this trial ended"
+    update = {"status": "infra-error", "passed": None, "score": None, "reason": cut}
+    write_record(trial, record.model_copy(update=update))
+    manifest = json.loads(paths.run_json.read_text())
+    paths.run_json.write_text(json.dumps({**manifest, "interrupted": True}))
+    paths.suite_json.unlink()
+    _, suite = recompute(paths.root, compact_records=True)  # as the stopped run wrote it
+    assert suite is not None
+    write_record(paths.suite_json, suite)
+    paths.journal.unlink()  # nothing runs it any more
+    return paths
+
+
+def _text(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_a_stopped_run_counts_its_trials_as_its_report_s_gate_line_does(tmp_path: Path) -> None:
+    """The page said "3 of 12 trials ran", counting the trial the stop cut short, where the
+    report says "interrupted after 2 of 12 trials finished (1 cut short, …; 9 not started)"."""
+    paths = _stopped(tmp_path, {"case-000": 8, "case-001": 4})
+    _, suite = recompute(paths.root, compact_records=True)
+    assert suite is not None
+    said = suite.exit_reason.split("; of the finished ones")[0]
+    assert said == (
+        "interrupted after 2 of 12 trials finished (1 cut short, recorded as interrupted; "
+        "9 not started)"
+    )
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = _text(client.get(f"/runs/{RUN}").text)
+    assert f"this run was {said}: `proctor run --resume {paths.root}` finishes it" in page
+
+
+def test_a_run_left_by_a_process_that_is_gone_counts_its_trials_as_its_report_does(
+    tmp_path: Path,
+) -> None:
+    paths = write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0, finished=False)
+    _plan(paths, {"case-000": 4})
+    paths.journal.unlink()  # no orchestrator on record: nothing runs it any more
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = _text(client.get(f"/runs/{RUN}").text)
+    said = "interrupted after 2 of 4 trials finished (2 not started)"
+    assert f"{said}; of the finished ones" in page  # the gate line
+    assert f"this run did not finish (the process that ran it is gone): {said}; " in page
+
+
+def test_the_trials_a_stopped_run_never_started_are_listed_by_case(tmp_path: Path) -> None:
+    """Nothing named the 17 trials that never started: they are listed (folded, being many),
+    by case, each linked to its page, which says the run stopped before it started."""
+    _stopped(tmp_path, {"case-000": 8, "case-001": 12})
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}").text
+        listed = re.search(r'<div id="not-started">(.*?)</div>', page, re.S)
+        assert listed is not None
+        part = listed.group(1)
+        assert "<details><summary>17 not started</summary>" in part  # folded: more than 10
+        assert "case-000 (5): " in part and "case-001 (12): " in part
+        links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', part)
+        keys = [key for _, key in links]
+        assert keys == [
+            *(f"case-000/scripted/default/{r}" for r in range(4, 9)),
+            *(f"case-001/scripted/default/{r}" for r in range(1, 13)),
+        ]
+        assert links[0][0] == f"/runs/{RUN}/trials/case-000/scripted/default/4"
+        trial = client.get(links[-1][0])
+    assert f"Run {RUN} stopped before this trial started" in trial.text
+
+
+def test_a_few_trials_not_started_are_listed_unfolded(tmp_path: Path) -> None:
+    _stopped(tmp_path, {"case-000": 5})
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}").text
+    assert "<details open><summary>2 not started</summary>" in page
+
+
+def test_a_finished_run_lists_no_trial_as_not_started(tmp_path: Path) -> None:
+    paths = write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0)
+    _plan(paths, {"case-000": 2})
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}").text
+    assert "not-started" not in page
+
+
+def _in_progress(results: Path) -> RunPaths:
+    paths = write_run(results, RUN, trials=1, cases=1, events_per_trial=0, finished=False)
+    _plan(paths, {"case-000": 3})
+    return paths
+
+
+def test_a_run_in_progress_lists_the_trials_not_started_yet(tmp_path: Path) -> None:
+    paths = _in_progress(tmp_path)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        before = client.get(f"/fragments/runs/{RUN}").text
+        paths.trial("case-000", "scripted", "default", 2).root.mkdir(parents=True)
+        after = client.get(f"/fragments/runs/{RUN}").text
+        trial = client.get(f"/runs/{RUN}/trials/case-000/scripted/default/3").text
+    assert "<summary>2 not started yet</summary>" in before
+    assert "case-000/scripted/default/2</a>, <a" in before
+    assert "<summary>1 not started yet</summary>" in after  # the second one runs now
+    assert 'id="running-now"' in after and 'id="running-now"' not in before
+    assert "has not started yet" in trial
+
+
+def test_an_unchanged_run_is_not_sent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A followed Run page asked every two seconds, and each answer listed every trial's
+    folder (the trials running now) and rendered the page's part again, though nothing had
+    changed: it carries an ETag now, and an unchanged run is answered 304, with no body."""
+    import proctor.view.index as index
+    import proctor.view.routes.live as live
+    import proctor.view.routes.run as run
+
+    monkeypatch.setattr(index, "_REFRESH_EVERY_S", 0.0)  # each poll looks at the folder
+
+    paths = _in_progress(tmp_path)
+    scans: list[Path] = []
+    renders: list[str] = []
+    real_scan, real_render = run.running_trials, live.render
+    monkeypatch.setattr(run, "running_trials", lambda d: scans.append(d) or real_scan(d))
+    monkeypatch.setattr(
+        live, "render", lambda *a, **k: renders.append(a[1]) or real_render(*a, **k)
+    )
+    url = f"/fragments/runs/{RUN}?case=case-000"
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        first = client.get(url)
+        etag = first.headers["etag"]
+        assert first.status_code == 200 and first.headers["cache-control"] == "no-cache"
+        scans.clear()
+        renders.clear()
+        again = client.get(url, headers={"if-none-match": etag})
+        assert again.status_code == 304 and again.content == b""
+        assert again.headers["etag"] == etag
+        assert scans == [] and renders == []  # no folder listed, nothing rendered
+        other = client.get(f"/fragments/runs/{RUN}", headers={"if-none-match": etag})
+        assert other.status_code == 200  # another filter is another page
+        # A trial started (its folder made): the page changed.
+        paths.trial("case-000", "scripted", "default", 2).root.mkdir(parents=True)
+        started = client.get(url, headers={"if-none-match": etag})
+        assert started.status_code == 200 and 'id="running-now"' in started.text
+        etag = started.headers["etag"]
+        # It ended (its record written, the journal told).
+        write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0, finished=False)
+        ended = client.get(url, headers={"if-none-match": etag})
+    assert ended.status_code == 200 and 'id="running-now"' not in ended.text
