@@ -186,3 +186,33 @@ def test_an_unchanged_run_is_not_sent_again(
         write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0, finished=False)
         ended = client.get(url, headers={"if-none-match": etag})
     assert ended.status_code == 200 and 'id="running-now"' not in ended.text
+
+
+def test_the_ab_panel_counts_the_incomplete_pairs_as_the_report_does(tmp_path: Path) -> None:
+    """The A/B panel of a stopped run said "(2 complete pairs)" only, where the report says
+    "Pairs: 2 complete, 1 incomplete" and counts a case's incomplete pairs."""
+    from proctor.report.ab.markdown import render_ab_markdown
+
+    paths = write_run(
+        tmp_path, RUN, trials=4, cases=1, conditions=("baseline", "with-skill"), events_per_trial=0
+    )
+    cells = [
+        MatrixCell(case="case-000", agent="scripted", condition=c, repeat=r)
+        for r in (1, 2, 3)
+        for c in ("baseline", "with-skill")
+    ]
+    write_record(paths.resolved_json, ResolvedRecord(matrix=cells))
+    manifest = json.loads(paths.run_json.read_text())
+    paths.run_json.write_text(json.dumps({**manifest, "interrupted": True, "trialsPlanned": 6}))
+    paths.suite_json.unlink()
+    _, suite = recompute(paths.root, compact_records=True)
+    assert suite is not None and suite.ab is not None
+    write_record(paths.suite_json, suite)
+    assert "- Pairs: 2 complete, 1 incomplete " in render_ab_markdown(suite.ab)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}").text
+    assert "vs baseline (2 complete pairs, 1 incomplete)</h2>" in page
+    row = re.search(r"<tr><td>case-000</td><td>scripted</td>(.*?)</tr>", page)
+    assert row is not None
+    cells_shown = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
+    assert cells_shown[:2] == ["2", "1"]  # pairs, incomplete
