@@ -22,7 +22,7 @@ from proctor.agents.protocol import (
     Question,
     Terminal,
 )
-from proctor.agents.spec import ACP_PRESETS, SPECS, AgentSpec
+from proctor.agents.spec import ACP_PREFIX, ACP_PRESETS, SPECS, AgentSpec
 from proctor.errors import AgentError
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
@@ -179,9 +179,6 @@ def _adapter_class(agent_id: str) -> type[AgentAdapter[Any]] | None:
             return None
         importlib.import_module(spec.module)
     return _REGISTRY.get(agent_id)
-
-
-ACP_PREFIX = "acp:"
 
 
 def profile_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentProfile:

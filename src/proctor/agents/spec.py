@@ -5,6 +5,8 @@ transcript format. Every table of agent ids (the registry, ``proctor agents inst
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from proctor.errors import ConfigError
@@ -86,6 +88,8 @@ ACP_PROGRAM_PINS: dict[str, tuple[str, str]] = {
 """The npm package and the version proctor pins (and installs) of the program an ACP command
 starts, by the program's name: ``acp:claude``'s adapter and ``acp:gemini``'s Gemini CLI. A
 command naming another program, or one by its path, is the user's own: proctor pins none."""
+ACP_PREFIX = "acp:"
+"""How an agent id names a configured ACP agent: ``acp:NAME``."""
 ACP_PRESETS: dict[str, tuple[str, ...]] = {
     "claude": ("claude-code-acp",),
     "gemini": ("gemini", "--acp"),
@@ -117,3 +121,47 @@ def format_for_agent(agent: str) -> str:
         known = ", ".join(agent_names())
         raise ConfigError(f"--agent {agent}: unknown agent (known: {known})")
     return spec.transcript_format
+
+
+def nearest_agents(name: str, known: Iterable[str]) -> list[str]:
+    """The one or two agent ids of ``known`` a person most likely meant by ``name``, best
+    first: a CLI's alias or the start of an id counts as its id (``claude``, ``gemini``,
+    ``cod``), ``acp:NAME`` is spelt ``NAME`` too, and a tie goes to the CLIs (``claude`` is
+    ``claude-code``, then ``acp:claude``); else the nearest by spelling (``clude``, ``codx``).
+    A second id is given only when it is about as close as the first."""
+    typed = name.strip().lower()
+    scores: dict[str, float] = {}
+    for agent in known:
+        spellings = {agent.lower()}
+        spec = spec_for(agent)
+        if spec is not None and spec.id == agent:
+            spellings.update(spec.aliases)
+        if agent.startswith(ACP_PREFIX):
+            spellings.add(agent[len(ACP_PREFIX) :].lower())
+        score = max(_likeness(typed, spelt) for spelt in spellings)
+        if score >= 0.6:
+            scores[agent] = score
+    cli = {s.id for s in npm_specs()}
+    ranked = sorted(scores, key=lambda a: (-scores[a], a not in cli, a))
+    if ranked and ranked[0].lower() == typed:  # the id itself, but for its capitals
+        return ranked[:1]
+    return [a for a in ranked[:2] if scores[a] >= scores[ranked[0]] - 0.1]
+
+
+def _likeness(typed: str, spelt: str) -> float:
+    """How alike a typed agent name is to one spelling of an id: 1 for the same, nearly so
+    when it starts the spelling (three letters at least), else difflib's ratio."""
+    if typed == spelt:
+        return 1.0
+    if len(typed) >= 3 and spelt.startswith(typed):
+        return 0.95
+    return difflib.SequenceMatcher(None, typed, spelt, autojunk=False).ratio()
+
+
+def unknown_agent(name: str, known: Iterable[str]) -> str:
+    """The sentence for an agent id that is not among ``known``: ``unknown agent 'clude'
+    (did you mean 'claude-code' or 'acp:claude'? known: acp, acp:claude, …)``."""
+    names = sorted(known)
+    near = [f"'{a}'" for a in nearest_agents(name, names)]
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    return f"unknown agent '{name}' ({hint}known: {', '.join(names)})"

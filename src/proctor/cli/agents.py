@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from proctor.agents.spec import unknown_agent
 from proctor.cli.options import config_option
-from proctor.util.text import unknown_name
 
 if TYPE_CHECKING:
     from proctor.models.config import AgentProfile
@@ -76,7 +76,7 @@ def command(
     known = {i for i in known_agent_ids(profiles) if i in builtin or _runs(profiles.get(i))}
     for agent in agents:
         if agent not in known:
-            raise ConfigError(f"--agent {agent}: {unknown_name('agent', agent, sorted(known))}")
+            raise ConfigError(f"--agent {agent}: {unknown_agent(agent, known)}")
     own = [name for name, p in profiles.items() if name not in builtin and _runs(p)]
     ids = list(dict.fromkeys(agents)) if agents else builtin + own
     rows, sentences = [], []

@@ -11,6 +11,7 @@ import fnmatch
 from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
+from proctor.agents.spec import unknown_agent
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError
 from proctor.evaluators.base import registry
@@ -56,7 +57,7 @@ def resolve_case(
             # top-level configuration that every case without a list of its own takes.
             holder = "--agent" if cli.agents else where if cfg.agents else top_where
             source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
-            raise ConfigError(f"{source}: {unknown_name('agent', agent, sorted(known))}")
+            raise ConfigError(f"{source}: {unknown_agent(agent, known)}")
     combiner = cfg.combiner or DEFAULT_COMBINER
     if combiner not in COMBINERS:
         raise ConfigError(
@@ -191,7 +192,7 @@ def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
     ):
         for agent in given:
             if agent not in known:
-                said = unknown_name("agent", agent, sorted(known))
+                said = unknown_agent(agent, known)
                 raise ConfigError(f"{option} {agent}=…: {said}")
 
 
@@ -215,8 +216,7 @@ def check_profiles(top: TopConfig, where: str) -> None:
         if profile.agent in builtin:
             continue
         raise ConfigError(
-            f"{where}: field 'codingagents.{name}.agent': "
-            f"{unknown_name('agent', profile.agent, builtin)}"
+            f"{where}: field 'codingagents.{name}.agent': {unknown_agent(profile.agent, builtin)}"
         )
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.base import known_agent_ids
+from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.evals.conversation import EVAL_RESULT, EvalCaseRun, conversation_for
 from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
@@ -40,7 +41,6 @@ from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.run import RunRequest, RunResult, run_session, warn
 from proctor.util.json_shown import json_text
-from proctor.util.text import unknown_name
 
 FAILED_STATUSES = frozenset({"failed", "timeout"})
 """Scored and not passed: a case still running at its timeout failed, as in a case folder."""
@@ -431,7 +431,7 @@ def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -
     agent, where = agent_of(point, request, project)
     if agent not in known_agent_ids({}):
         known = sorted(known_agent_ids({}))
-        raise ConfigError(f"{where}: {unknown_name('agent', agent, known)}")
+        raise ConfigError(f"{where}: {unknown_agent(agent, known)}")
     judge, where = _judge(point, request, project)
     if judge:
         parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")

@@ -121,6 +121,14 @@ def test_a_config_that_does_not_read_is_one_sentence(proctor: Run, tmp_path: Pat
     unknown = proctor("agents", "--agent", "ghost")
     assert unknown.code == 2
     assert unknown.err.startswith("proctor: error: --agent ghost: unknown agent 'ghost' (known: ")
+    meant = proctor("agents", "--agent", "clude")
+    assert meant.err.startswith(
+        "proctor: error: --agent clude: unknown agent 'clude' (did you mean 'claude-code' or "
+        "'acp:claude'? known: "
+    )
+    top.write_text(json.dumps({"codingagents": {"x": {"agent": "claude"}}}))
+    profile = proctor("agents", "--config", str(top))
+    assert "unknown agent 'claude' (did you mean 'claude-code'? known: acp, " in profile.err
 
 
 def test_check_exits_2_naming_each_agent_that_cannot_run(

@@ -67,6 +67,16 @@ def test_unknown_agents_and_combiners_name_the_field() -> None:
         resolve_case(case(agents=["claud-code"]), TopConfig(), CliOverrides())
 
 
+@pytest.mark.parametrize("cli", [True, False])
+def test_an_unknown_agent_suggests_the_cli_a_person_meant(cli: bool) -> None:
+    """ "claude" (or "clude") in --agent or a case's config.json names claude-code first, not
+    the shorter acp:claude."""
+    flags = CliOverrides(agents=["clude"]) if cli else CliOverrides()
+    given = case() if cli else case(agents=["claude"])
+    with pytest.raises(ConfigError, match="did you mean 'claude-code' or 'acp:claude'\\?"):
+        resolve_case(given, TopConfig(), flags)
+
+
 def test_an_unknown_agent_of_the_top_level_configuration_is_blamed_on_that_file() -> None:
     """A case without a list of its own takes proctor.json's: the typo is there, not in the
     case's config.json."""

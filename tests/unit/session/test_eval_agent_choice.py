@@ -157,6 +157,8 @@ def test_the_config_s_model_when_no_flag_gives_one(
         (", agent='nope'", {}, "evals.config.py: agent: unknown agent 'nope'"),
         # The flag is named first: it decides the agent.
         (", agent='nope'", {"agent": "nope2"}, "--agent: unknown agent 'nope2'"),
+        # The CLI a person meant by its short name comes first.
+        ("", {"agent": "gemini"}, "'gemini' (did you mean 'gemini-cli' or 'acp:gemini'? known"),
     ],
 )
 def test_an_unknown_agent_is_named_where_it_was_given(

@@ -1,0 +1,44 @@
+"""An unknown agent id names the agent a person most likely meant: the CLIs by their short
+names and near spellings first, in one sentence built in one place."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.agents.base import known_agent_ids
+from proctor.agents.spec import nearest_agents, unknown_agent
+
+KNOWN = sorted(known_agent_ids({}))
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("claude", ["claude-code", "acp:claude"]),
+        ("clude", ["claude-code", "acp:claude"]),
+        ("codx", ["codex"]),
+        ("cod", ["codex"]),
+        ("gemini", ["gemini-cli", "acp:gemini"]),
+        ("gem", ["gemini-cli", "acp:gemini"]),
+        ("Claude-Code", ["claude-code"]),
+        ("claud-code", ["claude-code"]),
+        ("scriptd", ["scripted"]),
+        ("acp:claud", ["acp:claude"]),
+        ("cc", []),
+    ],
+)
+def test_the_agent_a_person_meant_comes_first(typed: str, meant: list[str]) -> None:
+    assert nearest_agents(typed, KNOWN) == meant
+
+
+def test_the_sentence_names_the_cli_first_then_lists_every_id() -> None:
+    assert unknown_agent("clude", KNOWN) == (
+        "unknown agent 'clude' (did you mean 'claude-code' or 'acp:claude'? known: acp, "
+        "acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)"
+    )
+    assert unknown_agent("cc", KNOWN).startswith("unknown agent 'cc' (known: acp, ")
+
+
+def test_a_profile_of_ones_own_is_suggested_by_its_spelling() -> None:
+    known = sorted(known_agent_ids({}) | {"fast-claude"})
+    assert nearest_agents("fast-claud", known) == ["fast-claude"]
