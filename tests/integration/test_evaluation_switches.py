@@ -33,9 +33,15 @@ def test_no_evaluate_runs_and_records_without_scoring(
     assert result.code == 0, result.err
     trial = load_trial(run_dir, "x")
     assert (trial["status"], trial["evaluators"], trial["passed"]) == ("skipped", [], None)
-    assert trial["reason"].startswith("not evaluated")
+    assert (
+        trial["reason"]
+        == "not evaluated: the run was told not to evaluate this case (--no-evaluate)"
+    )
     assert (run_dir / "trials/x/scripted/default/1/trajectory.jsonl").is_file()  # recorded
-    assert "- Not evaluated: 1 trial ran and was recorded without evaluation" in result.out
+    assert (
+        "- Not evaluated: 1 trial ran and was recorded without evaluation (--no-evaluate); it "
+        "is not scored\n" in result.out
+    )
     assert json.loads((run_dir / "resolved.json").read_text())["evaluate"] is False
     report = proctor("report", str(run_dir))
     assert report.code == 0 and "Not evaluated" in report.out
@@ -77,6 +83,9 @@ def test_a_case_left_without_evaluators_is_not_evaluated_the_others_are(
     )
     run_dir = single_run_dir(out)
     assert load_trial(run_dir, "x")["status"] == "skipped"
+    assert load_trial(run_dir, "x")["reason"].endswith(
+        "(--skip-evaluator has-a, --skip-evaluator says-b left out every one of its evaluators)"
+    )
     assert load_trial(run_dir, "y")["status"] == "passed"
     assert result.code == 0, result.err
     assert "every scored group passed its gate; 1 group not gated" in result.err

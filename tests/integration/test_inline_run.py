@@ -25,6 +25,12 @@ def test_a_prompt_alone_runs_and_is_recorded_not_evaluated(proctor: Run, tmp_pat
         (single_run_dir(out) / "trials/inline/scripted/default/1/trial.json").read_text()
     )
     assert trial["status"] == "skipped" and trial["reason"].startswith("not evaluated")
+    # The one cause that applied, not every switch that could have.
+    assert trial["reason"].endswith("this case (--prompt without --evaluate)")
+    assert (
+        "- Not evaluated: 1 trial ran and was recorded without evaluation (--prompt without "
+        "--evaluate); it is not scored\n" in result.out
+    )
 
 
 def test_evaluate_with_evaluators_and_a_starting_folder(proctor: Run, tmp_path: Path) -> None:

@@ -17,11 +17,11 @@ from proctor.errors import AgentError, EvaluatorError, ProctorError, WorkspaceEr
 from proctor.evaluators.combiners import COMBINERS, below_threshold
 from proctor.execute.context import Interrupted
 from proctor.models.trial import (
-    NOT_EVALUATED,
     NOT_EVALUATED_HERE,
     ErrorInfo,
     EvaluatorResult,
     TrialStatus,
+    not_evaluated,
 )
 from proctor.util.text import plural
 
@@ -129,11 +129,12 @@ def decide(
     combiner: str,
     threshold: float,
     timeout_sec: float,
-    evaluated: bool = True,
+    unevaluated: str = "",
     labels: Sequence[str | None] = (),
 ) -> Verdict:
     """The verdict of a trial whose phases all ran. A trial the run did not evaluate
-    (``evaluated`` False) that ended normally is ``skipped``: recorded, not scored."""
+    (``unevaluated``: the cause, such as ``--no-evaluate``) that ended normally is
+    ``skipped``: recorded, not scored, its reason naming the cause."""
     errored = [r for r in results if r.error]
     counted = [r for r in results if not r.error and r.counted]  # metrics-only results aside
     passed, score = COMBINERS[combiner](counted, threshold)
@@ -146,8 +147,8 @@ def decide(
     if outcome.kind == "over-budget":  # judged after evaluation, by the same rule: failed
         reason = "over budget: the agent was stopped mid-turn"
         return Verdict("failed", False, below_threshold(score, threshold), reason)
-    if not evaluated:
-        return Verdict("skipped", None, None, NOT_EVALUATED)
+    if unevaluated:
+        return Verdict("skipped", None, None, not_evaluated(unevaluated))
     if none_ran(results):
         return Verdict("skipped", None, None, NOT_EVALUATED_HERE)
     if errored:

@@ -31,6 +31,10 @@ class ResolvedCase(FrozenModel):
     evaluated: bool = True
     """False when the run's switches left the case without any of its evaluators: its trials
     are recorded as ``skipped`` (not evaluated) rather than scored."""
+    not_evaluated: str = ""
+    """When not ``evaluated``, the one cause, as its trials' reason names it
+    (``--no-evaluate``, ``--prompt without --evaluate``, ``--only-evaluator judge left out
+    every one of its evaluators``)."""
     combiner: str
     pass_threshold: float
     provision: Provision

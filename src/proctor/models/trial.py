@@ -22,13 +22,16 @@ SCORED_STATUSES: frozenset[str] = frozenset({"passed", "failed", "timeout"})
 ERROR_STATUSES: frozenset[str] = frozenset({"agent-error", "infra-error", "eval-error"})
 #: How the reason of a trial that a stopped run cut short begins: ``--resume`` runs it again.
 INTERRUPTED_PREFIX = "interrupted:"
+NOT_EVALUATED_PREFIX = "not evaluated: the run was told not to evaluate this case ("
+"""How the reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
+``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)
+begins; :func:`not_evaluated` ends it with the one cause that applied."""
 NOT_EVALUATED = (
-    "not evaluated: the run was told not to evaluate this case (--no-evaluate, "
-    "--only-evaluator/--skip-evaluator leaving none of its evaluators, or --prompt without "
-    "--evaluate)"
+    f"{NOT_EVALUATED_PREFIX}--no-evaluate, --only-evaluator/--skip-evaluator leaving none of "
+    "its evaluators, or --prompt without --evaluate)"
 )
-"""The reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
-``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)."""
+"""The reason an older proctor gave every trial it ran but did not evaluate, whatever the
+cause: its records still read as not evaluated."""
 BY_HAND = "(a session driven by a person, recorded)"
 """The end of the reason of a trial ``proctor record`` wrote (a session a person drove)."""
 NOT_EVALUATED_HERE = (
@@ -37,14 +40,34 @@ NOT_EVALUATED_HERE = (
 )
 """The reason of a ``skipped`` trial whose condition none of its case's evaluators runs under:
 nothing judged it, and a pass would inflate its condition's pass rate."""
+_OLDEST_NOT_EVALUATED = "not evaluated: the run's switches left out every evaluator of this case"
 NOT_EVALUATED_REASONS: frozenset[str] = frozenset(
-    {
-        NOT_EVALUATED,
-        NOT_EVALUATED_HERE,
-        "not evaluated: the run's switches left out every evaluator of this case",
-    }
+    {NOT_EVALUATED, NOT_EVALUATED_HERE, _OLDEST_NOT_EVALUATED}
 )
-"""The reasons a trial not evaluated has carried (an older proctor wrote the second)."""
+"""The whole reasons a trial not evaluated has carried (an older proctor wrote the first and
+the last); :func:`not_evaluated_cause` reads these and the ones :func:`not_evaluated` writes."""
+
+
+def not_evaluated(cause: str) -> str:
+    """The reason of a trial the run was told not to evaluate, naming the one ``cause`` that
+    applied (``--no-evaluate``, ``--prompt without --evaluate``)."""
+    return f"{NOT_EVALUATED_PREFIX}{cause})"
+
+
+def not_evaluated_cause(reason: str | None) -> str | None:
+    """Why a trial ran but was not evaluated, as its reason says (an older record's reason
+    names every possible cause); None for a reason of any other trial."""
+    if reason is None:
+        return None
+    if reason == NOT_EVALUATED_HERE:
+        return "every evaluator of its case runs under other conditions"
+    if reason == _OLDEST_NOT_EVALUATED:
+        return "the run's switches left out every evaluator of its case"
+    if reason.startswith(NOT_EVALUATED_PREFIX) and reason.endswith(")"):
+        return reason[len(NOT_EVALUATED_PREFIX) : -1]
+    return None
+
+
 ALL_STATUSES: tuple[str, ...] = (
     "passed",
     "failed",

@@ -111,6 +111,7 @@ def resolve_case(
         repeats=cli.repeats or cfg.repeats or top.repeats or DEFAULT_REPEATS,
         evaluators=evaluators,
         evaluated=cli.evaluate and (bool(evaluators) or not case.evaluators),
+        not_evaluated=_why_not_evaluated(case, cli, evaluators),
         combiner=combiner,
         pass_threshold=_first(cfg.pass_threshold, top.pass_threshold, DEFAULT_PASS_THRESHOLD),
         provision=provision,
@@ -134,6 +135,20 @@ def _check_evaluators_per_agent(
             problem = params.agent_problem(agent)
             if problem:
                 raise ConfigError(f"{where}: field '{spec.loc}': {problem}")
+
+
+def _why_not_evaluated(case: Case, cli: CliOverrides, evaluators: list[EvaluatorSpec]) -> str:
+    """The one switch that left the case unevaluated, as its trials' reason names it; empty
+    when it is evaluated."""
+    if not cli.evaluate:
+        # proctor run --prompt writes its case as inline/<timestamp>/inline under the results.
+        inline = case.path.name == "inline" and case.path.parent.parent.name == "inline"
+        return "--prompt without --evaluate" if inline else "--no-evaluate"
+    if evaluators or not case.evaluators:
+        return ""
+    flags = [f"--only-evaluator {n}" for n in cli.only_evaluators]
+    flags += [f"--skip-evaluator {n}" for n in cli.skip_evaluators]
+    return f"{', '.join(flags)} left out every one of its evaluators"
 
 
 def _named(spec: EvaluatorSpec, names: list[str]) -> bool:

@@ -31,9 +31,9 @@ from proctor.models.trajectory import ModelUsage, sum_usage
 from proctor.models.trial import (
     ERROR_STATUSES,
     INTERRUPTED_PREFIX,
-    NOT_EVALUATED_REASONS,
     SCORED_STATUSES,
     TrialRecord,
+    not_evaluated_cause,
 )
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
@@ -215,7 +215,7 @@ def failed_gates(
     ended in infra-error (exit 2 then, whatever a gate said)."""
     if not records or all(r.status == "infra-error" for r in records):
         return FailedGates()
-    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
+    unevaluated = sum(1 for r in records if not_evaluated_cause(r.reason) is not None)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     ab = ab_gate_result is not None and not ab_gate_result.passed and not nothing_scored
     # A group with no scored trial fails no gate: errors are exit 3; trials skipped (an
@@ -255,7 +255,7 @@ def exit_code_for(
         return ExitCode.CONFIG_ERROR, "nothing ran"
     if all(r.status == "infra-error" for r in records):
         return ExitCode.CONFIG_ERROR, "every trial ended in infra-error"
-    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
+    unevaluated = sum(1 for r in records if not_evaluated_cause(r.reason) is not None)
     nothing_scored = unevaluated and not any(g.scored for g in groups)
     failing = failed_gates(groups, records, ab_gate_result)
     failed, in_errors = failing.groups, failing.in_errors

@@ -17,7 +17,7 @@ from proctor.models.suite import (
     SuiteRecord,
     SuiteTotals,
 )
-from proctor.models.trial import ERROR_STATUSES, NOT_EVALUATED_REASONS, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.util.text import (
     cache_write_text,
@@ -236,13 +236,13 @@ def render_markdown(
         f"(agent {_secs(t.time.agent_ms)}, harness {_secs(t.time.harness_ms)}); "
         f"median trial {_secs(t.time.median_trial_ms)}",
     ]
-    unevaluated = sum(1 for r in records if r.reason in NOT_EVALUATED_REASONS)
-    if unevaluated:
+    causes = [c for c in map(not_evaluated_cause, (r.reason for r in records)) if c is not None]
+    if causes:
+        unevaluated = len(causes)
         lines.append(
             f"- Not evaluated: {plural(unevaluated, 'trial')} ran and "
             f"{'was' if unevaluated == 1 else 'were'} recorded without evaluation "
-            "(--no-evaluate, --only-evaluator/--skip-evaluator left out every evaluator of "
-            "their case, or an inline run without --evaluate); "
+            f"({'; '.join(dict.fromkeys(causes))}); "
             f"{'it is' if unevaluated == 1 else 'they are'} not scored"
         )
     if any(not r.cost.collected for r in records):

@@ -117,3 +117,20 @@ def test_the_reason_is_the_combiners_and_names_evaluators_by_label() -> None:
     assert below == "score 33.3333 < 60 (x: m; x: m)"
     gate = _reason("all-pass", [result(False, gate=True)], ["unit tests"])
     assert gate == "gate failed: unit tests: m"
+
+
+def test_a_trial_not_evaluated_names_its_cause() -> None:
+    v = decide(
+        TurnOutcome("turn-end"),
+        0,
+        None,
+        [],
+        combiner="gated-mean",
+        threshold=60,
+        timeout_sec=5,
+        unevaluated="--no-evaluate",
+    )
+    assert (v.status, v.reason) == (
+        "skipped",
+        "not evaluated: the run was told not to evaluate this case (--no-evaluate)",
+    )

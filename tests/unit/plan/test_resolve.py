@@ -279,3 +279,18 @@ def test_a_missing_condition_plan_names_the_plan_no_condition_has() -> None:
     neither = typo.model_copy(update={"plan": {"conditions": {"with-hnt": {"turns": []}}}})
     with pytest.raises(ConfigError, match="no plan for conditions baseline, with-hint "):
         resolve_case(neither, TopConfig(), CliOverrides())
+
+
+def test_a_case_left_unevaluated_names_the_one_switch_that_did_it(tmp_path: Path) -> None:
+    """Its trials' reason names this cause, not every switch that could leave a case so."""
+    entries = parse_evaluator_specs([{"use": "file-exists", "must": ["a"]}], "c/config.json")
+    judged = case("c", tmp_path).model_copy(update={"evaluators": entries})
+    assert resolve_case(judged, TopConfig(), CliOverrides()).not_evaluated == ""
+    off = resolve_case(judged, TopConfig(), CliOverrides(evaluate=False))
+    assert (off.evaluated, off.not_evaluated) == (False, "--no-evaluate")
+    left = resolve_case(judged, TopConfig(), CliOverrides(only_evaluators=["command"]))
+    assert left.not_evaluated == "--only-evaluator command left out every one of its evaluators"
+    # proctor run --prompt writes its case as <out>/inline/<timestamp>/inline.
+    inline = case("inline", tmp_path / "out" / "inline" / "20260101T000000Z")
+    said = resolve_case(inline, TopConfig(), CliOverrides(evaluate=False)).not_evaluated
+    assert said == "--prompt without --evaluate"

@@ -345,6 +345,21 @@ def test_an_unevaluated_trial_says_why_and_one_an_older_proctor_wrote_still_read
     assert suite.exit_reason.startswith("not evaluated: 1 trial ran and was recorded")
 
 
+def test_an_older_records_reason_naming_every_cause_still_reads_as_not_evaluated() -> None:
+    """An older proctor gave every trial it did not evaluate one reason listing all causes;
+    a trial now names its own, and both read as not evaluated."""
+    from proctor.models.trial import not_evaluated, not_evaluated_cause
+
+    assert not_evaluated_cause(NOT_EVALUATED) is not None
+    assert not_evaluated_cause(not_evaluated("--no-evaluate")) == "--no-evaluate"
+    assert not_evaluated_cause("not evaluated by me") is None  # an eval's own t.skip
+    for reason in (NOT_EVALUATED, not_evaluated("--prompt without --evaluate")):
+        trial = rec("c", "skipped", None)
+        trial.reason = reason
+        suite = aggregate([trial], ALL_PASS, run_id="r")
+        assert suite.exit_reason.startswith("not evaluated: 1 trial ran and was recorded")
+
+
 def test_an_unevaluated_run_is_not_failed_by_its_ab_gate() -> None:
     from proctor.models.config import ABGate
 

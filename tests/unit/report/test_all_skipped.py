@@ -100,3 +100,22 @@ def test_the_html_report_shows_a_skipped_group_as_not_gated() -> None:
     assert row[: row.index("</tr>")].endswith('<span class="muted">–</span></td>')
     row = matrix[matrix.index('data-case="e"') :]
     assert "no verdict</span>" in row[: row.index("</tr>")]
+
+
+def test_the_not_evaluated_line_names_the_causes_its_trials_give() -> None:
+    """Each cause once, as the trials give it: an older record's reason lists every possible
+    cause, and a trial of a condition no evaluator runs under names that, not the switches."""
+    from proctor.models.trial import NOT_EVALUATED, NOT_EVALUATED_HERE, not_evaluated
+
+    records = [rec("a", "skipped"), rec("a", "skipped", 2), rec("b", "skipped")]
+    records[0].reason = records[1].reason = not_evaluated("--no-evaluate")
+    records[2].reason = NOT_EVALUATED_HERE
+    text = render_markdown(aggregate(records, GATE, run_id="r"), records)
+    assert (
+        "- Not evaluated: 3 trials ran and were recorded without evaluation (--no-evaluate; "
+        "every evaluator of its case runs under other conditions); they are not scored\n"
+    ) in text
+    records = [rec("a", "skipped")]
+    records[0].reason = NOT_EVALUATED
+    text = render_markdown(aggregate(records, GATE, run_id="r"), records)
+    assert "without evaluation (--no-evaluate, --only-evaluator/--skip-evaluator leaving" in text
