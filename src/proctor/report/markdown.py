@@ -19,6 +19,7 @@ from proctor.models.suite import (
 )
 from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
 from proctor.report.ab.markdown import render_ab_markdown
+from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util.text import (
     cache_write_text,
     code_span,
@@ -85,7 +86,8 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         "",
         "pass@k: at least one of k runs passes; pass^k: all k runs pass (k = scored trials). "
         "Pass-rate intervals are 95% Wilson score intervals. Effort columns are median (range) "
-        "over the scored trials.",
+        f"over the scored trials. Elapsed s is {ELAPSED_MEANS} (the median trial above also "
+        "counts preparing the workspace, collecting and evaluating).",
         "",
         "| case | agent | condition | pass rate [95% CI] | pass@k | pass^k | elapsed s "
         "| tool calls | tokens | rules fired / tasks |",

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from proctor.models.suite import RepeatedRow, RepeatedSpread
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.measures import (
+    ELAPSED_MEANS,
     elapsed_seconds,
     excluded_by_hand,
     first_relevant_file,
@@ -102,6 +103,8 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
 
     lines = [
         "## Repeated runs",
+        "",
+        f"Elapsed s is {ELAPSED_MEANS}.",
         "",
         "| case | agent | condition | goal shape | samples | passed | elapsed s | tool calls "
         "| tokens | first relevant file (stability) |",

@@ -48,3 +48,19 @@ def test_a_run_comparison_says_how_many_groups_a_varying_figure_needs_in_a_sente
     text = render_runs_markdown(compare_runs(before, before))
     assert "over the groups 6 groups" not in text
     assert "and the overall comparison at least 6 groups for a figure that varies." in text
+
+
+def test_every_table_of_elapsed_seconds_says_they_are_the_agent_s_not_the_trial_s() -> None:
+    """``elapsed s`` (0.02) beside ``median trial 1.00s`` reads as a contradiction unless the
+    report says what each is: the agent's transcript span, the trial's whole time."""
+    from proctor.report.ab import analyse_ab, render_ab_markdown
+    from proctor.report.repeated import render_repeated_markdown, repeated_runs
+
+    records = [_record("a", repeat, passed=True) for repeat in (1, 2)]
+    text = render_markdown(aggregate(records, Gate(), run_id="r"), records)
+    legend = "Elapsed s is the agent's time as its transcript spans it (its first to last event"
+    assert legend in text and "(the median trial above also counts preparing" in text
+    assert "median trial" in text.split("## Repeats")[0]
+    assert legend in render_repeated_markdown(repeated_runs(records))
+    ab = render_ab_markdown(analyse_ab(records, "t", "b"))
+    assert "- Elapsed is the agent's time as its transcript spans it" in ab

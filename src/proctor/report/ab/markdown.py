@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
+from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util import argtypes
 from proctor.util.text import (
     bound_text,
@@ -219,6 +220,7 @@ def render_ab_markdown(report: ABReport) -> str:
         "rest.",
         f"- Claims need at least {plural(n, 'pair')}, and a measure that "
         "varies from pair to pair at least 6 pairs.",
+        f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall",
         "",

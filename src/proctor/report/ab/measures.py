@@ -47,6 +47,13 @@ def succeeded(record: TrialRecord) -> bool:
     return record.status == "passed"
 
 
+ELAPSED_MEANS = (
+    "the agent's time as its transcript spans it (its first to last event, or its agent time "
+    "when the transcript has no span), not the trial's time"
+)
+"""What the reports' elapsed seconds are, said beside them (:func:`elapsed_seconds`)."""
+
+
 def elapsed_seconds(record: TrialRecord) -> float | None:
     """``process.effort.elapsedSeconds``, else ``timings.agentMs / 1000``; for a trial that
     timed out, at least its agent time: its events stop at the last one written, but the
