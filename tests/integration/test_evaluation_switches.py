@@ -89,6 +89,15 @@ def test_a_case_left_without_evaluators_is_not_evaluated_the_others_are(
     assert load_trial(run_dir, "y")["status"] == "passed"
     assert result.code == 0, result.err
     assert "every scored group passed its gate; 1 group not gated" in result.err
+    # --dry-run says so too: "-" alone would read as a case without evaluators.
+    args = ["--skip-evaluator", "has-a", "--skip-evaluator", "says-b", "--dry-run"]
+    planned = proctor("run", "--source", str(tmp_path / "cases"), *args).out.splitlines()
+    row = next(line for line in planned if line.startswith("x "))
+    assert row.endswith(
+        "- (not evaluated: --skip-evaluator has-a, --skip-evaluator says-b left out every one "
+        "of its evaluators)"
+    )
+    assert next(line for line in planned if line.startswith("y ")).endswith("  file-exists")
 
 
 def test_an_unknown_evaluator_name_is_a_sentence(

@@ -17,6 +17,8 @@ def render_dry_run(plan: RunPlan, *, cluster_sized: bool = False) -> str:
     lines.append(f"{'case':30} {'agent':14} {'condition':12} repeats  timeout  evaluators")
     for rc in plan.cases:
         uses = ", ".join(s.use for s in rc.evaluators) or "-"
+        if not rc.evaluated:  # said, or "-" would read as a case with no evaluators
+            uses = f"- (not evaluated: {rc.not_evaluated or '--no-evaluate'})"
         for agent in rc.agents:
             for condition in rc.conditions:
                 lines.append(  # a name as printed (\\xff for a byte not UTF-8) sets the width
