@@ -42,6 +42,28 @@ from tests.conftest import single_run_dir, write_case
             ("--tag", "nomatch"),
             "--tag nomatch: no case carries it (tags: smoke)",
         ),
+        (  # a near miss of a name, a tag or a condition names the one meant
+            lambda c: write_case(c, "fix-a-bug"),
+            ("--case", "fix-a-bgu"),
+            "--case fix-a-bgu: no case matches (did you mean 'fix-a-bug'? cases: fix-a-bug)",
+        ),
+        (
+            lambda c: write_case(c, "x", config={"tags": ["smoke"]}),
+            ("--tag", "smok"),
+            "--tag smok: no case carries it (did you mean 'smoke'? tags: smoke)",
+        ),
+        (
+            lambda c: write_case(c, "x", config={"conditions": {"base": {}, "with-skill": {}}}),
+            ("--condition", "with-skil"),
+            "--condition with-skil: no case has that condition (did you mean 'with-skill'? "
+            "conditions: base, with-skill)",
+        ),
+        (
+            lambda c: write_case(c, "x", config={"conditions": {"base": {}, "with-skill": {}}}),
+            ("--first-condition", "bas"),
+            "--first-condition bas: no case has that condition (did you mean 'base'? "
+            "conditions: base, with-skill)",
+        ),
         (
             lambda c: (write_case(c, "x"), write_case(c, "y", config={"tags": ["slow"]})),
             ("--case", "x", "--tag", "slow"),

@@ -37,7 +37,7 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
-from proctor.util.text import noun_for, unknown_name
+from proctor.util.text import did_you_mean, noun_for, unknown_name
 
 DEFAULT_CONDITION = "default"
 
@@ -251,7 +251,8 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     if not names or not unmatched:
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
-    raise ConfigError(f"--case {', '.join(unmatched)}: no case matches (cases: {shown})")
+    near = did_you_mean(unmatched[0], sorted(names)) if len(unmatched) == 1 else ""
+    raise ConfigError(f"--case {', '.join(unmatched)}: no case matches ({near}cases: {shown})")
 
 
 def _check_tags(found: Discovery, cli: CliOverrides) -> None:
@@ -263,7 +264,10 @@ def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     carried = sorted({t for c in named for t in c.tags})
     shown = ", ".join(carried[:20]) + (", …" if len(carried) > 20 else "")
     which = "no case --case picks" if cli.cases else "no case"
-    raise ConfigError(f"--tag {', '.join(cli.tags)}: {which} carries it (tags: {shown or 'none'})")
+    near = did_you_mean(cli.tags[0], carried) if len(cli.tags) == 1 else ""
+    raise ConfigError(
+        f"--tag {', '.join(cli.tags)}: {which} carries it ({near}tags: {shown or 'none'})"
+    )
 
 
 def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
@@ -355,7 +359,8 @@ def _check_conditions(
         runnable = sorted({name for rc in resolved for name in rc.conditions})
         raise ConfigError(
             f"--first-condition {cli.first_condition}: no case has that condition "
-            f"(conditions: {', '.join(runnable) or 'none'})"
+            f"({did_you_mean(cli.first_condition, runnable)}conditions: "
+            f"{', '.join(runnable) or 'none'})"
         )
     gate = top.gate or DEFAULT_GATE
     if gate.ab is None or not resolved:
@@ -485,7 +490,8 @@ def build_plan(
         if unknown:
             raise ConfigError(
                 f"--condition {unknown[0]}: no case has that condition "
-                f"(conditions: {', '.join(sorted(defined)) or 'none'})"
+                f"({did_you_mean(unknown[0], sorted(defined))}conditions: "
+                f"{', '.join(sorted(defined)) or 'none'})"
             )
         resolved = [rc for rc in resolved if rc.conditions]
     try:
