@@ -165,11 +165,14 @@ def test_help_says_concurrency_is_capped_by_the_config(proctor: Run) -> None:
 
 
 def test_help_gives_each_flag_its_place_in_the_order_of_precedence(proctor: Run) -> None:
-    """--timeout-ms comes after the eval's own timeout_ms (it is no case's limit whatever),
-    and the config's agent and model come after the flags, --agent-model before --model, as
-    docs/evals.md orders them."""
+    """--timeout comes before the eval's own timeout_ms (as proctor run's before a case's
+    timeoutSec), and the config's agent and model come after the flags, --agent-model before
+    --model, as docs/evals.md orders them."""
     said = " ".join(proctor("eval", "--help").out.split())
-    assert "Each case's time limit when its eval sets none (default: evals.config.py's" in said
+    assert (
+        "Each case's time limit in seconds, over its eval's timeout_ms (as proctor run's "
+        "--timeout; default: the eval's, else evals.config.py's, else 180)."
+    ) in said
     assert "(default: the case's or eval's, else evals.config.py's, else scripted)" in said
     assert (
         "The model of every case's agent (default: evals.config.py's; --agent-model, for its "

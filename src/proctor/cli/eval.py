@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from proctor.cli.options import (
+    FiniteRange,
     ResultsFolder,
     agent_effort_option,
     agent_model_option,
@@ -21,6 +22,7 @@ from proctor.cli.options import (
 )
 from proctor.cli.signals import echo_unless_gone
 from proctor.errors import ConfigError
+from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
@@ -47,10 +49,16 @@ from proctor.util.text import joined_lines, one_line
 )
 @click.option("--verbose", is_flag=True, help="Print t.log lines and reply snippets.")
 @click.option(
+    "--timeout",
+    "timeout_sec",
+    type=FiniteRange(min=0, min_open=True, max=MAX_TIMEOUT_SEC),
+    help="Each case's time limit in seconds, over its eval's timeout_ms (as proctor run's "
+    "--timeout; default: the eval's, else evals.config.py's, else 180).",
+)
+@click.option(
     "--timeout-ms",
     type=click.IntRange(min=1, max=86_400_000),
-    help="Each case's time limit when its eval sets none (default: evals.config.py's, else "
-    "180000; at most a day: 86400000).",
+    help="--timeout in milliseconds (at most a day: 86400000).",
 )
 @click.option(
     "--agent",
@@ -69,7 +77,16 @@ from proctor.util.text import joined_lines, one_line
 @agent_effort_option
 @click.option("--judge-model", help="provider/model for t.judge when nothing nearer names one.")
 @budget_option
-@click.option("--out", type=ResultsFolder(), help="Results folder (default ./proctor-results).")
+@click.option(
+    "--out",
+    type=ResultsFolder(),
+    help="Results folder (default: proctor.json's out, else ./proctor-results).",
+)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Top-level configuration file (default: DIR/proctor.json when present).",
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=200),
@@ -85,6 +102,7 @@ def command(
     as_json: bool,
     no_stream: bool,
     verbose: bool,
+    timeout_sec: float | None,
     timeout_ms: int | None,
     agents: tuple[str, ...],
     model: str | None,
@@ -93,6 +111,7 @@ def command(
     judge_model: str | None,
     budget_usd: float | None,
     out: Path | None,
+    config: Path | None,
     concurrency: int | None,
     keep_workspace: bool,
     reporters: tuple[str, ...],
@@ -105,12 +124,13 @@ def command(
     """
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings
-    from proctor.cli.options import blank_refused, id_pairs, warn_scripted_model
+    from proctor.cli.options import blank_refused, id_pairs
     from proctor.execute.events import Subscriber
     from proctor.session.evals import (
         EvalRequest,
         listing,
         nothing_chosen,
+        project_config,
         project_of,
         run_evals,
         selection,
@@ -125,6 +145,13 @@ def command(
         )
     agent = agents[0] if agents else None
     blank_refused(("--agent", agent), ("--judge-model", judge_model))
+    if timeout_sec is not None and timeout_ms is not None:
+        raise ConfigError(
+            f"--timeout {timeout_sec:g} and --timeout-ms {timeout_ms} both give the time limit "
+            "(--timeout in seconds, --timeout-ms in milliseconds): give one"
+        )
+    if timeout_sec is not None:  # (a limit under a millisecond is one)
+        timeout_ms = max(1, round(timeout_sec * 1000))
 
     request = EvalRequest(
         dir=root,
@@ -137,6 +164,7 @@ def command(
         judge_model=judge_model,
         timeout_ms=timeout_ms,
         out=out,
+        config=config,
         concurrency=concurrency,
         keep_workspace=keep_workspace,
         reporters=tuple(r for value in reporters for r in value.split(",") if r),
@@ -167,13 +195,13 @@ def command(
         if not rows:  # an empty evals folder lists nothing, and says why on stderr
             click.echo(f"proctor: {nothing_chosen(request, project)}", err=True)
         return 0
-    if "scripted" in request.agent_models:  # as proctor run warns of it
-        warn_scripted_model(request.agent_models["scripted"])
+    # --budget-usd, else proctor.json's budgetUsd, as in proctor run.
+    budget = budget_usd if budget_usd is not None else project_config(request)[0].budget_usd
     progress = EvalProgress(verbose)
     with _stdout_is_ours(), _notes_kept_quiet(no_stream):
         # The warnings proctor run prints (a model with no price, a failed classifier call).
         # (--budget-usd warns once when the estimated cost passes it, as in proctor run.)
-        warnings = CostWarnings(budget_usd)
+        warnings = CostWarnings(budget)
         shown: list[Subscriber] = [warnings] if no_stream else [progress, warnings]
         result = run_evals(request, shown, progress.name_runs)
     if as_json:

@@ -267,18 +267,3 @@ def id_pairs(option: str, values: tuple[str, ...]) -> dict[str, str]:
             )
         pairs[agent] = setting
     return pairs
-
-
-def warn_scripted_model(model: str) -> None:
-    """``--agent-model scripted=MODEL``: the scripted agent plays its case's plan whatever the
-    model and only writes its name into the transcript (as ``proctor eval --model`` warns);
-    ``proctor run`` and ``proctor eval`` say so alike."""
-    from proctor.session.run import warn
-    from proctor.util.json_shown import json_text
-
-    warn(
-        f"--agent-model {json_text('scripted=' + model)}: the scripted agent plays its case's "
-        "plan whatever the model (it only writes the model's name into its transcript); "
-        "--agent-model names an agent that runs the model, and --model scripted runs a real "
-        "CLI on proctor's scripted model"
-    )

@@ -30,7 +30,6 @@ from proctor.cli.options import (
     skip_evaluator_option,
     source_option,
     tag_option,
-    warn_scripted_model,
 )
 from proctor.cli.signals import echo_unless_gone
 from proctor.models.base import MAX_TIMEOUT_SEC
@@ -40,6 +39,7 @@ from proctor.util.text import one_line
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
+    from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan
     from proctor.session import RunRequest
 
@@ -283,8 +283,6 @@ def command(
         shown = tuple(names) if reporters or as_json else ()
         # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
         return _resume(resume, shown, budget_usd, as_json, retry_errors)
-    if "scripted" in overrides.agent_models:
-        warn_scripted_model(overrides.agent_models["scripted"])
     suite = None
     if prompt is not None:
         from proctor.session.inline import inline_suite
@@ -321,6 +319,8 @@ def command(
             raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}{hint}")
         from proctor.cli.manifest import run_manifest
 
+        _warn_scripted_model(overrides, None)  # (each pair plans its own trials)
+
         return run_manifest(
             manifest,
             source,
@@ -350,6 +350,7 @@ def command(
             raise
         _forget_inline(source)  # refused: the case never ran, and is not kept
         raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
+    _warn_scripted_model(overrides, plan)
     for skipped in plan.skipped:
         click.echo(
             f"proctor: skipped case '{one_line(skipped.name)}': {one_line(skipped.reason)}",
@@ -400,6 +401,17 @@ def command(
             f"proctor: `proctor run --resume {result.paths.root}` finishes it", err=True
         )
     return result.suite.exit_code
+
+
+def _warn_scripted_model(overrides: CliOverrides, plan: RunPlan | None) -> None:
+    """``--agent-model scripted=…`` is warned of when a trial of ``plan`` runs on the
+    scripted agent (without a plan, whenever it is given): for a run with none, the pair
+    changes nothing worth a word."""
+    from proctor.session.scripted_model import warn_scripted_model
+
+    model = overrides.agent_models.get("scripted")
+    if model is not None and (plan is None or any(t.agent == "scripted" for t in plan.trials)):
+        warn_scripted_model(model)
 
 
 def _inline(

@@ -522,11 +522,14 @@ def load_run_plan(
     cwd: Path,
     problems: list[str] | None = None,
     dotenv: Path | None = None,
+    unread: tuple[str, ...] = (),
 ) -> RunPlan:
     """Read the top-level config and the case folders, and expand the matrix. With
     ``problems``, configuration errors are noted there and planning goes on without what they
     concern (an unreadable top-level file counts as empty). ``dotenv``: the folder whose
-    ``.env`` holds the roles' keys (default ``cwd``)."""
+    ``.env`` holds the roles' keys (default ``cwd``). ``unread``: the keys of the top-level
+    config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
+    its own)."""
     try:
         top, path = load_top_config(config_path, cwd)
     except ConfigError as exc:
@@ -534,6 +537,8 @@ def load_run_plan(
             raise
         problems.append(str(exc))
         top, path = TopConfig(), config_path
+    if unread:
+        top = top.model_copy(update=dict.fromkeys(unread))
     # Relative to where the run was started (a resume may run from elsewhere), as --source is.
     root = cwd / cli.source_root if cli.source_root else None
     found = discover_cases(source, root, problems)

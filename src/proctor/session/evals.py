@@ -32,14 +32,16 @@ from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
 from proctor.exit_codes import ExitCode
 from proctor.llm.refs import parse_ref
-from proctor.models.config import CliOverrides
+from proctor.models.config import DEFAULT_OUT, CliOverrides, TopConfig
 from proctor.models.io import dump_json, write_text_atomic
+from proctor.models.loading import load_top_config
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.paths import RunPaths, suite_of
 from proctor.report.aggregate import gate_failed
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.run import RunRequest, RunResult, run_session, warn
+from proctor.session.scripted_model import warn_scripted_model
 from proctor.util.json_shown import json_text
 
 FAILED_STATUSES = frozenset({"failed", "timeout"})
@@ -59,7 +61,11 @@ class EvalRequest:
     """``--agent-effort ID=EFFORT``, by agent id (as ``proctor run`` reads it)."""
     judge_model: str | None = None
     timeout_ms: int | None = None
+    """``--timeout``/``--timeout-ms``: every case's time limit, over the eval's own."""
     out: Path | None = None
+    config: Path | None = None
+    """``--config FILE``; None: the project's ``proctor.json`` (``DIR/proctor.json``) when
+    present."""
     concurrency: int | None = None
     keep_workspace: bool = False
     reporters: tuple[str, ...] = ()
@@ -150,8 +156,16 @@ def _plan(point: EvalPoint) -> dict[str, Any] | None:
 
 
 def _timeout_ms(point: EvalPoint, request: EvalRequest, project: EvalProject) -> int:
+    """The command line's, over the case's or eval file's, over the config's (as ``proctor
+    run --timeout`` is over a case's ``timeoutSec``), else 180 s."""
     config = project.config.timeout_ms if project.config else None
-    return point.timeout_ms or request.timeout_ms or config or DEFAULT_TIMEOUT_MS
+    return request.timeout_ms or point.timeout_ms or config or DEFAULT_TIMEOUT_MS
+
+
+def project_config(request: EvalRequest) -> tuple[TopConfig, Path | None]:
+    """The ``proctor.json`` a run of ``request`` reads (``--config``, else the one beside the
+    project's ``evals/`` folder when present, not the current folder's), with its path."""
+    return load_top_config(request.config, request.dir)
 
 
 def _write_case(
@@ -260,11 +274,14 @@ def run_evals(
             raise ConfigError(f"{named}: reporters: {exc}".replace("--reporter: ", "")) from exc
     if request.judge_model:
         parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
+    top, config_file = project_config(request)
     for point, _ in chosen:
-        _check_point(point, request, project)
+        _check_point(point, request, project, top)
     model, named = run_model(request, project)
     agents = {point.case_name: agent_of(point, request, project)[0] for point, _ in chosen}
     models = {point.case_name: model_of(point, request, project) for point, _ in chosen}
+    if "scripted" in request.agent_models and "scripted" in agents.values():
+        warn_scripted_model(request.agent_models["scripted"])  # as proctor run warns of it
     if model is not None:
         check_model(model, named)
         # The cases on the scripted agent the run's model reaches (--agent-model scripted=…,
@@ -277,14 +294,18 @@ def run_evals(
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     set_project_root(project.root)
-    out = (request.out or Path("proctor-results")).resolve()
+    # --out, else proctor.json's out (from the current folder, as proctor run reads it).
+    out = Path(request.out or top.out or DEFAULT_OUT).resolve()
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     source = out / "evals-src" / stamp
     CONVERSATIONS.clear()
     try:
         source.mkdir(parents=True)
     except OSError as exc:
-        raise ConfigError(f"--out {out}: cannot be created ({exc.strerror or exc})") from exc
+        said = (
+            f"{config_file}: field 'out': {out}" if top.out and not request.out else f"--out {out}:"
+        )
+        raise ConfigError(f"{said} cannot be created ({exc.strerror or exc})") from exc
     for point, picked in chosen:
         point_agent = agents[point.case_name]
         judge = _judge(point, request, project)[0]
@@ -326,6 +347,9 @@ def run_evals(
         run = run_session(
             RunRequest(
                 source=source,
+                config=config_file,
+                # Once, under no condition; its gates, not proctor.json's, decide (exit code).
+                unread=("conditions", "gate"),
                 overrides=overrides,
                 reporters=tuple(reporters),
                 argv=request.argv,
@@ -425,13 +449,15 @@ def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tupl
     return request.judge_model, "--judge-model"
 
 
-def _check_point(point: EvalPoint, request: EvalRequest, project: EvalProject) -> None:
+def _check_point(
+    point: EvalPoint, request: EvalRequest, project: EvalProject, top: TopConfig
+) -> None:
     """What only a run would find wrong (an unknown agent or judge, a bad plan), named by
     where it was given (the flag, the eval file or evals.config.py) before anything runs."""
     agent, where = agent_of(point, request, project)
-    if agent not in known_agent_ids({}):
-        known = sorted(known_agent_ids({}))
-        raise ConfigError(f"{where}: {unknown_agent(agent, known)}")
+    known_ids = known_agent_ids(top.codingagents)  # proctor.json's agent profiles too
+    if agent not in known_ids:
+        raise ConfigError(f"{where}: {unknown_agent(agent, sorted(known_ids))}")
     judge, where = _judge(point, request, project)
     if judge:
         parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")

@@ -80,6 +80,7 @@ class RunRequest:
     agents_checked: bool = False
     """The agent CLIs were checked already (:func:`~proctor.plan.checks.preflight`: a
     manifest checks every pair's at once): the run does not check them again."""
+    unread: tuple[str, ...] = ()  # keys of the config file the run leaves unset (eval's)
     ends_command: bool = field(default=False, compare=False)
     """The command ends with this run (``proctor run``, ``--resume``): once its reports are
     written, stop signals stay ignored, so that it exits with the code its files record."""
@@ -147,7 +148,8 @@ def plan_run(request: RunRequest) -> RunPlan:
     if request.executor == "ray":
         source = Path(os.path.abspath(cwd / source))
         config = Path(os.path.abspath(cwd / config)) if config is not None else None
-    return load_run_plan(source, config, request.overrides, cwd, dotenv=request.key_folder())
+    dotenv, unread = request.key_folder(), request.unread
+    return load_run_plan(source, config, request.overrides, cwd, dotenv=dotenv, unread=unread)
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
