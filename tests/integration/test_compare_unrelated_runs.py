@@ -28,7 +28,7 @@ def test_runs_of_different_suites_and_no_common_group_are_said(
     assert (
         "proctor: note: the runs are of different suites (run.json's source): "
         f"{run.name}: {tmp_path / 'cases'}; {run2.name}: {other}; their groups are matched by "
-        "case, agent and condition all the same"
+        "case, agent and condition"
     ) in compared.err
     assert f"- The runs are of different suites (`run.json`'s `source`): `{run.name}`" in (
         compared.out
@@ -39,3 +39,21 @@ def test_runs_of_different_suites_and_no_common_group_are_said(
     ) in compared.err
     same = proctor("compare", str(run), str(run))
     assert "different suites" not in same.err and "no group" not in same.err
+
+
+def test_runs_of_one_suite_from_two_checkouts_are_compared_without_a_suites_note(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A baseline run from one checkout and a candidate from another: their sources are two
+    folders, but their groups are the same, and nothing is said of their suites."""
+    for checkout in ("main", "branch"):
+        write_case(tmp_path / checkout / "cases", "one", plan=PLAN)
+    out = tmp_path / "out"
+    for checkout in ("main", "branch"):
+        ran = proctor("run", "--source", str(tmp_path / checkout / "cases"), "--out", str(out))
+        assert ran.code == 0, ran.err
+    run, run2 = sorted(out.glob("run-*"))
+    compared = proctor("compare", str(run), str(run2))
+    assert compared.code == 0, compared.err
+    assert "different suites" not in compared.err + compared.out
+    assert "no group" not in compared.err

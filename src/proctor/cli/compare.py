@@ -177,18 +177,18 @@ def command(
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     comparison.annotations = marks
     said = f"- Baseline run: {_named(run)}; candidate run: {_named(run2)}."
-    suites = suites_note(
-        stored, "their groups are matched by case, agent and condition all the same"
-    )
-    if suites is not None:
-        notes.append(suites[0])
-        said += f"\n- {suites[1]}"
     if not comparison.groups:
         only = len(comparison.only_in_baseline), len(comparison.only_in_candidate)
         notes.append(
             f"no group (case × agent × condition) is in both runs ({only[0]} only in {run}, "
             f"{only[1]} only in {run2}): nothing is compared"
         )
+        # Why, when their suites differ. Runs that share groups are compared without it: a
+        # baseline and a candidate run from two checkouts of one suite name two folders.
+        suites = suites_note(stored, "their groups are matched by case, agent and condition")
+        if suites is not None:
+            notes.append(suites[0])
+            said += f"\n- {suites[1]}"
     text = (
         model_to_json(comparison)
         if as_json
