@@ -200,6 +200,8 @@ def session_file(path: Path, fmt: str | None = None, *, forcible: bool = True) -
     of no known format is told so (``record`` never forces one)."""
     _check(path)
     if path.is_file():
+        if fmt:  # a format named makes no compressed or UTF-16 file a transcript
+            _refuse_wrapped(path)
         found = fmt or _sniff(path, forcible)
         return path, found
     if fmt:
@@ -226,10 +228,16 @@ def _modified(path: Path) -> int:
         return 0
 
 
-def _sniff(path: Path, forcible: bool = True) -> str:
+def _refuse_wrapped(path: Path) -> None:
+    """A ConfigError for a transcript handed over compressed or in UTF-16/32 (see
+    :func:`~proctor.transcripts.wrapped.wrapped`)."""
     odd = wrapped(path)
     if odd is not None:
         raise ConfigError(odd)
+
+
+def _sniff(path: Path, forcible: bool = True) -> str:
+    _refuse_wrapped(path)
     try:
         found = _sniff_file(path)
     except OSError as exc:

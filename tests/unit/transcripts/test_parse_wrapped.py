@@ -65,3 +65,19 @@ def test_a_transcript_in_utf8_with_its_mark_is_read_as_it_is(tmp_path: Path) -> 
     path.write_bytes(b"\xef\xbb\xbf" + SESSION.read_bytes())
     result = CliRunner().invoke(command, [str(path)])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude-code"])
+def test_a_format_named_makes_no_compressed_or_utf16_file_a_transcript(
+    tmp_path: Path, agent: str
+) -> None:
+    """``--agent`` forces a reading of a file of another format, never of a compressed or
+    re-encoded one: it was read as a session of no event, every line unparsed, exit 0."""
+    packed = tmp_path / "t.jsonl.gz"
+    packed.write_bytes(gzip.compress(SESSION.read_bytes()))
+    wide = tmp_path / "t16.jsonl"
+    wide.write_bytes(SESSION.read_text(encoding="utf-8").encode("utf-16"))
+    for path, said in ((packed, "a gzip-compressed file"), (wide, "UTF-16")):
+        result = CliRunner().invoke(command, ["--agent", agent, str(path)])
+        assert isinstance(result.exception, ConfigError), result.output
+        assert said in str(result.exception)
