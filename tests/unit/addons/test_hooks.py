@@ -527,6 +527,10 @@ def test_a_codex_project_s_hooks_say_when_codex_would_not_trust_the_project(
     assert load_hooks(file).not_loaded == (
         f'project not trusted: [projects."{repo}"] trust_level = "untrusted" in {config}'
     )
+    config.write_text("[projects\n")  # Codex refuses to start: not "no trust_level"
+    said = load_hooks(file).not_loaded
+    assert said is not None and said.startswith(f"{config} does not read as TOML (")
+    assert said.endswith("and Codex does not start with it")
     claude = repo / ".claude" / "settings.json"  # no trust to ask of Claude Code here
     claude.parent.mkdir()
     claude.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))

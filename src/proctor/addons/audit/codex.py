@@ -119,7 +119,8 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
     table by table: a project's ``[mcp_servers.db]`` that says only ``enabled = false``
     switches off the user's ``db`` (measured with ``codex mcp list``). A server is listed, as
     it runs, at the nearest file that sets it; the entries it was laid over are shadowed."""
-    assert reader.project is not None
+    if reader.project is None:
+        return
     folders = [*reversed(ancestors(reader, to_repository_root=True)), reader.project]
     trust = as_dict(config.get("projects"))
     merged = dict(as_dict(config.get("mcp_servers")))

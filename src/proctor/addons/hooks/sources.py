@@ -201,8 +201,10 @@ def codex_untrusted(config_folder: Path) -> str | None:
     config_file = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
     try:
         config = tomllib.loads(config_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except OSError:  # none: no folder is trusted
         config = {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return f"{config_file} does not read as TOML ({exc}), and Codex does not start with it"
     projects = config.get("projects")
     where, level = trust_level(projects if isinstance(projects, dict) else {}, project, root)
     return None if level == "trusted" else untrusted(where, level, config_file)
