@@ -131,3 +131,16 @@ def test_a_recorded_session_names_the_cli_version_its_transcript_gives(
     assert _record(proctor, CASE, workspace, out)[0] == 0
     (trial,) = out.glob("run-*/trials/add-b/claude-code/default/1/trial.json")
     assert json.loads(trial.read_text())["agentVersion"] == "2.1.197"
+
+
+def test_a_file_given_for_the_workspace_is_one_sentence_of_proctor_s(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As a missing folder is said (``--workspace PATH: no such folder``); click's wording was
+    ``Invalid value for '--workspace': Directory 'afile' is a file``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    code, err = _record(proctor, CASE, Path("afile"), tmp_path / "results")
+    assert code == 2
+    assert err == f"proctor: error: --workspace {tmp_path / 'afile'}: a file, not a folder\n"
+    assert not (tmp_path / "results").exists()

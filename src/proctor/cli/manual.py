@@ -64,7 +64,7 @@ def prepare_command(
 )
 @click.option(
     "--workspace",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path),
     required=True,
     help="The workspace the session ran in (prepare's workingDirectory).",
 )

@@ -360,7 +360,8 @@ def record_session(
     ``keep_workspace``: a copy of the workspace is kept in the trial folder, as a run keeps a
     trial's (what ``run --repeat-check --recorded`` re-evaluates)."""
     if not workspace.is_dir():
-        raise ConfigError(f"--workspace {workspace}: no such folder")
+        what = "a file, not a folder" if workspace.exists() else "no such folder"
+        raise ConfigError(f"--workspace {workspace}: {what}")
     refuse_session_folder(workspace)
     prepared = prepared_session(workspace)
     if prepared is not None:
