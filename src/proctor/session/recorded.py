@@ -68,16 +68,18 @@ def answered_by_scripted_model(transcript: Path) -> bool:
 
 
 def session_prices(
-    spec: TrialSpec, model: str | None, transcript: Path, models: list[str]
+    spec: TrialSpec, model: str | None, transcript: Path | None, models: list[str]
 ) -> tuple[PriceTable, list[str]]:
     """The prices of a recorded session's responses, and the note that says why they cost
     nothing when it ran on proctor's scripted model (``--model scripted``, the case's agent on
     the scripted backend, or a transcript of the scripted server's responses): the models it
-    names are the ones the CLI asked for, whose list price was never paid."""
+    names are the ones the CLI asked for, whose list price was never paid. A stored trial
+    re-evaluated is priced the same way, from its model and its kept transcript (None: none
+    was kept)."""
     given = model is not None and (model == "scripted" or model.startswith("scripted/"))
     if spec.backend == "scripted" or given:
         how = f"--model {model}" if given else "its agent's profile"
-    elif answered_by_scripted_model(transcript):
+    elif transcript is not None and answered_by_scripted_model(transcript):
         how = "its transcript's response ids"
     else:
         return spec.agent_pricing, []

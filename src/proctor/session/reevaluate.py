@@ -29,6 +29,7 @@ from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths, TrialPaths, newest_run_in
 from proctor.report.stored import is_stand_in, iter_records
 from proctor.session.manual import evaluate_on
+from proctor.session.recorded import session_prices
 from proctor.util.files import remove_tree
 
 NO_WORKSPACE = "not re-evaluated: its workspace was not kept (run it with --keep-workspace)"
@@ -153,13 +154,18 @@ def _reevaluate(trial: RecordedTrial, scratch: Path) -> TrialRecord:
         timed_out=stored.status == "timeout",
     )
     config = spec.case.case.config
+    # Priced as `record` priced it: a session on proctor's scripted model costs nothing,
+    # whatever model it names (the stored record keeps the note that says so).
+    prices, _ = session_prices(
+        spec, stored.agent_model, raw if raw.is_file() else None, sorted(stored.usage)
+    )
     metrics = compute_process_metrics(
         events,
         expected_files=config.expected_files,
         expected_symbols=config.expected_symbols,
         config=spec.metrics,
         workspace=str(workspace),
-        pricing=spec.agent_pricing,
+        pricing=prices,
     )
     status, passed, score = _verdict(stored, spec, results)
     return stored.model_copy(
