@@ -82,6 +82,7 @@ from proctor.session.recorded import (
     refuse_session_folder,
     session_prices,
     session_timings,
+    transcript_notes,
 )
 from proctor.session.run import (
     SHOW_FINDINGS,
@@ -418,6 +419,7 @@ def record_session(
     trajectory = PARSERS[fmt](file, None, None)
     write_trajectory(trial.trajectory, trajectory.events)
     prices, warnings = session_prices(spec, model, file, sorted(trajectory.usage))
+    warnings += transcript_notes(file, fmt, workspace)
     cfg = spec.case.case.config
     metrics = compute_process_metrics(
         trajectory.events,

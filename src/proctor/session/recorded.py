@@ -8,14 +8,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
-from proctor.history.projects import same_project, session_project
-from proctor.history.sources import AGENTS, find_sessions
+from proctor.history.projects import head_records, same_project, session_project
+from proctor.history.sources import AGENTS, Session, find_sessions
 from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.io import write_json
 from proctor.models.plan import TrialSpec
@@ -88,6 +89,66 @@ def session_prices(
         f"the session ran on proctor's scripted model ({how}): its responses cost nothing, "
         f"priced at $0{named}"
     ]
+
+
+def session_folder(transcript: Path, fmt: str) -> str | None:
+    """The folder the session of ``transcript`` (a transcript of ``fmt``) ran in, as its
+    records say (as ``proctor history`` reads it): a Claude Code or Codex session's ``cwd``; a
+    Gemini CLI chat's project root, else the folder its first message names whose path is its
+    project's hash, else ``gemini:<hash>``. None: it names none."""
+    if fmt not in ("claude-code", "codex", "gemini-cli"):
+        return None
+    project = session_project(Session(fmt, transcript))
+    if project is not None and project.startswith("gemini:"):
+        return _hashed_folder(transcript, project.removeprefix("gemini:")) or project
+    return project
+
+
+_ABSOLUTE = re.compile(r"(?<![\w.])(/[^\s\"\\]+)")
+
+
+def _hashed_folder(transcript: Path, project_hash: str) -> str | None:
+    """The folder a Gemini CLI chat's first records name (its session context lists the
+    workspace's folders) whose path's SHA-256 is the chat's project hash."""
+    for record in head_records(transcript):
+        text = json.dumps(record, ensure_ascii=False).replace("\\n", "\n")
+        for found in _ABSOLUTE.findall(text):
+            folder = found.rstrip("/") or "/"
+            if hashlib.sha256(folder.encode("utf-8", "surrogateescape")).hexdigest() == (
+                project_hash
+            ):
+                return folder
+    return None
+
+
+def ran_elsewhere(transcript: Path, fmt: str, workspace: Path) -> str | None:
+    """The note of a recorded session whose transcript ran in another folder than
+    ``workspace`` (links followed): a workspace moved or copied since the session (run in a
+    container, on another machine), or the transcript of another folder's session. The
+    evaluators judge ``workspace`` either way; None when the folders are one, or the
+    transcript names none."""
+    folder = session_folder(transcript, fmt)
+    if folder is None or same_project(folder, workspace):
+        return None
+    if folder.startswith("gemini:"):
+        where = f"another folder (Gemini CLI's project hash {folder.removeprefix('gemini:')})"
+    else:
+        where = folder
+    return (
+        f"the transcript's session ran in {where}, not in the --workspace {workspace}: the "
+        f"evaluators judged {workspace} (right if the workspace was moved or copied since the "
+        "session; if not, the transcript is another folder's session)"
+    )
+
+
+def transcript_notes(transcript: Path, fmt: str, workspace: Path) -> list[str]:
+    """The trial's warnings of what a recorded session's transcript says of it: it ran in
+    another folder than ``workspace``."""
+    notes = []
+    elsewhere = ran_elsewhere(transcript, fmt, workspace)
+    if elsewhere is not None:
+        notes.append(elsewhere)
+    return notes
 
 
 def prompt_digest(prompt: str) -> str:

@@ -1,0 +1,77 @@
+"""What ``proctor record`` says in the trial of a transcript that may not be the session of
+its workspace: one that ran in another folder (a workspace moved since, or another folder's
+session) is recorded, with a warning."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Run
+from tests.integration.test_by_hand import CASE
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+SESSIONS = [
+    ("claude-code", "claude-code-2.1.197-basic", "/tmp/proctor-u1fdudjh/0/workspace"),
+    ("codex", "codex-0.171.0-basic", "/tmp/proctor-aioarnny/0/workspace"),
+    ("gemini-cli", "gemini-cli-0.61.0-basic", "/tmp/proctor-j57clfyj/0/workspace"),
+]
+IDS = [agent for agent, _, _ in SESSIONS]
+
+
+def _record(
+    proctor: Run, tmp_path: Path, agent: str, transcript: Path, workspace: Path
+) -> dict[str, Any]:
+    out = tmp_path / "results"
+    args = ["record", str(CASE), "--agent", agent, "--workspace", str(workspace)]
+    result = proctor(*args, "--transcript", str(transcript), "--out", str(out))
+    assert result.code == 1, result.err  # recorded; b.txt is missing: the case fails
+    (found,) = out.glob(f"run-*/trials/add-b/{agent}/default/1/trial.json")
+    trial: dict[str, Any] = json.loads(found.read_text())
+    return trial
+
+
+def _moved(name: str, ran_in: str, workspace: Path, into: Path) -> Path:
+    """The corpus session as if it had run in ``workspace`` (its folder, Gemini CLI's project
+    hash, replaced)."""
+    text = (CORPUS / f"{name}.transcript.jsonl").read_text()
+    real = os.path.realpath(workspace)
+    text = text.replace(ran_in, real)
+    old, new = (hashlib.sha256(p.encode()).hexdigest() for p in (ran_in, real))
+    path = into / f"{name}.jsonl"
+    path.write_text(text.replace(old, new))
+    return path
+
+
+@pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
+def test_a_transcript_of_another_folder_is_recorded_with_a_warning_naming_both(
+    proctor: Run, tmp_path: Path, agent: str, name: str, ran_in: str
+) -> None:
+    """The session ran in ``ran_in`` (Claude Code's and Codex's ``cwd``, Gemini CLI's project
+    hash and the folder its context names): recorded, as a workspace moved since the session
+    is, with a warning naming both folders."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    trial = _record(proctor, tmp_path, agent, CORPUS / f"{name}.transcript.jsonl", workspace)
+    (note,) = [w for w in trial["warnings"] if w.startswith("the transcript's session ran in")]
+    assert note.startswith(
+        f"the transcript's session ran in {ran_in}, not in the --workspace {workspace}: the "
+        f"evaluators judged {workspace} (right if the workspace was moved"
+    )
+
+
+@pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
+def test_control_a_transcript_of_the_workspace_named_through_a_link_has_no_warning(
+    proctor: Run, tmp_path: Path, agent: str, name: str, ran_in: str
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (tmp_path / "link").symlink_to(workspace)
+    given = _moved(name, ran_in, workspace, tmp_path)
+    trial = _record(proctor, tmp_path, agent, given, tmp_path / "link")
+    assert not [w for w in trial.get("warnings", []) if "ran in" in w and "--workspace" in w]
