@@ -1,6 +1,7 @@
 """What ``proctor record`` says in the trial of a transcript that may not be the session of
-its workspace: one that ran in another folder (a workspace moved since, or another folder's
-session) is recorded, with a warning."""
+its workspace, or not the whole session: one that ran in another folder (a workspace moved
+since, or another folder's session), one whose last line is cut short (the CLI was still
+writing it). Both are recorded, with a warning; ``proctor parse`` says the second too."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ SESSIONS = [
     ("gemini-cli", "gemini-cli-0.61.0-basic", "/tmp/proctor-j57clfyj/0/workspace"),
 ]
 IDS = [agent for agent, _, _ in SESSIONS]
+CUT = "its last line is cut short (the CLI was still writing it, or the file was copied"
 
 
 def _record(
@@ -63,6 +65,7 @@ def test_a_transcript_of_another_folder_is_recorded_with_a_warning_naming_both(
         f"the transcript's session ran in {ran_in}, not in the --workspace {workspace}: the "
         f"evaluators judged {workspace} (right if the workspace was moved"
     )
+    assert not [w for w in trial["warnings"] if CUT in w]  # the whole file: not cut
 
 
 @pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
@@ -75,3 +78,48 @@ def test_control_a_transcript_of_the_workspace_named_through_a_link_has_no_warni
     given = _moved(name, ran_in, workspace, tmp_path)
     trial = _record(proctor, tmp_path, agent, given, tmp_path / "link")
     assert not [w for w in trial.get("warnings", []) if "ran in" in w and "--workspace" in w]
+
+
+@pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
+def test_a_transcript_whose_last_line_is_cut_short_is_said_incomplete(
+    proctor: Run, tmp_path: Path, agent: str, name: str, ran_in: str
+) -> None:
+    """A copy made while the CLI was writing its last line: recorded (what it holds is the
+    session so far) with a warning, and ``parse`` says so in one line; it said only
+    ``coverage: … 1 unparsed``."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    data = _moved(name, ran_in, workspace, tmp_path).read_bytes().rstrip(b"\n")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(data[: data.rfind(b"\n") + 40])
+    trial = _record(proctor, tmp_path, agent, cut, workspace)
+    assert trial["warnings"][-1] == (
+        f"the transcript {cut}: {CUT} while it was): the session may have gone on after it"
+    )
+    parsed = proctor("parse", str(cut))
+    assert parsed.code == 0, parsed.err
+    assert (
+        parsed.err
+        == f"proctor: note: {cut}: {CUT} while it was): the session may have gone on after it\n"
+    )
+    assert proctor("parse", str(CORPUS / f"{name}.transcript.jsonl")).err == ""
+
+
+@pytest.mark.parametrize(
+    ("last", "cut"),
+    [
+        (b'{"type": "user", "message": {"content": "hel', True),
+        (b'{"type": "user", "n": 12', True),
+        (b"garbage, not JSON\n", False),
+        (b'{"type": "user"}}\n', False),  # wrong before its end: not cut
+        (b"", False),
+    ],
+)
+def test_only_a_last_line_stopped_inside_its_record_is_said_cut(
+    tmp_path: Path, last: bytes, cut: bool
+) -> None:
+    from proctor.transcripts.cut_short import last_line_cut
+
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"type": "user", "message": {"content": "hi"}}\n' + last)
+    assert last_line_cut(path) is cut

@@ -60,6 +60,7 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
         raise ConfigError("-: a transcript is read from its file, not from standard input")
     file, fmt, count = session_in(path, agent)
     _note_other_sessions(path, file, count)
+    _note_cut(file)
     if agent is not None and count == 0:
         _note_forced(file, fmt, agent)
     # A reader that stops early (``proctor parse … | head``) ends the stream quietly, exit 0,
@@ -80,6 +81,15 @@ def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
             f"{shown} (`proctor history {folder}` summarises them all)",
             err=True,
         )
+
+
+def _note_cut(file: Path) -> None:
+    """A transcript whose last line is cut short: what is shown may not be the whole session
+    (the line itself is counted as unparsed)."""
+    from proctor.transcripts.cut_short import LAST_LINE_CUT, last_line_cut
+
+    if last_line_cut(file):
+        click.echo(f"proctor: note: {escape_surrogates(str(file))}: {LAST_LINE_CUT}", err=True)
 
 
 def _note_forced(file: Path, fmt: str, agent: str) -> None:

@@ -30,6 +30,7 @@ from proctor.models.trajectory import (
 )
 from proctor.models.trial import Timings
 from proctor.session.handover import SESSION_FILE
+from proctor.transcripts.cut_short import LAST_LINE_CUT, last_line_cut
 from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
 from proctor.transcripts.lines import decode_line, file_lines
 
@@ -143,11 +144,14 @@ def ran_elsewhere(transcript: Path, fmt: str, workspace: Path) -> str | None:
 
 def transcript_notes(transcript: Path, fmt: str, workspace: Path) -> list[str]:
     """The trial's warnings of what a recorded session's transcript says of it: it ran in
-    another folder than ``workspace``."""
+    another folder than ``workspace``; its last line is cut short (the session may have gone
+    on after it)."""
     notes = []
     elsewhere = ran_elsewhere(transcript, fmt, workspace)
     if elsewhere is not None:
         notes.append(elsewhere)
+    if last_line_cut(transcript):
+        notes.append(f"the transcript {os.path.abspath(transcript)}: {LAST_LINE_CUT}")
     return notes
 
 

@@ -41,6 +41,33 @@ def document_cut(path: Path) -> str | None:
     return text if unfinished(text) else None  # whole, or wrong where it stops: not cut
 
 
+LAST_LINE_MAX = 16 << 20
+"""The most of a file's end read for its last line (a Codex record may hold a large output)."""
+LAST_LINE_CUT = (
+    "its last line is cut short (the CLI was still writing it, or the file was copied while "
+    "it was): the session may have gone on after it"
+)
+"""What a transcript whose last line is cut short is said to be, by ``parse`` and ``record``."""
+
+
+def last_line_cut(path: Path) -> bool:
+    """Whether the last line with text of the JSON lines file ``path`` is a record begun and
+    cut short (``{"type": "response_item", "payload": {"out``): JSON whole up to its end, where
+    it stops inside a value. A last line longer than :data:`LAST_LINE_MAX` is not judged."""
+    try:
+        with open_regular(path) as fh:  # a named pipe would block: not read
+            start = max(0, fh.seek(0, 2) - LAST_LINE_MAX)
+            fh.seek(start)
+            data = fh.read().rstrip()
+    except OSError:
+        return False
+    newline = data.rfind(b"\n")
+    if newline < 0 and start > 0:  # the line begins before what was read
+        return False
+    last = data[newline + 1 :].decode("utf-8", "replace").strip()
+    return last.startswith("{") and unfinished(last)
+
+
 _NUMBER_GOES_ON = re.compile(r"[-+.eE0-9]*")
 _ESCAPE_GOES_ON = re.compile(r"\\u[0-9a-fA-F]{0,3}")
 
