@@ -4,6 +4,7 @@ NaN through every bound)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 import pytest
@@ -59,3 +60,26 @@ def test_a_blank_out_is_refused_with_exit_2(
         f"'--out': expected the path of a results folder, not a blank one, got {json.dumps(blank)}"
     )
     assert said in result.err  # quoted as proctor.json's "out" is
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("run", "--dry-run", "--source", "."),
+        ("eval", "x"),
+        ("prepare", "c"),
+        ("record", "c", "--workspace", "."),
+    ],
+)
+def test_an_out_that_is_a_file_is_one_sentence_of_proctor_s(
+    proctor: Run, argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``--out FILE`` was click's "Invalid value for '--out': Directory 'FILE' is a file"."""
+    file = tmp_path / "afile"
+    file.write_text("kept\n")
+    result = proctor(*argv, "--out", str(file))
+    assert result.code == 2, result.err
+    assert f"proctor: error: --out {file}: a file, not a folder (results are a folder)" in (
+        result.err
+    )
+    assert "Invalid value" not in result.err and file.read_text() == "kept\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,11 @@ class ResultsFolder(click.Path):
                 param,
                 ctx,
             )
+        if isinstance(value, str) and os.path.exists(value) and not os.path.isdir(value):
+            from proctor.errors import ConfigError
+
+            named = param.opts[0] if param is not None and param.opts else "--out"
+            raise ConfigError(f"{named} {value}: a file, not a folder (results are a folder)")
         return super().convert(value, param, ctx)
 
 
