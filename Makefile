@@ -64,6 +64,7 @@ bench: $(STAMP) agents
 	$(BIN)/python bench/price_check.py
 	$(BIN)/python bench/workspace_bench.py
 	$(BIN)/python bench/view_bench.py
+	$(BIN)/python bench/view_live_bench.py
 	$(BIN)/python bench/scale_bench.py --trials $(SCALE_TRIALS)
 	@if $(BIN)/python -c "import ray" 2>/dev/null; then \
 	  $(BIN)/python bench/scale_bench.py --trials $(SCALE_TRIALS) --executor ray; \

@@ -25,8 +25,10 @@ from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
 from proctor.view.records import (
     MISSING_STAMP,
     TrialRow,
+    alive,
     folder_key,
     missing_rows,
+    orchestrator,
     read_trial_rows,
     run_facts,
     signature,
@@ -58,6 +60,9 @@ class ResultsIndex:
         self._last_refresh = 0.0
         self._db = self._open()
         self._db_file = _file_id(self.db_path)
+        self._orchestrators: dict[str, tuple[str, tuple[int, int] | None]] = {}
+        """Of each run in progress, its signature and the orchestrator its journal named then
+        (pid and start time): while the signature holds, so does the journal."""
         self.root_gone = False
         """Whether the results folder was not there at the last refresh (deleted or moved
         under the viewer): its runs are dropped, and read again when it is back."""
@@ -188,9 +193,14 @@ class ResultsIndex:
             for name, run_dir in present.items():
                 sig = signature(run_dir)
                 old = stored.get(name)
-                if old is None or old[0] != sig or old[1]:
+                # A run in progress whose signature holds is as it was: every trial's record
+                # is written before its journal line (the signature), and a record edited by
+                # hand shows once the run's next line is. Only its orchestrator can have gone.
+                if old is None or old[0] != sig or (old[1] and not self._runs_on(run_dir, sig)):
                     self._index_run(run_dir, sig)
                     changed += 1
+            for name in set(self._orchestrators) - set(present):
+                del self._orchestrators[name]
             gone = [n for n in stored if n not in present]
             with self._tx() as db:
                 for name in gone:
@@ -198,6 +208,15 @@ class ResultsIndex:
                         key = "name" if table == "runs" else "run"
                         db.execute(f"DELETE FROM {table} WHERE {key} = ?", (name,))
             return changed + len(gone)
+
+    def _runs_on(self, run_dir: Path, sig: str) -> bool:
+        """Whether the orchestrator of a run in progress still runs it: a few ``stat`` calls;
+        the journal is read again only when the run's signature changed."""
+        kept = self._orchestrators.get(run_dir.name)
+        if kept is None or kept[0] != sig:
+            kept = (sig, orchestrator(RunPaths(run_dir).journal))
+            self._orchestrators[run_dir.name] = kept
+        return alive(kept[1])
 
     def _reopen(self) -> None:
         """The index opened again at its path: the file this viewer had open was deleted

@@ -216,14 +216,25 @@ def run_entries(journal: Path) -> Iterator[JournalEntry]:
         return
 
 
-def _orchestrator_alive(paths: RunPaths) -> bool:
-    """Whether the process that started (or last resumed) the run is still that process and
-    has not finished it (a pid alone could be another machine's, or reused)."""
-    entries = list(run_entries(paths.journal))  # a few lines: one per start or resume
+def orchestrator(journal: Path) -> tuple[int, int] | None:
+    """The process that started (or last resumed) the run of ``journal``, as its pid and
+    start time, when it has not written the run's end; else None."""
+    entries = list(run_entries(journal))  # a few lines: one per start or resume
     last = entries[-1] if entries else None
     if last is None or last.event == "run-finished" or last.pid is None:
-        return False
-    return last.pid_start is not None and process_start(last.pid) == last.pid_start
+        return None
+    return None if last.pid_start is None else (last.pid, last.pid_start)
+
+
+def alive(process: tuple[int, int] | None) -> bool:
+    """Whether the process (pid, start time) of :func:`orchestrator` is still that process (a
+    pid alone could be another machine's, or reused)."""
+    return process is not None and process_start(process[0]) == process[1]
+
+
+def _orchestrator_alive(paths: RunPaths) -> bool:
+    """Whether the process that started (or last resumed) the run still runs it."""
+    return alive(orchestrator(paths.journal))
 
 
 def signature(run_dir: Path) -> str:
