@@ -103,6 +103,29 @@ def test_matrix_medians_leave_out_trials_in_an_error_status(tmp_path: Path) -> N
     assert (steps, tokens) == ("2", "144")
 
 
+def test_matrix_medians_of_counts_read_as_proctor_report_shows_them(tmp_path: Path) -> None:
+    """A median between two counts (an even number of trials) keeps its half, as the report's
+    statistics table shows it: the matrix rounded 1527.5 to 1528 (and 2.5 steps held)."""
+    from proctor.report.markdown import render_markdown
+
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=4, cases=1, events_per_trial=0, suite=False)
+    records = []
+    for repeat, calls, tokens in ((1, 2, 1527), (2, 2, 1527), (3, 3, 1528), (4, 3, 1528)):
+        record = trial_record("case-000", "scripted", "default", repeat)
+        record = record.model_copy(
+            update={"tool_calls": calls, "usage": {"m": ModelUsage(input_tokens=tokens)}}
+        )
+        write_record(paths.trial("case-000", "scripted", "default", repeat).trial_json, record)
+        records.append(record)
+    suite = aggregate_of(records, "run-a")
+    write_record(paths.suite_json, suite)
+    cells = _cells(_matrix_row(_page(results, "/runs/run-a"), "case-000"))
+    assert (cells[7], cells[8]) == ("2.5", "1527.5")
+    report = render_markdown(suite, records)
+    assert "| 2.5 (2–3) | 1527.5 (1527–1528) |" in report
+
+
 def test_a_group_with_no_scored_trial_has_no_verdict_on_the_run_page(tmp_path: Path) -> None:
     """Its trials' errors are exit 3, no failed gate: the Gate section and the matrix say it
     has no verdict, where they listed its minPassRate 'n/a < 1' as failed; a gate evaluator

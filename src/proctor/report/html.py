@@ -29,7 +29,7 @@ from proctor.report.ab.markdown import (
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
-from proctor.util.text import bound_text, controls_escaped, percent_text, plural
+from proctor.util.text import bound_text, controls_escaped, median_text, percent_text, plural
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")
@@ -61,6 +61,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["percent"] = percent_text
     env.filters["bound"] = partial(bound_text, digits=3, signed=False)
     env.filters["plural"] = plural
+    env.filters["median"] = median_text  # of counts, as `proctor report`'s tables show it
     env.filters["metric"] = metric_label
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation

@@ -219,8 +219,13 @@ def spread_text(median: float, low: float, high: float, digits: int = 1) -> str:
     """``median (low–high)``, each rounded to ``digits`` decimals, a half up (see
     :func:`fixed`); a median of whole counts that falls between two of them (an even number
     of trials) keeps its half: ``2.5 (2–3)``, as the JSON holds it."""
-    middle = fixed(median, 1 if digits == 0 and median != int(median) else digits)
-    return f"{middle} ({fixed(low, digits)}–{fixed(high, digits)})"
+    return f"{median_text(median, digits)} ({fixed(low, digits)}–{fixed(high, digits)})"
+
+
+def median_text(median: float, digits: int = 0) -> str:
+    """A median as :func:`spread_text` shows it: ``digits`` decimals, a half up; a median of
+    whole counts that falls between two of them keeps its half (``1527.5``, not ``1528``)."""
+    return fixed(median, 1 if digits == 0 and median != int(median) else digits)
 
 
 def dollars_text(value: float) -> str:
