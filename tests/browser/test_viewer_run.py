@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ def page(browser: Any) -> Iterator[Any]:
 
 def _stopped_run(results: Path, home: Path) -> Path:
     """``proctor run`` of the example suite, five repeats, sent SIGTERM once two trials
-    ended: the run folder."""
+    ended and the third started: the run folder."""
     env = {**os.environ, "HOME": str(home), "NO_COLOR": "1"}
     process = subprocess.Popen(
         [
@@ -46,6 +47,11 @@ def _stopped_run(results: Path, home: Path) -> Path:
     try:
         for line in process.stdout:  # type: ignore[union-attr]
             if line.startswith("[2/"):
+                # Once the third trial has started: the stop cuts it short.
+                deadline = time.monotonic() + 60
+                while len(list(results.glob("run-*/trials/*/*/*/*"))) < 3:
+                    assert time.monotonic() < deadline, "the third trial never started"
+                    time.sleep(0.01)
                 process.send_signal(signal.SIGTERM)
                 break
         process.communicate(timeout=120)
@@ -87,6 +93,15 @@ def test_a_stopped_run_says_what_its_report_says_and_lists_the_trials_not_starte
         main = page.inner_text("main")
         assert f"this run was {said}: `proctor run --resume {run}` finishes it" in main
         assert " ran)" not in main and "trials ran" not in main
+        # The progress line and the Runs list count the trials as the gate line does.
+        counts = re.match(r"interrupted after (\d+) of (\d+) trials finished", said)
+        assert counts is not None, said
+        finished, planned = counts.groups()
+        cut = re.search(r"\((\d+) cut short", said)
+        assert cut is not None, said  # the third trial was running at the stop
+        progress = " ".join(page.inner_text("#run-progress").split())
+        expected = f"{finished} of {planned} trials finished ({cut.group(1)} cut short, recorded"
+        assert f"{expected} as interrupted), pass rate" in progress, progress
         summary = page.locator("#not-started summary")
         assert summary.inner_text() == f"{waiting} not started"
         links = page.locator("#not-started a")
@@ -100,6 +115,9 @@ def test_a_stopped_run_says_what_its_report_says_and_lists_the_trials_not_starte
         page.wait_for_load_state()
         assert f"Run {run.name} stopped before this trial started" in page.inner_text("main")
         assert f"proctor run --resume {run}" in page.inner_text("main")
+        page.goto(f"{base}/")
+        cell = page.inner_text(f'tr[data-run="{run.name}"] [data-field="trials"]')
+        assert cell == f"{finished} of {planned} ({cut.group(1)} cut short)"
 
 
 def test_a_run_in_progress_lists_its_trials_not_started_yet_and_follows_them(

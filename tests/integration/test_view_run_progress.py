@@ -74,6 +74,25 @@ def test_a_stopped_run_counts_its_trials_as_its_report_s_gate_line_does(tmp_path
     assert f"this run was {said}: `proctor run --resume {paths.root}` finishes it" in page
 
 
+def test_the_runs_list_and_the_progress_line_count_the_trials_as_the_gate_line_does(
+    tmp_path: Path,
+) -> None:
+    """Both said "3 of 12" (trials), the trial the stop cut short counted, beside the gate
+    line's "interrupted after 2 of 12 trials finished (1 cut short, …)"."""
+    _stopped(tmp_path, {"case-000": 8, "case-001": 4})
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        runs = _text(client.get("/").text)
+        live = _text(client.get("/fragments/runs").text)
+        page = _text(client.get(f"/runs/{RUN}").text)
+        (listed,) = client.get("/api/runs").json()
+    for shown in (runs, live):
+        assert "2 of 12 (1 cut short)" in shown and "3 of 12" not in shown
+    progress = "2 of 12 trials finished (1 cut short, recorded as interrupted), pass rate"
+    assert progress in " ".join(page.split())
+    assert "3 of 12" not in page
+    assert (listed["trials"], listed["cutShort"], listed["planned"]) == (3, 1, 12)
+
+
 def test_a_run_left_by_a_process_that_is_gone_counts_its_trials_as_its_report_does(
     tmp_path: Path,
 ) -> None:

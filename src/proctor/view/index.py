@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
 from proctor.util.masking import mask
 from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
@@ -264,8 +265,9 @@ class ResultsIndex:
             totals = db.execute(
                 "SELECT count(*) n, sum(status IN ('passed','failed','timeout')) scored, "
                 "sum(status = 'passed') passes, sum(spent_usd) cost, "
-                "sum(spent_usd IS NULL) unpriced FROM trials WHERE run = ?",
-                (name,),
+                "sum(spent_usd IS NULL) unpriced, sum(substr(reason, 1, ?) = ?) cut "
+                "FROM trials WHERE run = ?",
+                (len(INTERRUPTED_PREFIX), INTERRUPTED_PREFIX, name),
             ).fetchone()
             counts = dict(
                 db.execute(
@@ -282,7 +284,7 @@ class ResultsIndex:
                 for col in ("agent", "condition", "case_name")
             }
             db.execute(
-                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 22)})",
+                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 23)})",
                 fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(

@@ -29,7 +29,7 @@ SCHEMA_VERSION = 1
 RUN_COLUMNS = (
     "name, run_id, started_at, finished_at, source, agents, conditions, cases, planned, trials, "
     "scored, passes, status_counts, exit_code, exit_reason, cost_usd, wall_ms, in_progress, "
-    "signature, problem, wall_lower_bound, command"
+    "signature, problem, wall_lower_bound, command, cut_short"
 )
 """The columns of :func:`run_values`, in its order: named when a row is written, since a column
 added to an older index (``ADDED_COLUMNS``) stands where it was added, not where ``SCHEMA``
@@ -46,7 +46,7 @@ CREATE TABLE runs (
   agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
   passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
   wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT, wall_lower_bound INTEGER,
-  command TEXT
+  command TEXT, cut_short INTEGER
 );
 CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
@@ -72,6 +72,7 @@ ADDED_COLUMNS = (
     ("runs", "wall_lower_bound", "INTEGER"),
     ("trials", "warnings", "TEXT"),
     ("runs", "command", "TEXT"),
+    ("runs", "cut_short", "INTEGER"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or
@@ -121,6 +122,9 @@ def run_values(
         else "record"
         if m is not None and m.by_record
         else "run",
+        # The trials a stop cut short (recorded as interrupted): not finished, as the gate
+        # line of `proctor run` and `proctor report` counts them.
+        totals["cut"] or 0,
     )
 
 

@@ -64,6 +64,7 @@ def runs_json(request: Request) -> Response:
                 "run": s.name,
                 "command": s.command,
                 "trials": s.trials,
+                "cutShort": s.cut_short,
                 "planned": s.planned,
                 "passes": s.passes,
                 "scored": s.scored,

@@ -46,6 +46,14 @@ class RunSummary:
     report``'s ``wallLowerBound``)."""
     command: str = "run"
     """What made the run: ``eval`` for ``proctor eval`` (the pages say so), else ``run``."""
+    cut_short: int = 0
+    """Of ``trials``, those a stop cut short (recorded as interrupted): not finished, as the
+    run's gate line counts them."""
+
+    @property
+    def finished_trials(self) -> int:
+        """The trials that finished: those with a record, less those a stop cut short."""
+        return self.trials - self.cut_short
 
 
 def summaries(index: ResultsIndex, chosen: dict[str, str]) -> list[RunSummary]:
@@ -133,6 +141,7 @@ def summary(row: Any) -> RunSummary:
         problem=row["problem"],
         wall_lower_bound=bool(row["wall_lower_bound"]),
         command=row["command"] or "run",
+        cut_short=row["cut_short"] or 0,
     )
 
 
