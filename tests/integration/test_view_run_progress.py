@@ -93,6 +93,36 @@ def test_the_runs_list_and_the_progress_line_count_the_trials_as_the_gate_line_d
     assert (listed["trials"], listed["cutShort"], listed["planned"]) == (3, 1, 12)
 
 
+def test_a_stopped_run_being_resumed_is_followed_as_a_run_in_progress(tmp_path: Path) -> None:
+    """Its run.json keeps the stopped run's end, and its suite.json the exit 130, until the
+    resume ends: the viewer took the run for stopped, followed nothing, and said to resume
+    the run being resumed."""
+    import os
+
+    from proctor.models.run import JournalEntry
+    from proctor.util.processes import process_start
+
+    paths = _stopped(tmp_path, {"case-000": 8, "case-001": 4})
+    pid = os.getpid()  # this process plays the resume's orchestrator
+    lines = [
+        JournalEntry(event="run-started", time="2026-12-01T00:00:00Z", pid=1, pid_start=1),
+        JournalEntry(event="run-finished", time="2026-12-01T00:00:02Z", pid=1, pid_start=1),
+        JournalEntry(event="run-resumed", time="2026-12-01T00:01:00Z", pid=pid,
+                     pid_start=process_start(pid)),
+    ]  # fmt: skip
+    paths.journal.write_text("".join(e.model_dump_json(by_alias=True) + "\n" for e in lines))
+    manifest = json.loads(paths.run_json.read_text())  # as the resume writes it, then its line
+    paths.run_json.write_text(json.dumps({**manifest, "resumedAt": ["2026-12-01T01:00:00.000Z"]}))
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        runs = _text(client.get("/").text)
+        page = _text(client.get(f"/runs/{RUN}").text)
+        (listed,) = client.get("/api/runs").json()
+    assert (listed["inProgress"], listed["exitCode"]) == (True, None)
+    assert "running" in runs and "130" not in runs
+    assert "running" in page and "Exit code 130" not in page
+    assert "--resume" not in page and "interrupted after" not in page
+
+
 def test_a_run_left_by_a_process_that_is_gone_counts_its_trials_as_its_report_does(
     tmp_path: Path,
 ) -> None:

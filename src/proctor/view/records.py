@@ -157,7 +157,16 @@ def run_facts(run_dir: Path) -> RunFacts:
     # person annotated (every trial read again) would hold every page for seconds. The run's
     # own page shows the figures with the marks applied (see view.stored.suite_of).
     suite = _optional(paths.suite_json, SuiteRecord, problems)
-    live = manifest is not None and manifest.finished_at is None and _orchestrator_alive(paths)
+    # A run whose run.json records its end is over, unless resumed since: the resume of a
+    # stopped run keeps the end (and the suite.json, its exit 130) that run wrote until it
+    # ends, and its journal names the process that runs it now.
+    live = (
+        manifest is not None
+        and (manifest.finished_at is None or _resumed_since(manifest))
+        and _orchestrator_alive(paths)
+    )
+    if live:
+        suite = None  # a run in progress has no aggregate yet
     if manifest is not None and manifest.finished_at is None and not live and suite is None:
         # How to finish it, as the run page and `proctor report` say it (an eval run is run
         # again, not resumed).
@@ -174,6 +183,13 @@ def run_facts(run_dir: Path) -> RunFacts:
         manifest_problem,
         wall_of(suite, paths.journal, manifest),
     )
+
+
+def _resumed_since(manifest: RunManifest) -> bool:
+    """Whether the run was resumed after the end its ``run.json`` records (both ISO times as
+    proctor writes them, which compare as text)."""
+    ended = manifest.finished_at
+    return ended is not None and any(start > ended for start in manifest.resumed_at)
 
 
 def _named_by_file(problem: str, path: Path) -> str:

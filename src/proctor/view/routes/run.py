@@ -119,8 +119,14 @@ def run_context(request: Request) -> dict[str, Any] | None:
     status = chosen.get("status")
     listed = points if status is None else [p for p in points if p.status == status]
     left = not row["in_progress"] and row["finished_at"] is None
-    suite = suite_of(
-        folder, missing=_stand_ins(index, name), stopped=row["signature"] if left else None
+    # A run in progress has no aggregate yet: the suite.json of a stopped run being resumed
+    # (its exit 130) stands until the resume ends, and is not its verdict.
+    suite = (
+        None
+        if row["in_progress"]
+        else suite_of(
+            folder, missing=_stand_ins(index, name), stopped=row["signature"] if left else None
+        )
     )
     statuses = [
         r[0] for r in index.query("SELECT DISTINCT status FROM trials WHERE run = ?", (name,))
