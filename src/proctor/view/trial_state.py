@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from proctor.paths import RunPaths, TrialPaths
 from proctor.report.stored import planned_cells
@@ -73,7 +73,8 @@ def trial_state(index: ResultsIndex, run: str, key: str) -> TrialState | None:
 
 
 def _listing(folder: Path) -> list[str]:
-    """Each entry of the folder (and of its ``evaluators`` folder) with its size and time."""
+    """Each entry of the folder (and of its ``evaluators`` folder) with its inode, size and
+    time."""
     found = []
     for where in (folder, folder / "evaluators"):
         try:
@@ -85,7 +86,8 @@ def _listing(folder: Path) -> list[str]:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            found.append(f"{where.name}/{entry.name} {st.st_size} {st.st_mtime_ns}")
+            # (its inode too: a file replaced by a rename, of the same size, in one tick)
+            found.append(f"{where.name}/{entry.name} {st.st_ino} {st.st_size} {st.st_mtime_ns}")
     return found
 
 
@@ -93,23 +95,30 @@ def fingerprint(index: ResultsIndex, run: str, key: str, query: str) -> str | No
     """An ETag for the followed part of a trial's page: it changes whenever the run's record
     of its progress (its signature), its plan, or any file of the trial changes; None for a
     run the index does not know. Reading it costs a few ``stat`` calls, no file is read."""
+    found = _run_of(index, run)
+    if found is None:
+        return None
+    run_dir, row = found
+    folder = trial_folder(index, run, key)
+    shown = _listing(folder) if folder is not None else ["no folder"]
+    return _etag(run_dir, row, run, key, query, *shown)
+
+
+def _run_of(index: ResultsIndex, run: str) -> tuple[Path, Any] | None:
+    """The run's folder and index row, the index refreshed first; None for a run it does not
+    know."""
     index.refresh()
     row = index.run_row(run)
     run_dir = run_folder(index, run)
-    if row is None or run_dir is None:
-        return None
-    folder = trial_folder(index, run, key)
-    parts = [
-        run,
-        key,
-        query,
-        str(row["signature"]),
-        str(row["in_progress"]),
-        repr(_stat(RunPaths(run_dir).resolved_json)),
-        *(_listing(folder) if folder is not None else ["no folder"]),
-    ]
-    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-    return f'"{digest[:32]}"'
+    return None if row is None or run_dir is None else (run_dir, row)
+
+
+def _etag(run_dir: Path, row: Any, *parts: str) -> str:
+    """An ETag of ``parts`` and of what any page of the run follows: the run's record of its
+    progress (its signature), whether it is in progress, and its plan's file."""
+    stamp = repr(_stat(RunPaths(run_dir).resolved_json))
+    text = "\n".join((*parts, str(row["signature"]), str(row["in_progress"]), stamp))
+    return f'"{hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]}"'
 
 
 def _groups(run_dir: Path) -> list[str]:
@@ -142,21 +151,11 @@ def run_fingerprint(index: ResultsIndex, run: str, query: str) -> str | None:
     its progress (its signature: the journal notes each trial that starts or ends), its plan,
     or a group's folder of trials (a trial's folder made) changes; None for a run the index
     does not know. It costs a ``stat`` a group of trials: no trial's folder is listed."""
-    index.refresh()
-    row = index.run_row(run)
-    run_dir = run_folder(index, run)
-    if row is None or run_dir is None:
+    found = _run_of(index, run)
+    if found is None:
         return None
-    parts = [
-        run,
-        query,
-        str(row["signature"]),
-        str(row["in_progress"]),
-        repr(_stat(RunPaths(run_dir).resolved_json)),
-        *(_groups(run_dir) if row["in_progress"] else []),
-    ]
-    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
-    return f'"{digest[:32]}"'
+    run_dir, row = found
+    return _etag(run_dir, row, run, query, *(_groups(run_dir) if row["in_progress"] else []))
 
 
 def not_started(run_dir: Path, seen: Iterable[str]) -> list[tuple[str, list[str]]]:
