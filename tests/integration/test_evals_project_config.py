@@ -54,10 +54,28 @@ def test_a_relative_out_of_proctor_json_is_read_from_the_current_folder(
 ) -> None:
     root = project(tmp_path, {"a.eval.py": EVAL})
     (root / "proctor.json").write_text('{"out": "results"}')
-    monkeypatch.chdir(root)
-    result = proctor("eval", "--json", "--no-stream")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = proctor("eval", "--dir", str(root), "--json", "--no-stream")
     assert result.code == 0, result.err
-    assert json.loads(result.out)["runDir"].startswith(str(root / "results" / "run-"))
+    assert json.loads(result.out)["runDir"].startswith(str(elsewhere / "results" / "run-"))
+
+
+def test_a_project_without_proctor_json_never_reads_the_current_folder_s(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no proctor.json of its own, the project's run read the current folder's (its
+    unknown keys refused the run, its setup lines ran before each case)."""
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "proctor.json").write_text('{"bogus": 1}')
+    monkeypatch.chdir(elsewhere)
+    result = proctor("eval", "--dir", str(root), "--json", "--no-stream", "--out", "out")
+    assert result.code == 0, result.err
+    run_dir = Path(json.loads(result.out)["runDir"])
+    assert json.loads((run_dir / "config.json").read_text())["configFile"] is None
 
 
 def test_budget_usd_of_proctor_json_is_the_budget_without_the_flag(

@@ -523,15 +523,17 @@ def load_run_plan(
     problems: list[str] | None = None,
     dotenv: Path | None = None,
     unread: tuple[str, ...] = (),
+    config_folder: Path | None = None,
 ) -> RunPlan:
     """Read the top-level config and the case folders, and expand the matrix. With
     ``problems``, configuration errors are noted there and planning goes on without what they
     concern (an unreadable top-level file counts as empty). ``dotenv``: the folder whose
     ``.env`` holds the roles' keys (default ``cwd``). ``unread``: the keys of the top-level
     config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
-    its own)."""
+    its own). ``config_folder``: where ``proctor.json`` is looked for without ``config_path``
+    (default ``cwd``; ``proctor eval``'s project folder)."""
     try:
-        top, path = load_top_config(config_path, cwd)
+        top, path = load_top_config(config_path, config_folder or cwd)
     except ConfigError as exc:
         if problems is None:
             raise

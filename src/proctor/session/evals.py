@@ -348,6 +348,7 @@ def run_evals(
             RunRequest(
                 source=source,
                 config=config_file,
+                config_folder=request.dir,  # with none of its own, never the current folder's
                 # Once, under no condition; its gates, not proctor.json's, decide (exit code).
                 unread=("conditions", "gate"),
                 overrides=overrides,

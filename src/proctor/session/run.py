@@ -81,9 +81,9 @@ class RunRequest:
     """The agent CLIs were checked already (:func:`~proctor.plan.checks.preflight`: a
     manifest checks every pair's at once): the run does not check them again."""
     unread: tuple[str, ...] = ()  # keys of the config file the run leaves unset (eval's)
+    config_folder: Path | None = None  # where proctor.json is looked for (eval: its project)
     ends_command: bool = field(default=False, compare=False)
-    """The command ends with this run (``proctor run``, ``--resume``): once its reports are
-    written, stop signals stay ignored, so that it exits with the code its files record."""
+    """The command ends with this run: its reports written, it exits as they say, stops ignored."""
 
     def key_folder(self) -> Path:
         """The folder whose ``.env`` the run reads for the roles' keys."""
@@ -141,15 +141,16 @@ def new_run_paths(out: Path) -> RunPaths:
 def plan_run(request: RunRequest) -> RunPlan:
     """Discover the cases and expand the matrix (nothing runs). On Ray, the source and the
     configuration are taken by their whole paths: a node runs its trials from a folder of its
-    own, where a path relative to the driver's folder names nothing (the nodes hold the cases
-    at the driver's paths, docs/scale.md)."""
+    own, where a relative path names nothing (docs/scale.md)."""
     cwd = request.cwd or Path.cwd()
     source, config = request.source, request.config
     if request.executor == "ray":
         source = Path(os.path.abspath(cwd / source))
         config = Path(os.path.abspath(cwd / config)) if config is not None else None
-    dotenv, unread = request.key_folder(), request.unread
-    return load_run_plan(source, config, request.overrides, cwd, dotenv=dotenv, unread=unread)
+    folder, unread = request.config_folder, request.unread
+    return load_run_plan(
+        source, config, request.overrides, cwd, None, request.key_folder(), unread, folder
+    )
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
