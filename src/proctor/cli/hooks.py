@@ -77,11 +77,13 @@ def test_command(
             echo_unless_gone(f"note: not run: {skipped}")
         else:
             echo_unless_gone(f"note: not run (proctor runs command hooks only): {skipped}")
-    if report.not_loaded is not None:
+    if report.not_loaded is not None and report.not_loaded.startswith("project not trusted"):
         echo_unless_gone(
             f"note: Codex would not run these hooks in their project: {report.not_loaded} "
             "(it reads a project's .codex/hooks.json and config.toml only in a trusted folder)"
         )
+    elif report.not_loaded is not None:  # the user's config.toml: Codex would not start
+        echo_unless_gone(f"note: Codex would not run these hooks: {report.not_loaded}")
     for copied in report.home_copies:
         echo_unless_gone(
             f"note: copied into each scratch home for the hooks that name it: {copied}"

@@ -529,8 +529,8 @@ def test_a_codex_project_s_hooks_say_when_codex_would_not_trust_the_project(
     )
     config.write_text("[projects\n")  # Codex refuses to start: not "no trust_level"
     said = load_hooks(file).not_loaded
-    assert said is not None and said.startswith(f"{config} does not read as TOML (")
-    assert said.endswith("and Codex does not start with it")
+    assert said is not None and said.startswith(f"{config}: not a readable TOML file (")
+    assert said.endswith("; Codex does not start with it")
     claude = repo / ".claude" / "settings.json"  # no trust to ask of Claude Code here
     claude.parent.mkdir()
     claude.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))

@@ -204,7 +204,7 @@ def codex_untrusted(config_folder: Path) -> str | None:
     except OSError:  # none: no folder is trusted
         config = {}
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return f"{config_file} does not read as TOML ({exc}), and Codex does not start with it"
+        return f"{config_file}: not a readable TOML file ({exc}); Codex does not start with it"
     projects = config.get("projects")
     where, level = trust_level(projects if isinstance(projects, dict) else {}, project, root)
     return None if level == "trusted" else untrusted(where, level, config_file)
