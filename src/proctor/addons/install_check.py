@@ -45,6 +45,7 @@ from proctor.addons.install_scratch import (
     run_command,
     snapshot,
 )
+from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.models.audit import AuditReport
 from proctor.models.install_check import InstallCheck, InstallCheckReport
@@ -74,9 +75,7 @@ def resolve_agents(options: InstallOptions) -> list[str]:
     if options.agents:
         unknown = [a for a in options.agents if a not in AGENT_IDS]
         if unknown:
-            raise ConfigError(
-                f"--agent {unknown[0]}: unknown agent (known: {', '.join(AGENT_IDS)})"
-            )
+            raise ConfigError(f"--agent {unknown[0]}: {unknown_agent(unknown[0], AGENT_IDS)}")
         chosen = list(dict.fromkeys(options.agents))
         expected = options.expect.agents() if options.expect is not None else []
         left_out = [a for a in expected if a not in chosen]

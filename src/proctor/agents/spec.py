@@ -118,8 +118,7 @@ def format_for_agent(agent: str) -> str:
     """The transcript format of an agent id or alias (``scripted`` writes Claude Code's)."""
     spec = spec_for(agent)
     if spec is None:
-        known = ", ".join(agent_names())
-        raise ConfigError(f"--agent {agent}: unknown agent (known: {known})")
+        raise ConfigError(f"--agent {agent}: {unknown_agent(agent, agent_names())}")
     return spec.transcript_format
 
 

@@ -3,6 +3,8 @@ names and near spellings first, in one sentence built in one place."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from proctor.agents.base import known_agent_ids
@@ -42,3 +44,22 @@ def test_the_sentence_names_the_cli_first_then_lists_every_id() -> None:
 def test_a_profile_of_ones_own_is_suggested_by_its_spelling() -> None:
     known = sorted(known_agent_ids({}) | {"fast-claude"})
     assert nearest_agents("fast-claud", known) == ["fast-claude"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit", "--agent", "clude", "--home", "."],
+        ["addon", "check-install", "--install", "true", "--agent", "clude"],
+    ],
+)
+def test_audit_and_check_install_suggest_the_agent_meant(tmp_path: Path, argv: list[str]) -> None:
+    """``audit --agent clude`` said 'unknown agent; expected one of …', and check-install
+    'unknown agent (known: …)', suggesting nothing."""
+    from click.testing import CliRunner
+
+    from proctor.cli.main import cli
+
+    result = CliRunner().invoke(cli, argv)
+    said = str(result.exception) if result.exception else result.output
+    assert "--agent clude: unknown agent 'clude' (did you mean 'claude-code'?" in said, said
