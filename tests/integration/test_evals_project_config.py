@@ -188,6 +188,11 @@ def test_an_agent_profile_of_proctor_json_is_an_agent_eval_runs_on(
     result, out = run_json(proctor, root, tmp_path, "--agent", "mine")
     assert result.code == 0 and out["passed"] == 1, result.err
     assert list((tmp_path / "out").glob("run-*/trials/a/mine/default/1/trial.json"))
+    # A profile of the scripted agent is the scripted agent: a model given it is warned of.
+    result, _ = run_json(proctor, root, tmp_path, "--agent", "mine", "--model", "opus")
+    assert result.code == 0 and '--model "opus": every case runs on the scripted agent' in (
+        result.err
+    ), result.err
 
 
 FAILS_SECOND = """

@@ -163,8 +163,7 @@ def _timeout_ms(point: EvalPoint, request: EvalRequest, project: EvalProject) ->
 
 
 def project_config(request: EvalRequest) -> tuple[TopConfig, Path | None]:
-    """The ``proctor.json`` a run of ``request`` reads (``--config``, else the one beside the
-    project's ``evals/`` folder when present, not the current folder's), with its path."""
+    """The ``proctor.json`` a run reads (``--config``, else the project's), with its path."""
     return load_top_config(request.config, request.dir)
 
 
@@ -280,16 +279,17 @@ def run_evals(
     model, named = run_model(request, project)
     agents = {point.case_name: agent_of(point, request, project)[0] for point, _ in chosen}
     models = {point.case_name: model_of(point, request, project) for point, _ in chosen}
-    if "scripted" in request.agent_models and "scripted" in agents.values():
+    # The CLI each runs: a profile of proctor.json's codingagents names its own.
+    kinds = {c: getattr(top.codingagents.get(a), "agent", None) or a for c, a in agents.items()}
+    if "scripted" in request.agent_models and "scripted" in kinds.values():
         warn_scripted_model(request.agent_models["scripted"])  # as proctor run warns of it
     if model is not None:
         check_model(model, named)
-        # The cases on the scripted agent the run's model reaches (--agent-model scripted=…,
-        # nearer, is warned of where it is read, as proctor run warns of it).
+        # The cases on the scripted agent the run's model reaches (not --agent-model's).
         on_scripted = [
             p.id
             for p, _ in chosen
-            if agents[p.case_name] == "scripted" and models[p.case_name][1] == named
+            if kinds[p.case_name] == "scripted" and models[p.case_name][1] == named
         ]
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
@@ -322,7 +322,7 @@ def run_evals(
                 request.verbose,
                 tuple(picked),
                 # A real model ignores the plan: only the scripted agent or model plays it.
-                plan if "scripted" in (point_agent, model) else None,
+                plan if "scripted" in (kinds[point.case_name], model) else None,
             )
         )
     overrides = CliOverrides(
