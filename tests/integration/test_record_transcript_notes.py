@@ -80,6 +80,19 @@ def test_control_a_transcript_of_the_workspace_named_through_a_link_has_no_warni
     assert not [w for w in trial.get("warnings", []) if "ran in" in w and "--workspace" in w]
 
 
+@pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS[:2], ids=IDS[:2])
+def test_a_session_started_in_a_subfolder_of_the_workspace_has_no_warning(
+    proctor: Run, tmp_path: Path, agent: str, name: str, ran_in: str
+) -> None:
+    """A session started in ``ws/sub`` was said to have run in another folder, "the
+    transcript of another folder's session"."""
+    workspace = tmp_path / "ws"
+    (workspace / "sub").mkdir(parents=True)
+    given = _moved(name, ran_in, workspace / "sub", tmp_path)
+    trial = _record(proctor, tmp_path, agent, given, workspace)
+    assert not [w for w in trial.get("warnings", []) if "ran in" in w and "--workspace" in w]
+
+
 @pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
 def test_a_transcript_whose_last_line_is_cut_short_is_said_incomplete(
     proctor: Run, tmp_path: Path, agent: str, name: str, ran_in: str

@@ -122,6 +122,17 @@ def _hashed_folder(transcript: Path, project_hash: str) -> str | None:
     return None
 
 
+def _inside(folder: str, workspace: Path) -> bool:
+    """Whether a session's folder is one inside ``workspace`` (the session was started in a
+    subfolder of it), links followed."""
+    if folder.startswith("gemini:"):
+        return False
+    try:
+        return Path(folder).resolve().is_relative_to(workspace.resolve())
+    except (OSError, ValueError):
+        return False
+
+
 def ran_elsewhere(transcript: Path, fmt: str, workspace: Path) -> str | None:
     """The note of a recorded session whose transcript ran in another folder than
     ``workspace`` (links followed): a workspace moved or copied since the session (run in a
@@ -129,7 +140,7 @@ def ran_elsewhere(transcript: Path, fmt: str, workspace: Path) -> str | None:
     evaluators judge ``workspace`` either way; None when the folders are one, or the
     transcript names none."""
     folder = session_folder(transcript, fmt)
-    if folder is None or same_project(folder, workspace):
+    if folder is None or same_project(folder, workspace) or _inside(folder, workspace):
         return None
     if folder.startswith("gemini:"):
         where = f"another folder (Gemini CLI's project hash {folder.removeprefix('gemini:')})"
