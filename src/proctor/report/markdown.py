@@ -86,8 +86,8 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         "",
         "pass@k: at least one of k runs passes; pass^k: all k runs pass (k = scored trials). "
         "Pass-rate intervals are 95% Wilson score intervals. Effort columns are median (range) "
-        f"over the scored trials. Elapsed s is {ELAPSED_MEANS} (the median trial above also "
-        "counts preparing the workspace, collecting and evaluating).",
+        f"over the scored trials. Elapsed s is {ELAPSED_MEANS}; a trial's time (the median "
+        "trial above) also counts preparing, collecting and evaluating.",
         "",
         "| case | agent | condition | pass rate [95% CI] | pass@k | pass^k | elapsed s "
         "| tool calls | tokens | rules fired / tasks |",

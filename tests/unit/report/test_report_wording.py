@@ -58,9 +58,9 @@ def test_every_table_of_elapsed_seconds_says_they_are_the_agent_s_not_the_trial_
 
     records = [_record("a", repeat, passed=True) for repeat in (1, 2)]
     text = render_markdown(aggregate(records, Gate(), run_id="r"), records)
-    legend = "Elapsed s is the agent's time as its transcript spans it (its first to last event"
-    assert legend in text and "(the median trial above also counts preparing" in text
+    legend = "Elapsed s is the agent's time, its transcript's first to last event"
+    assert legend in text and "a trial's time (the median trial above) also counts" in text
     assert "median trial" in text.split("## Repeats")[0]
     assert legend in render_repeated_markdown(repeated_runs(records))
     ab = render_ab_markdown(analyse_ab(records, "t", "b"))
-    assert "- Elapsed is the agent's time as its transcript spans it" in ab
+    assert "- Elapsed is the agent's time, its transcript's first to last event." in ab

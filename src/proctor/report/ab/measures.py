@@ -47,10 +47,7 @@ def succeeded(record: TrialRecord) -> bool:
     return record.status == "passed"
 
 
-ELAPSED_MEANS = (
-    "the agent's time as its transcript spans it (its first to last event, or its agent time "
-    "when the transcript has no span), not the trial's time"
-)
+ELAPSED_MEANS = "the agent's time, its transcript's first to last event"
 """What the reports' elapsed seconds are, said beside them (:func:`elapsed_seconds`)."""
 
 
