@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from proctor.models.config import DEFAULT_GATE
-from proctor.models.io import write_record, write_text_atomic
-from proctor.models.run import JournalEntry, RunManifest
+from proctor.models.io import read_record, write_record, write_text_atomic
+from proctor.models.run import JournalEntry, JournalEvent, RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Event, event_json, make_event
 from proctor.models.trial import EvaluatorResult, Timings, TrialRecord
@@ -21,6 +21,7 @@ from proctor.paths import RunPaths
 from proctor.report.aggregate import aggregate
 from proctor.util.processes import process_start
 
+STARTED, FINISHED = "2026-12-01T00:00:00.000Z", "2026-12-01T00:10:00.000Z"
 STATUSES = ("passed", "passed", "failed", "passed", "timeout", "agent-error")
 
 
@@ -112,21 +113,70 @@ def write_run(
     manifest = RunManifest(
         run_id=name,
         proctor_version="0.1.0",
-        started_at="2026-12-01T00:00:00.000Z",
-        finished_at="2026-12-01T00:10:00.000Z" if finished else None,
+        started_at=STARTED,
+        finished_at=FINISHED if finished else None,
         source="synthetic",
         trials_planned=trials,
         trials_finished=len(records),
     )
+    # As a run writes its journal: its start (naming this process, which plays the
+    # orchestrator of an unfinished run), each trial's start and end, and a finished run's end.
+    lines = [_run_line("run-started", STARTED), _line("trials-started")]
+    for record in records:
+        lines.append(_line("trial-started", record))
+        lines.append(_line("trial-finished", record, status=record.status))
+    if finished:
+        lines.append(_run_line("run-finished", FINISHED))
+    write_text_atomic(paths.journal, "".join(lines))
     write_record(paths.run_json, manifest)
-    pid = os.getpid()  # this process plays the orchestrator of an unfinished run
-    entry = JournalEntry(
-        event="run-started", time=manifest.started_at, pid=pid, pid_start=process_start(pid)
-    )
-    write_text_atomic(paths.journal, entry.model_dump_json(by_alias=True) + "\n")
     if suite and finished:
         write_record(paths.suite_json, aggregate_of(records, name))
     return paths
+
+
+def _run_line(event: JournalEvent, time: str) -> str:
+    pid = os.getpid()
+    entry = JournalEntry(event=event, time=time, pid=pid, pid_start=process_start(pid))
+    return entry.model_dump_json(by_alias=True, exclude_none=True) + "\n"
+
+
+def _line(event: JournalEvent, record: TrialRecord | None = None, **facts: str) -> str:
+    cell: dict[str, object] = {}
+    if record is not None:
+        cell = dict(case=record.case, agent=record.agent, condition=record.condition)
+        cell["repeat"] = record.repeat
+    entry = JournalEntry.model_validate({"event": event, "time": STARTED, **cell, **facts})
+    return entry.model_dump_json(by_alias=True, exclude_none=True) + "\n"
+
+
+def _append(paths: RunPaths, line: str) -> None:
+    with paths.journal.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+def start_trial(paths: RunPaths, case: str, repeat: int, condition: str = "default") -> Path:
+    """A trial of a run in progress started, as the executor starts one: its folder made,
+    then its ``trial-started`` journal line; the folder."""
+    folder = paths.trial(case, "scripted", condition, repeat).root
+    folder.mkdir(parents=True, exist_ok=True)
+    _append(paths, _line("trial-started", trial_record(case, "scripted", condition, repeat)))
+    return folder
+
+
+def end_trial(paths: RunPaths, case: str, repeat: int, condition: str = "default") -> None:
+    """A trial of a run in progress ended, as the executor ends one: its ``trial.json``
+    written, then its ``trial-finished`` journal line (nothing else of the run is written)."""
+    record = trial_record(case, "scripted", condition, repeat)
+    write_record(paths.trial(case, "scripted", condition, repeat).trial_json, record)
+    _append(paths, _line("trial-finished", record, status=record.status))
+
+
+def end_run(paths: RunPaths) -> None:
+    """The run ended, as the orchestrator ends one: run.json records its end, then the
+    journal its ``run-finished`` line (no suite.json: see :func:`aggregate_of`)."""
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(paths.run_json, manifest.model_copy(update={"finished_at": FINISHED}))
+    _append(paths, _run_line("run-finished", FINISHED))
 
 
 def aggregate_of(records: list[TrialRecord], name: str) -> SuiteRecord:
