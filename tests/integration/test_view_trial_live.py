@@ -14,7 +14,14 @@ from proctor.models.io import read_record, write_record
 from proctor.models.run import MatrixCell, ResolvedRecord, RunManifest
 from proctor.models.trajectory import event_json
 from proctor.view import ViewSettings, build_app
-from proctor.view.synthetic import events, write_run, write_trajectory_lines
+from proctor.view.synthetic import (
+    end_run,
+    end_trial,
+    events,
+    start_trial,
+    write_run,
+    write_trajectory_lines,
+)
 
 RUN = "run-20261201T000000Z-stopped"
 KEY = "case-000/scripted/default/2"
@@ -98,12 +105,7 @@ def test_the_run_page_names_the_trials_running_now(tmp_path: Path) -> None:
     for shown in (page, part):
         assert f'<p id="running-now"><span class="live">running now</span> {link}</p>' in shown
         assert "no trial has ended yet" in shown and "no trial matches" not in shown
-    write_record(
-        paths.run_json,
-        read_record(paths.run_json, RunManifest).model_copy(
-            update={"finished_at": "2026-12-01T00:01:00.000Z", "interrupted": True}
-        ),
-    )
+    end_run(paths)  # its run.json records the end, then its journal
     with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
         over = client.get(f"/runs/{RUN}").text
     assert "running-now" not in over  # a run that is over runs nothing
@@ -152,3 +154,88 @@ def test_an_unchanged_trial_is_not_sent_again(
         changed = client.get(url, headers={"if-none-match": etag})
     assert changed.status_code == 200 and "Trajectory (5 events)" in changed.text
     assert changed.headers["etag"] != etag
+
+
+def test_a_trial_of_a_busy_run_is_answered_304_while_it_does_not_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial's ETag held the run's whole signature: each other trial starting or ending
+    (a journal line) changed it, and following one trial of a run of four at a time was
+    answered in full nearly every poll. Now only the trial itself, the run stopping or
+    ending, or its plan changing, does; and each of those still reaches the page."""
+    import proctor.view.index as index
+
+    monkeypatch.setattr(index, "_REFRESH_EVERY_S", 0.0)  # each poll looks at the folder
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, events_per_trial=0, finished=False)
+    _plan(paths, 12)
+    base = f"/fragments/runs/{RUN}/trials/case-000/scripted/default"
+
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+
+        def poll(repeat: int, shown: str, etag: str) -> tuple[int, str, str]:
+            got = client.get(
+                f"{base}/{repeat}?shown={shown}&page=1", headers={"if-none-match": etag}
+            )
+            return got.status_code, got.headers.get("etag", ""), got.text
+
+        # Trial 5 has not started; trials 2, 3 and 4 start, 2 ends, 6 starts: 304 each time.
+        _, pending, text = poll(5, "pending", "")
+        assert "has not started yet" in text
+        for step in (lambda: start_trial(paths, "case-000", 2),
+                     lambda: start_trial(paths, "case-000", 3),
+                     lambda: start_trial(paths, "case-000", 4),
+                     lambda: end_trial(paths, "case-000", 2),
+                     lambda: start_trial(paths, "case-000", 6)):  # fmt: skip
+            step()
+            assert poll(5, "pending", pending)[0] == 304
+        # It starts: the page hears it at once (and loads again, to follow it running).
+        folder = start_trial(paths, "case-000", 5)
+        status, _, text = poll(5, "pending", pending)
+        assert status == 200 and 'data-reload="1"' in text
+        # Running: others end and start, 304; its own events, 200.
+        _, running, text = poll(5, "running", "")
+        assert "still running" in text
+        for step in (lambda: end_trial(paths, "case-000", 3),
+                     lambda: end_trial(paths, "case-000", 4),
+                     lambda: start_trial(paths, "case-000", 7)):  # fmt: skip
+            step()
+            assert poll(5, "running", running)[0] == 304
+        write_trajectory_lines(folder / "trajectory.jsonl", 3)
+        status, running, text = poll(5, "running", running)
+        assert status == 200 and "Trajectory (3 events)" in text
+        # It ends (its trial.json, its journal line): the page hears it.
+        end_trial(paths, "case-000", 5)
+        status, _, text = poll(5, "running", running)
+        assert status == 200 and "The trial has ended" in text
+        # The run ends with trial 8 not started: its page hears that too.
+        _, waiting, _ = poll(8, "pending", "")
+        end_trial(paths, "case-000", 6)
+        assert poll(8, "pending", waiting)[0] == 304
+        _, running, _ = poll(7, "running", "")
+        end_run(paths)
+        status, _, text = poll(8, "pending", waiting)
+        assert status == 200 and "stopped before this trial started" in text
+        status, _, text = poll(7, "running", running)
+    assert status == 200 and "The trial has ended" in text
+
+
+def test_a_followed_trial_hears_its_run_s_process_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed, an orchestrator writes nothing more: the trial it ran is over all the same."""
+    import proctor.view.index as index
+    import proctor.view.records as records
+
+    monkeypatch.setattr(index, "_REFRESH_EVERY_S", 0.0)
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, events_per_trial=0, finished=False)
+    _plan(paths, 3)
+    start_trial(paths, "case-000", 2)
+    url = f"/fragments/runs/{RUN}/trials/{KEY}?shown=running&page=1"
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        etag = client.get(url).headers["etag"]
+        assert client.get(url, headers={"if-none-match": etag}).status_code == 304
+        # Its process is gone (killed): nothing of the run is written.
+        monkeypatch.setattr(index, "alive", lambda process: False)
+        monkeypatch.setattr(records, "alive", lambda process: False)
+        gone = client.get(url, headers={"if-none-match": etag})
+    assert gone.status_code == 200 and "The trial has ended" in gone.text

@@ -92,9 +92,11 @@ def _listing(folder: Path) -> list[str]:
 
 
 def fingerprint(index: ResultsIndex, run: str, key: str, query: str) -> str | None:
-    """An ETag for the followed part of a trial's page: it changes whenever the run's record
-    of its progress (its signature), its plan, or any file of the trial changes; None for a
-    run the index does not know. Reading it costs a few ``stat`` calls, no file is read."""
+    """An ETag for the followed part of a trial's page: it changes whenever any file of the
+    trial changes (its folder made: it started; its ``trial.json`` written: it ended), the run
+    stops or ends, or its plan changes; None for a run the index does not know. Other trials
+    of the run starting or ending leave it as it was (a poll of a busy run is still a 304).
+    Reading it costs a few ``stat`` calls, no file is read."""
     found = _run_of(index, run)
     if found is None:
         return None
@@ -114,10 +116,10 @@ def _run_of(index: ResultsIndex, run: str) -> tuple[Path, Any] | None:
 
 
 def _etag(run_dir: Path, row: Any, *parts: str) -> str:
-    """An ETag of ``parts`` and of what any page of the run follows: the run's record of its
-    progress (its signature), whether it is in progress, and its plan's file."""
+    """An ETag of ``parts`` and of what any page of the run follows: whether the run is in
+    progress, and its plan's file."""
     stamp = repr(_stat(RunPaths(run_dir).resolved_json))
-    text = "\n".join((*parts, str(row["signature"]), str(row["in_progress"]), stamp))
+    text = "\n".join((*parts, str(row["in_progress"]), stamp))
     return f'"{hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]}"'
 
 
@@ -155,7 +157,8 @@ def run_fingerprint(index: ResultsIndex, run: str, query: str) -> str | None:
     if found is None:
         return None
     run_dir, row = found
-    return _etag(run_dir, row, run, query, *(_groups(run_dir) if row["in_progress"] else []))
+    groups = _groups(run_dir) if row["in_progress"] else []
+    return _etag(run_dir, row, run, query, str(row["signature"]), *groups)
 
 
 def not_started(run_dir: Path, seen: Iterable[str]) -> list[tuple[str, list[str]]]:
