@@ -19,7 +19,7 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import recompute
 from proctor.view import ViewSettings, build_app
-from proctor.view.synthetic import write_run
+from proctor.view.synthetic import end_trial, start_trial, write_run
 
 RUN = "run-20261201T000000Z-stopped"
 
@@ -226,15 +226,28 @@ def test_an_unchanged_run_is_not_sent_again(
         assert scans == [] and renders == []  # no folder listed, nothing rendered
         other = client.get(f"/fragments/runs/{RUN}", headers={"if-none-match": etag})
         assert other.status_code == 200  # another filter is another page
-        # A trial started (its folder made): the page changed.
-        paths.trial("case-000", "scripted", "default", 2).root.mkdir(parents=True)
+        # A trial started (its folder made, then its journal line): the page changed.
+        start_trial(paths, "case-000", 2)
         started = client.get(url, headers={"if-none-match": etag})
         assert started.status_code == 200 and 'id="running-now"' in started.text
         etag = started.headers["etag"]
-        # It ended (its record written, the journal told).
-        write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0, finished=False)
+        trial = f"/fragments/runs/{RUN}/trials/case-000/scripted/default/2?shown=running&page=1"
+        followed = client.get(trial)
+        assert "still running" in followed.text
+        # It ended as the executor ends one: its trial.json, then its journal line; nothing
+        # else of the run is written (run.json is, at the run's end).
+        run_json = paths.run_json.read_bytes()
+        end_trial(paths, "case-000", 2)
+        assert paths.run_json.read_bytes() == run_json
         ended = client.get(url, headers={"if-none-match": etag})
-    assert ended.status_code == 200 and 'id="running-now"' not in ended.text
+        assert ended.status_code == 200 and 'id="running-now"' not in ended.text
+        assert "case-000/scripted/default/2" in ended.text  # listed among the trials now
+        again = client.get(url, headers={"if-none-match": ended.headers["etag"]})
+        assert again.status_code == 304
+        # The Trial page following it sees it ended, and loads again.
+        over = client.get(trial, headers={"if-none-match": followed.headers["etag"]})
+    assert over.status_code == 200 and "The trial has ended" in over.text
+    assert 'data-reload="1"' in over.text
 
 
 def test_the_ab_panel_counts_the_incomplete_pairs_as_the_report_does(tmp_path: Path) -> None:
