@@ -98,25 +98,29 @@ def unfinished(text: str) -> bool:
 
 def partial_record(text: str) -> dict[str, Any]:
     """The top-level pairs of the object ``text`` begins, as far as they are whole; the key
-    of the pair it is cut inside, with None for its value."""
-    last_comma = _last_comma(text)
-    record: dict[str, Any] = {}
-    if last_comma is not None:
-        try:
-            whole = json.loads(text[:last_comma] + "}")
-        except (ValueError, RecursionError):
-            return {}
-        if not isinstance(whole, dict):
-            return {}
-        record = whole
-    rest = text[last_comma + 1 if last_comma is not None else 1 :]
-    key = _KEY.match(rest)
-    if key is not None:
-        try:
-            record.setdefault(json.loads(key.group(1)), None)
-        except ValueError:
-            pass
+    of the pair it is cut inside or after (``{"type":"queue-operation"``, ``{"payload"``), with
+    its value when that is whole and can go on no further (a string, an object, ``true``...),
+    else None (``"ordinal": 1`` may go on as ``12``)."""
+    found = _opening(text)
+    if found is None:
+        return {}
+    pairs, cut = found
+    record = dict(pairs)
+    if cut is not None and cut[0] == "value":
+        record.setdefault(cut[1], _whole_value(cut[2]))
     return record
+
+
+def _whole_value(begun: str) -> Any:
+    """The value whose text is ``begun`` when it is whole and no digit added could change it;
+    else None."""
+    try:
+        value = json.loads(begun) if begun else None
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return None  # a number cut short is a number too
+    return value
 
 
 _CUT_KEY = re.compile(r'\s*"((?:[^"\\]|\\.)*)(\\?|"\s*)$')

@@ -185,3 +185,60 @@ def test_a_document_of_another_program_cut_short_is_no_transcript(tmp_path: Path
     cut.write_text('{\n  "level": "info",\n  "msg": "x')
     result = CliRunner().invoke(command, [str(cut)])
     assert "not a Claude Code, Codex or Gemini CLI transcript" in str(result.exception)
+
+
+def _key_cuts(agent: str) -> list[tuple[str, str, str]]:
+    """``agent``'s first record cut at each boundary of each of its top-level pairs: right
+    after its key, after its colon, after its value and after the comma that follows."""
+    import json
+
+    first = FILES[agent].read_text().split("\n")[0]
+    cuts, at = [], 1
+    for key, value in json.loads(first).items():
+        key_text = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
+        value_text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        assert first[at:].startswith(f"{key_text}:{value_text}")  # written compact
+        ends = {"key": at + len(key_text), "colon": at + len(key_text) + 1}
+        ends["value"] = ends["colon"] + len(value_text)
+        ends["comma"] = ends["value"] + 1
+        cuts += [(key, where, first[:end]) for where, end in ends.items() if end < len(first)]
+        at = ends["comma"]
+    return cuts
+
+
+TELLS = {"claude-code": ("type", "value"), "codex": ("payload", "key"), "gemini-cli": ("projectHash", "key")}  # fmt: skip
+"""The first cut at which each CLI's first record says which CLI wrote it: Claude Code's
+``type`` of ``queue-operation``, a rollout's ``payload`` after its ``type``, a chat's
+``projectHash``."""
+
+
+@pytest.mark.parametrize(
+    ("agent", "key", "where", "text"),
+    [(agent, *cut) for agent in sorted(FILES) for cut in _key_cuts(agent)],
+    ids=lambda v: v if isinstance(v, str) and len(v) < 20 else "",
+)
+def test_a_first_record_cut_at_a_key_boundary_is_said_cut_short(
+    tmp_path: Path, agent: str, key: str, where: str, text: str
+) -> None:
+    """``{"type":"queue-operation"`` (a Claude Code session's first record, cut right after
+    its type's value) was "too early to tell", where the same cut one comma later was "looks
+    like a Claude Code transcript cut short": a value or a key whole at the cut counts, as it
+    does before a comma."""
+    cut = tmp_path / "t.jsonl"
+    cut.write_text(text)
+    result = CliRunner().invoke(command, [str(cut)])
+    assert isinstance(result.exception, ConfigError), result.output
+    order = [(k, w) for k, w, _ in _key_cuts(agent)]
+    if order.index((key, where)) >= order.index(TELLS[agent]):
+        said = f"looks like {NAMES[agent]} cut short"
+    else:
+        said = f"{EARLY} (it begins as {NAMES[agent]} does)"
+    assert str(result.exception) == f"{cut}: {said}{TAIL}"
+
+
+def test_a_whole_value_at_the_cut_is_kept_a_number_is_not() -> None:
+    assert partial_record('{"type":"queue-operation"') == {"type": "queue-operation"}
+    assert partial_record('{"a": {"b": [1]}, "c": true') == {"a": {"b": [1]}, "c": True}
+    assert partial_record('{"a": "x", "ordinal": 1') == {"a": "x", "ordinal": None}
+    assert partial_record('{"a": "x", "payload"') == {"a": "x", "payload": None}
+    assert partial_record('{"a": "x", "pay') == {"a": "x"}
