@@ -136,3 +136,49 @@ def test_only_a_last_line_stopped_inside_its_record_is_said_cut(
     path = tmp_path / "t.jsonl"
     path.write_bytes(b'{"type": "user", "message": {"content": "hi"}}\n' + last)
     assert last_line_cut(path) is cut
+
+
+def _long_last_line(path: Path, length: int, inner_at: int | None = None) -> None:
+    """A file whose last line, ``length`` bytes and no newline after it, is a record cut
+    short (``{"type":"user","x":[1,1,…,"cut``); with ``inner_at``, an object begun and cut
+    short itself (``{"y":[1,1,…,"cut``) starts that many bytes before the file's end, as a
+    window of the file's end that begins there reads it. Written from a repeated block."""
+    head, tail = b'{"type":"user","x":[', b'"cut'
+    if inner_at is None:
+        body = b"1," * ((length - len(head) - len(tail)) // 2)
+        line = head + body + b" " * (length - len(head) - len(body) - len(tail)) + tail
+    else:
+        inner = b'{"y":['
+        after = b"1," * ((inner_at - len(inner) - len(tail)) // 2)
+        after += b" " * (inner_at - len(inner) - len(after) - len(tail))
+        before = b"1," * ((length - inner_at - len(head)) // 2)
+        before += b" " * (length - inner_at - len(head) - len(before))
+        line = head + before + inner + after + tail
+    assert len(line) == length
+    path.write_bytes(b'{"type": "user", "message": {"content": "hi"}}\n' + line)
+
+
+def test_a_last_line_as_long_as_what_is_read_is_judged(tmp_path: Path) -> None:
+    """A last line of exactly LAST_LINE_MAX bytes was not judged (the newline before it was
+    not read, so where it began was not seen); one byte longer, it is not judged."""
+    from proctor.transcripts.cut_short import LAST_LINE_MAX, last_line_cut
+
+    path = tmp_path / "t.jsonl"
+    _long_last_line(path, LAST_LINE_MAX)
+    assert last_line_cut(path) is True
+    _long_last_line(path, LAST_LINE_MAX + 1)
+    assert last_line_cut(path) is False
+
+
+@pytest.mark.parametrize("off", [-1, 0, 1, 2])
+def test_a_last_line_that_begins_before_what_is_read_is_not_judged(
+    tmp_path: Path, off: int
+) -> None:
+    """The end read of a last line longer than LAST_LINE_MAX may begin with an object of its
+    own, cut short (``{"y":[1,…,"cut``): it is not judged (no crash, not said cut), wherever
+    around the window's start that object begins."""
+    from proctor.transcripts.cut_short import LAST_LINE_MAX, last_line_cut
+
+    path = tmp_path / "t.jsonl"
+    _long_last_line(path, LAST_LINE_MAX + 100, inner_at=LAST_LINE_MAX + off)
+    assert last_line_cut(path) is False

@@ -53,10 +53,12 @@ LAST_LINE_CUT = (
 def last_line_cut(path: Path) -> bool:
     """Whether the last line with text of the JSON lines file ``path`` is a record begun and
     cut short (``{"type": "response_item", "payload": {"out``): JSON whole up to its end, where
-    it stops inside a value. A last line longer than :data:`LAST_LINE_MAX` is not judged."""
+    it stops inside a value. A last line longer than :data:`LAST_LINE_MAX`, counting the white
+    space after it, is not judged (what is read is not all of it)."""
     try:
         with open_regular(path) as fh:  # a named pipe would block: not read
-            start = max(0, fh.seek(0, 2) - LAST_LINE_MAX)
+            # the byte before the line read too: the newline that says where it begins
+            start = max(0, fh.seek(0, 2) - LAST_LINE_MAX - 1)
             fh.seek(start)
             data = fh.read().rstrip()
     except OSError:
