@@ -134,7 +134,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         combiner=spec.case.combiner,
         threshold=spec.case.pass_threshold,
         timeout_sec=spec.case.timeout_sec,
-        unevaluated="" if spec.case.evaluated else spec.case.not_evaluated or "--no-evaluate",
+        unevaluated=spec.case.why_not_evaluated,
         labels=[e.label for e in spec.case.evaluators],
     )
     done.verdict = within_budget(done.verdict, spec, done.collected.trajectory, log.stopped)

@@ -15,6 +15,7 @@ from proctor.models.case import Case, EvaluatorSpec, FrozenModel, SkippedCase
 from proctor.models.config import AgentProfile, CliOverrides, Condition, Gate, Provision, TopConfig
 from proctor.models.pricing import SCRIPTED_PRICES, PriceTable
 from proctor.models.process import MetricsConfig
+from proctor.models.trial import EVERY_NOT_EVALUATED_CAUSE
 
 Mode = Literal["headless", "interactive"]
 Backend = Literal["provider", "scripted"]
@@ -34,7 +35,7 @@ class ResolvedCase(FrozenModel):
     not_evaluated: str = ""
     """When not ``evaluated``, the one cause, as its trials' reason names it
     (``--no-evaluate``, ``--prompt without --evaluate``, ``--only-evaluator judge left out
-    every one of its evaluators``)."""
+    every one of its evaluators``); read it through :attr:`why_not_evaluated`."""
     combiner: str
     pass_threshold: float
     provision: Provision
@@ -48,6 +49,15 @@ class ResolvedCase(FrozenModel):
     @property
     def name(self) -> str:
         return self.case.name
+
+    @property
+    def why_not_evaluated(self) -> str:
+        """Why the case is not evaluated, as its trials' reason and ``--dry-run`` name it;
+        empty when it is. A case planned by a proctor that did not record the one cause (no
+        ``not_evaluated``) names every cause, as that proctor did."""
+        if self.evaluated:
+            return ""
+        return self.not_evaluated or EVERY_NOT_EVALUATED_CAUSE
 
 
 class RoleModels(FrozenModel):

@@ -26,10 +26,13 @@ NOT_EVALUATED_PREFIX = "not evaluated: the run was told not to evaluate this cas
 """How the reason of a ``skipped`` trial that ran but was not evaluated (``--no-evaluate``,
 ``--only-evaluator``, ``--skip-evaluator``, an inline ``--prompt`` run without ``--evaluate``)
 begins; :func:`not_evaluated` ends it with the one cause that applied."""
-NOT_EVALUATED = (
-    f"{NOT_EVALUATED_PREFIX}--no-evaluate, --only-evaluator/--skip-evaluator leaving none of "
-    "its evaluators, or --prompt without --evaluate)"
+EVERY_NOT_EVALUATED_CAUSE = (
+    "--no-evaluate, --only-evaluator/--skip-evaluator leaving none of its evaluators, or "
+    "--prompt without --evaluate"
 )
+"""Every cause that leaves a case not evaluated, as an older proctor named them all, not
+knowing which one applied."""
+NOT_EVALUATED = f"{NOT_EVALUATED_PREFIX}{EVERY_NOT_EVALUATED_CAUSE})"
 """The reason an older proctor gave every trial it ran but did not evaluate, whatever the
 cause: its records still read as not evaluated."""
 BY_HAND = "(a session driven by a person, recorded)"

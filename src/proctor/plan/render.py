@@ -18,7 +18,7 @@ def render_dry_run(plan: RunPlan, *, cluster_sized: bool = False) -> str:
     for rc in plan.cases:
         uses = ", ".join(s.use for s in rc.evaluators) or "-"
         if not rc.evaluated:  # said, or "-" would read as a case with no evaluators
-            uses = f"- (not evaluated: {rc.not_evaluated or '--no-evaluate'})"
+            uses = f"- (not evaluated: {rc.why_not_evaluated})"
         for agent in rc.agents:
             for condition in rc.conditions:
                 lines.append(  # a name as printed (\\xff for a byte not UTF-8) sets the width

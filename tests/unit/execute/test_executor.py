@@ -74,3 +74,21 @@ def test_the_local_executor_runs_a_trial_in_a_worker(tmp_path: Path) -> None:
     )
     assert [r.status for r in outcome.records] == ["passed"] and not outcome.interrupted
     assert run.trial("c", "scripted", "default", 1).trial_json.exists()
+
+
+def test_a_trial_of_a_case_planned_without_its_cause_names_every_cause(tmp_path: Path) -> None:
+    """A case a proctor planned before it recorded the one cause (no ``not_evaluated``): its
+    trial's reason names every cause, as that proctor's did, where it said '--no-evaluate'."""
+    from proctor.models.trial import NOT_EVALUATED, not_evaluated
+
+    run = RunPaths(tmp_path / "run")
+    older = spec(tmp_path)
+    older = older.model_copy(update={"case": older.case.model_copy(update={"evaluated": False})})
+    outcome = LocalExecutor().run([older], run, concurrency=1, options=WorkerOptions(), subscribers=[])  # fmt: skip
+    assert [(r.status, r.reason) for r in outcome.records] == [("skipped", NOT_EVALUATED)]
+    told = older.case.model_copy(update={"not_evaluated": "--no-evaluate"})
+    outcome = LocalExecutor().run(
+        [older.model_copy(update={"case": told})], RunPaths(tmp_path / "told"), concurrency=1,
+        options=WorkerOptions(), subscribers=[],
+    )  # fmt: skip
+    assert [r.reason for r in outcome.records] == [not_evaluated("--no-evaluate")]

@@ -294,3 +294,27 @@ def test_a_case_left_unevaluated_names_the_one_switch_that_did_it(tmp_path: Path
     inline = case("inline", tmp_path / "out" / "inline" / "20260101T000000Z")
     said = resolve_case(inline, TopConfig(), CliOverrides(evaluate=False)).not_evaluated
     assert said == "--prompt without --evaluate"
+
+
+def test_a_case_planned_without_its_cause_names_every_cause_as_then() -> None:
+    """A case planned by a proctor that did not record the one cause named every cause in
+    its trials' reason; the trial and --dry-run fell back to '--no-evaluate' apart, which
+    was one guess of three."""
+    from proctor.models.plan import ResolvedCase
+    from proctor.models.trial import NOT_EVALUATED, not_evaluated
+
+    rc = resolve_case(case("c"), TopConfig(), CliOverrides(evaluate=False))
+    data = rc.model_dump(mode="json")
+    assert data.pop("not_evaluated") == "--no-evaluate"
+    older = ResolvedCase.model_validate(data)
+    assert not_evaluated(older.why_not_evaluated) == NOT_EVALUATED
+    assert rc.why_not_evaluated == "--no-evaluate"
+    judged = resolve_case(case("c"), TopConfig(), CliOverrides())
+    assert judged.why_not_evaluated == ""
+    from proctor.plan.render import render_dry_run
+
+    planned = plan([case("c")], cli=CliOverrides(evaluate=False))
+    older_plan = planned.model_copy(update={"cases": [older]})
+    assert "- (not evaluated: --no-evaluate)" in render_dry_run(planned)
+    shown = render_dry_run(older_plan)
+    assert "- (not evaluated: --no-evaluate, --only-evaluator/--skip-evaluator " in shown
