@@ -148,3 +148,36 @@ def test_a_failure_of_one_inline_run_is_resolved_by_the_next(proctor: Run, tmp_p
     assert proctor("run", *other, "--out", str(out)).code == 1
     listed = proctor("findings", str(out), "--json", "--all").json()["findings"]
     assert len({f["suite"] for f in listed}) == 2 and all(f["state"] == "open" for f in listed)
+
+
+def _reasons(run_dir: Path) -> list[str]:
+    trials = sorted((run_dir / "trials/inline/scripted/default").glob("*/trial.json"))
+    return [json.loads(t.read_text())["reason"] for t in trials]
+
+
+def test_an_inline_run_names_the_switch_typed_also_when_resumed(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``--prompt … --no-evaluate`` was said '(--prompt without --evaluate)', which the user
+    did not type; a resume names each cause as the run did, also of a run an older proctor
+    started (its config.json without promptWithoutEvaluate)."""
+    said = "not evaluated: the run was told not to evaluate this case ({})"
+    for typed, cause in (((), "--prompt without --evaluate"), (("--no-evaluate",), "--no-evaluate")):  # fmt: skip
+        out = tmp_path / cause.replace(" ", "-")
+        argv = ["run", "--prompt", "Describe.", "--repeats", "2", *typed, "--out", str(out)]
+        result = proctor(*argv)
+        assert result.code == 0, result.err
+        run_dir = single_run_dir(out)
+        assert _reasons(run_dir) == [said.format(cause)] * 2
+        config = json.loads((run_dir / "config.json").read_text())
+        for older in (False, True):
+            if older:  # as an older proctor wrote it, its command line in run.json
+                config["cli"].pop("promptWithoutEvaluate", None)
+                (run_dir / "config.json").write_text(json.dumps(config))
+                manifest = json.loads((run_dir / "run.json").read_text())
+                manifest["argv"] = ["proctor", *argv]  # (in-process, sys.argv is pytest's)
+                (run_dir / "run.json").write_text(json.dumps(manifest))
+            (run_dir / "trials/inline/scripted/default/2/trial.json").unlink()
+            resumed = proctor("run", "--resume", str(run_dir))
+            assert resumed.code == 0, resumed.err
+            assert _reasons(run_dir) == [said.format(cause)] * 2, older

@@ -287,8 +287,11 @@ def command(
     if prompt is not None:
         from proctor.session.inline import inline_suite
 
+        unasked = evaluate is None  # (--no-evaluate typed is named as such)
         source, evaluate = _inline(prompt, qna, eval_file, src, evaluate, source, out, config)
-        overrides = overrides.model_copy(update={"evaluate": evaluate})
+        overrides = overrides.model_copy(
+            update={"evaluate": evaluate, "prompt_without_evaluate": unasked}
+        )
         suite = inline_suite(source)
     elif any(v is not None for v in (qna, eval_file, src)):
         raise ConfigError("--qna, --eval and --src describe an inline case: give --prompt too")

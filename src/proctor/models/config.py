@@ -568,6 +568,10 @@ class CliOverrides(UserModel):
     """Run a trial again, up to this many times, when it ends in a transient error."""
     evaluate: bool = True
     """``--no-evaluate``: run and record the trials, run no evaluator, gate nothing."""
+    prompt_without_evaluate: bool = False
+    """``proctor run --prompt`` given neither ``--evaluate`` nor ``--no-evaluate``: its case is
+    not evaluated (``evaluate`` is False), as an inline case is unless asked, and its trials'
+    reason names that cause rather than ``--no-evaluate``."""
     only_evaluators: list[str] = []
     """``--only-evaluator``: keep only the evaluators with this ``use`` or ``label``."""
     skip_evaluators: list[str] = []

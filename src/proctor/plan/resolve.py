@@ -141,9 +141,7 @@ def _why_not_evaluated(case: Case, cli: CliOverrides, evaluators: list[Evaluator
     """The one switch that left the case unevaluated, as its trials' reason names it; empty
     when it is evaluated."""
     if not cli.evaluate:
-        # proctor run --prompt writes its case as inline/<timestamp>/inline under the results.
-        inline = case.path.name == "inline" and case.path.parent.parent.name == "inline"
-        return "--prompt without --evaluate" if inline else "--no-evaluate"
+        return "--prompt without --evaluate" if cli.prompt_without_evaluate else "--no-evaluate"
     if evaluators or not case.evaluators:
         return ""
     flags = [f"--only-evaluator {n}" for n in cli.only_evaluators]

@@ -18,11 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from proctor.errors import ConfigError
+from proctor.models.config import CliOverrides
 from proctor.models.io import write_text_atomic
 from proctor.models.loading import read_text_file
 
@@ -140,3 +142,14 @@ def inline_suite(source: Path) -> str:
         name = item.name.encode("utf-8", "surrogateescape")
         digest.update(b"%d:%s%d:%s" % (len(name), name, len(content), content))
     return f"inline/{digest.hexdigest()[:10]}"
+
+
+def resumed_options(overrides: CliOverrides, argv: Sequence[str]) -> CliOverrides:
+    """The options of a run being resumed, as its ``config.json`` recorded them; of an inline
+    run an older proctor started (it recorded no ``promptWithoutEvaluate``), whether
+    ``--prompt`` came with neither ``--evaluate`` nor ``--no-evaluate``, as its command line
+    says (``run.json``'s ``argv``)."""
+    inline = any(a == "--prompt" or a.startswith("--prompt=") for a in argv)
+    if overrides.evaluate or not inline or "--no-evaluate" in argv:
+        return overrides
+    return overrides.model_copy(update={"prompt_without_evaluate": True})

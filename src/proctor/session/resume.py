@@ -47,6 +47,7 @@ from proctor.plan.checks import check_keys, preflight
 from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
+from proctor.session.inline import resumed_options
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
@@ -102,7 +103,9 @@ def request_of(
             if config.config_file
             else None
         ),
-        overrides=CliOverrides.model_validate(config.cli.model_dump()),
+        overrides=resumed_options(
+            CliOverrides.model_validate(config.cli.model_dump()), manifest.argv
+        ),
         reporters=reporters,
         argv=tuple(manifest.argv),
         cwd=cwd,

@@ -290,10 +290,14 @@ def test_a_case_left_unevaluated_names_the_one_switch_that_did_it(tmp_path: Path
     assert (off.evaluated, off.not_evaluated) == (False, "--no-evaluate")
     left = resolve_case(judged, TopConfig(), CliOverrides(only_evaluators=["command"]))
     assert left.not_evaluated == "--only-evaluator command left out every one of its evaluators"
-    # proctor run --prompt writes its case as <out>/inline/<timestamp>/inline.
-    inline = case("inline", tmp_path / "out" / "inline" / "20260101T000000Z")
-    said = resolve_case(inline, TopConfig(), CliOverrides(evaluate=False)).not_evaluated
+    # proctor run --prompt without --evaluate: said by the run's options, not by the path
+    # of its case (<out>/inline/<timestamp>/inline), which a suite's case may share.
+    unasked = CliOverrides(evaluate=False, prompt_without_evaluate=True)
+    said = resolve_case(judged, TopConfig(), unasked).not_evaluated
     assert said == "--prompt without --evaluate"
+    suites = case("inline", tmp_path / "suite" / "inline" / "2026")
+    said = resolve_case(suites, TopConfig(), CliOverrides(evaluate=False)).not_evaluated
+    assert said == "--no-evaluate"  # was "--prompt without --evaluate"
 
 
 def test_a_case_planned_without_its_cause_names_every_cause_as_then() -> None:
