@@ -681,7 +681,7 @@ def test_a_recorded_session_without_times_has_no_wall_time_anywhere(
     assert unknown in proctor("report", str(run_dir)).out
     facts = run_facts(run_dir)
     assert facts.wall == (None, False)
-    totals = {"n": 1, "scored": 1, "passes": 1, "unpriced": 0, "cost": 0.0}
+    totals = {"n": 1, "scored": 1, "passes": 1, "unpriced": 0, "cost": 0.0, "cut": 0}
     facets: dict[str, list[str]] = {"agent": [], "condition": [], "case_name": []}
     row = dict(zip(RUN_COLUMNS.split(", "), run_values(facts, "", totals, {}, facets), strict=True))
     assert row["wall_ms"] is None  # not the time from run.json's start to its end
