@@ -121,9 +121,9 @@ def test_matrix_medians_of_counts_read_as_proctor_report_shows_them(tmp_path: Pa
     suite = aggregate_of(records, "run-a")
     write_record(paths.suite_json, suite)
     cells = _cells(_matrix_row(_page(results, "/runs/run-a"), "case-000"))
-    assert (cells[7], cells[8]) == ("2.5", "1527.5")
+    assert (cells[7], cells[8]) == ("2.5", "1,527.5")
     report = render_markdown(suite, records)
-    assert "| 2.5 (2–3) | 1527.5 (1527–1528) |" in report
+    assert "| 2.5 (2–3) | 1,527.5 (1,527–1,528) |" in report
 
 
 def test_a_group_with_no_scored_trial_has_no_verdict_on_the_run_page(tmp_path: Path) -> None:

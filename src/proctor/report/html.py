@@ -29,7 +29,15 @@ from proctor.report.ab.markdown import (
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
-from proctor.util.text import bound_text, controls_escaped, median_text, percent_text, plural
+from proctor.util.text import (
+    bound_text,
+    controls_escaped,
+    count_text,
+    dollars_text,
+    percent_text,
+    plural,
+    seconds_text,
+)
 
 TEMPLATES = Path(__file__).with_name("html_templates")
 ASSETS = Path(__file__).with_name("html_assets")
@@ -61,7 +69,10 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["percent"] = percent_text
     env.filters["bound"] = partial(bound_text, digits=3, signed=False)
     env.filters["plural"] = plural
-    env.filters["median"] = median_text  # of counts, as `proctor report`'s tables show it
+    # Counts, seconds and dollars as `proctor report`'s Markdown shows them: 2,749, 0.33, $0.0123.
+    env.filters["count"] = count_text
+    env.filters["seconds"] = seconds_text
+    env.filters["dollars"] = dollars_text
     env.filters["metric"] = metric_label
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation

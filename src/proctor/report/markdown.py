@@ -23,6 +23,8 @@ from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util.text import (
     cache_write_text,
     code_span,
+    count_text,
+    dollars_text,
     markdown_cell,
     markdown_name,
     markdown_quoting,
@@ -30,6 +32,7 @@ from proctor.util.text import (
     one_line,
     percent_text,
     plural,
+    seconds_text,
     spread_text,
 )
 
@@ -66,17 +69,17 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def _secs(ms: float | None) -> str:
-    return "n/a" if ms is None else f"{ms / 1000:.2f}s"
+    return "n/a" if ms is None else f"{seconds_text(ms / 1000)}s"
 
 
 def _ci(ci: CI | None) -> str:
     return "" if ci is None else f" [{percent_text(ci.low)}–{percent_text(ci.high)}%]"
 
 
-def _spread(s: Spread, digits: int = 1, scale: float = 1.0) -> str:
+def _spread(s: Spread, *, seconds: bool = False) -> str:
     if s.median is None or s.min is None or s.max is None:
         return "n/a"
-    return spread_text(s.median * scale, s.min * scale, s.max * scale, digits)
+    return spread_text(s.median, s.min, s.max, seconds=seconds)
 
 
 def _process_table(suite: SuiteRecord) -> list[str]:
@@ -102,8 +105,8 @@ def _process_table(suite: SuiteRecord) -> list[str]:
         lines.append(
             f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} "
             f"| {g.passes}/{g.scored} {_pct(g.pass_rate)}{_ci(g.pass_rate_ci)} "
-            f"| {at} | {hat} | {_spread(e.elapsed_seconds, 2)} | {_spread(e.tool_calls, 0)} "
-            f"| {_spread(e.tokens, 0)} | {fired} / {g.tasks} |"
+            f"| {at} | {hat} | {_spread(e.elapsed_seconds, seconds=True)} "
+            f"| {_spread(e.tool_calls)} | {_spread(e.tokens)} | {fired} / {g.tasks} |"
         )
     return lines
 
@@ -147,7 +150,7 @@ def _outcomes(suite: SuiteRecord) -> list[str]:
     ]
     for g in rows:
         o = g.outcomes
-        steps = "–" if o.search_steps.median is None else f"{o.search_steps.median:g}"
+        steps = "–" if o.search_steps.median is None else count_text(o.search_steps.median)
         out.append(
             f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} | {_rate(o.file_hit)} | "
             f"{_rate(o.symbol_hit)} | {_rate(o.patch_in_area)} | {_rate(o.wrong_context)} | "
@@ -169,11 +172,11 @@ def _by_source(t: SuiteTotals) -> list[str]:
     ]
     for row in t.by_source:
         u = row.tokens
-        dollars = "n/a" if row.cost_usd is None else f"{row.cost_usd:.4f}"
+        dollars = "n/a" if row.cost_usd is None else dollars_text(row.cost_usd)
         out.append(
-            f"| {_name(row.source)} | {_name(row.model)} | {u.input_tokens} | {u.output_tokens} | "
-            f"{u.cache_read_tokens} | "
-            f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens, '')} | {dollars} |"
+            f"| {_name(row.source)} | {_name(row.model)} | {count_text(u.input_tokens)} "
+            f"| {count_text(u.output_tokens)} | {count_text(u.cache_read_tokens)} "
+            f"| {cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens)} | {dollars} |"
         )
     st = t.source_times
     models = ", ".join(f"{m} {_secs(ms)}" for m, ms in st.harness_model_ms.items()) or "none"
@@ -271,7 +274,7 @@ def render_markdown(
             "last"
         )
     if t.cost_usd is not None or t.unpriced_models:
-        cost = "n/a" if t.cost_usd is None else f"${t.cost_usd:.4f}"
+        cost = "n/a" if t.cost_usd is None else dollars_text(t.cost_usd)
         extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
         lines.append(f"- Cost: {cost}{extra}")
     gate = suite.gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
@@ -286,9 +289,9 @@ def render_markdown(
         lines.append(
             "- Tokens: "
             + "; ".join(
-                f"{m}: in {u.input_tokens}, out {u.output_tokens}, cache read "
-                f"{u.cache_read_tokens}, cache write "
-                f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens, '')}"
+                f"{m}: in {count_text(u.input_tokens)}, out {count_text(u.output_tokens)}, "
+                f"cache read {count_text(u.cache_read_tokens)}, cache write "
+                f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens)}"
                 for m, u in sorted(t.usage.items())
             )
         )

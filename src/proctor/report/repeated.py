@@ -96,10 +96,10 @@ def _md(text: str) -> str:
 def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
     """The repeated-run view as a table: median (min–max) per measure, per row."""
 
-    def cell(s: RepeatedSpread, digits: int) -> str:
+    def cell(s: RepeatedSpread, *, seconds: bool = False) -> str:
         if s.median is None or s.min is None or s.max is None:
             return "n/a"
-        return spread_text(s.median, s.min, s.max, digits)
+        return spread_text(s.median, s.min, s.max, seconds=seconds)
 
     lines = [
         "## Repeated runs",
@@ -120,8 +120,8 @@ def render_repeated_markdown(rows: Sequence[RepeatedRow]) -> str:
         lines.append(
             f"| {_md(r.case)} | {_md(r.agent)} | {_md(r.condition)} "
             f"| {_md(r.goal_shape or '-')} | {r.samples} "
-            f"| {r.passes}/{r.samples} | {cell(r.elapsed_seconds, 2)} | {cell(r.tool_calls, 0)} "
-            f"| {cell(r.tokens, 0)} | {stability} |"
+            f"| {r.passes}/{r.samples} | {cell(r.elapsed_seconds, seconds=True)} "
+            f"| {cell(r.tool_calls)} | {cell(r.tokens)} | {stability} |"
         )
     if not rows:
         lines.append("| (no case has enough samples) | | | | | | | | | |")

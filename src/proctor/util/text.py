@@ -215,23 +215,57 @@ def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
     return f"+{shown}" if signed and not shown.startswith("-") else shown
 
 
-def spread_text(median: float, low: float, high: float, digits: int = 1) -> str:
-    """``median (low–high)``, each rounded to ``digits`` decimals, a half up (see
-    :func:`fixed`); a median of whole counts that falls between two of them (an even number
-    of trials) keeps its half: ``2.5 (2–3)``, as the JSON holds it."""
-    return f"{median_text(median, digits)} ({fixed(low, digits)}–{fixed(high, digits)})"
+def spread_text(median: float, low: float, high: float, *, seconds: bool = False) -> str:
+    """``median (low–high)``, each as :func:`seconds_text` (``seconds``) or :func:`count_text`
+    shows it: ``0.33 (0.31–0.37)``, ``2,749 (2,701–2,800)``; a median of whole counts that falls
+    between two of them (an even number of trials) keeps its half: ``2.5 (2–3)``, as the JSON
+    holds it."""
+    shown = seconds_text if seconds else count_text
+    return f"{shown(median)} ({shown(low)}–{shown(high)})"
 
 
-def median_text(median: float, digits: int = 0) -> str:
-    """A median as :func:`spread_text` shows it: ``digits`` decimals, a half up; a median of
-    whole counts that falls between two of them keeps its half (``1527.5``, not ``1528``)."""
-    return fixed(median, 1 if digits == 0 and median != int(median) else digits)
+def _grouped(text: str) -> str:
+    """A number as :func:`fixed` writes it with a thousands separator: ``-1234.5`` →
+    ``-1,234.5``; ``nan`` and ``inf`` as they are."""
+    sign = text[:1] if text[:1] in "+-" else ""
+    whole, point, decimals = text[len(sign) :].partition(".")
+    return f"{sign}{int(whole):,}{point}{decimals}" if whole.isdecimal() else text
+
+
+def count_text(value: float, *, signed: bool = False) -> str:
+    """A count (tokens, tool calls, steps), or a figure computed from counts (a median, a
+    delta, a bound), as every report shows one: whole, with a thousands separator
+    (``2,749``), a figure between two counts with one decimal (``1,527.5``), a figure that is
+    not 0 but would round to it with its first significant digit (``0.04``, never ``0.0``);
+    ``signed`` as :func:`bound_text` signs (``+1,793``, ``-4``, ``+0``)."""
+    value = without_noise(value)
+    whole = value != value or value in (float("inf"), float("-inf")) or value == int(value)
+    return _grouped(bound_text(value, 0 if whole else 1, signed=signed))
+
+
+SECONDS_DIGITS = 2
+"""The decimals of a time in seconds, in every table and line of the reports."""
+
+
+def seconds_text(value: float, *, signed: bool = False, bound: bool = False) -> str:
+    """A time in seconds (an elapsed time, a median of them, their delta) as every report
+    shows one: two decimals, a half up (``0.33``, ``1,204.50``), ``signed`` as
+    :func:`bound_text` signs (``-0.17``, ``+0.00``); a confidence interval's ``bound`` that
+    is not 0 but would round to it keeps its first significant digit (``+0.004``), as
+    :func:`bound_text` keeps it. The unit after it is the caller's."""
+    if bound:
+        return _grouped(bound_text(value, SECONDS_DIGITS, signed=signed))
+    shown = fixed(without_noise(value), SECONDS_DIGITS)
+    if float(shown) == 0:
+        shown = shown.lstrip("-")
+    return _grouped(f"+{shown}" if signed and not shown.startswith("-") else shown)
 
 
 def dollars_text(value: float) -> str:
-    """A cost to the hundredth of a cent; a cost too small to show as one is said to be."""
+    """A cost to the hundredth of a cent, with a thousands separator (``$1,234.5000``), as
+    every report shows one; a cost too small to show as one is said to be (``<$0.0001``)."""
     text = fixed(value, 4)
-    return "<$0.0001" if value > 0 and text == "0.0000" else f"${text}"
+    return "<$0.0001" if value > 0 and text == "0.0000" else f"${_grouped(text)}"
 
 
 def cache_write_text(written: int, for_an_hour: int, thousands: str = ",") -> str:

@@ -515,7 +515,7 @@ def test_a_cost_of_any_size_is_shown() -> None:
     """Prices have no upper bound: a cost past 28 digits is shown, not a decimal error."""
     from proctor.util.text import dollars_text, fixed
 
-    assert dollars_text(1e24) == "$1000000000000000000000000.0000"
+    assert dollars_text(1e24) == "$1,000,000,000,000,000,000,000,000.0000"
     assert fixed(1e28) == "10000000000000000000000000000"
     assert fixed(1.7976931348623157e308, 4).endswith("0.0000")
     assert (fixed(-12.5), fixed(0.01755, 4), fixed(2.675, 2)) == ("-13", "0.0176", "2.68")

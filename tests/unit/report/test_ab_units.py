@@ -325,13 +325,25 @@ def test_a_case_the_plan_never_ran_under_both_conditions_is_no_pair() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "shown"),
-    [(0.034, "0.034"), (-0.0071, "-0.0071"), (-0.04, "-0.04"), (2.5, "2.5"), (1600.0, "1,600")],
+    ("metric", "value", "shown"),
+    [
+        ("elapsedSeconds", 0.3333, "0.33"),  # two decimals, as suite.md's elapsed s
+        ("elapsedSeconds", 12.0, "12.00"),
+        ("firstRelevantSeconds", 0.034, "0.03"),
+        ("elapsedSeconds", 0.004, "0.00"),
+        ("elapsedSeconds", -0.0071, "-0.01"),
+        ("toolCalls", -0.04, "-0.04"),
+        ("tokens", 2.5, "2.5"),
+        ("tokens", 1600.0, "1,600"),
+        ("searchSteps", 3.0, "3"),
+    ],
 )
-def test_small_figures_keep_their_digits_and_sign(value: float, shown: str) -> None:
+def test_small_figures_keep_their_digits_and_sign(metric: str, value: float, shown: str) -> None:
     from proctor.report.ab.markdown import _num
 
-    assert _num(value) == shown and _num(value) not in ("0.0", "-0.0")
+    assert _num(metric, value) == shown and _num(metric, value) not in ("0.0", "-0.0")
+    if value:  # a bound of a CI that is not 0 never reads as 0
+        assert float(_num(metric, value, True, bound=True).replace(",", "")) != 0
 
 
 def test_the_gate_says_the_allowed_drop_as_it_was_given() -> None:

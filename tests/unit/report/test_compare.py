@@ -141,8 +141,9 @@ def test_ab_markdown_says_why_a_measure_over_few_pairs_makes_no_claim() -> None:
     """Three pairs are enough samples, too few for a bootstrap's claim: the verdict says so,
     not "fewer than 3 pairs", which would be untrue."""
     text = render_ab_markdown(analyse_ab(fixture("06_error_side"), "with-plugin", "baseline"))
-    assert "| median elapsed (s) | 12 | 16 | -4 | no CI | n=3 | 3 pairs: too few for a claim |" in (
-        text
+    assert (
+        "| median elapsed (s) | 12.00 | 16.00 | -4.00 | no CI | n=3 | 3 pairs: too few for a claim |"
+        in (text)
     )
 
 

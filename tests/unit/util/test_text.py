@@ -40,20 +40,75 @@ def test_a_time_reads_in_the_largest_units_that_fit(seconds: float | None, text:
 
 
 @pytest.mark.parametrize(
-    ("median", "low", "high", "digits", "text"),
+    ("median", "low", "high", "seconds", "text"),
     [
-        (2.5, 2, 3, 0, "2.5 (2–3)"),  # a median of whole counts between two: its half kept
-        (140.5, 94, 187, 0, "140.5 (94–187)"),
-        (2, 1, 4, 0, "2 (1–4)"),
-        (0.125, 0.005, 1.0, 2, "0.13 (0.01–1.00)"),  # halves up (a format: 0.12, 0.01)
+        (2.5, 2, 3, False, "2.5 (2–3)"),  # a median of whole counts between two: its half kept
+        (140.5, 94, 187, False, "140.5 (94–187)"),
+        (2, 1, 4, False, "2 (1–4)"),
+        (1527.5, 956, 2749, False, "1,527.5 (956–2,749)"),  # separated as every count is
+        (0.125, 0.005, 1.0, True, "0.13 (0.01–1.00)"),  # halves up (a format: 0.12, 0.01)
+        (0.33, 0.004, 1234.5, True, "0.33 (0.00–1,234.50)"),
     ],
 )
 def test_a_spread_reads_as_the_json_holds_it(
-    median: float, low: float, high: float, digits: int, text: str
+    median: float, low: float, high: float, seconds: bool, text: str
 ) -> None:
     from proctor.util.text import spread_text
 
-    assert spread_text(median, low, high, digits) == text
+    assert spread_text(median, low, high, seconds=seconds) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "signed", "text"),
+    [
+        (2749, False, "2,749"),
+        (-1793, True, "-1,793"),
+        (999, False, "999"),
+        (1527.5, False, "1,527.5"),
+        (0, True, "+0"),
+        (-0.0, False, "0"),
+        (0.04, True, "+0.04"),  # not 0, so never shown as one
+        (1234567, True, "+1,234,567"),
+    ],
+)
+def test_a_count_reads_the_same_in_every_report(value: float, signed: bool, text: str) -> None:
+    from proctor.util.text import count_text
+
+    assert count_text(value, signed=signed) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "signed", "text"),
+    [
+        (0.33, False, "0.33"),
+        (0.3333, False, "0.33"),
+        (-0.1666, True, "-0.17"),
+        (0.125, False, "0.13"),  # a half up
+        (0, True, "+0.00"),
+        (0.004, False, "0.00"),
+        (-0.004, True, "+0.00"),
+        (1204.5, False, "1,204.50"),
+    ],
+)
+def test_seconds_read_the_same_in_every_report(value: float, signed: bool, text: str) -> None:
+    from proctor.util.text import seconds_text
+
+    assert seconds_text(value, signed=signed) == text
+
+
+def test_a_bound_in_seconds_that_is_not_0_never_reads_as_0() -> None:
+    from proctor.util.text import seconds_text
+
+    assert seconds_text(0.004, signed=True, bound=True) == "+0.004"
+    assert seconds_text(-1.234, signed=True, bound=True) == "-1.23"
+
+
+def test_a_cost_has_the_separator_of_every_count() -> None:
+    from proctor.util.text import dollars_text
+
+    assert dollars_text(1234.5) == "$1,234.5000"
+    assert dollars_text(0.01755) == "$0.0176"
+    assert dollars_text(0.00001) == "<$0.0001"
 
 
 def test_a_direction_override_is_shown_not_obeyed() -> None:

@@ -10,19 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from proctor.models.ab import ABGroup, ABReport, MetricComparison, RunComparison
+from proctor.models.ab import ABCase, ABGroup, ABReport, MetricComparison, RunComparison
 from proctor.report.ab.analysis import UNLABELLED
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util import argtypes
 from proctor.util.text import (
     bound_text,
     code_span,
+    count_text,
     markdown_cell,
     markdown_name,
     markdown_text,
     one_line,
     percent_text,
     plural,
+    seconds_text,
 )
 
 __all__ = [
@@ -55,17 +57,19 @@ def metric_label(name: str) -> str:
     return LABELS.get(name, name)
 
 
-def _num(value: float | None, sign: bool = False) -> str:
-    """Whole numbers without decimals ("1,600", "+12"), others with one ("2.5"), and those
-    under a tenth with two significant digits ("0.034", "-0.0071"), never "0.0" or "-0.0"."""
+SECONDS = frozenset({"elapsedSeconds", "firstRelevantSeconds"})
+"""The figures in seconds; every other figure that is not a rate counts something."""
+
+
+def _num(metric: str, value: float | None, sign: bool = False, *, bound: bool = False) -> str:
+    """A figure of ``metric`` as every report shows its kind: seconds with two decimals
+    (``0.33``, see :func:`seconds_text`), counts whole with a thousands separator (``2,749``,
+    see :func:`count_text`); a CI's ``bound`` that is not 0 never reads as one."""
     if value is None:
         return "n/a"
-    plus = "+" if sign else ""
-    if value == round(value) or abs(value) >= 1000:
-        return f"{value:{plus},.0f}"
-    if abs(value) < 0.1:
-        return f"{value:{plus}.2g}"
-    return f"{value:{plus}.1f}"
+    if metric in SECONDS:
+        return seconds_text(value, signed=sign, bound=bound)
+    return count_text(value, signed=sign)
 
 
 def _frac(passes: int, n: int) -> str:
@@ -115,7 +119,8 @@ def _ci(c: MetricComparison) -> str:
         # A bound that rounds to 0 keeps a digit: [+0.006, +81] pts, not a claimed [+0, +81].
         low, high = bound_text(100 * c.ci_low), bound_text(100 * c.ci_high)
         return f"[{low}, {high}] pts"
-    return f"[{_num(c.ci_low, True)}, {_num(c.ci_high, True)}]"
+    low, high = (_num(c.metric, b, True, bound=True) for b in (c.ci_low, c.ci_high))
+    return f"[{low}, {high}]"
 
 
 def _rate_side(share: float | None, n: int, of_trials: bool) -> str:
@@ -165,7 +170,8 @@ def _metric_rows(
             ]
             delta = _points(c.delta)
         else:
-            sides, delta = [_num(c.treatment), _num(c.baseline)], _num(c.delta, True)
+            sides = [_num(name, c.treatment), _num(name, c.baseline)]
+            delta = _num(name, c.delta, True)
         if baseline_first:
             sides.reverse()
         rows.append(
@@ -202,8 +208,8 @@ def runs_overall_table(comparison: RunComparison) -> tuple[tuple[str, ...], list
     return RUNS_OVERALL_HEADER, rows
 
 
-def _delta(group: ABGroup, metric: str) -> str:
-    return _num(group.comparisons[metric].delta, True)
+def _delta(group: ABGroup | ABCase, metric: str) -> str:
+    return _num(metric, group.comparisons[metric].delta, True)
 
 
 def render_ab_markdown(report: ABReport) -> str:
@@ -234,9 +240,9 @@ def render_ab_markdown(report: ABReport) -> str:
             f"{c.baseline_passes}/{c.pairs}",
             str(c.incomplete),
             _rate_delta(c.comparisons["passRate"]),
-            _num(c.comparisons["elapsedSeconds"].delta, True),
-            _num(c.comparisons["toolCalls"].delta, True),
-            _num(c.comparisons["tokens"].delta, True),
+            _delta(c, "elapsedSeconds"),
+            _delta(c, "toolCalls"),
+            _delta(c, "tokens"),
             c.classification
             if c.classification != "insufficient-data"
             else no_claim(n, "complete pair"),
@@ -303,7 +309,7 @@ def render_ab_markdown(report: ABReport) -> str:
 
 
 def _arrow(c: MetricComparison) -> str:
-    return f"{_num(c.baseline)} → {_num(c.treatment)}"
+    return f"{_num(c.metric, c.baseline)} → {_num(c.metric, c.treatment)}"
 
 
 def _renamed_line(c: RunComparison) -> list[str]:
