@@ -26,6 +26,7 @@ from proctor.report.ab.markdown import (
     runs_overall_table,
     verdict_word,
 )
+from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
@@ -79,6 +80,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["ab_overall"] = ab_overall_table
     env.filters["runs_overall"] = runs_overall_table
     env.globals["no_claim"] = no_claim  # a verdict withheld, in the Markdown's words
+    env.globals["elapsed_means"] = ELAPSED_MEANS  # what an elapsed time measures, as there
     return env
 
 

@@ -342,6 +342,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
         f"at least {plural(n, 'scored trial')} on each side (4 for a median that varies), "
         "and the overall comparison at least 6 groups for a figure that varies.",
+        f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall (groups in both runs)",
         "",
