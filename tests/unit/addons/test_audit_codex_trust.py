@@ -142,7 +142,7 @@ def test_a_project_s_codex_hooks_json_loads_by_the_same_trust_as_its_config(
     """Codex 0.171's app server (``hooks/list``) lists a folder's ``.codex/hooks.json`` only for
     a folder the user trusts (its own entry, else its repository root's), as for config.toml."""
     repo = tmp_path / "repo"
-    (repo / ".git").mkdir(parents=True)
+    write(repo / ".git" / "HEAD", "ref: refs/heads/main\n")  # a repository, as Codex tells one
     project = repo / "sub"
     handler = '{"type": "command", "command": "%s"}'
     for folder, said in ((repo, "root"), (project, "sub")):
@@ -167,3 +167,32 @@ def test_a_project_s_codex_hooks_json_loads_by_the_same_trust_as_its_config(
     trusting(tmp_path, repo="untrusted")
     said = f'project not trusted: {root_entry} = "untrusted" in {config}'
     assert listed() == {"root": ("../", said), "sub": (None, said)}
+
+
+def test_codex_takes_an_empty_git_folder_for_a_root_of_agents_md_not_of_its_config(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.171 (measured with ``codex debug prompt-input`` and ``codex mcp list``): an
+    empty ``.git`` folder stops the walk for ``AGENTS.md``, yet for the ``config.toml`` it
+    layers and trusts it is no repository; a ``.git`` folder with ``HEAD`` or a ``.git`` file
+    (a worktree's) is one for both."""
+    repo = tmp_path / "repo"
+    project = repo / "sub"
+    (repo / ".git").mkdir(parents=True)
+    write(repo / "AGENTS.md", "rules\n")
+    write(repo / ".codex" / "config.toml", SERVER.format(name="root", said="r"))
+    trusting(tmp_path, repo="trusted", **{"repo/sub": "trusted"})
+    project.mkdir()
+
+    def seen() -> set[tuple[str, str | None]]:
+        result = audit_agent("codex", tmp_path, project)
+        assert result.problems == []
+        return {(c.name, c.above) for c in result.components if c.scope == "project"}
+
+    assert seen() == {("AGENTS.md", "../")}  # the root's config.toml: not layered
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert seen() == {("AGENTS.md", "../"), ("root", "../")}
+    (repo / ".git" / "HEAD").unlink()
+    (repo / ".git").rmdir()
+    (repo / ".git").write_text("gitdir: /elsewhere/.git/worktrees/x\n")
+    assert seen() == {("AGENTS.md", "../"), ("root", "../")}

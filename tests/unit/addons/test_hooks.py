@@ -513,6 +513,7 @@ def test_a_codex_project_s_hooks_say_when_codex_would_not_trust_the_project(
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")  # a repository to Codex
     file = repo / "sub" / ".codex" / "hooks.json"
     file.parent.mkdir(parents=True)
     handler = {"type": "command", "command": "true"}
@@ -535,3 +536,26 @@ def test_a_codex_project_s_hooks_say_when_codex_would_not_trust_the_project(
     claude.parent.mkdir()
     claude.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
     assert load_hooks(claude).not_loaded is None
+
+
+def test_a_codex_project_under_an_empty_git_folder_goes_by_its_own_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An empty ``.git`` folder is no repository to Codex 0.171's trust (the audit's
+    ``is_repository``): the root's entry does not cover the folder below it."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    file = repo / "sub" / ".codex" / "hooks.json"
+    file.parent.mkdir(parents=True)
+    file.write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}})
+    )
+    config = tmp_path / "codex-home" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'[projects."{repo}"]\ntrust_level = "trusted"\n')
+    assert load_hooks(file).not_loaded == (
+        f'project not trusted: no [projects."{repo / "sub"}"] trust_level in {config}'
+    )
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    assert load_hooks(file).not_loaded is None

@@ -38,6 +38,7 @@ from proctor.addons.audit.reading import (
     skills,
     strings,
 )
+from proctor.addons.audit.repository import repository_root
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind
 
@@ -239,7 +240,7 @@ def project_keys(project: Path) -> list[str]:
     """The keys of the project's entry in ``~/.claude.json``: Claude Code keys it by the
     repository's root (the nearest folder above or at the working folder holding a ``.git``),
     else by the working folder itself; as given and with links resolved."""
-    root = next((f for f in (project, *project.parents) if os.path.lexists(f / ".git")), project)
+    root = repository_root(project) or project
     return list(dict.fromkeys((str(root), os.path.realpath(root))))
 
 

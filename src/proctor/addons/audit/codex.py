@@ -31,6 +31,7 @@ from proctor.addons.audit.reading import (
     skills,
     strings,
 )
+from proctor.addons.audit.repository import is_repository
 from proctor.models.errors_format import json_kind
 
 FOREIGN = {
@@ -113,15 +114,18 @@ def from_config(
 
 def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -> None:
     """The project's ``.codex/config.toml``, and those of the folders above it up to the
-    repository's root: Codex 0.171 reads each only for a folder the user's config trusts
-    (``[projects."<folder>"] trust_level = "trusted"``; a folder with no entry of its own goes
-    by its repository root's). It lays each over the user's config, the nearer folder's last,
+    repository's root (by :func:`~proctor.addons.audit.repository.is_repository`: an empty
+    ``.git`` folder makes none here, though it stops the ``AGENTS.md`` walk): Codex 0.171
+    reads each only for a folder the user's config trusts (``[projects."<folder>"]
+    trust_level = "trusted"``; a folder with no entry of its own goes by its repository
+    root's). It lays each over the user's config, the nearer folder's last,
     table by table: a project's ``[mcp_servers.db]`` that says only ``enabled = false``
     switches off the user's ``db`` (measured with ``codex mcp list``). A server is listed, as
     it runs, at the nearest file that sets it; the entries it was laid over are shadowed."""
     if reader.project is None:
         return
-    folders = [*reversed(ancestors(reader, to_repository_root=True)), reader.project]
+    above = ancestors(reader, to_repository_root=True, is_root=is_repository)
+    folders = [*reversed(above), reader.project]
     trust = as_dict(config.get("projects"))
     merged = dict(as_dict(config.get("mcp_servers")))
     last = dict.fromkeys(merged, config_file)

@@ -11,7 +11,6 @@ import difflib
 import errno
 import itertools
 import json
-import os
 import shlex
 import tomllib
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.front_matter import SkillRule, claude_code_skill
+from proctor.addons.audit.repository import marks_root
 from proctor.addons.hooks.cases import EVENTS
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
@@ -524,13 +524,17 @@ def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = N
 
 
 def ancestors(
-    reader: Reader, *, to_repository_root: bool, outside_one_every: bool = False
+    reader: Reader,
+    *,
+    to_repository_root: bool,
+    outside_one_every: bool = False,
+    is_root: Callable[[Path], bool] = marks_root,
 ) -> list[Path]:
     """The folders above the project the agent reads too, nearest first, as far as the home
     (nothing above it is read): every one, or (``to_repository_root``) those up to the
-    repository's root, the nearest folder holding a ``.git`` (none when the project is that
-    root; when it is in no repository within the home, none, or with ``outside_one_every``
-    every one)."""
+    repository's root, the nearest folder that ``is_root`` takes for one (none when the
+    project is that root; when it is in no repository within the home, none, or with
+    ``outside_one_every`` every one)."""
     project, home = reader.project, reader.home
     if project is None:
         return []
@@ -538,7 +542,7 @@ def ancestors(
     if not to_repository_root:
         return above
     for depth, folder in enumerate([project, *above]):
-        if os.path.lexists(folder / ".git"):
+        if is_root(folder):
             return above[:depth]
     return above if outside_one_every else []
 

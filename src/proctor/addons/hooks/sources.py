@@ -193,11 +193,13 @@ def project_config_folder(settings: Path) -> Path | None:
 def codex_untrusted(config_folder: Path) -> str | None:
     """Why Codex would not load the hooks of a project's ``.codex`` folder: the user's
     ``config.toml`` (in ``CODEX_HOME``, else ``~/.codex``) trusts neither the project nor its
-    repository root, by the audit's rule; None when it does."""
+    repository root (:func:`~proctor.addons.audit.repository.is_repository`, the audit's rule);
+    None when it does."""
     from proctor.addons.audit.codex import trust_level, untrusted
+    from proctor.addons.audit.repository import is_repository, repository_root
 
     project = config_folder.parent.absolute()
-    root = next((f for f in (project, *project.parents) if (f / ".git").exists()), project)
+    root = repository_root(project, is_repository) or project
     config_file = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "config.toml"
     try:
         config = tomllib.loads(config_file.read_text(encoding="utf-8"))
