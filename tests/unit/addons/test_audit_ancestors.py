@@ -169,3 +169,47 @@ def test_codex_reads_agents_skills_up_to_the_repository_root(tmp_path: Path) -> 
         ("mid", "../"),
         ("own", None),
     }
+
+
+def test_a_project_outside_the_home_reads_the_folders_above_it_as_the_clis_do(
+    tmp_path: Path,
+) -> None:
+    """Outside the home the CLIs walk up past where the audit stopped: Codex 0.171 (measured
+    with ``codex debug prompt-input``) and Gemini CLI up to the repository's root, Claude Code
+    2.1.197 (its bundle: ``.mcp.json`` and ``CLAUDE.md`` of every folder below the
+    filesystem's root, ``.claude/skills`` up to the repository's root)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "outer" / "repo" / "sub"
+    project.mkdir(parents=True)
+    (tmp_path / "outer" / "repo" / ".git").mkdir()
+    plant_above(
+        tmp_path,
+        {
+            "outer/AGENTS.md": "above the root\n",
+            "outer/CLAUDE.md": "rules\n",
+            "outer/repo/AGENTS.md": "rules\n",
+            "outer/repo/GEMINI.md": "rules\n",
+            "outer/repo/.agents/skills/root/SKILL.md": SKILL,
+            "outer/repo/.mcp.json": CLAUDE_ABOVE["outer/repo/.mcp.json"],
+            "outer/repo/.claude/skills/rootskill/SKILL.md": SKILL,
+        },
+    )
+
+    def seen(agent: str) -> set[tuple[str, str | None]]:
+        result = audit_agent(agent, home, project)
+        assert result.problems == []
+        return {(c.name, c.above) for c in result.components if c.decoy is None}
+
+    assert seen("codex") == {("AGENTS.md", "../"), ("root", "../")}
+    assert seen("gemini-cli") == {("GEMINI.md", "../")}
+    assert seen("claude-code") == {
+        ("CLAUDE.md", "../../"),
+        ("rootmcp", "../"),
+        ("rootskill", "../"),
+    }
+    from proctor.addons.audit import audit
+    from proctor.addons.audit.render import render_text
+
+    text = render_text(audit(home, project, ["codex"]))
+    assert f"AGENTS.md [project: ../]  ({tmp_path}/outer/repo/AGENTS.md)" in text

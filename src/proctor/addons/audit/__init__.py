@@ -4,7 +4,8 @@ file that defines it, and the decoys (files that look like a component but would
 the reason.
 
 Pure reading: nothing is written, a malformed file becomes a problem sentence, and nothing
-outside ``home``, ``project`` (and the paths a session's command line names) is read.
+outside ``home``, ``project`` (and the paths a session's command line names, and for a
+project outside the home the folders above it that the agent reads) is read.
 
 >>> from proctor.addons.audit import audit
 >>> report = audit(Path.home(), Path.cwd(), ["claude-code"])  # doctest: +SKIP

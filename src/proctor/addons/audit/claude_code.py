@@ -10,8 +10,9 @@ of ``~/.claude.json``. Project level: ``.claude/settings.json``
 and ``.claude/settings.local.json``, ``.claude/skills/``, ``.mcp.json``, the project's entry in
 ``~/.claude.json``, ``CLAUDE.md``, ``CLAUDE.local.md``, ``.claude/CLAUDE.md``, ``.claude/rules/``.
 Above the project (2.1.197, measured): ``.mcp.json`` and the instruction files of every folder
-up to the home; ``.claude/skills``, ``commands`` and ``agents`` of those up to the repository's
-root (of every one outside a repository); settings files are the project's alone.
+up to the home (for a project outside it, up to the filesystem's root, not it);
+``.claude/skills``, ``commands`` and ``agents`` of those up to the repository's root (of every
+one outside a repository); settings files are the project's alone.
 A session may add plugin folders (``--plugin-dir``) and MCP files (``--mcp-config``).
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -131,9 +132,13 @@ def audit_claude_code(reader: Reader) -> None:
     if project is not None:
         definitions(reader, project)
         # Skills, commands and subagents of the folders above, up to the repository's root.
-        for folder in ancestors(reader, to_repository_root=True, outside_one_every=True):
+        up_to_root = ancestors(reader, to_repository_root=True, outside_one_every=True)
+        for folder in holding(up_to_root):
             from_above(reader, folder, partial(definitions, reader, folder))
-        every_above = ancestors(reader, to_repository_root=False)
+        # (up to the filesystem's root, not it: Claude Code's walk stops below it)
+        every_above = holding(
+            f for f in ancestors(reader, to_repository_root=False) if f.parent != f
+        )
         mcp_json(reader, project, disabled_mcpjson)
         for folder in every_above:  # .mcp.json: every folder above, the nearest first
             from_above(reader, folder, partial(mcp_json, reader, folder, disabled_mcpjson))
@@ -234,6 +239,15 @@ def user_state(reader: Reader, path: Path) -> set[str]:
         field = f"projects.{key}.disabledMcpServers"
         switched_off |= set(reader.string_list(path, field, entry.get("disabledMcpServers")) or [])
     return switched_off
+
+
+ABOVE = (".claude", ".mcp.json", "CLAUDE.md", "CLAUDE.local.md")
+"""What Claude Code reads in a folder above the project: a folder with none of these adds
+nothing (skipped unread, as a walk up from a deep project passes many such)."""
+
+
+def holding(folders: Iterable[Path]) -> list[Path]:
+    return [f for f in folders if any(os.path.lexists(f / name) for name in ABOVE)]
 
 
 def project_keys(project: Path) -> list[str]:

@@ -71,6 +71,13 @@ class Reader:
             return False
         return any(real.is_relative_to(root) for root in self._roots)
 
+    def reach(self, folders: Sequence[Path]) -> None:
+        """Let the audit read in ``folders``, folders above a project outside the home whose
+        files the agent reads."""
+        for folder in folders:  # (never the filesystem's root: that would let in everything)
+            if folder != Path(folder.anchor) and folder.resolve() not in self._roots:
+                self._roots.append(folder.resolve())
+
     def named_paths(self) -> list[Path]:
         args = self.launch_args
         return [Path(v) for f, v in itertools.pairwise(args) if f in PATH_FLAGS]
@@ -530,21 +537,28 @@ def ancestors(
     outside_one_every: bool = False,
     is_root: Callable[[Path], bool] = marks_root,
 ) -> list[Path]:
-    """The folders above the project the agent reads too, nearest first, as far as the home
-    (nothing above it is read): every one, or (``to_repository_root``) those up to the
-    repository's root, the nearest folder that ``is_root`` takes for one (none when the
-    project is that root; when it is in no repository within the home, none, or with
-    ``outside_one_every`` every one)."""
+    """The folders above the project the agent reads too, nearest first: for a project in the
+    home, as far as the home (the CLIs stop there); for one outside it, as far as the
+    filesystem's root (the CLIs walk on: Codex 0.171 reads a repository root's ``AGENTS.md``
+    and ``.agents/skills`` above a project outside the home). Every one, or
+    (``to_repository_root``) those up to the repository's root, the nearest folder that
+    ``is_root`` takes for one (none when the project is that root; when it is in no
+    repository, none, or with ``outside_one_every`` every one). The folders returned outside
+    the home may be read."""
     project, home = reader.project, reader.home
     if project is None:
         return []
-    above = [folder for folder in project.parents if folder.is_relative_to(home)]
-    if not to_repository_root:
-        return above
-    for depth, folder in enumerate([project, *above]):
-        if is_root(folder):
-            return above[:depth]
-    return above if outside_one_every else []
+    inside = project.is_relative_to(home)
+    above = [folder for folder in project.parents if not inside or folder.is_relative_to(home)]
+    if to_repository_root:
+        depth = next((d for d, f in enumerate([project, *above]) if is_root(f)), None)
+        if depth is not None:
+            above = above[:depth]
+        elif not outside_one_every:
+            above = []
+    if not inside:
+        reader.reach(above)
+    return above
 
 
 def from_above(reader: Reader, folder: Path, read: Callable[[], None]) -> None:
