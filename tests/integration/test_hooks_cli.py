@@ -954,3 +954,21 @@ def test_a_hook_that_rewrites_the_tool_s_input_is_seen_and_checked(
     assert results["rewritten"]["hooks"][0]["updatedInput"] == {"command": "make deploy --dry-run"}
     assert not results["not-so"]["ok"] and code == 1
     assert "rewritten input's command" in results["not-so"]["message"]
+
+
+def test_codex_hooks_in_both_files_of_a_folder_get_a_note(
+    proctor: Run, tmp_path: Path, home: Path
+) -> None:
+    """Codex 0.171 loads a folder's hooks.json and config.toml [hooks] both, and warns."""
+    user = settings(home / ".codex" / "hooks.json", "Stop", "", "true")
+    toml = '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "true"\n'
+    other = write(home / ".codex" / "config.toml", toml)
+    cases = write(tmp_path / "c.json", [{"id": "a", "event": "Stop", "expect": {"exitCode": 0}}])
+    result = proctor("hooks", "test", str(user), "--agent", "codex", "--cases", str(cases))
+    assert result.code == 0, result.out
+    assert (
+        f"note: Codex also loads the hooks of {other}, not tested here, and warns: "
+        '"loading hooks from both …; prefer a single representation for this layer"'
+    ) in result.out
+    _, report = run_json(proctor, str(user), "--agent", "codex", "--cases", str(cases))
+    assert report["loadedWith"] == str(other)

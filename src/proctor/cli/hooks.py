@@ -84,6 +84,11 @@ def test_command(
         )
     elif report.not_loaded is not None:  # the user's config.toml: Codex would not start
         echo_unless_gone(f"note: Codex would not run these hooks: {report.not_loaded}")
+    if report.loaded_with is not None:
+        echo_unless_gone(
+            f"note: Codex also loads the hooks of {report.loaded_with}, not tested here, and "
+            'warns: "loading hooks from both …; prefer a single representation for this layer"'
+        )
     for copied in report.home_copies:
         echo_unless_gone(
             f"note: copied into each scratch home for the hooks that name it: {copied}"

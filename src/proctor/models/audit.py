@@ -74,6 +74,9 @@ class AgentAudit(CamelModel):
     problems: list[str] = []
     """Files the agent would read that could not be read (malformed JSON or TOML, a path that
     leads outside the home and project), one sentence each naming the file."""
+    notes: list[str] = []
+    """What the agent warns of but loads anyway (Codex: a folder's hooks in both
+    ``hooks.json`` and ``config.toml``), one sentence each naming the files."""
 
     def loaded(self) -> list[AuditComponent]:
         return [c for c in self.components if c.decoy is None]

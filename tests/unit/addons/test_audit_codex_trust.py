@@ -196,3 +196,38 @@ def test_codex_takes_an_empty_git_folder_for_a_root_of_agents_md_not_of_its_conf
     (repo / ".git").rmdir()
     (repo / ".git").write_text("gitdir: /elsewhere/.git/worktrees/x\n")
     assert seen() == {("AGENTS.md", "../"), ("root", "../")}
+
+
+def test_codex_notes_a_folder_whose_hooks_json_and_config_toml_both_declare_hooks(
+    tmp_path: Path,
+) -> None:
+    """Codex 0.171 loads both and warns (app server ``hooks/list``): "loading hooks from both
+    <hooks.json> and <config.toml>; prefer a single representation for this layer"; an event
+    with no matcher group declares nothing, and an untrusted folder loads neither."""
+    from proctor.addons.audit.render import render_agent
+
+    stop = '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "a"\n'
+    start = '{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "b"}]}]}}'
+    config = trusting(tmp_path)
+    config.write_text(config.read_text() + stop)
+    hooks_json = tmp_path / ".codex" / "hooks.json"
+    hooks_json.write_text(start)
+    project = tmp_path / "proj"
+    write(project / ".codex" / "config.toml", stop)
+    write(project / ".codex" / "hooks.json", start)
+    result = audit_agent("codex", tmp_path, project)
+    said = (
+        "{} and {} both declare hooks: Codex loads both and warns "
+        '"prefer a single representation for this layer"'
+    )
+    assert result.notes == [said.format(hooks_json, config)]  # the project is not trusted
+    assert result.problems == []
+    assert len([c for c in result.components if c.kind == "hook" and c.decoy is None]) == 2
+    assert f"  note: {said.format(hooks_json, config)}" in render_agent(result)
+    trusting(tmp_path, proj="trusted")
+    ours = project / ".codex"
+    assert audit_agent("codex", tmp_path, project).notes == [
+        said.format(ours / "hooks.json", ours / "config.toml")
+    ]
+    (ours / "hooks.json").write_text('{"hooks": {"SessionStart": []}}')
+    assert audit_agent("codex", tmp_path, project).notes == []

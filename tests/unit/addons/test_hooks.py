@@ -559,3 +559,22 @@ def test_a_codex_project_under_an_empty_git_folder_goes_by_its_own_trust(
     )
     (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     assert load_hooks(file).not_loaded is None
+
+
+def test_a_codex_hooks_file_names_the_other_file_of_its_folder_that_also_declares_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Codex 0.171 loads a folder's hooks.json and config.toml [hooks] both (and warns)."""
+    folder = tmp_path / "home" / ".codex"
+    folder.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    handler = {"type": "command", "command": "x"}
+    (folder / "hooks.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [handler]}]}}))
+    assert load_hooks(folder / "hooks.json").loaded_with is None
+    (folder / "config.toml").write_text(
+        '[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\ncommand = "y"\n'
+    )
+    assert load_hooks(folder / "hooks.json").loaded_with == folder / "config.toml"
+    assert load_hooks(folder / "config.toml").loaded_with == folder / "hooks.json"
+    (folder / "hooks.json").write_text(json.dumps({"hooks": {"Stop": []}}))
+    assert load_hooks(folder / "config.toml").loaded_with is None

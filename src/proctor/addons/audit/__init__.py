@@ -87,7 +87,10 @@ def audit_agent(
     AUDITORS[agent](reader)
     # The same file reached twice (the project is the home) is said once, as it is listed once.
     problems = list(dict.fromkeys(reader.problems))
-    return AgentAudit(agent=agent, components=unique(reader.components), problems=problems)
+    notes = list(dict.fromkeys(reader.notes))
+    return AgentAudit(
+        agent=agent, components=unique(reader.components), problems=problems, notes=notes
+    )
 
 
 def unique(components: list[AuditComponent]) -> list[AuditComponent]:

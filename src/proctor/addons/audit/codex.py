@@ -9,7 +9,8 @@ skills live in ``~/.agents/skills`` (current builds) and ``$CODEX_HOME/skills`` 
 ``.system`` holds Codex's own). In the project: ``AGENTS.md`` / ``AGENTS.override.md``,
 ``.agents/skills`` and ``.codex/skills``; in each folder above it up to the repository's root,
 ``AGENTS.md`` / ``AGENTS.override.md`` and ``.agents/skills`` (measured with Codex 0.171). A
-folder's ``.codex/config.toml`` and ``.codex/hooks.json`` load only when the user trusts it."""
+folder's ``.codex/config.toml`` and ``.codex/hooks.json`` load only when the user trusts it; when
+both declare hooks, Codex loads both and warns (a note)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,9 @@ def audit_codex(reader: Reader) -> None:
     from_config(reader, config, config_file, "user")
     trust_levels(reader, config, config_file)
     hooks_file = codex_home / "hooks.json"
-    hooks(reader, as_dict(reader.json(hooks_file)).get("hooks"), hooks_file, "user", agent="codex")
+    hooks_table = as_dict(reader.json(hooks_file)).get("hooks")
+    hooks(reader, hooks_table, hooks_file, "user", agent="codex")
+    hooks_twice(reader, (hooks_file, hooks_table), (config_file, config.get("hooks")))
     skills(reader, reader.home / ".agents" / "skills", "user", rule=codex_skill)
     skills(reader, codex_home / "skills", "user", rule=codex_skill)
     commands(reader, codex_home / "prompts", "user", ".md", prefix="prompts:", nested=False)
@@ -135,14 +138,17 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
         where, level = trust_level(trust, folder, folders[0])
         off = None if level == "trusted" else untrusted(where, level, config_file)
         hooks_file = folder / ".codex" / "hooks.json"
+        hooks_table = None
         if reader.is_file(hooks_file):
-            table = as_dict(reader.json(hooks_file)).get("hooks")
-            read_hooks = partial(project_hooks, reader, table, hooks_file, off)
+            hooks_table = as_dict(reader.json(hooks_file)).get("hooks")
+            read_hooks = partial(project_hooks, reader, hooks_table, hooks_file, off)
             from_above(reader, folder, read_hooks) if folder != reader.project else read_hooks()
         file = folder / ".codex" / "config.toml"
         if not reader.is_file(file):
             continue
         data = reader.toml(file) or {}
+        if off is None:  # (an untrusted folder's hooks load from neither)
+            hooks_twice(reader, (hooks_file, hooks_table), (file, data.get("hooks")))
         table = data.get("mcp_servers")
         if off is None and isinstance(table, dict):
             for name, entry in table.items():
@@ -155,6 +161,24 @@ def project_configs(reader: Reader, config: dict[str, Any], config_file: Path) -
         winner = last.get(c.name) if c.kind == "mcp" and c.decoy is None else None
         if winner is not None and Path(c.file) != winner:
             c.decoy = f"shadowed by the server of the same name in {winner}"
+
+
+def hooks_twice(reader: Reader, *sources: tuple[Path, Any]) -> None:
+    """A note when one folder's ``hooks.json`` and ``config.toml`` both declare hooks (an event
+    with a matcher group; an empty one does not count): Codex 0.171 loads both and warns
+    ("loading hooks from both …; prefer a single representation for this layer", measured
+    with the app server's ``hooks/list``)."""
+    if all(declares_hooks(table) for _, table in sources):
+        (json_file, _), (toml_file, _) = sources
+        reader.notes.append(
+            f"{json_file} and {toml_file} both declare hooks: Codex loads both and warns "
+            '"prefer a single representation for this layer"'
+        )
+
+
+def declares_hooks(table: Any) -> bool:
+    """Whether a hooks table (event → matcher groups) has an event with a group."""
+    return isinstance(table, dict) and any(isinstance(g, list) and g for g in table.values())
 
 
 def project_hooks(reader: Reader, table: Any, file: Path, off: str | None) -> None:

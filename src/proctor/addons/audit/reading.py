@@ -55,6 +55,8 @@ class Reader:
     ``.agents/skills`` Gemini CLI reads instead of ``~/.gemini`` and ``~/.agents/skills``."""
     components: list[AuditComponent] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the agent warns of but loads anyway."""
 
     def __post_init__(self) -> None:
         roots = [self.home, *([self.project] if self.project else []), *self.named_paths()]

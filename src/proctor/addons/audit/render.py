@@ -1,5 +1,5 @@
 """The audit as text for people: per agent, grouped by kind, one line per component with the
-file that defines it; decoys marked with the reason, problems last."""
+file that defines it; decoys marked with the reason, notes and problems last."""
 
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ def render_agent(agent: AgentAudit) -> list[str]:
             lines.append(f"    {describe(c)}{scope}  ({c.file}{linked})")
             if c.decoy:
                 lines.append(f"      DECOY: {c.decoy}")
+    for note in agent.notes:
+        lines.append(f"  note: {note}")
     for problem in agent.problems:
         lines.append(f"  problem: {problem}")
     if not agent.components and not agent.problems:

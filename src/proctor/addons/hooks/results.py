@@ -51,6 +51,8 @@ class HooksReport(CamelModel):
     results: list[CaseResult]
     not_loaded: str | None = None
     """Why the CLI would not load the source where it is (a Codex project not trusted)."""
+    loaded_with: str | None = None
+    """Codex's other hooks file of the same folder, whose hooks it loads as well (and warns)."""
     home_copies: list[str] = []
     """Entries of the user's agent folder copied into each scratch home (user settings)."""
     home_withheld: list[str] = []

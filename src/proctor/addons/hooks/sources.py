@@ -29,6 +29,7 @@ a handler without ``type`` is an error, as the CLIs never run it.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import re
@@ -82,6 +83,9 @@ class HookSource:
     not_loaded: str | None = None
     """Why the CLI would not load this file where it is (a Codex project the user's
     config.toml does not trust), or None."""
+    loaded_with: Path | None = None
+    """Codex's other hooks file of the same folder (``hooks.json`` beside ``config.toml``, or
+    the reverse) when both declare hooks: Codex loads both, and warns."""
     agent: str | None = None
     """The CLI whose hooks these are, when the source's form says it (a Claude Code plugin,
     a Gemini CLI extension, a settings file in a ``.claude``, ``.gemini`` or ``.codex``
@@ -147,10 +151,14 @@ def load_hooks(path: Path) -> HookSource:
     else:
         source = _from_data(path, _read_json(path), "settings", None)
     source = dataclasses.replace(source, agent=SETTINGS_AGENT.get(path.absolute().parent.name))
+    if source.agent == "codex":
+        source = dataclasses.replace(source, loaded_with=codex_hooks_beside(path))
     user_folder = user_config_folder(path)
     if user_folder is None:
         folder = project_config_folder(path)
         untrusted = codex_untrusted(folder) if folder and folder.name == ".codex" else None
+        if untrusted is not None:  # Codex loads neither file of the folder
+            source = dataclasses.replace(source, loaded_with=None)
         return dataclasses.replace(source, config_folder=folder, not_loaded=untrusted)
     named = home_entries_named(user_folder, source.hooks)
     return dataclasses.replace(
@@ -210,6 +218,29 @@ def codex_untrusted(config_folder: Path) -> str | None:
     projects = config.get("projects")
     where, level = trust_level(projects if isinstance(projects, dict) else {}, project, root)
     return None if level == "trusted" else untrusted(where, level, config_file)
+
+
+def codex_hooks_beside(path: Path) -> Path | None:
+    """The other of a ``.codex`` folder's ``hooks.json`` and ``config.toml`` when both declare
+    hooks (as :func:`~proctor.addons.audit.codex.declares_hooks` tells it); None otherwise or
+    when either cannot be read (its own error is reported where it is read)."""
+    from proctor.addons.audit.codex import declares_hooks
+
+    names = PROJECT_SETTINGS[".codex"]
+    if path.name not in names:
+        return None
+    tables = []
+    for name in names:
+        file = path.parent / name
+        try:
+            text = file.read_text(encoding="utf-8")
+            data = tomllib.loads(text) if name.endswith(".toml") else json.loads(text)
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+        tables.append(data.get("hooks") if isinstance(data, dict) else None)
+    if not all(declares_hooks(table) for table in tables):
+        return None
+    return path.parent / next(name for name in names if name != path.name)
 
 
 def user_config_folder(settings: Path) -> Path | None:
