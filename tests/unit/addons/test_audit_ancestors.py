@@ -213,3 +213,29 @@ def test_a_project_outside_the_home_reads_the_folders_above_it_as_the_clis_do(
 
     text = render_text(audit(home, project, ["codex"]))
     assert f"AGENTS.md [project: ../]  ({tmp_path}/outer/repo/AGENTS.md)" in text
+
+
+def test_a_project_outside_the_home_opens_only_what_the_clis_read_above_it(
+    tmp_path: Path,
+) -> None:
+    """Reading the folders above a project outside the home let the audit read anything
+    under them: a project's CLAUDE.md or .mcp.json linked to a sibling folder of the project
+    (``/tmp`` above ``/tmp/x/proj``) was read and listed, where it is refused as leading out
+    of the home and project; so is an entry above that links elsewhere."""
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "outside" / "proj"
+    project.mkdir(parents=True)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "notes.md").write_text("secret\n")
+    (secret / "mcp.json").write_text('{"mcpServers": {"s": {"command": "x"}}}')
+    (project / "CLAUDE.md").symlink_to(secret / "notes.md")
+    (project / ".mcp.json").symlink_to(secret / "mcp.json")
+    (tmp_path / "outside" / "AGENTS.md").symlink_to(secret / "notes.md")
+    for agent in ("claude-code", "codex"):
+        result = audit_agent(agent, home, project)
+        assert not [c for c in result.components if c.decoy is None], result.components
+        assert all("leads outside" in p for p in result.problems), result.problems
+    claude = audit_agent("claude-code", home, project)
+    assert len(claude.problems) == 2, claude.problems  # CLAUDE.md and .mcp.json, each said

@@ -36,6 +36,21 @@ JSON_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string
 """A shape as JSON (and TOML) calls it, for the problem sentences."""
 
 
+ABOVE_ENTRIES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    ".mcp.json",
+    ".claude",
+    "AGENTS.md",
+    "AGENTS.override.md",
+    ".agents",
+    ".codex",
+    "GEMINI.md",
+    ".gemini",
+)
+"""What Claude Code, Codex and Gemini CLI read in a folder above the project."""
+
+
 @dataclass
 class Reader:
     """What one agent's audit reads and what it found."""
@@ -63,6 +78,9 @@ class Reader:
         moved = (self.claude_config_dir, self.codex_home, self.gemini_cli_home)
         roots += [folder for folder in moved if folder is not None]
         self._roots = [r.resolve() for r in roots]
+        self._entries: list[Path] = []
+        """What the CLIs read in the folders above a project outside the home (see
+        :meth:`reach`): those entries only, never the rest of such a folder."""
 
     def allowed(self, path: Path) -> bool:
         """Whether ``path`` (symlinks resolved) lies inside the home, the project or a path
@@ -71,14 +89,17 @@ class Reader:
             real = path.resolve()
         except (OSError, RuntimeError):
             return False
-        return any(real.is_relative_to(root) for root in self._roots)
+        return any(real.is_relative_to(root) for root in (*self._roots, *self._entries))
 
     def reach(self, folders: Sequence[Path]) -> None:
-        """Let the audit read in ``folders``, folders above a project outside the home whose
-        files the agent reads."""
-        for folder in folders:  # (never the filesystem's root: that would let in everything)
-            if folder != Path(folder.anchor) and folder.resolve() not in self._roots:
-                self._roots.append(folder.resolve())
+        """Let the audit read, in ``folders`` above a project outside the home, the entries a
+        CLI reads there (:data:`ABOVE_ENTRIES`) and nothing else of them: a file of the project
+        linked elsewhere in such a folder (``/tmp`` above ``/tmp/x/proj``) is still refused,
+        and so is such an entry that is a link leading out of its folder."""
+        for folder in folders:  # (never the filesystem's root)
+            if folder != Path(folder.anchor):
+                base = folder.resolve()
+                self._entries += [base / name for name in ABOVE_ENTRIES]
 
     def named_paths(self) -> list[Path]:
         args = self.launch_args
