@@ -83,7 +83,7 @@ class RunRequest:
     unread: tuple[str, ...] = ()  # keys of the config file the run leaves unset (eval's)
     config_folder: Path | None = None  # where proctor.json is looked for (eval: its project)
     ends_command: bool = field(default=False, compare=False)
-    """The command ends with this run: its reports written, it exits as they say, stops ignored."""
+    """Whether the command ends with this run: once its reports are written, stops are ignored."""
 
     def key_folder(self) -> Path:
         """The folder whose ``.env`` the run reads for the roles' keys."""

@@ -74,7 +74,7 @@ def test_token_counts_have_a_thousands_separator_in_every_section() -> None:
 def test_a_run_comparison_shows_seconds_and_counts_as_the_run_report_does() -> None:
     text = render_runs_markdown(compare_runs(RECORDS, RECORDS))
     assert "| 0.33 → 0.33 | 8 → 8 | 2,749 → 2,749 |" in text
-    assert "- Elapsed is the agent's time, its transcript's first to last event." in text
+    assert "- Elapsed is the agent's time, its transcript's first to last event (its" in text
 
 
 def _html() -> str:
@@ -88,7 +88,7 @@ def test_the_html_report_says_what_its_elapsed_seconds_are_as_the_markdown_does(
     html = _html()
     table = html.split('id="ab-overall"')[1].split("<h3>")[0]
     assert "median elapsed (s)" in table
-    assert "Elapsed is the agent&#39;s time, its transcript&#39;s first to last event." in table
+    assert "Elapsed is the agent&#39;s time, its transcript&#39;s first to last event (" in table
 
 
 def test_the_html_report_shows_figures_as_the_markdown_does() -> None:

@@ -63,4 +63,4 @@ def test_every_table_of_elapsed_seconds_says_they_are_the_agent_s_not_the_trial_
     assert "median trial" in text.split("## Repeats")[0]
     assert legend in render_repeated_markdown(repeated_runs(records))
     ab = render_ab_markdown(analyse_ab(records, "t", "b"))
-    assert "- Elapsed is the agent's time, its transcript's first to last event." in ab
+    assert "- Elapsed is the agent's time, its transcript's first to last event (its agent" in ab

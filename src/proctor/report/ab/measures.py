@@ -47,7 +47,10 @@ def succeeded(record: TrialRecord) -> bool:
     return record.status == "passed"
 
 
-ELAPSED_MEANS = "the agent's time, its transcript's first to last event"
+ELAPSED_MEANS = (
+    "the agent's time, its transcript's first to last event (its agent time where the "
+    "transcript has no span)"
+)
 """What the reports' elapsed seconds are, said beside them (:func:`elapsed_seconds`)."""
 
 
