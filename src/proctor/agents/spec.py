@@ -6,7 +6,7 @@ transcript format. Every table of agent ids (the registry, ``proctor agents inst
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from proctor.errors import ConfigError
@@ -164,3 +164,16 @@ def unknown_agent(name: str, known: Iterable[str]) -> str:
     near = [f"'{a}'" for a in nearest_agents(name, names)]
     hint = f"did you mean {' or '.join(near)}? " if near else ""
     return f"unknown agent '{name}' ({hint}known: {', '.join(names)})"
+
+
+def covered_agent(name: str, covered: Sequence[str], command: str) -> str:
+    """The id of the agent ``name`` names (an id or an alias such as ``claude``) when
+    ``command`` covers it; a ConfigError otherwise, naming the nearest for an unknown name and
+    the agents ``command`` covers for a known one it does not (``proctor audit --agent
+    scripted``)."""
+    spec = spec_for(name)
+    if spec is not None and spec.id in covered:
+        return spec.id
+    if spec is not None:
+        raise ConfigError(f"--agent {name}: {command} covers {', '.join(covered)}, not {spec.id}")
+    raise ConfigError(f"--agent {name}: {unknown_agent(name, covered)}")

@@ -97,14 +97,11 @@ def check_install(
         raise ConfigError("--install: the command is empty")
     if uninstall is not None and not uninstall.strip():
         raise ConfigError("--uninstall: the command is empty; leave the option out to skip it")
-    from proctor.agents.spec import spec_for, unknown_agent
+    from proctor.agents.spec import covered_agent
 
     chosen: list[str] = []
     for name in agents:  # the same names (and aliases, such as claude) as audit and hooks test
-        spec = spec_for(name)
-        if spec is None or spec.id not in AGENT_CHOICES:
-            raise ConfigError(f"--agent {name}: {unknown_agent(name, AGENT_CHOICES)}")
-        chosen.append(spec.id)
+        chosen.append(covered_agent(name, AGENT_CHOICES, "proctor addon"))
     agents = tuple(dict.fromkeys(chosen))
     if expect is not None and not expect.is_file():
         raise ConfigError(f"--expect {expect}: no such file")

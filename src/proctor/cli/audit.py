@@ -52,7 +52,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
     from proctor.addons.audit import AGENT_IDS, audit, shown
     from proctor.addons.audit.render import render_text
     from proctor.agents.credentials import register_user_keys
-    from proctor.agents.spec import spec_for, unknown_agent
+    from proctor.agents.spec import covered_agent
     from proctor.errors import ConfigError
     from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
@@ -70,10 +70,7 @@ def command(home: Path | None, project: Path | None, agents: tuple[str, ...], as
             raise ConfigError(f"{flag} {folder}: expected an existing folder")
     chosen: list[str] = []
     for name in agents:
-        spec = spec_for(name)
-        if spec is None or spec.id not in AGENT_IDS:
-            raise ConfigError(f"--agent {name}: {unknown_agent(name, AGENT_IDS)}")
-        chosen.append(spec.id)
+        chosen.append(covered_agent(name, AGENT_IDS, "proctor audit"))
     chosen = list(dict.fromkeys(chosen)) or list(AGENT_IDS)
     for variable, folder in moved.items():
         if MOVED_BY[variable] in chosen and not folder.is_dir():

@@ -63,3 +63,15 @@ def test_audit_and_check_install_suggest_the_agent_meant(tmp_path: Path, argv: l
     result = CliRunner().invoke(cli, argv)
     said = str(result.exception) if result.exception else result.output
     assert "--agent clude: unknown agent 'clude' (did you mean 'claude-code'?" in said, said
+
+
+def test_an_agent_audit_does_not_cover_is_said_so_not_unknown() -> None:
+    """``audit --agent scripted`` said "unknown agent 'scripted'", an agent proctor knows."""
+    from click.testing import CliRunner
+
+    from proctor.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["audit", "--agent", "scripted", "--home", "."])
+    assert str(result.exception) == (
+        "--agent scripted: proctor audit covers claude-code, codex, gemini-cli, not scripted"
+    )
