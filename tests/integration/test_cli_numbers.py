@@ -39,16 +39,17 @@ def test_commands_refuse_nan_with_exit_2(proctor: Run, argv: tuple[str, ...]) ->
     assert result.code == 2 and "is not a finite number" in result.err, result.err
 
 
+WITH_OUT = [
+    ("run", "--dry-run", "--source", "."),
+    ("eval", "x"),
+    ("prepare", "c"),
+    ("record", "c", "--workspace", "."),
+]
+"""The commands that take --out, each as it would otherwise run."""
+
+
 @pytest.mark.parametrize("blank", ["", " ", "\t"])
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ("run", "--dry-run", "--source", "."),
-        ("eval", "x"),
-        ("prepare", "c"),
-        ("record", "c", "--workspace", "."),
-    ],
-)
+@pytest.mark.parametrize("argv", WITH_OUT)
 def test_a_blank_out_is_refused_with_exit_2(
     proctor: Run, argv: tuple[str, ...], blank: str
 ) -> None:
@@ -62,15 +63,7 @@ def test_a_blank_out_is_refused_with_exit_2(
     assert said in result.err  # quoted as proctor.json's "out" is
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ("run", "--dry-run", "--source", "."),
-        ("eval", "x"),
-        ("prepare", "c"),
-        ("record", "c", "--workspace", "."),
-    ],
-)
+@pytest.mark.parametrize("argv", WITH_OUT)
 def test_an_out_that_is_a_file_is_one_sentence_of_proctor_s(
     proctor: Run, argv: tuple[str, ...], tmp_path: Path
 ) -> None:
