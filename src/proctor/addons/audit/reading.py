@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.front_matter import SkillRule, claude_code_skill
-from proctor.addons.audit.repository import marks_root
+from proctor.addons.audit.repository import ABOVE_ENTRIES, marks_root
 from proctor.addons.hooks.cases import EVENTS
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
@@ -34,21 +34,6 @@ NO_ENDPOINT = "MCP entry with no command or url"
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
 JSON_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
 """A shape as JSON (and TOML) calls it, for the problem sentences."""
-
-
-ABOVE_ENTRIES = (
-    "CLAUDE.md",
-    "CLAUDE.local.md",
-    ".mcp.json",
-    ".claude",
-    "AGENTS.md",
-    "AGENTS.override.md",
-    ".agents",
-    ".codex",
-    "GEMINI.md",
-    ".gemini",
-)
-"""What Claude Code, Codex and Gemini CLI read in a folder above the project."""
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """Where a repository's root is, as the CLIs tell it: the rule the audit walks up by, and the
-one Codex trusts and layers its project config by (``proctor hooks test`` reuses it)."""
+one Codex trusts and layers its project config by (``proctor hooks test`` reuses it); and what
+the CLIs read in the folders above a project."""
 
 from __future__ import annotations
 
@@ -7,7 +8,21 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["is_repository", "marks_root", "repository_root"]
+__all__ = ["ABOVE_ENTRIES", "is_repository", "marks_root", "repository_root"]
+
+ABOVE_ENTRIES = (
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    ".mcp.json",
+    ".claude",
+    "AGENTS.md",
+    "AGENTS.override.md",
+    ".agents",
+    ".codex",
+    "GEMINI.md",
+    ".gemini",
+)
+"""What Claude Code, Codex and Gemini CLI read in a folder above the project."""
 
 
 def marks_root(folder: Path) -> bool:
