@@ -23,12 +23,13 @@ from proctor.util.clock import utc_day
 from proctor.util.text import (
     cache_write_text,
     controls_escaped,
+    count_text,
     dollars_text,
     duration_text,
     fixed,
     markdown_cell,
     markdown_text,
-    plural,
+    noun_for,
     without_noise,
 )
 
@@ -213,12 +214,11 @@ def _part(report: HistoryReport, fields: set[str]) -> bytes:
 
 
 def _num(value: float | None, digits: int = 0) -> str:
-    """``digits`` decimals; a whole count without decimals, a half (a median of two) with one."""
+    """``digits`` decimals; with none, a count as the reports show one (``1,204``, a half, a
+    median of two, with one decimal: ``1,527.5``)."""
     if value is None:
         return "–"
-    if digits == 0 and value != int(value):
-        return fixed(value, 1)
-    return fixed(value, digits)
+    return count_text(value) if digits == 0 else fixed(value, digits)
 
 
 def _spread_text(value: Spread, digits: int = 0, unit: str = "") -> str:
@@ -233,9 +233,9 @@ def _spread_text(value: Spread, digits: int = 0, unit: str = "") -> str:
 def _time_spread(value: Spread, tasks: int) -> str:
     """The median time and its range, and over how many of the ``tasks`` when some have no
     duration (a session without times at both ends)."""
-    timed = f"{value.n} of {tasks} tasks timed" if value.n < tasks else ""
+    timed = f"{count_text(value.n)} of {count_text(tasks)} tasks timed" if value.n < tasks else ""
     if value.median is None:  # none timed: "0 of 1 tasks timed" said it badly
-        return f"– (none of its {plural(tasks, 'task')} timed)" if tasks else "–"
+        return f"– (none of its {_counted(tasks, 'task')} timed)" if tasks else "–"
     low, high = duration_text(value.min), duration_text(value.max)
     return f"{duration_text(value.median)} ({low}–{high}{'; ' + timed if timed else ''})"
 
@@ -243,7 +243,18 @@ def _time_spread(value: Spread, tasks: int) -> str:
 def _share(group: GroupSummary) -> str:
     if group.share_verified is None:
         return "–"
-    return f"{group.verified}/{group.tasks} ({fixed(100 * group.share_verified)}%)"
+    return f"{_of(group.verified, group.tasks)} ({fixed(100 * group.share_verified)}%)"
+
+
+def _of(part: int, whole: int) -> str:
+    """``"1,204/2,310"``: a count of a whole, both as the reports show counts."""
+    return f"{count_text(part)}/{count_text(whole)}"
+
+
+def _counted(n: int, noun: str) -> str:
+    """``"1,204 tasks"``: :func:`~proctor.util.text.plural` with the count as the reports show
+    one."""
+    return f"{count_text(n)} {noun_for(n, noun)}"
 
 
 def render_history(report: HistoryReport) -> str:
@@ -252,7 +263,8 @@ def render_history(report: HistoryReport) -> str:
     lines = [
         "# History",
         "",
-        f"- Sessions: {total.sessions} ({plural(total.tasks, 'task')}, {total.non_tasks} "
+        f"- Sessions: {count_text(total.sessions)} ({_counted(total.tasks, 'task')}, "
+        f"{count_text(total.non_tasks)} "
         "without a code change)",
         (
             f"- Verified: {_share(total)} of tasks ran a passing check after the last edit "
@@ -273,13 +285,17 @@ def render_history(report: HistoryReport) -> str:
             else "– (no task)"
         ),
         (
-            f"- Loops: {plural(total.loops, 'loop')} in {plural(total.tasks_with_loops, 'task')}"
+            f"- Loops: {_counted(total.loops, 'loop')} in "
+            f"{_counted(total.tasks_with_loops, 'task')}"
             if total.tasks
             else "- Loops: – (no task)"
         ),
         "- Rules broken: "
         + (
-            (", ".join(f"{rule} {n}/{total.tasks}" for rule, n in total.rule_counts.items()) or "–")
+            (
+                ", ".join(f"{rule} {_of(n, total.tasks)}" for rule, n in total.rule_counts.items())
+                or "–"
+            )
             if total.tasks
             else "– (no task)"  # "unverified 0/0, …" said nothing
         ),
@@ -308,10 +324,11 @@ def render_history(report: HistoryReport) -> str:
         ]
         for group in report.groups:
             lines.append(
-                f"| {markdown_cell(group.key)} | {group.sessions} | {group.tasks} | "
+                f"| {markdown_cell(group.key)} | {count_text(group.sessions)} | "
+                f"{count_text(group.tasks)} | "
                 f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
-                f"{group.loops} | {_dollars_cell(group)} |"
+                f"{count_text(group.loops)} | {_dollars_cell(group)} |"
             )
         lines += _unpriced_note(report.by, report.groups)
         lines += _rules_by_group(report.by, report.groups)
@@ -364,7 +381,7 @@ def _rules_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
     ]
     for group in groups:
         cells = [
-            f"{group.rule_counts.get(rule, 0)}/{group.tasks}" if group.tasks else "–"
+            _of(group.rule_counts.get(rule, 0), group.tasks) if group.tasks else "–"
             for rule in rules
         ]
         lines.append(f"| {markdown_cell(group.key)} | " + " | ".join(cells) + " |")

@@ -511,6 +511,33 @@ def test_figures_are_shown_as_people_round_them() -> None:
     )
 
 
+def test_counts_past_a_thousand_are_grouped_as_the_reports_group_them() -> None:
+    """Sessions, tasks, steps and the shares of a history of thousands read as every report
+    writes a count (``1,204``), the median of two counts with one decimal (``1,527.5``)."""
+    from proctor.history.record import StepsRecord
+
+    def session(n: int, calls: int) -> SessionRecord:
+        return SessionRecord(
+            agent="claude-code",
+            path=f"/h/{n}.jsonl",
+            project="/work/p",
+            started_at="2026-11-02T10:00:00+00:00",
+            duration_seconds=60,
+            is_task=n % 2 == 0,
+            verified=n % 4 == 0,
+            steps=StepsRecord(tool_calls=calls),
+        )
+
+    many = [session(n, 1_000 + 1_055 * (n % 2 == 0) * (n % 4 == 0)) for n in range(2_410)]
+    text = render_history(history_report(many, [], PRICES, "project"))
+    assert "- Sessions: 2,410 (1,205 tasks, 1,205 without a code change)" in text
+    assert "- Verified: 603/1,205 (50%)" in text
+    assert "median steps: 2,055 (1,000–2,055) tool calls" in text
+    assert "| /work/p | 2,410 | 1,205 | 603/1,205 (50%) |" in text
+    two = render_history(history_report([session(0, 1_000), session(4, 2_055)], [], PRICES))
+    assert "median steps: 1,527.5 (1,000–2,055) tool calls" in two
+
+
 def test_a_cost_of_any_size_is_shown() -> None:
     """Prices have no upper bound: a cost past 28 digits is shown, not a decimal error."""
     from proctor.util.text import dollars_text, fixed
