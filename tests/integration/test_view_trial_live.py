@@ -239,3 +239,17 @@ def test_a_followed_trial_hears_its_run_s_process_is_gone(
         monkeypatch.setattr(records, "alive", lambda process: False)
         gone = client.get(url, headers={"if-none-match": etag})
     assert gone.status_code == 200 and "The trial has ended" in gone.text
+
+
+def test_a_turn_s_time_reads_as_the_reports_write_seconds(tmp_path: Path) -> None:
+    """How long a turn took reads as every report writes a time in seconds (two decimals, a
+    thousands separator), not with one decimal of its own."""
+    name = "run-20261201T000000Z-timed"
+    paths = write_run(tmp_path, name, trials=1, cases=1)
+    trajectory = paths.trial("case-000", "scripted", "default", 1).trajectory
+    turn = {"type": "turn_end", "ts": "2026-12-01T13:56:44.414Z", "durationMs": 1234567.0}
+    with trajectory.open("a") as fh:
+        fh.write(json.dumps(turn) + "\n")
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{name}/trials/case-000/scripted/default/1").text
+    assert "turn ended after 1,234.57 s" in page
