@@ -1,6 +1,8 @@
 """Reading a run's journal (``journal.jsonl``, see :mod:`proctor.session.journal`, which
-writes it): its entries, and the stretches of wall-clock time that ran the run (the first run
-and each ``--resume``), which ``proctor run`` and ``proctor report`` count as the run's wall time.
+writes it): its entries, the stretches of wall-clock time that ran the run (the first run
+and each ``--resume``), which ``proctor run`` and ``proctor report`` count as the run's wall time,
+and whether the process that runs it still does (one rule for the viewer, ``report``,
+``compare``, ``annotate``, ``findings`` and ``run --resume``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 from proctor.models.run import JournalEntry
 from proctor.util.files import open_regular
 from proctor.util.jsonl import decode_object
+from proctor.util.processes import process_start
 
 
 def read(path: Path) -> Iterator[JournalEntry]:
@@ -79,3 +82,52 @@ def earlier_cut(path: Path) -> bool:
     orchestrator was killed): :func:`earlier_wall_ms` then counts it only to the last line it
     wrote, and is a lower bound."""
     return any(not s.finished for s in stretches(path)[:-1])
+
+
+RUN_EVENTS = ("run-started", "run-resumed", "run-finished")
+
+
+def run_entries(journal: Path) -> Iterator[JournalEntry]:
+    """The run-level lines of a journal (started, resumed, finished), in order, read without
+    decoding its trials' lines. A regular file only (a named pipe would block its reader); a
+    line that is not UTF-8 or not JSON, or nested too deeply, is skipped; none when it cannot
+    be read."""
+    try:
+        with open_regular(journal) as fh:
+            for raw in fh:
+                if b'"run-' not in raw:
+                    continue
+                record = decode_object(raw)
+                if record is None:
+                    continue
+                try:
+                    entry = JournalEntry.model_validate(record)
+                except (ValueError, RecursionError):
+                    continue
+                if entry.event in RUN_EVENTS:
+                    yield entry
+    except OSError:
+        return
+
+
+def orchestrator(journal: Path) -> tuple[int, int] | None:
+    """The process that started (or last resumed) the run of ``journal``, as its pid and
+    start time, when it has not written the run's end; else None."""
+    entries = list(run_entries(journal))  # a few lines: one per start or resume
+    last = entries[-1] if entries else None
+    if last is None or last.event == "run-finished" or last.pid is None:
+        return None
+    return None if last.pid_start is None else (last.pid, last.pid_start)
+
+
+def alive(process: tuple[int, int] | None) -> bool:
+    """Whether the process (pid, start time) of :func:`orchestrator` is still that process (a
+    pid alone could be another machine's, or reused)."""
+    return process is not None and process_start(process[0]) == process[1]
+
+
+def live_orchestrator(journal: Path) -> int | None:
+    """The pid of the process that last started or resumed the run, when it is still that
+    process and has not finished the run; else None."""
+    process = orchestrator(journal)
+    return process[0] if process is not None and alive(process) else None

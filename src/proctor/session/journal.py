@@ -20,6 +20,7 @@ from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialSta
 from proctor.models.io import dump_json
 from proctor.models.journal import earlier_cut as earlier_cut  # (re-exported)
 from proctor.models.journal import earlier_wall_ms as earlier_wall_ms
+from proctor.models.journal import live_orchestrator as live_orchestrator
 from proctor.models.journal import read as read
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
@@ -56,20 +57,6 @@ def note(path: Path, event: JournalEvent) -> None:
     """A run-level line, naming this process (the orchestrator) and when it started."""
     pid = os.getpid()
     append(path, JournalEntry(event=event, time=now_iso(), pid=pid, pid_start=process_start(pid)))
-
-
-def live_orchestrator(path: Path) -> int | None:
-    """The orchestrator that last started or resumed the run, when it is still that process
-    and has not finished the run; else None."""
-    last: JournalEntry | None = None
-    for entry in read(path):
-        if entry.event in ("run-started", "run-resumed", "run-finished"):
-            last = entry
-    if last is None or last.event == "run-finished" or last.pid is None:
-        return None
-    if last.pid_start is None or process_start(last.pid) != last.pid_start:
-        return None
-    return last.pid
 
 
 def started_here(path: Path) -> bool:

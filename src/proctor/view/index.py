@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from proctor.models.journal import alive, orchestrator
 from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
 from proctor.util.masking import mask
@@ -26,10 +27,8 @@ from proctor.view.offsets import LineOffsets, pack, scan_offsets, unpack
 from proctor.view.records import (
     MISSING_STAMP,
     TrialRow,
-    alive,
     folder_key,
     missing_rows,
-    orchestrator,
     read_trial_rows,
     run_facts,
     signature,

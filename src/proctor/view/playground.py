@@ -29,9 +29,9 @@ from urllib.parse import quote
 
 from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ProctorError
+from proctor.models.journal import run_entries
 from proctor.util.processes import process_tag, tag_running
 from proctor.view.index import ResultsIndex
-from proctor.view.records import run_entries
 from proctor.view.settings import ViewSettings
 
 ACTIVE = ("queued", "running")

@@ -3,14 +3,13 @@ stay the source of truth; these rows are a cache of them)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
-from proctor.models.run import JournalEntry, RunManifest
+from proctor.models.journal import alive, orchestrator
+from proctor.models.run import RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.paths import RunPaths
@@ -22,8 +21,6 @@ from proctor.report.stored import (
     read_annotations,
     wall_of,
 )
-from proctor.util.files import open_regular
-from proctor.util.processes import process_start
 
 
 @dataclass(frozen=True)
@@ -211,41 +208,6 @@ def _optional(path: Path, model: type[R], problems: list[str]) -> R | None:
     except (ConfigError, SchemaVersionError) as exc:
         problems.append(str(exc))
         return None
-
-
-def run_entries(journal: Path) -> Iterator[JournalEntry]:
-    """The run-level lines of a journal (started, resumed, finished), in order. A regular file
-    only (a named pipe would block the index, and every page with it); a line that is not
-    UTF-8 or not JSON, or nested too deeply, is skipped; none when it cannot be read."""
-    try:
-        with open_regular(journal) as fh:
-            for raw in fh:
-                if b'"run-' not in raw:
-                    continue
-                try:
-                    entry = JournalEntry.model_validate(json.loads(raw))
-                except (ValueError, RecursionError):
-                    continue
-                if entry.event in ("run-started", "run-resumed", "run-finished"):
-                    yield entry
-    except OSError:
-        return
-
-
-def orchestrator(journal: Path) -> tuple[int, int] | None:
-    """The process that started (or last resumed) the run of ``journal``, as its pid and
-    start time, when it has not written the run's end; else None."""
-    entries = list(run_entries(journal))  # a few lines: one per start or resume
-    last = entries[-1] if entries else None
-    if last is None or last.event == "run-finished" or last.pid is None:
-        return None
-    return None if last.pid_start is None else (last.pid, last.pid_start)
-
-
-def alive(process: tuple[int, int] | None) -> bool:
-    """Whether the process (pid, start time) of :func:`orchestrator` is still that process (a
-    pid alone could be another machine's, or reused)."""
-    return process is not None and process_start(process[0]) == process[1]
 
 
 def _orchestrator_alive(paths: RunPaths) -> bool:
