@@ -77,7 +77,7 @@ def test_command(
             echo_unless_gone(f"note: not run: {skipped}")
         else:
             echo_unless_gone(f"note: not run (proctor runs command hooks only): {skipped}")
-    if report.not_loaded is not None and report.not_loaded.startswith("project not trusted"):
+    if report.not_loaded is not None and report.untrusted:
         echo_unless_gone(
             f"note: Codex would not run these hooks in their project: {report.not_loaded} "
             "(it reads a project's .codex/hooks.json and config.toml only in a trusted folder)"

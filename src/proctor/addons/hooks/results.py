@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from proctor.models.base import CamelModel
 
 
@@ -51,6 +53,8 @@ class HooksReport(CamelModel):
     results: list[CaseResult]
     not_loaded: str | None = None
     """Why the CLI would not load the source where it is (a Codex project not trusted)."""
+    untrusted: bool = Field(default=False, exclude=True)
+    """Whether :attr:`not_loaded` is the project's trust (not in the JSON: its text says)."""
     loaded_with: str | None = None
     """Codex's other hooks file of the same folder, whose hooks it loads as well (and warns)."""
     home_copies: list[str] = []

@@ -83,6 +83,9 @@ class HookSource:
     not_loaded: str | None = None
     """Why the CLI would not load this file where it is (a Codex project the user's
     config.toml does not trust), or None."""
+    untrusted: bool = False
+    """Whether :attr:`not_loaded` is the project's trust (else the user's config.toml, with
+    which Codex does not start)."""
     loaded_with: Path | None = None
     """Codex's other hooks file of the same folder (``hooks.json`` beside ``config.toml``, or
     the reverse) when both declare hooks: Codex loads both, and warns."""
@@ -156,10 +159,13 @@ def load_hooks(path: Path) -> HookSource:
     user_folder = user_config_folder(path)
     if user_folder is None:
         folder = project_config_folder(path)
-        untrusted = codex_untrusted(folder) if folder and folder.name == ".codex" else None
-        if untrusted is not None:  # Codex loads neither file of the folder
-            source = dataclasses.replace(source, loaded_with=None)
-        return dataclasses.replace(source, config_folder=folder, not_loaded=untrusted)
+        why = codex_untrusted(folder) if folder and folder.name == ".codex" else None
+        if why is None:
+            return dataclasses.replace(source, config_folder=folder)
+        reason, untrusted = why  # Codex loads neither file of the folder
+        return dataclasses.replace(
+            source, config_folder=folder, not_loaded=reason, untrusted=untrusted, loaded_with=None
+        )
     named = home_entries_named(user_folder, source.hooks)
     return dataclasses.replace(
         source,
@@ -198,11 +204,12 @@ def project_config_folder(settings: Path) -> Path | None:
     return folder
 
 
-def codex_untrusted(config_folder: Path) -> str | None:
-    """Why Codex would not load the hooks of a project's ``.codex`` folder: the user's
-    ``config.toml`` (in ``CODEX_HOME``, else ``~/.codex``) trusts neither the project nor its
-    repository root (:func:`~proctor.addons.audit.repository.is_repository`, the audit's rule);
-    None when it does."""
+def codex_untrusted(config_folder: Path) -> tuple[str, bool] | None:
+    """Why Codex would not load the hooks of a project's ``.codex`` folder, and whether that is
+    the project's trust: the user's ``config.toml`` (in ``CODEX_HOME``, else ``~/.codex``)
+    trusts neither the project nor its repository root
+    (:func:`~proctor.addons.audit.repository.is_repository`, the audit's rule), or does not
+    read (Codex does not start); None when Codex loads them."""
     from proctor.addons.audit.codex import trust_level, untrusted
     from proctor.addons.audit.repository import is_repository, repository_root
 
@@ -214,10 +221,13 @@ def codex_untrusted(config_folder: Path) -> str | None:
     except OSError:  # none: no folder is trusted
         config = {}
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return f"{config_file}: not a readable TOML file ({exc}); Codex does not start with it"
+        return (
+            f"{config_file}: not a readable TOML file ({exc}); Codex does not start with it",
+            False,
+        )
     projects = config.get("projects")
     where, level = trust_level(projects if isinstance(projects, dict) else {}, project, root)
-    return None if level == "trusted" else untrusted(where, level, config_file)
+    return None if level == "trusted" else (untrusted(where, level, config_file), True)
 
 
 def codex_hooks_beside(path: Path) -> Path | None:

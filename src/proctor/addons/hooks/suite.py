@@ -86,6 +86,7 @@ def summarise(source: str, hooks: HookSource, results: Sequence[CaseResult]) -> 
         source=source,
         skipped_handlers=list(hooks.skipped),
         not_loaded=hooks.not_loaded,
+        untrusted=hooks.untrusted,
         loaded_with=str(hooks.loaded_with) if hooks.loaded_with else None,
         home_copies=[str(p) for p in hooks.home_entries],
         home_withheld=[str(p) for p in hooks.home_withheld],
