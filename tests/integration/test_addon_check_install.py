@@ -147,6 +147,30 @@ def test_a_failing_install_is_a_failed_check_with_its_output(proctor: Run) -> No
     assert "exited 4" in install["message"] and "no such package" in install["message"]
 
 
+def test_a_failed_install_says_what_it_left_and_what_the_agents_would_load(
+    proctor: Run,
+) -> None:
+    halfway = (
+        "mkdir -p {home}/.claude/skills/tidy && "
+        "printf -- '---\\ndescription: Tidy.\\n---\\n' > {home}/.claude/skills/tidy/SKILL.md && "
+        "rm -r {home}/.codex && cp /no/such/hook.sh {home}/.claude/hook.sh"
+    )
+    code, report = check(proctor, "--install", halfway)
+    assert (code, failed(report)) == (1, {("install", None), ("keeps-user", None)})
+    assert report["notes"] == [
+        "before it failed, the install added home/.claude/skills/tidy/SKILL.md; removed "
+        "home/.codex in the scratch",
+        "claude-code: after the failed install, the agent would load skill tidy in "
+        "home/.claude/skills/tidy/SKILL.md",
+    ]
+    installed = report["installed"]
+    assert isinstance(installed, dict)
+    claude = next(a for a in installed["agents"] if a["agent"] == "claude-code")
+    assert [c["name"] for c in claude["components"] if c["kind"] == "skill"] == ["tidy"]
+    code, report = check(proctor, "--install", "exit 3", "--agent", "codex")
+    assert report["notes"] == ["the failed install changed nothing in the scratch"]
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

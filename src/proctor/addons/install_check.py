@@ -35,6 +35,7 @@ from proctor.addons.install_planted import lost_user_state, plant, planted_files
 from proctor.addons.install_removal import removal_checks
 from proctor.addons.install_scratch import (
     DEFAULT_IGNORE,
+    Changes,
     Scratch,
     Snapshot,
     compare,
@@ -191,9 +192,10 @@ def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckRepo
     before = session.snapshot()
     ok, message = session.run(options.install, "--install")
     checks.append(InstallCheck(name="install", passed=ok, message=message))
-    if not ok:
-        return
     report.installed = session.audit(agents)
+    if not ok:
+        _left_behind(session, before, agents, report)
+        return
     _component_checks(session, agents, report)
     first = session.snapshot()
     checks.append(_project_check(before, first, options.expect))
@@ -213,6 +215,38 @@ def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckRepo
             ),
         )
     )
+
+
+def _left_behind(
+    session: _Session, before: Snapshot, agents: list[str], report: InstallCheckReport
+) -> None:
+    """Notes of what a failed install left in the empty scratch: the files it wrote before it
+    failed, and what each agent would load from them (an installer that fails halfway leaves a
+    half-installed add-on in its users' homes)."""
+    after = session.snapshot()
+    changes = compare(before, after)
+    if not changes:
+        report.notes.append("the failed install changed nothing in the scratch")
+        return
+    leaves = Changes(  # a folder is said through what was written in it
+        added=[p for p in changes.added if not any(q.startswith(p + "/") for q in changes.added)],
+        removed=[
+            p for p in changes.removed if not any(p.startswith(q + "/") for q in changes.removed)
+        ],
+        changed=changes.changed,
+    )
+    report.notes.append(f"before it failed, the install {leaves.describe()} in the scratch")
+    prefix = f"{session.scratch.root}/"
+    for agent in agents:
+        found = report.installed.for_agent(agent) if report.installed is not None else None
+        added = added_components(None, found)
+        if added:
+            listing = "; ".join(f"{c.kind} {describe(c)}" for c in added)
+            report.notes.append(
+                f"{agent}: after the failed install, the agent would load {listing}".replace(
+                    prefix, ""
+                )
+            )
 
 
 def _component_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> None:

@@ -24,10 +24,10 @@ class InstallCheckReport(RecordModel):
     """True when every check passed."""
     checks: list[InstallCheck] = []
     installed: AuditReport | None = None
-    """The audit of the scratch home and project after the first install."""
+    """The audit of the scratch home and project after the first install (failed or not)."""
     notes: list[str] = []
     """What is worth knowing but fails nothing (empty folders left by the uninstall, components
-    the installer added that the expect file does not name)."""
+    the installer added that the expect file does not name, what a failed install left)."""
 
     def failed(self) -> list[InstallCheck]:
         return [c for c in self.checks if not c.passed]
