@@ -266,6 +266,7 @@ def test_kept_scratches_hold_the_homes_the_installer_wrote(proctor: Run, tmp_pat
     )
     assert result.code == 0
     [root] = (tmp_path / "kept").iterdir()
+    assert f"note  the scratches are kept in {root}: fresh/" in result.out
     assert (root / "fresh" / "home" / ".agents" / "skills" / "tidy" / "SKILL.md").is_file()
     assert (root / "user" / "home" / ".codex" / "AGENTS.md").is_file()
 

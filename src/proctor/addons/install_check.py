@@ -99,7 +99,12 @@ def check_install(options: InstallOptions) -> InstallCheckReport:
     watched = guard.fingerprint(homes)
     if options.scratch_parent is not None:
         options.scratch_parent.mkdir(parents=True, exist_ok=True)
-        report = _check_in(Path(tempfile.mkdtemp(dir=options.scratch_parent)), options, agents)
+        kept = Path(tempfile.mkdtemp(dir=options.scratch_parent))
+        report = _check_in(kept, options, agents)
+        report.notes.append(
+            f"the scratches are kept in {kept}: fresh/ (the empty home and project) and user/ "
+            "(the user's state planted)"
+        )
     else:
         with temporary_folder("proctor-install-") as tmp:  # links in it never followed
             report = _check_in(tmp, options, agents)

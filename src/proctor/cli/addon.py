@@ -126,8 +126,6 @@ def check_install(
     report = check_install(options)
     if report.installed is not None:  # a credential in a command line or URL masked
         report = report.model_copy(update={"installed": shown(report.installed)})
-    if keep is not None:
-        click.echo(f"proctor: scratch kept under {keep}", err=True)
     if as_json:
         echo_unless_gone(dump_json(masked_data(report.to_dict())), nl=False)
     else:
