@@ -171,6 +171,31 @@ def test_a_failed_install_says_what_it_left_and_what_the_agents_would_load(
     assert report["notes"] == ["the failed install changed nothing in the scratch"]
 
 
+def test_a_hook_command_in_the_scratch_home_is_shown_with_the_home_placeholder(
+    proctor: Run, tmp_path: Path
+) -> None:
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "HOME_/.guard/guard.sh"}]}]}}  # fmt: skip
+    text = shlex.quote(json.dumps(settings)).replace("HOME_", "'{home}'")
+    install = f"mkdir -p {{home}}/.claude && printf '%s' {text} > {{home}}/.claude/settings.json"
+    result = proctor("addon", "check-install", "--install", install, "--agent", "claude")
+    assert result.code == 1, result.out + result.err  # it overwrites the user's settings
+    assert (
+        "note  claude-code: installed hook PreToolUse:Bash running '{home}/.guard/guard.sh' in "
+        "home/.claude/settings.json" in result.out
+    )
+    expect = tmp_path / "expect.json"
+    expect.write_text(
+        json.dumps({"claude-code": {"hooks": [{"event": "PreToolUse", "matcher": "Write"}]}})
+    )
+    _, report = check(proctor, "--install", install, "--expect", str(expect))
+    [present] = [c for c in report["checks"] if c["name"] == "present"]  # type: ignore[attr-defined]
+    assert present["message"].endswith(
+        "(found hooks: PreToolUse:Bash running '{home}/.guard/guard.sh' in "
+        "home/.claude/settings.json)"
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -173,6 +173,17 @@ class _Session:
     def snapshot(self) -> Snapshot:
         return snapshot(self.scratch.root, self.ignore)
 
+    def shown(self, text: str) -> str:
+        """``text`` with the scratch's paths as an author writes them: a file the audit names
+        relative to the scratch (``in home/.claude/settings.json``), and the scratch home and
+        project in a command as the expect file's ``{home}`` and ``{project}`` (a hook running
+        ``{home}/.tidy/guard.sh``, not a relative ``home/.tidy/guard.sh``)."""
+        root = str(self.scratch.root)
+        text = text.replace(f" in {root}/", " in ")
+        text = text.replace(str(self.scratch.home), "{home}")
+        text = text.replace(str(self.scratch.project), "{project}")
+        return text.replace(f"{root}/", "")
+
     def audit(self, agents: list[str]) -> AuditReport:
         from proctor.addons.audit import audit
 
@@ -241,16 +252,13 @@ def _left_behind(
         changed=changes.changed,
     )
     report.notes.append(f"before it failed, the install {leaves.describe()} in the scratch")
-    prefix = f"{session.scratch.root}/"
     for agent in agents:
         found = report.installed.for_agent(agent) if report.installed is not None else None
         added = added_components(None, found)
         if added:
             listing = "; ".join(f"{c.kind} {describe(c)}" for c in added)
             report.notes.append(
-                f"{agent}: after the failed install, the agent would load {listing}".replace(
-                    prefix, ""
-                )
+                session.shown(f"{agent}: after the failed install, the agent would load {listing}")
             )
 
 
@@ -258,18 +266,17 @@ def _component_checks(session: _Session, agents: list[str], report: InstallCheck
     """With an expect file, one ``present`` check per expected component and a note for each
     component the installer added besides; without one, notes of what it installed."""
     expect = session.options.expect
-    prefix = f"{session.scratch.root}/"
     for agent in agents:
         found = report.installed.for_agent(agent) if report.installed is not None else None
         wanted = expect.for_agent(agent) if expect is not None else None
         if wanted is not None:
             for check in component_checks(agent, wanted, found, session.expand_text):
-                check.message = check.message.replace(prefix, "")
+                check.message = session.shown(check.message)
                 report.checks.append(check)
         added = added_components(None, found)
         if expect is None:
             listing = "; ".join(f"{c.kind} {describe(c)}" for c in added) or "nothing"
-            report.notes.append(f"{agent}: installed {listing}".replace(prefix, ""))
+            report.notes.append(session.shown(f"{agent}: installed {listing}"))
         elif wanted is not None:
             named = (
                 {("skill", n) for n in wanted.skills}
@@ -282,8 +289,10 @@ def _component_checks(session: _Session, agents: list[str], report: InstallCheck
             extra = [c for c in added if c.kind in kinds and (c.kind, c.name) not in named]
             for component in extra:
                 report.notes.append(
-                    f"{agent}: the installer also added {component.kind} {describe(component)}, "
-                    "which the expect file does not name".replace(prefix, "")
+                    session.shown(
+                        f"{agent}: the installer also added {component.kind} "
+                        f"{describe(component)}, which the expect file does not name"
+                    )
                 )
 
 
