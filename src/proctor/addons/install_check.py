@@ -24,7 +24,8 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,11 +145,24 @@ class _Session:
         return expand(text, self.scratch, self.options.origin, shell=False)
 
     def run(self, command: str, option: str) -> tuple[bool, str]:
-        run = run_command(
-            self.expand(command), self.scratch, self.env, self.options.timeout, option
-        )
+        with self.hinted(command):
+            run = run_command(
+                self.expand(command), self.scratch, self.env, self.options.timeout, option
+            )
         said = run.describe(option.lstrip("-"))
         return run.ok, said if run.ok else said + self.origin_hint(command)
+
+    @contextmanager
+    def hinted(self, command: str) -> Iterator[None]:
+        """A command that cannot start because a file it names by a bare or relative name is
+        in the folder proctor was started in, not in the scratch project: the error says so."""
+        try:
+            yield
+        except ConfigError as exc:
+            hint = "" if "{cwd}" in str(exc) else self.origin_hint(command)
+            if not hint:
+                raise
+            raise ConfigError(f"{exc}{hint}") from exc
 
     def origin_hint(self, command: str) -> str:
         """For a failed command, a relative path in it to a file that is not in the scratch
@@ -195,7 +209,8 @@ def _check_in(root: Path, options: InstallOptions, agents: list[str]) -> Install
     fresh = _Session(root / "fresh", options)
     if options.uninstall:  # before both installs run, not after: its program can start
         command = fresh.expand(options.uninstall)
-        refuse_unstartable(command, fresh.scratch, fresh.env, "--uninstall", before=True)
+        with fresh.hinted(options.uninstall):
+            refuse_unstartable(command, fresh.scratch, fresh.env, "--uninstall", before=True)
     _fresh_checks(fresh, agents, report)
     user = _Session(root / "user", options)
     _user_checks(user, agents, report)

@@ -529,3 +529,34 @@ def test_a_failed_command_naming_a_file_of_the_folder_proctor_ran_in_says_to_wri
         " (my install.py is not in the scratch project, where the command runs, but in the "
         "folder you ran proctor in: write {cwd}/'my install.py')"
     ), install.message
+
+
+@pytest.mark.parametrize("option", ["install", "uninstall"])
+def test_a_bare_program_name_of_a_file_in_the_folder_proctor_ran_in_says_to_write_cwd(
+    tmp_path: Path, option: str
+) -> None:
+    import os
+
+    from proctor.addons.install_check import InstallOptions, check_install
+
+    origin = tmp_path / "addon"
+    origin.mkdir()
+    (origin / "install.sh").write_text("#!/bin/sh\n")
+    (origin / "install.sh").chmod(0o755)
+    (tmp_path / "home").mkdir()
+    named = "install.sh --all"
+    options = InstallOptions(
+        install=named if option == "install" else "true",
+        uninstall=named if option == "uninstall" else None,
+        agents=["claude-code"],
+        origin=origin,
+        real_homes=[tmp_path / "home"],
+        parent_env={"PATH": os.environ["PATH"]},
+    )
+    with pytest.raises(ConfigError) as caught:
+        check_install(options)
+    assert str(caught.value) == (
+        f"--{option}: the command 'install.sh --all' cannot be started: install.sh is not a "
+        "command on PATH (install.sh is not in the scratch project, where the command runs, "
+        "but in the folder you ran proctor in: write {cwd}/install.sh)"
+    )
