@@ -274,7 +274,7 @@ class EvalProgress:
 
     def __call__(self, event: object) -> None:
         from proctor.execute.events import TrialFinished
-        from proctor.session.evals import shown_status
+        from proctor.session.eval_results import shown_status
 
         if not isinstance(event, TrialFinished):
             return
