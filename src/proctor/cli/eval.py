@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -17,6 +18,7 @@ from proctor.cli.options import (
     agent_effort_option,
     agent_model_option,
     budget_option,
+    case_option,
     keep_workspace_option,
     reporter_option,
 )
@@ -26,7 +28,10 @@ from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
-from proctor.util.text import joined_lines, one_line
+from proctor.util.text import joined_lines, one_line, plural
+
+if TYPE_CHECKING:
+    from proctor.session.evals import EvalPlan, EvalRequest
 
 
 @click.command("eval")
@@ -39,8 +44,14 @@ from proctor.util.text import joined_lines, one_line
     show_default=True,
     help="The project folder that holds evals/.",
 )
+@case_option
 @click.option("--tag", "tags", multiple=True, help="Run the evals with this tag (repeatable).")
 @click.option("--list", "list_only", is_flag=True, help="Print the ids; run nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print each case that would run, its agent, model, repeats and timeout; run nothing.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON on stdout.")
 @click.option(
     "--no-stream",
@@ -97,8 +108,10 @@ from proctor.util.text import joined_lines, one_line
 def command(
     ids: tuple[str, ...],
     root: Path,
+    cases: tuple[str, ...],
     tags: tuple[str, ...],
     list_only: bool,
+    dry_run: bool,
     as_json: bool,
     no_stream: bool,
     verbose: bool,
@@ -116,7 +129,8 @@ def command(
     keep_workspace: bool,
     reporters: tuple[str, ...],
 ) -> int:
-    """Run evals written as code: ID_OR_PREFIX selects an id and everything below it.
+    """Run evals written as code: ID_OR_PREFIX selects an id and everything below it, and
+    --case GLOB the cases whose id (a case's name here) matches.
 
     Exit codes: 0 every case passed or was skipped, 1 a case failed or timed out, 2
     configuration error or nothing to run, 3 cases in an error status but none failed, 130
@@ -130,6 +144,7 @@ def command(
         EvalRequest,
         listing,
         nothing_chosen,
+        plan_evals,
         project_config,
         project_of,
         run_evals,
@@ -145,6 +160,10 @@ def command(
         )
     agent = agents[0] if agents else None
     blank_refused(("--agent", agent), ("--judge-model", judge_model))
+    if list_only and dry_run:
+        raise ConfigError(
+            "--list prints the ids and --dry-run what a run would run: use one or the other"
+        )
     if timeout_sec is not None and timeout_ms is not None:
         raise ConfigError(
             f"--timeout {timeout_sec:g} and --timeout-ms {timeout_ms} both give the time limit "
@@ -157,6 +176,7 @@ def command(
         dir=root,
         ids=ids,
         tags=tags,
+        cases=cases,
         agent=agent,
         model=model,
         agent_models=id_pairs("--agent-model", agent_models),
@@ -195,6 +215,16 @@ def command(
         if not rows:  # an empty evals folder lists nothing, and says why on stderr
             click.echo(f"proctor: {nothing_chosen(request, project)}", err=True)
         return 0
+    if dry_run:  # checked as the run would be; nothing runs, nothing is written
+        with _stdout_is_ours():
+            plan = plan_evals(request)
+        if as_json:
+            click.echo(
+                "proctor: note: --dry-run prints the plan as text; --json applies to a run",
+                err=True,
+            )
+        echo_unless_gone(_render_dry_run(plan, request))
+        return 0
     # --budget-usd, else proctor.json's budgetUsd, as in proctor run.
     budget = budget_usd if budget_usd is not None else project_config(request)[0].budget_usd
     progress = EvalProgress(verbose)
@@ -212,6 +242,34 @@ def command(
         reason = mask(one_line(str(result.summary["reason"])))
         echo_unless_gone(f"proctor: exit {result.exit_code}: {reason}", err=True)
     return result.exit_code
+
+
+def _render_dry_run(plan: EvalPlan, request: EvalRequest) -> str:
+    """``--dry-run``: a line each case, as ``proctor run --dry-run``'s matrix (a case picked
+    by some of its iterations is named by theirs, in the order they run), then the run's
+    concurrency, reporters and results folder."""
+    from proctor.session.evals import case_timeout_ms
+
+    trials = sum(len(picked) for _, picked in plan.chosen)
+    lines = [
+        f"{plural(trials, 'trial')} in {plural(len(plan.chosen), 'case')}; nothing was run.",
+        "",
+        f"{'case':30} {'agent':14} {'model':12} repeats  timeout",
+    ]
+    for point, picked in plan.chosen:
+        ids = point.ids()
+        every = picked == list(range(1, point.iterations + 1))
+        name = point.id if every else ", ".join(ids[i - 1] for i in picked)
+        model = plan.models[point.case_name][0] or "-"
+        timeout = case_timeout_ms(point, request, plan.project) / 1000
+        line = f"{name:30} {plan.agents[point.case_name]:14} {model:12} {len(picked):>7}  "
+        lines.append(mask(joined_lines(f"{line}{timeout:>6g}s")))
+    lines += [
+        "",
+        f"concurrency {plan.concurrency}; reporters {', '.join(plan.reporters)}; "
+        f"results in {plan.out}",
+    ]
+    return "\n".join(lines)
 
 
 @contextlib.contextmanager

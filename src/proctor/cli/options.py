@@ -26,7 +26,7 @@ config_option = click.option(
     help="Top-level configuration file (default: ./proctor.json when present).",
 )
 # What chooses which trials a run plans, shared by run and validate (validate checks what that
-# run would run, and refuses what it would refuse).
+# run would run, and refuses what it would refuse); eval's --case picks cases by id with it.
 case_option = click.option(
     "--case",
     "cases",

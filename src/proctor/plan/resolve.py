@@ -8,6 +8,7 @@ concatenate, top-level first; ``env`` maps merge key by key.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
@@ -233,7 +234,7 @@ def check_profiles(top: TopConfig, where: str) -> None:
         )
 
 
-def _picks(name: str, glob: str) -> bool:
+def picks(name: str, glob: str) -> bool:
     """Whether ``--case GLOB`` picks the case ``name``: as spelled, or as the records and
     messages show it (a byte of a folder name that is not UTF-8 as ``\\xff``)."""
     return fnmatch.fnmatchcase(name, glob) or fnmatch.fnmatchcase(escape_surrogates(name), glob)
@@ -244,8 +245,15 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     others that match: it would otherwise run less than asked, and pass (a name matching a
     skipped case is left to that case's "skipped" line)."""
     names = [c.name for c in found.cases]
-    every = [*names, *(s.name for s in found.skipped)]
-    unmatched = [g for g in cli.cases if not any(_picks(n, g) for n in every)]
+    check_case_globs(cli.cases, names, [*names, *(s.name for s in found.skipped)])
+
+
+def check_case_globs(globs: Sequence[str], names: Sequence[str], every: Sequence[str]) -> None:
+    """A ConfigError for the ``--case`` GLOBs that match none of ``every`` (the names there
+    are), with the nearest of ``names`` (those that run) and the first of them: ``--case
+    fix-a-bg: no case matches (did you mean 'fix-a-bug'? cases: …)``. ``proctor run`` and
+    ``proctor eval`` say it the same way."""
+    unmatched = [g for g in globs if not any(picks(n, g) for n in every)]
     if not names or not unmatched:
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
@@ -256,7 +264,7 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
 def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     """``--tag`` that leaves no case (of those ``--case`` picks) is said with the tags the cases
     carry, not as a bare "nothing runnable"."""
-    named = [c for c in found.cases if not cli.cases or any(_picks(c.name, g) for g in cli.cases)]
+    named = [c for c in found.cases if not cli.cases or any(picks(c.name, g) for g in cli.cases)]
     if not cli.tags or not named or any(set(c.tags) & set(cli.tags) for c in named):
         return
     carried = sorted({t for c in named for t in c.tags})
@@ -325,7 +333,7 @@ def _first(*values: float | None) -> float:
 def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
     chosen = cases
     if cli.cases:
-        chosen = [c for c in chosen if any(_picks(c.name, g) for g in cli.cases)]
+        chosen = [c for c in chosen if any(picks(c.name, g) for g in cli.cases)]
     if cli.tags:
         chosen = [c for c in chosen if set(c.tags) & set(cli.tags)]
     return chosen

@@ -35,6 +35,7 @@ from proctor.models.config import DEFAULT_OUT, CliOverrides, TopConfig
 from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
+from proctor.plan.resolve import check_case_globs, picks
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_results import exit_code_of, summarise
@@ -48,6 +49,9 @@ class EvalRequest:
     dir: Path = Path(".")
     ids: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    """``--case GLOB``: only the cases whose id (or an iteration's) matches, as ``proctor run
+    --case`` picks case folders."""
     agent: str | None = None
     model: str | None = None
     agent_models: Mapping[str, str] = field(default_factory=dict)
@@ -87,11 +91,34 @@ def project_of(request: EvalRequest) -> EvalProject:
 
 
 def selection(request: EvalRequest, project: EvalProject) -> list[tuple[EvalPoint, list[int]]]:
-    """The evals the request's ids and tags choose of a discovered project; a ConfigError when
-    an id names no eval (the project's own mistakes are discovery's)."""
-    if not project.points and request.ids:
+    """The evals the request's ids, ``--case`` GLOBs and tags choose of a discovered project;
+    a ConfigError when an id names no eval, or a GLOB matches no case's id (the project's own
+    mistakes are discovery's)."""
+    if not project.points and (request.ids or request.cases):
         raise ConfigError(nothing_chosen(request, project))  # the folder, not a near id
-    return select(project.points, request.ids, request.tags, request.dir / "evals")
+    chosen = select(project.points, request.ids, request.tags, request.dir / "evals")
+    if request.cases:  # as proctor run says a GLOB that matches no case, even beside others
+        names = [point.id for point in project.points]
+        every = [rid for point in project.points for rid in (point.id, *point.ids())]
+        check_case_globs(request.cases, names, every)
+    return _picked(chosen, request.cases)
+
+
+def _picked(
+    chosen: list[tuple[EvalPoint, list[int]]], globs: Sequence[str]
+) -> list[tuple[EvalPoint, list[int]]]:
+    """Of ``chosen``, the cases a ``--case`` GLOB picks by their id (every iteration chosen),
+    or the iterations it picks by theirs (``a/2``); all of them without a GLOB."""
+    if not globs:
+        return chosen
+    kept = []
+    for point, picked in chosen:
+        if not any(picks(point.id, glob) for glob in globs):
+            ids = point.ids()
+            picked = [i for i in picked if any(picks(ids[i - 1], glob) for glob in globs)]
+        if picked:
+            kept.append((point, picked))
+    return kept
 
 
 def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
@@ -100,15 +127,21 @@ def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
     evals_dir = request.dir / "evals"
     if not project.points:
         return f"{evals_dir}: holds no *.eval.py file (evals live in DIR/evals/**/*.eval.py)"
+    # The evals the ids and --case choose (all of them without either): a tag in use
+    # elsewhere would not be chosen either.
+    points = [p for p, _ in _picked(select(project.points, request.ids, ()), request.cases)]
+    if not points:  # ids and --case that each name evals, but none of the same
+        ids = [point.id for point, _ in select(project.points, request.ids, ())]
+        shown = ", ".join(ids[:10]) + (", …" if len(ids) > 10 else "")
+        globs = ", ".join(request.cases)
+        return f"--case {globs}: no case below the ids given matches (their cases: {shown})"
     tags = ", ".join(repr(tag) for tag in request.tags)
     which = "the tag" if len(request.tags) == 1 else "any of the tags"
     below = " below the ids given" if request.ids else ""
-    # The tags of the evals the ids choose (all of them without ids): a tag in use elsewhere
-    # would not be chosen either.
-    points = [p for p, _ in select(project.points, request.ids, ())] if request.ids else None
-    used = sorted({tag for point in points or project.points for tag in point.tags})
+    below += " that --case picks" if request.cases else ""
+    used = sorted({tag for point in points for tag in point.tags})
     more = f" and {len(used) - 12} more" if len(used) > 12 else ""
-    there = " there" if request.ids else ""
+    there = " there" if request.ids or request.cases else ""
     known = (
         f"; the tags in use{there}: {', '.join(used[:12])}{more}"
         if used
@@ -150,7 +183,7 @@ def _plan(point: EvalPoint) -> dict[str, Any] | None:
     return data
 
 
-def _timeout_ms(point: EvalPoint, request: EvalRequest, project: EvalProject) -> int:
+def case_timeout_ms(point: EvalPoint, request: EvalRequest, project: EvalProject) -> int:
     """The command line's, over the case's or eval file's, over the config's (as ``proctor
     run --timeout`` is over a case's ``timeoutSec``), else 180 s."""
     config = project.config.timeout_ms if project.config else None
@@ -239,12 +272,35 @@ def run_ids(chosen: list[tuple[EvalPoint, list[int]]]) -> dict[tuple[str, int], 
     }
 
 
-def run_evals(
+@dataclass
+class EvalPlan:
+    """What a run of the request would run, checked as the run checks it (nothing written)."""
+
+    project: EvalProject
+    chosen: list[tuple[EvalPoint, list[int]]]
+    concurrency: int
+    reporters: list[str]
+    top: TopConfig
+    config_file: Path | None
+    model: str | None
+    """The model of the whole run (:func:`run_model`), and where it was given."""
+    named: str
+    agents: dict[str, str]
+    """Each case's agent, by case folder."""
+    models: dict[str, tuple[str | None, str]]
+    kinds: dict[str, str]
+    """The CLI each case runs (a profile of proctor.json's codingagents names its own)."""
+    out: Path
+    """The results folder: ``--out``, else proctor.json's ``out`` (read from the current
+    folder, as ``proctor run`` reads it), else ``./proctor-results``."""
+
+
+def plan_evals(
     request: EvalRequest,
-    subscribers: Sequence[Subscriber] = (),
     on_selected: Callable[[dict[tuple[str, int], str]], None] | None = None,
-) -> EvalRunResult:
-    """Run the selected evals; ``on_selected`` gets :func:`run_ids` before any case runs."""
+) -> EvalPlan:
+    """The selected evals, checked as a run checks them before any case runs (``--dry-run``
+    stops here); ``on_selected`` gets :func:`run_ids` first."""
     project, chosen = load_selection(request)
     if not chosen:
         raise ConfigError(nothing_chosen(request, project))
@@ -288,9 +344,34 @@ def run_evals(
         ]
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
-    set_project_root(project.root)
-    # --out, else proctor.json's out (from the current folder, as proctor run reads it).
     out = Path(request.out or top.out or DEFAULT_OUT).resolve()
+    return EvalPlan(
+        project,
+        chosen,
+        concurrency,
+        reporters,
+        top,
+        config_file,
+        model,
+        named,
+        agents,
+        models,
+        kinds,
+        out,
+    )
+
+
+def run_evals(
+    request: EvalRequest,
+    subscribers: Sequence[Subscriber] = (),
+    on_selected: Callable[[dict[tuple[str, int], str]], None] | None = None,
+) -> EvalRunResult:
+    """Run the selected evals; ``on_selected`` gets :func:`run_ids` before any case runs."""
+    planned = plan_evals(request, on_selected)
+    project, chosen, top, out = planned.project, planned.chosen, planned.top, planned.out
+    model, named, agents, kinds = planned.model, planned.named, planned.agents, planned.kinds
+    config_file, models = planned.config_file, planned.models
+    set_project_root(project.root)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     source = out / "evals-src" / stamp
     CONVERSATIONS.clear()
@@ -304,7 +385,7 @@ def run_evals(
     for point, picked in chosen:
         point_agent = agents[point.case_name]
         judge = _judge(point, request, project)[0]
-        timeout_ms = _timeout_ms(point, request, project)
+        timeout_ms = case_timeout_ms(point, request, project)
         _write_case(source / point.case_name, point, picked, point_agent, timeout_ms, judge)
         plan = _plan(point)  # as written: its steps are named so in a warning
         CONVERSATIONS[conversation_key(source / point.case_name)] = conversation_for(
@@ -321,7 +402,7 @@ def run_evals(
             )
         )
     overrides = CliOverrides(
-        concurrency=concurrency,
+        concurrency=planned.concurrency,
         out=str(out),
         model="scripted" if model == "scripted" else None,
         # Each case's agent its model (the run's ``scripted`` is the model server, not a
@@ -347,7 +428,7 @@ def run_evals(
                 # Once, under no condition; its gates, not proctor.json's, decide (exit code).
                 unread=("conditions", "gate"),
                 overrides=overrides,
-                reporters=tuple(reporters),
+                reporters=tuple(planned.reporters),
                 argv=request.argv,
                 # The project's evals folder: two projects run into one results directory
                 # are two suites, whatever their cases are called.

@@ -1,0 +1,130 @@
+"""``proctor eval --case GLOB`` and ``--dry-run``, as ``proctor run``'s: a GLOB picks cases by
+id (an iteration by its own), one that matches nothing is refused with the near ids, and a dry
+run prints what would run, checked as the run is, without running or writing anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+ONE = """
+    from proctor.evals import define_eval
+    async def test(t):
+        await t.send("hi")
+    eval = define_eval(test=test, tags=["{tag}"], plan={{"turns": [{{"say": "hi"}}]}})
+"""
+THREE = """
+    from proctor.evals import define_eval
+    async def test(t):
+        await t.send("hi")
+    eval = define_eval(test=test, iterations=3, timeout_ms=5000, plan={"turns": [{"say": "hi"}]})
+"""
+FILES = {
+    "builds/api.eval.py": ONE.format(tag="builds"),
+    "builds/cli.eval.py": ONE.format(tag="cli"),
+    "greet.eval.py": ONE.format(tag="greet"),
+    "tools/order.eval.py": THREE,
+}
+
+
+def test_case_globs_pick_cases_by_id(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, FILES)
+    result, out = run_json(proctor, root, tmp_path, "--case", "builds/*", "--case", "tools/*/2")
+    assert result.code == 0, result.err
+    assert sorted(r["id"] for r in out["results"]) == ["builds/api", "builds/cli", "tools/order/2"]
+    # With ids and tags, a case matches each (ids and tags as without --case).
+    result, out = run_json(proctor, root, tmp_path, "builds", "greet", "--case", "*i")
+    assert result.code == 0, result.err
+    assert sorted(r["id"] for r in out["results"]) == ["builds/api", "builds/cli"]
+    result, out = run_json(proctor, root, tmp_path, "--case", "builds/*", "--tag", "cli")
+    assert [r["id"] for r in out["results"]] == ["builds/cli"]
+    # A case id picks every iteration of it.
+    listed = proctor("eval", "--dir", str(root), "--list", "--case", "tools/order")
+    assert listed.code == 0, listed.err
+    assert [line.split()[0] for line in listed.out.splitlines()] == [
+        "tools/order/1",
+        "tools/order/2",
+        "tools/order/3",
+    ]
+
+
+def test_a_case_glob_that_matches_nothing_is_refused_as_run_refuses_it(
+    proctor: Run, tmp_path: Path
+) -> None:
+    root = project(tmp_path, FILES)
+    cases = "cases: builds/api, builds/cli, greet, tools/order"
+    for listed in (("--list",), ("--dry-run",), ()):  # listed, planned or run, the same
+        result = proctor("eval", "--dir", str(root), *listed, "--case", "builds/apj")
+        assert result.code == 2, result.err
+        assert result.err.strip() == (
+            f"proctor: error: --case builds/apj: no case matches (did you mean 'builds/api'? "
+            f"{cases})"
+        )
+        # Even beside a GLOB that matches: it would otherwise run less than asked, and pass.
+        result = proctor("eval", "--dir", str(root), *listed, "--case", "nope", "--case", "g*")
+        assert result.code == 2, result.err
+        assert result.err.strip() == f"proctor: error: --case nope: no case matches ({cases})"
+    # Ids and a GLOB that each name cases, but none of the same.
+    result = proctor("eval", "--dir", str(root), "builds", "--case", "greet")
+    assert result.code == 2
+    assert result.err.strip() == (
+        "proctor: error: --case greet: no case below the ids given matches (their cases: "
+        "builds/api, builds/cli)"
+    )
+    # A tag no case --case picks has names the tags in use among them.
+    result = proctor("eval", "--dir", str(root), "--case", "builds/*", "--tag", "greet")
+    assert result.code == 2
+    assert "no eval that --case picks has the tag 'greet'; the tags in use there: builds, cli" in (
+        result.err
+    )
+
+
+def test_a_dry_run_prints_what_would_run_and_runs_nothing(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, FILES)
+    out = tmp_path / "out"
+    args = ("eval", "--dir", str(root), "--out", str(out), "--dry-run")
+    result = proctor(*args, "--case", "builds/a*", "--case", "tools/*")
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        "4 trials in 2 cases; nothing was run.",
+        "",
+        "case                           agent          model        repeats  timeout",
+        "builds/api                     scripted       -                  1     180s",
+        "tools/order                    scripted       -                  3       5s",
+        "",
+        f"concurrency 2; reporters markdown; results in {out}",
+    ]
+    assert not out.exists()  # no results, nor generated cases
+    # Iterations picked alone are named by their ids; --json prints the plan as text, as
+    # proctor run --dry-run --json does, and says so.
+    result = proctor(*args, "--json", "--agent", "claude-code", "--model", "opus", "tools/order/3")
+    assert result.code == 0, result.err
+    assert "proctor: note: --dry-run prints the plan as text; --json applies to a run" in (
+        result.err
+    )
+    assert "tools/order/3                  claude-code    opus               1       5s" in (
+        result.out
+    )
+    assert not out.exists()
+
+
+def test_a_dry_run_is_refused_what_the_run_is_refused(proctor: Run, tmp_path: Path) -> None:
+    root = project(tmp_path, FILES, config=None)  # no max_concurrency
+    result = proctor("eval", "--dir", str(root), "--dry-run")
+    assert result.code == 2
+    assert "define_eval_config(max_concurrency=…) is required to run evals" in result.err
+    root = project(tmp_path, FILES)
+    result = proctor("eval", "--dir", str(root), "--dry-run", "--agent", "claude-cod")
+    assert result.code == 2 and "--agent: unknown agent 'claude-cod'" in result.err, result.err
+    result = proctor("eval", "--dir", str(root), "--dry-run", "--list")
+    assert result.code == 2
+    assert "--list prints the ids and --dry-run what a run would run" in result.err
+
+
+def test_help_lists_case_and_dry_run(proctor: Run) -> None:
+    result = proctor("eval", "--help")
+    assert "--case GLOB" in result.out and "--dry-run" in result.out
