@@ -291,8 +291,8 @@ class EvalPlan:
     kinds: dict[str, str]
     """The CLI each case runs (a profile of proctor.json's codingagents names its own)."""
     out: Path
-    """The results folder: ``--out``, else proctor.json's ``out`` (read from the current
-    folder, as ``proctor run`` reads it), else ``./proctor-results``."""
+    """The results folder: ``--out``, else ``out`` of the proctor.json read (``--config``, else
+    the project's, see :func:`project_config`), else ``./proctor-results``."""
 
 
 def plan_evals(
