@@ -202,6 +202,26 @@ def begins_like(text: str) -> list[str]:
     ]
 
 
+def told_by_opening(text: str) -> str | None:
+    """The format whose first record's whole opening (see :data:`OPENINGS`) the object
+    ``text`` begins with, in whole pairs (``{"timestamp": …, "type": "session_meta"``: a
+    Codex rollout, whatever its payload would have said), when one is; else None."""
+    pairs = list(partial_record(text).items())
+    told = [
+        fmt
+        for fmt, openings in OPENINGS.items()
+        if any(_opens_as(opening, pairs) for opening in openings)
+    ]
+    return told[0] if len(told) == 1 else None
+
+
+def _opens_as(opening: Opening, pairs: list[tuple[str, Any]]) -> bool:
+    return len(pairs) >= len(opening) and all(
+        key == wanted and (allowed is None or value in allowed)
+        for (key, value), (wanted, allowed) in zip(pairs, opening, strict=False)
+    )
+
+
 def _fits(opening: Opening, pairs: list[tuple[str, Any]], cut: tuple[str, ...] | None) -> bool:
     """Whether the pairs and the cut may begin a record that opens as ``opening`` does."""
     for (key, value), (wanted, allowed) in zip(pairs, opening, strict=False):

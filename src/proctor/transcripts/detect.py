@@ -23,6 +23,7 @@ from proctor.transcripts.cut_short import (
     document_cut,
     only_line_cut,
     partial_record,
+    told_by_opening,
 )
 from proctor.transcripts.wrapped import wrapped
 from proctor.util.jsonl import decode_object
@@ -301,7 +302,7 @@ def _looks(text: str) -> str | None:
     record = partial_record(text)
     if headless_output(record) is not None:
         return None
-    found = classify_record(record)
+    found = classify_record(record) or told_by_opening(text)
     if found is not None:
         return f"looks like {FORMAT_NAMES[found]} cut short"
     may_be = [FORMAT_NAMES[fmt] for fmt in begins_like(text)]

@@ -206,9 +206,10 @@ def _key_cuts(agent: str) -> list[tuple[str, str, str]]:
     return cuts
 
 
-TELLS = {"claude-code": ("type", "value"), "codex": ("payload", "key"), "gemini-cli": ("projectHash", "key")}  # fmt: skip
+TELLS = {"claude-code": ("type", "value"), "codex": ("type", "value"), "gemini-cli": ("projectHash", "key")}  # fmt: skip
 """The first cut at which each CLI's first record says which CLI wrote it: Claude Code's
-``type`` of ``queue-operation``, a rollout's ``payload`` after its ``type``, a chat's
+``type`` of ``queue-operation``, a rollout's ``type`` of ``session_meta`` after its
+``timestamp`` (its whole opening: no other CLI's first record begins so), a chat's
 ``projectHash``."""
 
 
