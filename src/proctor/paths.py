@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -224,6 +225,26 @@ def current_folder() -> Path | None:
 
 LEDGER_FILE = "findings.json"
 """The findings ledger of a results directory, beside its run folders (docs/findings.md)."""
+
+
+def ledger_holds(results_dir: Path, run_id: str) -> bool:
+    """Whether the findings ledger of ``results_dir`` took the run in (as it stood when it
+    first finished) without keeping it as interrupted: what a ``--resume`` or a mark of
+    ``proctor annotate`` changes afterwards is not applied to it, while a run it keeps as
+    interrupted takes a resume's checks (see docs/findings.md). Read plainly, without the
+    ledger's own module."""
+    try:
+        ledger = json.loads((results_dir / LEDGER_FILE).read_bytes())
+        runs, kept = ledger.get("runs"), ledger.get("interruptedRuns") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    return (
+        isinstance(runs, list)
+        and run_id in runs
+        and not (isinstance(kept, dict) and run_id in kept)
+    )
+
+
 GENERATED_SOURCES = ("evals-src", "inline")
 """Folders of a results directory where proctor writes each run's generated cases
 (``proctor eval``: ``evals-src/<timestamp>``; ``proctor run --prompt``: ``inline/<timestamp>``):

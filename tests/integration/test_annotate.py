@@ -212,7 +212,7 @@ def test_a_new_mark_says_which_mark_it_replaces(
     second = proctor("annotate", run_dir, trial, "--verdict", "excluded", "--note", "wrong task")
     assert second.code == 0
     assert "proctor: note: this replaces its mark of " in second.err
-    assert second.err.rstrip().endswith(": failed: first thought")
+    assert ": failed: first thought\n" in second.err
 
 
 def test_a_trial_of_a_run_still_running_that_has_not_ended_is_said_so(
@@ -227,11 +227,12 @@ def test_a_trial_of_a_run_still_running_that_has_not_ended_is_said_so(
     run_dir = single_run_dir(out)
     pid = os.getpid()  # this process plays the run's orchestrator, still running
     note(run_dir / "journal.jsonl", "run-resumed")
+    (run_dir / "trials/fix/scripted/default/2/trial.json").unlink()  # not ended yet
     marked = proctor(
-        "annotate", str(run_dir), "fix/scripted/default/3", "--verdict", "failed", "--note", "x"
+        "annotate", str(run_dir), "fix/scripted/default/2", "--verdict", "failed", "--note", "x"
     )
     assert marked.code == 2
-    assert f"no trial fix/scripted/default/3 yet: the run is still running (process {pid})" in (
+    assert f"no trial fix/scripted/default/2 yet: the run is still running (process {pid})" in (
         marked.err
     )
 
@@ -254,3 +255,80 @@ def test_a_run_whose_annotations_file_stops_reading_while_it_runs_says_so(
         result.err
     )
     assert f"mend it, then `proctor report {run_dir} --write`" in result.err
+
+
+def test_a_near_miss_names_the_nearest_trials_and_the_suite_md_spelling_is_taken(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    mark = ("--verdict", "failed", "--note", "x")
+    typo = proctor("annotate", run_dir, "fxi/scripted/defualt/1", *mark)
+    assert typo.code == 2 and typo.err == (
+        f"proctor: error: {run_dir}: no trial fxi/scripted/defualt/1 (no "
+        "trials/fxi/scripted/defualt/1/trial.json; did you mean 'fix/scripted/default/1' or "
+        "'fix/scripted/default/2'?)\n"
+    )
+    short = proctor("annotate", run_dir, "fix/scripted/default", *mark)
+    assert short.code == 2 and "expected case/agent/condition/repeat" in short.err
+    assert "(did you mean 'fix/scripted/default/" in short.err, short.err
+    far = proctor("annotate", run_dir, "zzz/q/w/1", *mark)
+    assert far.code == 2 and "did you mean" not in far.err  # nothing close: no guess
+    # suite.md lists the trials that did not pass as `trials/fix/scripted/default/2`.
+    listed = proctor("annotate", run_dir, "trials/fix/scripted/default/2", *mark)
+    assert listed.code == 0, listed.err
+    marks = json.loads((Path(run_dir) / "annotations.json").read_text())["annotations"]
+    assert [m["trial"] for m in marks] == ["fix/scripted/default/2"]
+
+
+def test_a_trial_a_running_run_does_not_plan_is_not_said_to_be_coming(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    from proctor.session.journal import note
+
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    note(run_dir / "journal.jsonl", "run-resumed")  # this process plays its orchestrator
+    marked = proctor(
+        "annotate", str(run_dir), "fxi/scripted/default/1", "--verdict", "failed", "--note", "x"
+    )
+    assert marked.code == 2 and "yet" not in marked.err and "still running" not in marked.err
+    assert marked.err == (
+        f"proctor: error: {run_dir}: no trial fxi/scripted/default/1 (not in the run's plan; "
+        "did you mean 'fix/scripted/default/1' or 'fix/scripted/default/2'?)\n"
+    )
+
+
+def test_a_mark_on_a_run_the_findings_ledger_took_in_says_its_findings_stay(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    failing = {"repeats": 2, "evaluators": [{"use": "file-exists", "must": ["b.txt"]}]}
+    make_case("fix", config=failing, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    ledger = out / "findings.json"
+    (finding,) = json.loads(ledger.read_text())["findings"]
+    mark = ("annotate", run_dir, "fix/scripted/default/1", "--verdict", "excluded", "--note", "x")
+    marked = proctor(*mark)
+    assert marked.code == 0, marked.err
+    assert (
+        f"proctor: note: {ledger} took this run in before the mark: its findings of "
+        f"fix/scripted/default ({finding['id']}) stay as they were; the mark changes what "
+        "`report` and `compare` count"
+    ) in marked.err
+    ledger.unlink()  # the control: no ledger holds the run, nothing to say
+    again = proctor(*mark)
+    assert again.code == 0 and "findings" not in again.err, again.err
+
+
+def test_a_mark_on_a_group_with_no_finding_says_nothing_of_the_ledger(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    assert (out / "findings.json").is_file()
+    marked = proctor("annotate", str(single_run_dir(out)), "fix/scripted/default/1",
+                     "--verdict", "excluded", "--note", "x")  # fmt: skip
+    assert marked.code == 0 and "findings" not in marked.err, marked.err

@@ -26,16 +26,19 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.errors import ConfigError
     from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
-    from proctor.paths import RunPaths, newest_run_in, run_holding
+    from proctor.paths import LEDGER_FILE, RunPaths, ledger_holds, newest_run_in, run_holding
     from proctor.report.stored import read_annotations
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import WHOLE, json_text
 
     parts = trial.strip("/").split("/")
+    if len(parts) == 5 and parts[0] == "trials":  # as suite.md lists it: trials/fix/…/1
+        parts, trial = parts[1:], "/".join(parts[1:])
     if len(parts) != 4 or not parts[3].isdigit():
+        near = _nearest(run_dir, trial)
         raise ConfigError(
             f"TRIAL {json_text(trial, WHOLE)}: expected case/agent/condition/repeat, "
-            "e.g. fix/codex/default/1"
+            f"e.g. fix/codex/default/1{f' ({near.strip()})' if near else ''}"
         )
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)
@@ -56,15 +59,21 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
                 f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
                 "the run folder of the trial"
             )
+        from proctor.report.stored import planned_cells
         from proctor.session.journal import live_orchestrator
 
         running = live_orchestrator(paths.journal)
-        if running is not None:
+        planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+        if running is not None and (trial in planned or not planned):
             raise ConfigError(
                 f"{run_dir}: no trial {trial} yet: the run is still running (process "
                 f"{running}); a trial it plans can be marked once it has ended"
             )
-        raise ConfigError(f"{run_dir}: no trial {trial} (no trials/{trial}/trial.json)")
+        near = _nearest(run_dir, trial)
+        why = "not in the run's plan" if running is not None else f"no trials/{trial}/trial.json"
+        raise ConfigError(
+            f"{run_dir}: no trial {trial} ({why}{f'; {near.strip()}' if near else ''})"
+        )
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")
     mark = TrialAnnotation.model_validate(
@@ -103,7 +112,49 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             f"proctor: note: this replaces its mark of {old.at}: {old.verdict}: {old.note}",
             err=True,
         )
+    ids = _findings_of(paths.root.parent / LEDGER_FILE, mark.trial.rsplit("/", 1)[0])
+    if ids and ledger_holds(paths.root.parent, paths.root.name):  # it took the run as it ended
+        click.echo(
+            f"proctor: note: {paths.root.parent / LEDGER_FILE} took this run in before the "
+            f"mark: its findings of {mark.trial.rsplit('/', 1)[0]} ({', '.join(ids)}) stay as "
+            "they were; the mark changes what `report` and `compare` count (`proctor findings "
+            "dismiss ID --reason TEXT` dismisses one)",
+            err=True,
+        )
     return 0
+
+
+def _findings_of(ledger: Path, group: str) -> list[str]:
+    """The ids of the findings ``ledger`` holds for ``group`` (case/agent/condition), read
+    plainly; none when it does not read."""
+    import json
+
+    try:
+        findings = json.loads(ledger.read_bytes()).get("findings")
+        return [
+            f["id"]
+            for f in findings
+            if "/".join(str(f.get(k)) for k in ("case", "agent", "condition")) == group
+        ]
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return []
+
+
+def _nearest(run_dir: Path, trial: str) -> str:
+    """``did you mean 'fix/codex/default/1'? `` for the trials of the run (ended or planned)
+    nearest ``trial``, as reports name them; else nothing."""
+    from proctor.models.io import escape_surrogates
+    from proctor.paths import RunPaths
+    from proctor.report.stored import planned_cells
+    from proctor.util.text import did_you_mean
+
+    paths = RunPaths(run_dir)
+    ended = {
+        escape_surrogates(path.parent.relative_to(paths.trials_dir).as_posix())
+        for path in paths.trial_jsons()
+    }
+    planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+    return did_you_mean(trial, sorted(ended | planned), n=2)
 
 
 def _entry_named(folder: Path, name: str) -> str:

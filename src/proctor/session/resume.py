@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fcntl
 import itertools
-import json
 import os
 import signal
 import stat
@@ -42,7 +41,7 @@ from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import LEDGER_FILE, RunPaths, newest_run_in
+from proctor.paths import RunPaths, ledger_holds, newest_run_in
 from proctor.plan.checks import check_keys, preflight
 from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
@@ -530,7 +529,7 @@ def _resume(
         manifest.reporters = list(reporters)
         write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
         journal.note(paths.journal, "run-resumed")
-        held = bool(todo) and _ledger_holds(paths.root.parent, paths.root.name)
+        held = bool(todo) and ledger_holds(paths.root.parent, paths.root.name)
         result = execute_and_finish(
             plan, request, paths, manifest, todo, kept, subscribers, held=held, stops=stops
         )
@@ -579,21 +578,3 @@ def _sorted_out(
         todo.append(spec)
         clear_for_rerun(root)  # its earlier attempts stay
     return kept, todo, rerunnable, rerun
-
-
-def _ledger_holds(results_dir: Path, run_id: str) -> bool:
-    """Whether the findings ledger of ``results_dir`` took the run in before this resume (as
-    it stood when it first finished) without keeping it as interrupted, so that what this
-    resume adds is not applied to it: a run it keeps as interrupted takes the resume's checks
-    (see docs/findings.md). Read plainly: the ledger's own module is loaded once the trials
-    are done."""
-    try:
-        ledger = json.loads((results_dir / LEDGER_FILE).read_bytes())
-        runs, kept = ledger.get("runs"), ledger.get("interruptedRuns") or {}
-    except (OSError, ValueError, AttributeError):
-        return False
-    return (
-        isinstance(runs, list)
-        and run_id in runs
-        and not (isinstance(kept, dict) and run_id in kept)
-    )
