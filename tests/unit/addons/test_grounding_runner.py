@@ -198,3 +198,34 @@ def test_the_package_exports_exactly_its_public_names() -> None:
 
 
 MODULES = {"checkpoints", "figures", "from_run", "report", "runner"}
+
+
+def test_a_long_stderr_is_cut_to_whole_last_lines_and_shown_indented(tmp_path: Path) -> None:
+    """A traceback's tail, never cut mid-line ('adv/fmt.py", line 3, in <module>'); its last
+    line, what broke, always there; the lines under the first indented in the text."""
+    script = tmp_path / "advisor.py"
+    script.write_text(
+        "import sys\n"
+        "sys.stdin.read()\n"
+        "for i in range(40):\n"
+        "    print(f'  File \"/some/long/path/to/the/advisor/module_{i}.py\", line {i}', "
+        "file=sys.stderr)\n"
+        "print('TypeError: unsupported format string', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    report = run(f"{shlex.quote(sys.executable)} {script}", cwd=tmp_path)
+    error = report.results[0].error
+    assert error is not None and error.startswith('the advisor exited 1:   File "/some/')
+    assert error.endswith("\nTypeError: unsupported format string")
+    lines = render_text(report).splitlines()
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("  ERROR cp0 ")]
+    assert lines[at + 1].startswith('          File "/some/long/path')
+    one = run("echo x; printf '%0400d' 7 >&2; exit 2", cwd=tmp_path).results[0].error
+    assert one is not None and one.startswith("the advisor exited 2: …000") and one.endswith("7")
+
+
+def test_a_checkpoint_the_advisor_said_nothing_on_is_shown_so(tmp_path: Path) -> None:
+    file = checkpoints({"n": 12}, {"n": 13})
+    report = run('if grep -q 12; then echo "12 calls"; fi', file, cwd=tmp_path)
+    lines = render_text(report).splitlines()
+    assert "  ok    cp0 (no waste)" in lines and "  ok    cp1 (no waste): no advice" in lines

@@ -39,10 +39,11 @@ def render_text(report: GroundingReport) -> str:
 
 def _result_lines(result: CheckpointResult) -> list[str]:
     side = "waste" if result.waste else "no waste"
-    if result.error is not None:
-        return [f"  ERROR {result.id} ({side}): {result.error}"]
+    if result.error is not None:  # stderr's lines under the first, indented as figures are
+        first, *more = result.error.splitlines() or [""]
+        return [f"  ERROR {result.id} ({side}): {first}", *(f"        {m}" for m in more)]
     if result.ok:
-        return [f"  ok    {result.id} ({side})"]
+        return [f"  ok    {result.id} ({side}){'' if result.advice else ': no advice'}"]
     out = [f"  FAIL  {result.id} ({side}): {plural(len(result.ungrounded), 'ungrounded figure')}"]
     out += [f"        {u.figure} in: {u.text}" for u in result.ungrounded]
     return out

@@ -167,7 +167,7 @@ def _check_one(
     if outcome.timed_out:
         return _error(checkpoint, waste, f"the advisor ran past {settings.timeout:g}s", advice)
     if outcome.returncode != 0:
-        tail = mask(outcome.stderr.strip())[-ERROR_TAIL_CHARS:]
+        tail = error_tail(mask(outcome.stderr.strip()))
         detail = f": {tail}" if tail else ""
         return _error(checkpoint, waste, f"the advisor exited {outcome.returncode}{detail}", advice)
     # Checked as the advisor said it, shown masked: a figure that is a forwarded key's value
@@ -191,6 +191,18 @@ def _check_one(
     return CheckpointResult(
         id=checkpoint.id, waste=waste, ok=not ungrounded, ungrounded=ungrounded, advice=advice
     )
+
+
+def error_tail(stderr: str, room: int = ERROR_TAIL_CHARS) -> str:
+    """The last lines of ``stderr`` that fit in ``room`` characters, whole (a traceback's last
+    line says what broke); a last line longer than ``room`` is its end after ``…``."""
+    lines = stderr.splitlines()
+    kept: list[str] = []
+    while lines and len("\n".join([lines[-1], *kept])) <= room:
+        kept.insert(0, lines.pop())
+    if not kept and lines:
+        return "…" + lines[-1][-(room - 1) :]
+    return "\n".join(kept)
 
 
 def _error(checkpoint: Checkpoint, waste: bool, message: str, advice: str = "") -> CheckpointResult:
