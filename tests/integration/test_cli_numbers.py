@@ -76,3 +76,21 @@ def test_an_out_that_is_a_file_is_one_sentence_of_proctor_s(
         result.err
     )
     assert "Invalid value" not in result.err and file.read_text() == "kept\n"
+
+
+@pytest.mark.parametrize("argv", WITH_OUT)
+def test_an_out_inside_a_file_says_so_and_claims_nothing_kept(
+    proctor: Run, argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``--out FILE/sub`` was ``…/prepared: Not a directory; what was finished before it is
+    kept`` from `prepare` (nothing had run), and `run --dry-run` took it."""
+    file = tmp_path / "afile"
+    file.write_text("kept\n")
+    result = proctor(*argv, "--out", str(file / "sub" / "more"))
+    assert result.code == 2, result.err
+    said = (
+        f"proctor: error: --out {file / 'sub' / 'more'}: {file} is a file, not a folder; "
+        "the results folder cannot be made inside it"
+    )
+    assert said in result.err and "kept" not in result.err, result.err
+    assert file.read_text() == "kept\n"

@@ -180,12 +180,31 @@ class ResultsFolder(click.Path):
                 param,
                 ctx,
             )
-        if isinstance(value, str) and os.path.exists(value) and not os.path.isdir(value):
+        if isinstance(value, str):
             from proctor.errors import ConfigError
 
             named = param.opts[0] if param is not None and param.opts else "--out"
-            raise ConfigError(f"{named} {value}: a file, not a folder (results are a folder)")
+            if os.path.exists(value) and not os.path.isdir(value):
+                raise ConfigError(f"{named} {value}: a file, not a folder (results are a folder)")
+            blocking = _file_above(value)
+            if blocking is not None:
+                # `--out FILE/sub`: the folder cannot be made, and nothing has run yet.
+                raise ConfigError(
+                    f"{named} {value}: {blocking} is a file, not a folder; "
+                    "the results folder cannot be made inside it"
+                )
         return super().convert(value, param, ctx)
+
+
+def _file_above(path: str) -> str | None:
+    """The nearest folder above ``path`` that exists as something other than a folder (a
+    file), as the user spelt it; None when the nearest one there is a folder (or none is)."""
+    above = os.path.dirname(os.path.normpath(path))
+    while above and above != os.path.dirname(above):
+        if os.path.exists(above):
+            return None if os.path.isdir(above) else above
+        above = os.path.dirname(above)
+    return None
 
 
 def role_models(fast: str | None, workhorse: str | None, judge: str | None) -> dict[str, str]:
