@@ -42,6 +42,14 @@ if TYPE_CHECKING:
     help="Also rewrite the chosen reporters' files (and suite.json); given no --reporter, "
     "also the files the run wrote (junit.xml, report.html).",
 )
+@click.option(
+    "--output",
+    type=click.Path(),  # as typed: `--output ""` is named so, not as "."
+    metavar="FILE",
+    help="Write the report to FILE instead of printing it (one reporter; an existing FILE is "
+    "replaced only when it is a report of that reporter proctor wrote, or with --force).",
+)
+@click.option("--force", is_flag=True, help="Replace the --output file whatever it holds.")
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option(
     "--goal-shape", help="Repeated-run view (shown when given): only cases of this goal shape."
@@ -61,6 +69,8 @@ def command(
     goal_labels: Path | None,
     config: Path | None,
     write: bool,
+    output: str | None,
+    force: bool,
     repeated: bool,
     goal_shape: str | None,
     min_samples: int,
@@ -69,6 +79,10 @@ def command(
 
     Several RUN_DIRs are read as one sample set: every trial of every run, their repeats
     numbered on from one run to the next, under the first run's gate (or --config's).
+
+    --output FILE writes the one report named to FILE instead of stdout (its folder must
+    exist); an existing FILE is replaced only when it is a report of that reporter proctor
+    wrote, or with --force.
 
     The Markdown, JSON, JUnit and HTML reports also list the run's new, reopened and resolved
     findings, and the dismissed ones whose check it passed, when the ledger of its results
@@ -111,6 +125,7 @@ def command(
             f"{flag} {does} the Markdown report: {which} "
             "(the JSON report holds the repeated-run view under `repeated`)"
         )
+    out = check_output(output, force, names, shown)
     labels = relabeller(buckets, goal_labels)
     check_distinct(run_dirs)
     if len(run_dirs) > 1:
@@ -164,7 +179,7 @@ def command(
         files += [name for name in recorded if name in REPORTERS]
     written = render_into(run_dirs[0], suite, records, files) if write else {}
     # One document on stdout (JSON after JUnit XML reads as neither); with --write every
-    # reporter named is a file in the run folder too.
+    # reporter named is a file in the run folder too. (--output takes one reporter.)
     if not write and len(names) > 1:
         others = [name for name in names if name != shown]
         how = (
@@ -181,12 +196,68 @@ def command(
         text = REPORTERS[shown].render(suite, records, pooled=read)
     else:
         text = REPORTERS[shown].render(suite, records)
-    # Masked as printed, as the files written are (a key in a trial's reason, say).
-    echo_unless_gone(mask(text), nl=False)
     if shown == "markdown" and view:  # after the report it belongs to
         rows = repeated_runs(records, goal_shape=goal_shape, min_samples=min_samples)
-        echo_unless_gone(mask("\n" + render_repeated_markdown(rows)), nl=False)
+        text += "\n" + render_repeated_markdown(rows)
+    # Masked as printed, as the files written are (a key in a trial's reason, say).
+    if out is None:
+        echo_unless_gone(mask(text), nl=False)
+    else:
+        write_output(out, mask(text), shown)
     return suite.exit_code
+
+
+_KIND = {"markdown": "a Markdown", "json": "a JSON", "junit": "a JUnit", "html": "an HTML"}
+"""Each reporter's report as a sentence names it."""
+
+
+def check_output(output: str | None, force: bool, names: list[str], shown: str) -> Path | None:
+    """A ConfigError (exit 2), before any run is read, for an ``--output FILE`` that would be
+    written wrong: a blank path or a folder, a folder that does not exist, several reporters
+    named (which one would it hold?), or a file that is not a report of the reporter named
+    that proctor wrote (a typo must not replace a README), unless ``--force``; and for
+    ``--force`` without ``--output``. The file to write, or None to print."""
+    from proctor.cli.options import check_folder_of
+    from proctor.errors import ConfigError
+    from proctor.report.reporters import written_by_proctor
+    from proctor.util.json_shown import WHOLE, json_text
+
+    if output is None:
+        if force:
+            raise ConfigError("--force replaces the --output file: give --output FILE with it")
+        return None
+    if not output.strip() or Path(output).name in ("", ".", ".."):
+        raise ConfigError(f"--output {json_text(output, WHOLE)}: give the path of a file to write")
+    path = Path(output)
+    if path.is_dir():
+        raise ConfigError(f"--output {output}: a folder, not a file (the report is one file)")
+    if len(names) > 1:
+        raise ConfigError(
+            f"--output {output}: writes one report, and {len(names)} are named "
+            f"({', '.join(names)}): give one --reporter, or --json alone "
+            "(--write writes each into the run folder)"
+        )
+    check_folder_of("--output", path)
+    if path.exists() and not force and not written_by_proctor(shown, path):
+        raise ConfigError(
+            f"--output {output}: the file exists and is not {_KIND[shown]} report proctor "
+            "wrote; give --force to replace it"
+        )
+    return path
+
+
+def write_output(output: Path, text: str, shown: str) -> None:
+    """The report written to ``--output FILE`` (atomically: a reader never sees half of it),
+    and a line on stderr saying where."""
+    from proctor.errors import ConfigError
+    from proctor.models.io import write_text_atomic
+
+    try:
+        write_text_atomic(output, text)
+    except OSError as exc:
+        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
+    kind = _KIND[shown].partition(" ")[2]
+    click.echo(f"proctor: {kind} report written to {output}", err=True)
 
 
 def pooled_notes(read: PooledRead) -> list[str]:

@@ -12,6 +12,7 @@ html        ``report.html`` the run and its trials as one self-contained page (n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +159,26 @@ def printed(names: Sequence[str], as_json: bool = False) -> str:
     if as_json:
         return "json"
     return "markdown" if "markdown" in names or not names else names[0]
+
+
+_HEADS = {
+    "markdown": re.compile(r"# proctor (?:run|eval|record) "),
+    "json": re.compile(r'\{\s*"schemaVersion":\s*\d+,\s*"runId":'),
+    "junit": re.compile(r"<\?xml[^>]*\?>\s*<testsuites name=\"proctor "),
+    "html": re.compile(r"<!doctype html>\s*<html[^>]*><head><meta [^>]*><title>proctor "),
+}
+"""How each reporter's output begins, as proctor renders it (the title naming proctor)."""
+
+
+def written_by_proctor(name: str, path: Path) -> bool:
+    """Whether the file ``path`` begins as reporter ``name``'s output does: a report of that
+    kind proctor wrote (``proctor report --output`` replaces one, and nothing else, unasked)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(1024).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return _HEADS[name].match(head) is not None
 
 
 def render_into(

@@ -1,0 +1,86 @@
+"""`proctor report --output FILE`: the one report named, written to a file instead of stdout
+(an HTML report for a CI artifact without `> report.html`), never over a file that is not a
+report of that reporter proctor wrote unless --force."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def one_run(proctor: Run, make_case: MakeCase, tmp_path: Path) -> Path:
+    make_case("fix", plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "results"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    return run
+
+
+def test_output_writes_the_report_named_instead_of_printing_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    page = tmp_path / "report.html"
+    written = proctor("report", run, "--reporter", "html", "--output", str(page))
+    assert written.code == 0 and written.out == "", written.err
+    assert f"proctor: HTML report written to {page}" in written.err
+    printed = proctor("report", run, "--reporter", "html")
+    assert page.read_text() == printed.out and printed.out.startswith("<!doctype html>")
+    # The report proctor wrote there is replaced when asked again, unasked.
+    again = proctor("report", run, "--reporter", "html", "--output", str(page))
+    assert again.code == 0, again.err
+    # --json, and the Markdown report (with its repeated-run table) when none is named.
+    data = tmp_path / "suite.json"
+    assert proctor("report", run, "--json", "--output", str(data)).code == 0
+    assert json.loads(data.read_text())["runId"] == Path(run).name
+    table = tmp_path / "suite.md"
+    assert proctor("report", run, "--repeated", "--output", str(table)).code == 0
+    text = table.read_text()
+    assert text.startswith("# proctor run ") and "## Repeated runs" in text
+
+
+def test_output_never_replaces_what_is_not_a_report_of_its_kind_unless_forced(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    notes = tmp_path / "README.md"
+    notes.write_text("my notes\n")
+    refused = proctor("report", run, "--reporter", "html", "--output", str(notes))
+    assert refused.code == 2 and refused.out == "", refused.err
+    assert (
+        f"--output {notes}: the file exists and is not an HTML report proctor wrote; "
+        "give --force to replace it"
+    ) in refused.err
+    assert notes.read_text() == "my notes\n"
+    # A Markdown report is not an HTML one: suite.md is not replaced by a page either.
+    suite_md = Path(run) / "suite.md"
+    kept = suite_md.read_text()
+    other = proctor("report", run, "--reporter", "html", "--output", str(suite_md))
+    assert other.code == 2 and "is not an HTML report proctor wrote" in other.err
+    assert suite_md.read_text() == kept
+    forced = proctor("report", run, "--reporter", "html", "--output", str(notes), "--force")
+    assert forced.code == 0 and notes.read_text().startswith("<!doctype html>")
+
+
+def test_output_mistakes_are_one_sentence_before_anything_is_read(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    cases = {
+        ("--output", ""): '--output "": give the path of a file to write',
+        ("--output", str(tmp_path)): f"--output {tmp_path}: a folder, not a file",
+        ("--output", str(tmp_path / "no" / "r.html")): (
+            f"--output {tmp_path / 'no' / 'r.html'}: the folder {tmp_path / 'no'} does not exist"
+        ),
+        ("--reporter", "markdown,html", "--output", str(tmp_path / "r")): (
+            f"--output {tmp_path / 'r'}: writes one report, and 2 are named (markdown, html)"
+        ),
+        ("--force",): "--force replaces the --output file: give --output FILE with it",
+    }
+    for args, said in cases.items():
+        result = proctor("report", run, *args)
+        assert result.code == 2 and result.out == "", (args, result.err)
+        assert f"proctor: error: {said}" in result.err, (args, result.err)
+    assert not (tmp_path / "r").exists()
