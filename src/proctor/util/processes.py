@@ -303,10 +303,14 @@ def still_running(pid: int, start: str) -> bool:
 
 def process_start(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks after boot, Linux); None when it is gone. With
-    the pid, it names one process: a pid reused later has another start."""
+    the pid, it names one process: a pid reused later has another start. A zombie (a process
+    that ended and that its parent has not waited for yet, as a killed ``proctor run`` under a
+    supervisor that never reaps it) is gone: it runs nothing, only its exit status is kept."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             fields = fh.read().rsplit(b")", 1)[1].split()
+        if fields[0] in (b"Z", b"X"):  # the state, field 3: zombie, dead
+            return None
         return int(fields[19])  # field 22 of stat; the two before ")" are pid and comm
     except (OSError, IndexError, ValueError):
         return None

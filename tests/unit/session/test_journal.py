@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from proctor.execute.events import TrialStarted
+from proctor.models.run import JournalEntry
 from proctor.session import journal
 from proctor.session.journal import Journal, live_orchestrator, live_workers, note, read
 from proctor.util.processes import process_start
@@ -75,3 +76,38 @@ def test_a_run_folder_is_removed_as_not_started_only_when_it_holds_this_run_s_fi
     assert journal.discard_unstarted(own) and not own.exists()
     assert not journal.discard_unstarted(other) and (other / "journal.jsonl").exists()
     assert not journal.discard_unstarted(extra) and (extra / "journal.jsonl").exists()
+
+
+def test_an_orchestrator_killed_and_left_a_zombie_is_not_running(tmp_path: Path) -> None:
+    """A ``proctor run`` killed under a parent that has not waited for it (a Python harness's
+    ``Popen``, a CI supervisor) is a zombie: `proctor report` read it as still running (exit
+    75, `--write` refused) until its parent reaped it, and a resume as going on."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        path = tmp_path / "journal.jsonl"
+        start = process_start(child.pid)
+        assert start is not None
+        journal.append(
+            path,
+            JournalEntry(
+                event="run-started", time="2026-01-01T00:00:00Z", pid=child.pid, pid_start=start
+            ),
+        )
+        assert live_orchestrator(path) == child.pid  # the control: running, it is live
+        os.kill(child.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # killed, not yet waited for: a zombie
+            with open(f"/proc/{child.pid}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    break
+            time.sleep(0.01)
+        assert process_start(child.pid) is None
+        assert live_orchestrator(path) is None
+    finally:
+        child.kill()
+        child.wait()
