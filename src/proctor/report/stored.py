@@ -192,7 +192,8 @@ def iter_records(
     for path in unusable:
         kind = "a link" if path.is_symlink() else "a folder" if path.is_dir() else "not a file"
         notes.append(f"{path}: {kind}, not a record; counted as an infra-error")
-        yield _annotated(_lost(path, f"{UNREADABLE}: {kind}, not a file of the run's own"), marks)
+        why = {"a link": "a link, not a file of the run's own", "a folder": "a folder, not a file"}
+        yield _annotated(_lost(path, f"{UNREADABLE}: {path}: {why.get(kind, kind)}"), marks)
     for path in trial_files:
         try:
             record, dropped = read_trial(path)

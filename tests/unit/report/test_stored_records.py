@@ -117,7 +117,13 @@ def test_a_trial_json_that_is_a_folder_or_a_link_is_a_damaged_trial(tmp_path: Pa
     notes: list[str] = []
     records = {(r.case, r.repeat): r for r in load_records(run, notes)}
     assert records[("fix-a-bug", 1)].status == "infra-error"
-    assert "a folder" in records[("fix-a-bug", 1)].reason
+    # Its reason names the file, as an unreadable one's does ("a folder, not a file of the
+    # run's own" named neither, and a folder is no file of anyone's).
+    assert (
+        records[("fix-a-bug", 1)].reason == f"unreadable trial.json: {folder}: a folder, not a file"
+    )
     assert records[("fix-a-bug", 2)].status == "infra-error"
-    assert "a link" in records[("fix-a-bug", 2)].reason
+    assert records[("fix-a-bug", 2)].reason == (
+        f"unreadable trial.json: {linked}: a link, not a file of the run's own"
+    )
     assert len(notes) == 2 and all(is_stand_in(records[("fix-a-bug", n)]) for n in (1, 2))
