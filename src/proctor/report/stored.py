@@ -20,12 +20,7 @@ from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.journal import stretches
 from proctor.models.loading import load_top_config
-from proctor.models.run import (
-    AnnotationsRecord,
-    ResolvedRecord,
-    RunManifest,
-    SkippedCaseRecord,
-)
+from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in, run_holding
