@@ -66,6 +66,10 @@ def test_a_transcript_of_another_folder_is_recorded_with_a_warning_naming_both(
         f"evaluators judged {workspace} (right if the workspace was moved"
     )
     assert not [w for w in trial["warnings"] if CUT in w]  # the whole file: not cut
+    # The paths the session named in the folder it ran in are its workspace's files, so the
+    # process metrics of a moved workspace are those of the session.
+    context = trial["process"]["context"]
+    assert context["filesRead"] == context["editedFiles"] == ["notes.txt"], context
 
 
 @pytest.mark.parametrize(("agent", "name", "ran_in"), SESSIONS, ids=IDS)
