@@ -62,7 +62,7 @@ def test_serve_prints_url_serves_and_stops_on_interrupt(tmp_path: Path) -> None:
     ("content", "match"),
     [
         (None, "cannot be read"),
-        ("{nope", "not valid JSON"),
+        ("{nope", "malformed JSON at line 1, column 2"),
         ('{"turns": [{"say": 1}]}', r"field 'turns\[0\]\.say': expected a non-empty string, got 1"),
         ('{"conditions": {"a": {"turns": []}}}', "--condition default: "),
     ],
@@ -88,6 +88,30 @@ def test_a_plan_that_is_not_utf8_is_one_sentence_and_exit_2(
     assert result.err.strip().splitlines() == [
         f"proctor: error: --plan {plan}: not UTF-8 text (byte 0xe9 at offset 23)"
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ('{"turns": [],}', "malformed JSON at line 1, column 14: a comma before the closing '}'"),
+        ('\ufeff{"turns": []}', "malformed JSON at line 1, column 1: it starts with a byte-order"),
+        ('{"turns": []} // x', "malformed JSON at line 1, column 15: a comment ('//')"),
+        ('{"turns": ' + "[" * 100_000 + "]" * 100_000 + "}", "JSON nested too deeply to read"),
+        ('{"turns": [{"sleep": ' + "9" * 5000 + "}]}", "a number has more than 4300 digits"),
+        ('{"turns": [{"say": "a"}], "turns": []}', "key 'turns' is given twice in one object"),
+    ],
+)
+def test_a_plan_is_read_as_validate_reads_a_cases_plan(
+    tmp_path: Path, proctor: Callable[..., CliResult], content: str, said: str
+) -> None:
+    """The plan is read as a case's ``plan.json`` is: the line and column and what is wrong,
+    never a traceback (a deep nesting, a long number) nor a key given twice served silently."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(content, encoding="utf-8")
+    result = proctor("model", "serve", "--plan", str(plan))
+    assert result.code == 2 and "Traceback" not in result.err and result.out == ""
+    [line] = result.err.strip().splitlines()
+    assert line.startswith(f"proctor: error: --plan {plan}: {said}"), line
 
 
 def test_a_log_in_a_missing_folder_is_refused_before_serving(

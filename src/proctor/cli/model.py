@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import threading
 from pathlib import Path
 
@@ -12,16 +11,21 @@ import click
 
 def _load_plan(path: Path) -> dict[str, object]:
     from proctor.errors import ConfigError
+    from proctor.models.loading import parse_json_text
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"--plan {path}: cannot be read ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:
         where = f"byte 0x{exc.object[exc.start]:02x} at offset {exc.start}"
         raise ConfigError(f"--plan {path}: not UTF-8 text ({where})") from exc
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"--plan {path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    try:  # read as validate reads a case's plan.json: line and column, BOM, comments, depth
+        data = parse_json_text(text, path, unique=True)
+    except ConfigError as exc:
+        said = str(exc)
+        said = said[len(f"{path}: ") :] if said.startswith(f"{path}: ") else said
+        raise ConfigError(f"--plan {path}: {said}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"--plan {path}: expected a JSON object with 'turns' or 'variants'")
     return data
