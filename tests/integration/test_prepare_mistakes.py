@@ -100,3 +100,19 @@ def test_the_next_steps_name_the_command_that_starts_the_agent(
         step = prepared.json()["nextSteps"][1]
         named = f"Start {agent} (`{command}`) there" if agent != command else f"Start {agent} there"
         assert step.startswith(named), step
+
+
+def test_a_file_named_prepared_in_out_is_one_sentence_and_left_as_it_is(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", src={"a.txt": "a\n"})
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "prepared").write_text("my notes\n")
+    prepared = proctor("prepare", "fix", "--source", str(tmp_path / "cases"), "--out", str(out))
+    assert prepared.code == 2 and "Traceback" not in prepared.err
+    assert prepared.err.strip() == (
+        f"proctor: error: --out {out}: prepared sessions go in {out / 'prepared'}, which "
+        "cannot be made (a file, not a folder)"
+    )
+    assert (out / "prepared").read_text() == "my notes\n"

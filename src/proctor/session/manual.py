@@ -210,12 +210,18 @@ def prepare_session(
     """Make the prepared session; what ``proctor prepare`` prints."""
     plan, spec = plan_one(case, condition, source, config, agent)
     check_out_outside_cases(out, plan.cases)  # the workspace would be copied into itself
-    out = out.resolve()  # the person works elsewhere: every path printed is absolute
+    given, out = out, out.resolve()  # the person works elsewhere: every path printed is absolute
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     parent = out / "prepared"
-    parent.mkdir(parents=True, exist_ok=True)
     prefix = f"{spec.case.name}-{condition}-{agent}-{stamp}-"
-    root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # never two sessions in one
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # never two sessions in one
+    except OSError as exc:  # a file named `prepared` there (left as it is), a folder not ours
+        why = "a file, not a folder" if parent.exists() and not parent.is_dir() else exc.strerror
+        raise ConfigError(
+            f"--out {given}: prepared sessions go in {parent}, which cannot be made ({why})"
+        ) from None
     workspace = root / "workspace"
     c = spec.case.case
     try:
