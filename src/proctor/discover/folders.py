@@ -10,8 +10,10 @@ with a folder or file that cannot be read) is a :class:`ConfigError`.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -374,9 +376,19 @@ def _refuse_stray_marker(source: Path) -> None:
 
 
 def _unique(found: Discovery, source: Path) -> Discovery:
-    names: set[str] = set()
+    """Two cases of one name are refused; so are two whose names differ only in how Unicode
+    writes them (``naïve`` as one character or as ``i`` and a combining mark): they read the
+    same in every report, and are one folder on a file system that normalises names."""
+    names: dict[str, str] = {}
     for case in found.cases:
-        if case.name in names:
+        seen = names.get(unicodedata.normalize("NFC", case.name))
+        if seen == case.name:
             raise ConfigError(f"--source {source}: two cases are named '{case.name}'")
-        names.add(case.name)
+        if seen is not None:
+            both = f"{json.dumps(seen)} and {json.dumps(case.name)}"
+            raise ConfigError(
+                f"--source {source}: two cases are named alike, {both} (the same name, its "
+                "letters written with other Unicode characters): rename one"
+            )
+        names[unicodedata.normalize("NFC", case.name)] = case.name
     return found

@@ -493,3 +493,17 @@ def test_a_case_file_in_utf16_is_an_error_naming_the_encoding(
         f"{case / name}: the file is {encoding} text (it starts with a {encoding} byte-order "
         "mark): save it as UTF-8"
     )
+
+
+def test_two_cases_whose_names_differ_only_in_unicode_form_are_refused(tmp_path: Path) -> None:
+    """``naïve`` written as one character and as ``i`` plus a combining diaeresis read the same
+    in every report, and are one folder where the file system normalises names."""
+    write_case(tmp_path, "na\u00efve")
+    write_case(tmp_path, "nai\u0308ve")
+    write_case(tmp_path, "other")
+    with pytest.raises(ConfigError) as caught:
+        discover_cases(tmp_path)
+    assert str(caught.value) == (
+        f'--source {tmp_path}: two cases are named alike, "nai\\u0308ve" and "na\\u00efve" '
+        "(the same name, its letters written with other Unicode characters): rename one"
+    )
