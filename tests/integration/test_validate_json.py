@@ -63,3 +63,27 @@ def test_validate_json_keeps_warnings_in_the_object(proctor: Run, tmp_path: Path
     data = json.loads(nothing.out)
     assert nothing.code == 2 and data["ok"] is False and data["cases"] == []
     assert "nothing runnable" in data["problems"][0]["message"]
+
+
+def test_every_wrong_field_of_proctor_json_is_a_problem_of_its_own(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """As of a case's config.json, validate names every wrong field of proctor.json in one
+    pass (it named the first and hid the rest); run stops at the first, saying more are there."""
+    cases = tmp_path / "cases"
+    write_case(cases, "good", config=CHECK, plan={"turns": [{"say": "ok"}]})
+    top = tmp_path / "proctor.json"
+    top.write_text(json.dumps({"out": 5, "repeats": "x"}))
+    args = ("--source", str(cases), "--config", str(top))
+    checked = proctor("validate", *args, "--json")
+    assert checked.code == 2
+    assert [p["message"] for p in json.loads(checked.out)["problems"]] == [
+        f"{top}: field 'out': expected a string, got 5",
+        f"{top}: field 'repeats': expected an integer, got the string \"x\"",
+    ]
+    ran = proctor("run", *args, "--out", str(tmp_path / "out"))
+    assert ran.code == 2
+    assert ran.err.strip() == (
+        f"proctor: error: {top}: field 'out': expected a string, got 5 (and 1 more in this "
+        "file: `proctor validate` lists them all)"
+    )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError, DiscoveryError
-from proctor.models.errors_format import describe_validation_error, format_loc, json_error
+from proctor.models.errors_format import describe_validation_errors, format_loc, json_error
 
 if TYPE_CHECKING:
     from proctor.models.config import TopConfig
@@ -19,6 +19,17 @@ if TYPE_CHECKING:
 DEFAULT_CONFIG_NAME = "proctor.json"
 TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
 """What a user file holding an integer of more digits than Python converts is told."""
+
+
+class TopConfigProblems(ConfigError):
+    """Every field of the top-level configuration that is wrong (``problems``), one sentence
+    each; the message is the first, as ``proctor run`` stops at it, saying how many more."""
+
+    def __init__(self, problems: list[str]) -> None:
+        more = len(problems) - 1
+        said = f" (and {more} more in this file: `proctor validate` lists them all)" if more else ""
+        super().__init__(problems[0] + said)
+        self.problems = problems
 
 
 class _TwiceGiven(Exception):
@@ -156,5 +167,5 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
         raise ConfigError(f"{found}: expected a JSON object at the top level")
     try:
         return TopConfig.model_validate(raw), found
-    except ValidationError as exc:
-        raise ConfigError(describe_validation_error(str(found), exc, TopConfig)) from exc
+    except ValidationError as exc:  # every field that is wrong, not only the first
+        raise TopConfigProblems(describe_validation_errors(str(found), exc, TopConfig)) from exc
