@@ -44,7 +44,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from proctor.util.json_shown import json_kind
+from proctor.util.json_shown import WHOLE, json_kind, json_text
 from proctor.util.text import did_you_mean, plural, unknown_keys
 
 ACTIONS: dict[str, set[str]] = {
@@ -131,7 +131,7 @@ def validate_step(step: Any, where: str, path: str) -> None:
         where,
         path,
         f"expected exactly one action among {', '.join(ACTIONS)}, got "
-        f"{sorted(step) or 'none'}{hint}",
+        f"{json_text(sorted(step), WHOLE) if step else 'none'}{hint}",
     )
     action = actions[0]
     extra = set(step) - {action} - ACTIONS[action]

@@ -93,7 +93,7 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
             r"field 'turns\[0\]\.exit': expected an integer from 0 to 255, got 300",
         ),
         ({"turns": [{"say": "a", "shell": "b"}]}, "exactly one action"),
-        ({"turns": [{"sya": "a"}]}, r"got \['sya'\] \(did you mean 'say'\?\)"),
+        ({"turns": [{"sya": "a"}]}, r'got \["sya"\] \(did you mean \'say\'\?\)'),
         (
             {"turns": [{"ask": "q", "options": "Yes"}]},
             r"field 'turns\[0\]\.options': expected a list of strings, got the string \"Yes\"",
@@ -315,3 +315,14 @@ def test_a_step_never_played_is_named_by_its_path_in_the_plan_and_its_action(
     told = unplayed(plan, condition, repeat, 1, "the test")
     assert told is not None
     assert told.endswith(f"so these steps never played: {named}")
+
+
+def test_a_step_with_no_or_two_actions_names_its_keys_as_json_writes_them() -> None:
+    """The keys were shown as Python writes a list (``['say', 'shell']``)."""
+    for step, got in (
+        ({"say": "a", "shell": "b"}, 'got ["say", "shell"]'),
+        ({"say\u00a0": "a"}, "got [\"say\\u00a0\"] (did you mean 'say'?)"),
+    ):
+        with pytest.raises(PlanError) as caught:
+            validate_plan({"turns": [step]})
+        assert str(caught.value).endswith(got), str(caught.value)
