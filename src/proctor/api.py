@@ -64,9 +64,10 @@ def run(
     the trials on a Ray cluster, see docs/scale.md). ``agents``, ``cases``, ``tags``,
     ``conditions`` and ``reporters`` take a list of names, or one name as a string. Every
     key of the environment and of ``./.env`` is masked in what the run writes and returns, as
-    with the CLI. Raises :class:`proctor.errors.ConfigError` for a configuration the user can
-    fix, as the CLI reports with exit code 2, and TypeError for an argument of the wrong
-    Python type."""
+    with the CLI. ``subscribers`` are plain callables given each run event; one that raises is
+    dropped with a warning and the run goes on. Raises :class:`proctor.errors.ConfigError` for
+    a configuration the user can fix, as the CLI reports with exit code 2, and TypeError for
+    an argument of the wrong Python type."""
     where = "proctor.run()"
     folder = _path(source, where, "source")
     given = _path(config, where, "config") if config is not None else None
@@ -88,7 +89,9 @@ def run(
     argtypes.text(mode, where, "mode", optional=True)
     argtypes.text(model, where, "model", optional=True)
     argtypes.flag(keep_workspace, where, "keep_workspace")
-    callables = argtypes.items(subscribers, where, "subscribers", "callable", callable)
+    callables = argtypes.items(
+        subscribers, where, "subscribers", _SUBSCRIBER, _plain_callable, many="callables"
+    )
     argtypes.text(executor, where, "executor")
     argtypes.text(ray_address, where, "ray_address", optional=True)
     try:
@@ -126,6 +129,24 @@ def run(
         argv=("proctor.run",),
     )
     return run_session(request, callables)
+
+
+_SUBSCRIBER = "callable taking one event (not an async or generator function)"
+
+
+def _plain_callable(value: object) -> bool:
+    """Whether a subscriber is one the run can call: an async function or a generator function
+    called returns a coroutine or a generator that nothing runs, so it would see no event."""
+    import inspect
+
+    if not callable(value):
+        return False
+    call = value if inspect.isroutine(value) else getattr(value, "__call__", value)  # noqa: B004
+    return not (
+        inspect.iscoroutinefunction(call)
+        or inspect.isgeneratorfunction(call)
+        or inspect.isasyncgenfunction(call)
+    )
 
 
 def _check_executor(executor: object, ray_address: str | None) -> None:

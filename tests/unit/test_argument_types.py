@@ -8,7 +8,7 @@ the right type that says something wrong stays a ConfigError (or ValueError)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,17 @@ MISSING = Path("/nonexistent-proctor-suite")
 async def _test(t: Any) -> None: ...
 
 
+async def _async_show(event: object) -> None: ...
+
+
+def _yielding_show(event: object) -> Iterator[None]:
+    yield
+
+
+class _AsyncDisplay:
+    async def __call__(self, event: object) -> None: ...
+
+
 def _run(**kwargs: Any) -> Callable[[], object]:
     return lambda: proctor.run(MISSING, **kwargs)
 
@@ -66,7 +77,10 @@ WRONG_TYPES: list[tuple[str, Callable[[], object], str]] = [
     ("run keep_workspace str", _run(keep_workspace="no"), "argument 'keep_workspace': expected True or False, got the string 'no'"),
     ("run keep_workspace int", _run(keep_workspace=1), "argument 'keep_workspace': expected True or False, got 1"),
     ("run subscribers int", _run(subscribers=5), "argument 'subscribers': expected a list of callables, got 5"),
-    ("run subscribers item", _run(subscribers=[print, 5]), "argument 'subscribers[1]': expected a callable, got 5"),
+    ("run subscribers item", _run(subscribers=[print, 5]), "argument 'subscribers[1]': expected a callable taking one event (not an async or generator function), got 5"),
+    ("run subscribers async", _run(subscribers=[_async_show]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got an async function '_async_show'"),
+    ("run subscribers generator", _run(subscribers=[_yielding_show]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got a generator function '_yielding_show' (def with yield)"),
+    ("run subscribers async object", _run(subscribers=[_AsyncDisplay()]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got a _AsyncDisplay object"),
     ("run executor None", _run(executor=None), "argument 'executor': expected a string, got None"),
     ("run ray_address int", _run(ray_address=5), "argument 'ray_address': expected a string or None, got 5"),
     ("run option bool", _run(mirror="yes"), "argument 'mirror': expected True or False, got the string 'yes'"),

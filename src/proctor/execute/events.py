@@ -57,5 +57,18 @@ def emit(subscribers: list[Subscriber], event: RunEvent) -> None:
         try:
             sub(event)
         except Exception as exc:
-            log.warning("display subscriber %r failed and was removed: %s", sub, exc)
+            log.warning("proctor: %s; the run goes on", _dropped(sub, exc))
             subscribers.remove(sub)
+
+
+def _dropped(sub: Subscriber, exc: Exception) -> str:
+    """Which subscriber raised what, where: ``a run subscriber, the plain function 'show',
+    raised KeyError: 'case' (show.py, line 12), and is told no more events``."""
+    import traceback
+
+    from proctor.util.argtypes import given
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+    said = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return f"a run subscriber, {given(sub)}, raised {said}{where}, and is told no more events"
