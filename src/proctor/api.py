@@ -94,6 +94,11 @@ def run(
     )
     argtypes.text(executor, where, "executor")
     argtypes.text(ray_address, where, "ray_address", optional=True)
+    for field, keyword in _KEYWORD_OF.items():
+        if field in options:  # read after `timeout`, it would silently win over it
+            raise ConfigError(
+                f"proctor.run(): unknown keyword argument '{field}'; did you mean '{keyword}'?"
+            )
     try:
         # Strict: a wrong Python type among ``options`` (``mirror="no"``, ``retry_errors=True``)
         # is not read as another value; _keyword_problem tells it from a wrong value.

@@ -53,6 +53,9 @@ def test_a_configuration_error_raises_the_cli_sentence(tmp_path: Path) -> None:
         proctor.run(tmp_path, repeats=0)
     with pytest.raises(proctor.ConfigError, match="'repeat'; did you mean 'repeats'"):
         proctor.run(tmp_path, repeat=3)
+    # The CliOverrides field `run` takes as `timeout` was taken too, and won over `timeout`.
+    with pytest.raises(proctor.ConfigError, match="'timeout_sec'; did you mean 'timeout'"):
+        proctor.run(tmp_path, timeout=60, timeout_sec=5)
 
 
 @pytest.mark.parametrize(
