@@ -34,6 +34,7 @@ from proctor.report.stored import StoredRun, recompute
 from proctor.report.stored import load_run as _load_run
 from proctor.session.run import RunRequest, RunResult, run_session
 from proctor.util import argtypes
+from proctor.util.signals import stop_handlers_kept
 
 
 def run(
@@ -65,9 +66,11 @@ def run(
     ``conditions`` and ``reporters`` take a list of names, or one name as a string. Every
     key of the environment and of ``./.env`` is masked in what the run writes and returns, as
     with the CLI. ``subscribers`` are plain callables given each run event; one that raises is
-    dropped with a warning and the run goes on. Raises :class:`proctor.errors.ConfigError` for
-    a configuration the user can fix, as the CLI reports with exit code 2, and TypeError for
-    an argument of the wrong Python type."""
+    dropped with a warning and the run goes on. Ctrl-C stops the run as it stops ``proctor
+    run`` and returns its result with ``exit_code`` 130; the caller's signal handlers are put
+    back. Raises :class:`proctor.errors.ConfigError` for a configuration the user can fix, as
+    the CLI reports with exit code 2, and TypeError for an argument of the wrong Python
+    type."""
     where = "proctor.run()"
     folder = _path(source, where, "source")
     given = _path(config, where, "config") if config is not None else None
@@ -133,7 +136,10 @@ def run(
         executor_address=ray_address,
         argv=("proctor.run",),
     )
-    return run_session(request, callables)
+    # A stopped run leaves Ctrl-C and SIGTERM ignored, as the CLI exits after it; the caller
+    # gets its own handlers back, so that its next Ctrl-C still stops it.
+    with stop_handlers_kept():
+        return run_session(request, callables)
 
 
 _SUBSCRIBER = "callable taking one event (not an async or generator function)"

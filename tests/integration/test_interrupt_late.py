@@ -36,7 +36,7 @@ def test_a_stop_as_the_executor_returns_reads_the_records_back(
     assert all(r.status == "passed" for r in result.records)
     suite = json.loads((result.paths.root / "suite.json").read_text())
     assert suite["totals"]["n"] == 2 and suite["exitCode"] == 130
-    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # as after any stop
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
 
 
 def _two_cases(make_case: MakeCase) -> None:

@@ -84,6 +84,26 @@ def first_stop_only() -> Iterator[None]:
         _restore([(n, h) for n, h in previous.items() if signal.getsignal(n) is first])
 
 
+@contextmanager
+def stop_handlers_kept() -> Iterator[None]:
+    """The handlers of Ctrl-C, SIGTERM and SIGHUP in force when the block begins are in force
+    again when it ends, however it ends. For a run from Python (:func:`proctor.run`): a run
+    that was stopped ignores them while it stops, and the command line leaves them ignored
+    until it exits; the script or notebook that called it must get its own back, or its next
+    Ctrl-C does nothing. A handler set outside Python cannot be put back and is left as it is.
+    From another thread than the main one, nothing is changed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous: list[tuple[int, Any]] = [
+        (n, h) for n in STOP_SIGNALS if (h := signal.getsignal(n)) is not None
+    ]
+    try:
+        yield
+    finally:
+        _restore(previous)
+
+
 def ignore_stops() -> None:
     """Ignore Ctrl-C and SIGTERM from now on, as a run that is stopping does (a second one
     must not cut its clean stop short; the command restores them). From another thread than
