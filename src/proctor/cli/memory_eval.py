@@ -26,6 +26,7 @@ OWN_OPTIONS = frozenset(
         "--dataset",
         "--adapter",
         "--k",
+        "--env",
         "--json",
         "--timeout",
         "--min-recall",

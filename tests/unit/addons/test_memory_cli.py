@@ -33,6 +33,10 @@ def parsed(*args: str) -> dict[str, Any]:
         # Without `--`, proctor's own options end the server's words.
         (("--dataset", "d.json", "--mcp", "srv", "--timeout", "5", "--json"),
          ("srv",), {"as_json": True, "timeout": 5.0}),
+        (("--mcp", "python", "srv.py", "--env", "EMBED_KEY", "--dataset", "d.json"),
+         ("python", "srv.py"), {"forward": ("EMBED_KEY",)}),
+        (("--dataset", "d.json", "--mcp", "srv", "--env=EMBED_KEY"),
+         ("srv",), {"forward": ("EMBED_KEY",)}),
     ],
 )  # fmt: skip
 def test_the_words_of_mcp(
@@ -43,3 +47,12 @@ def test_the_words_of_mcp(
     assert str(params["dataset"]) == "d.json"
     for name, value in own.items():
         assert params[name] == value
+
+
+def test_every_option_of_proctor_s_own_ends_the_server_s_words() -> None:
+    """The list the words of --mcp stop at holds every option the command has, so an option
+    added later cannot become a word of the server's."""
+    from proctor.cli.memory_eval import OWN_OPTIONS
+
+    names = {name for p in command.params for name in p.opts if name.startswith("-")}
+    assert names - {"--mcp"} <= OWN_OPTIONS
