@@ -9,6 +9,7 @@ is a :class:`MemoryServerError` (exit 3).
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import logging
 import re
@@ -22,7 +23,7 @@ from typing import Any, TextIO
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, PaginatedRequestParams, TextContent
 from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import ResultMapping, follow
@@ -65,7 +66,10 @@ class MemorySession:
     timeout: float
     log: Path | None
 
-    async def call(self, tool: str, arguments: dict[str, Any], what: str) -> CallToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], what: str, field: str = ""
+    ) -> CallToolResult:
+        """Call ``tool`` (named by the adapter's ``field``, ``search.tool`` say)."""
         try:
             with anyio.fail_after(self.timeout):
                 result = await self.session.call_tool(tool, arguments)
@@ -83,6 +87,12 @@ class MemorySession:
                 f"tool '{tool}' failed ({what}): {detail}{self._tail()}"
             ) from exc
         if result.is_error:
+            names = await self._tool_names()
+            if names is not None and tool not in names:  # "Unknown tool", however it is said
+                raise MemoryServerError(
+                    f"the memory server has no tool '{tool}' (adapter field '{field}'); its "
+                    f"tools: {_listed(names)}{_near(tool, names)}"
+                )
             text = _text(result).strip()
             line = first_meaningful_line(text)
             more = line != text
@@ -95,8 +105,39 @@ class MemorySession:
             raise error
         return result
 
+    async def _tool_names(self) -> list[str] | None:
+        """The names of the tools the server lists; None when it cannot list them (not a
+        server that keeps to the protocol there: its call's own error is all there is)."""
+        names: list[str] = []
+        cursor: str | None = None
+        try:
+            with anyio.fail_after(self.timeout):
+                for _ in range(100):  # pages; a server that pages forever is not believed
+                    listed = await self.session.list_tools(
+                        params=PaginatedRequestParams(cursor=cursor)
+                    )
+                    names += [tool.name for tool in listed.tools]
+                    if not (cursor := listed.next_cursor):
+                        return names
+        except Exception:
+            return None
+        return None
+
     def _tail(self) -> str:
         return server_log_tail(self.log)
+
+
+def _near(name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _listed(names: list[str]) -> str:
+    """The server's tool names, 20 at most, as a sentence shows them."""
+    if not names:
+        return "none"
+    shown = ", ".join(masked_head(n, 60) for n in names[:20])
+    return shown + (f" and {len(names) - 20} more" if len(names) > 20 else "")
 
 
 _PYDANTIC_HEAD = re.compile(r"\d+ validation errors? for \S+$")

@@ -224,13 +224,15 @@ class _Run:
         for note in seeding_order(notes):
             values = self._values(project) | {"id": note.id, "text": note.text}
             seed = self.adapter.seed
-            await session.call(seed.tool, render(seed.arguments, values), f"seeding note {note.id}")
+            arguments = render(seed.arguments, values)
+            await session.call(seed.tool, arguments, f"seeding note {note.id}", "seed.tool")
             if self.adapter.supersede is None:
                 continue
             for older in note.supersedes:
                 call = self.adapter.supersede
                 arguments = render(call.arguments, values | {"supersedes": older})
-                await session.call(call.tool, arguments, f"superseding {older} by {note.id}")
+                what = f"superseding {older} by {note.id}"
+                await session.call(call.tool, arguments, what, "supersede.tool")
 
     async def _ask(self, session: MemorySession, project: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -238,6 +240,7 @@ class _Run:
             values = self._values(project) | {"query": query.query, "k": self.k}
             search = self.adapter.search
             what = f"query {query.id}"
-            result = await session.call(search.tool, render(search.arguments, values), what)
+            arguments = render(search.arguments, values)
+            result = await session.call(search.tool, arguments, what, "search.tool")
             out[query.id] = result_ids(result, self.adapter.results, what)
         return out
