@@ -118,8 +118,35 @@ def test_malformed_json_and_missing_file(tmp_path: Path) -> None:
         load_dataset(write(tmp_path, "{"))
     with pytest.raises(ConfigError, match="cannot be read"):
         load_dataset(tmp_path / "absent.json")
-    with pytest.raises(ConfigError, match=r"data.jsonl:2: malformed JSON"):
+    # A JSONL line is named as docs/addons.md names it, not as "data.jsonl:2: … at line 1".
+    with pytest.raises(ConfigError, match=r"data.jsonl: line 2: malformed JSON at column 2:"):
         load_dataset(write(tmp_path, '{"id": "a", "project": "p", "text": "t"}\n{\n', "data.jsonl"))
+
+
+def test_unreadable_files_are_said_as_every_other_file_of_proctor_s(tmp_path: Path) -> None:
+    """Neither Python's "[Errno 2] … : 'path'" nor its codec's "'utf-8' codec can't decode
+    byte 0xff in position 0" in the sentence."""
+    absent = (("absent.jsonl", load_dataset), ("absent.toml", load_adapter))
+    for name, load in (*absent, ("absent.json", load_adapter)):
+        with pytest.raises(ConfigError) as info:
+            load(tmp_path / name)
+        assert str(info.value) == f"{tmp_path / name}: cannot be read (No such file or directory)"
+    for name, load in (("d.jsonl", load_dataset), ("a.toml", load_adapter)):
+        path = tmp_path / name
+        path.write_bytes(b"\xff\xfe{}\n")
+        with pytest.raises(ConfigError) as info:
+            load(path)
+        assert str(info.value) == f"{path}: not UTF-8 text (invalid start byte)"
+
+
+def test_a_json_dataset_saved_as_jsonl_is_said_so(tmp_path: Path) -> None:
+    whole = json.dumps(dataset())
+    with pytest.raises(ConfigError) as info:
+        load_dataset(write(tmp_path, whole + "\n", "data.jsonl"))
+    assert str(info.value) == (
+        f"{tmp_path / 'data.jsonl'}: line 1: holds 'notes' or 'queries', the layout of a .json "
+        "dataset; a .jsonl dataset has one note or query per line (or name the file .json)"
+    )
 
 
 def adapter_with(**changes: Any) -> dict[str, Any]:
@@ -212,7 +239,7 @@ def test_deep_nesting_and_overlong_integers_are_sentences(tmp_path: Path) -> Non
         load_adapter(write(tmp_path, f'{{"k": {digits}}}', "adapter.json"))
     with pytest.raises(ConfigError, match=f"data.json: {too_long}"):
         load_dataset(write(tmp_path, f'{{"notes": {digits}}}', "data.json"))
-    with pytest.raises(ConfigError, match=f"data.jsonl:1: {too_long}"):
+    with pytest.raises(ConfigError, match=f"data.jsonl: line 1: {too_long}"):
         load_dataset(write(tmp_path, f'{{"id": {digits}}}\n', "data.jsonl"))
 
 

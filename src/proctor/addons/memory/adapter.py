@@ -19,7 +19,7 @@ from pydantic import Field, ValidationError
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import parse_json_text, parse_toml_text
+from proctor.models.loading import parse_json_text, parse_toml_text, read_text_file
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z]+)\}")
 
@@ -91,10 +91,7 @@ def load_adapter(path: Path | None) -> Adapter:
     """The adapter in ``path`` (JSON or TOML), or the knowledge-graph default."""
     if path is None:
         return check_adapter(KNOWLEDGE_GRAPH, "the built-in knowledge-graph adapter")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from exc
+    text = read_text_file(path)
     if path.suffix == ".toml":
         try:
             data: Any = parse_toml_text(text, path)

@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError, field_validator
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import describe_validation_error
-from proctor.models.loading import parse_json_text, read_json_file
+from proctor.models.loading import parse_json_text, read_json_file, read_text_file
 
 Label = Literal["extraction", "multi-note", "knowledge-update", "abstention"]
 LABELS: tuple[Label, ...] = ("extraction", "multi-note", "knowledge-update", "abstention")
@@ -152,17 +152,24 @@ def _with_line(message: str, lines: Mapping[tuple[str, int], int]) -> str:
 
 def _read_jsonl(path: Path, line_of: dict[tuple[str, int], int]) -> dict[str, list[Any]]:
     """The notes and queries of a JSONL file; ``line_of`` gets each one's line number."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from exc
+    lines = read_text_file(path).splitlines()
     out: dict[str, list[Any]] = {"notes": [], "queries": []}
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        item = parse_json_text(line, Path(f"{path}:{number}"), unique=True)
+        try:
+            item = parse_json_text(line, path, unique=True)
+        except ConfigError as exc:  # said at the file's line, not the one line's "line 1"
+            said = str(exc).replace(" at line 1, column ", " at column ", 1)
+            raise ConfigError(said.replace(f"{path}: ", f"{path}: line {number}: ", 1)) from exc
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
+        if "notes" in item or "queries" in item:
+            raise ConfigError(
+                f"{path}: line {number}: holds 'notes' or 'queries', the layout of a .json "
+                "dataset; a .jsonl dataset has one note or query per line (or name the file "
+                ".json)"
+            )
         kind = "queries" if "query" in item else "notes"
         line_of[(kind, len(out[kind]))] = number
         out[kind].append(item)
