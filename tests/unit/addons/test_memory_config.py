@@ -296,3 +296,12 @@ def test_a_jsonl_dataset_s_mistake_names_its_line(tmp_path: Path) -> None:
     assert mistake(lines) == (
         f"{data}: line 3: field 'notes[1].supersedes': 'ghost' is not another note of project 'p'"
     )
+
+
+def test_a_key_given_twice_in_a_json_adapter_is_refused(tmp_path: Path) -> None:
+    """As in a dataset (and as TOML does): JSON keeps the last silently, and the first, the
+    one the user may be reading, never applies."""
+    results = '{"source": "auto", "path": "results", "id": "id"}'
+    text = json.dumps(adapter_with()).replace('"results": ', f'"results": {results}, "results": ')
+    with pytest.raises(ConfigError, match="key 'results' is given twice in one object"):
+        load_adapter(write(tmp_path, text, "adapter.json"))

@@ -98,7 +98,7 @@ def load_adapter(path: Path | None) -> Adapter:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: malformed TOML ({exc})") from exc
     else:
-        data = parse_json_text(text, path)
+        data = parse_json_text(text, path, unique=True)  # a file written for proctor
     if _depth(data) > MAX_DEPTH:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep, too deep to use")
     return check_adapter(data, str(path))
