@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from proctor.addons.memory.dataset import load_dataset
 from proctor.addons.memory.report import (
+    Failure,
     MemoryEvalRecord,
     Scores,
     Thresholds,
@@ -145,3 +148,15 @@ def test_only_never_seeded_ids_in_the_first_k_are_said_to_be_scored() -> None:
     past_k = ["atlas-signing", "atlas-code-review"]
     past_k += ["atlas-production", "atlas-staging", "atlas-port-new", "ghost"]
     assert _line(score(PERFECT | {"signing-key": past_k}), "signing-key") is None
+
+
+def test_the_json_keys_docs_addons_md_names_are_the_record_s() -> None:
+    """docs/addons.md says what `--json` holds: each key it names is one the record has."""
+    docs = (EXAMPLES.parents[2] / "docs" / "addons.md").read_text(encoding="utf-8")
+    said = docs[docs.index("With `--json`, `overall`") : docs.index("give the outcome.")]
+    named = set(re.findall(r"`([A-Za-z-]+)`", said)) - {"--json", "null", "-", "FAIL"}
+    record = score({**PERFECT, "code-review": ["atlas-code-review"] * 2}).to_dict()
+    keys = {*record, *record["queries"][0], *record["failures"][0], *record["overall"]}
+    kinds = set(get_args(Failure.model_fields["kind"].annotation))
+    assert named - keys - kinds == set()
+    assert {"overall", "byLabel", "queries", "failures", "passed", "exitCode"} <= named
