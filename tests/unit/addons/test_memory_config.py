@@ -101,6 +101,11 @@ def test_jsonl_dataset(tmp_path: Path) -> None:
                     {"id": "b", "project": "p", "text": "u", "supersedes": ["a"]}],
           "queries": [{"id": "q", "project": "p", "query": "x", "labels": ["abstention"]}]},
          "the notes supersede each other in a cycle (a -> b -> a)"),
+        # One id not in a list: "expected an object" (the grades' form) sent users the wrong way.
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": "new",
+                       "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': expected a list of note ids ([\"new\"]) or an object of "
+         "graded ids, got \"new\""),
     ],
 )  # fmt: skip
 def test_bad_datasets_name_file_and_field(

@@ -8,6 +8,7 @@ silently wrong score.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -82,6 +83,11 @@ class Query(UserModel):
     @field_validator("relevant", mode="before")
     @classmethod
     def _list_is_grade_one(cls, value: Any) -> Any:
+        if not isinstance(value, list | dict):  # the grades' "expected an object" alone
+            example = f" ([{json.dumps(value)}])" if isinstance(value, str) else ""
+            raise ValueError(  # sent a user who wrote one id the wrong way
+                f"expected a list of note ids{example} or an object of graded ids"
+            )
         if isinstance(value, list):
             _each_once([v for v in value if isinstance(v, str)])
             return dict.fromkeys(value, 1)
