@@ -106,6 +106,9 @@ def test_jsonl_dataset(tmp_path: Path) -> None:
                        "labels": ["extraction"]}]},
          "field 'queries[0].relevant': expected a list of note ids ([\"new\"]) or an object of "
          "graded ids, got \"new\""),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["new", 7],
+                       "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': item 1: expected a note id (a string), got 7"),
     ],
 )  # fmt: skip
 def test_bad_datasets_name_file_and_field(

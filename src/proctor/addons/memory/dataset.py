@@ -89,7 +89,10 @@ class Query(UserModel):
                 f"expected a list of note ids{example} or an object of graded ids"
             )
         if isinstance(value, list):
-            _each_once([v for v in value if isinstance(v, str)])
+            for n, item in enumerate(value):  # as keys of grades it was "expected a string"
+                if not isinstance(item, str):
+                    raise ValueError(f"item {n}: expected a note id (a string), got {item!r}")
+            _each_once(value)
             return dict.fromkeys(value, 1)
         return value
 
