@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, PaginatedRequestParams, TextContent
 from pydantic import ValidationError
@@ -283,6 +283,16 @@ async def open_session(
                 f"the memory server did not answer within {timeout:g}s of being started "
                 f"({target.describe()}); raise --timeout if it is slow to start"
                 f"{server_log_tail(errlog)}"
+            ) from exc
+        except MCPError as exc:
+            if target.url is None:
+                raise
+            # The SDK's words for an HTTP error status ("Not Found", "Server returned an
+            # error response"): the URL answers, but is not an MCP endpoint.
+            raise MemoryServerError(
+                f"the memory server at {target.url} answered but started no MCP session "
+                f"({exc.error.message}); is the URL its streamable HTTP endpoint (often "
+                "http://HOST:PORT/mcp)?"
             ) from exc
         yield MemorySession(session, timeout, errlog)
 
