@@ -124,3 +124,33 @@ def test_agent_model_of_the_scripted_agent_is_warned_of_once(proctor: Run, tmp_p
     assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
     trial = next((tmp_path / "out").glob("run-*/trials/a/scripted/default/1/trial.json"))
     assert '"agentModel": "nope/x"' in trial.read_text()  # the nearest: --agent-model
+
+
+def test_a_profile_of_the_scripted_agent_is_the_scripted_agent_for_its_model(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A ``codingagents`` profile of the scripted agent (its trials keep the profile's id) is
+    warned of as the scripted agent is, and its model's missing price is not warned of."""
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    (root / "proctor.json").write_text('{"codingagents": {"mine": {"agent": "scripted"}}}')
+    for given in [("--model", "opus"), ("--agent-model", "mine=opus")]:
+        result, out = run_json(proctor, root, tmp_path, "--agent", "mine", *given)
+        assert result.code == 0 and out["passed"] == 1, result.err
+        assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
+    assert (
+        'proctor: warning: --agent-model "mine=opus" (mine is a profile of the scripted '
+        "agent): the scripted agent plays its case's plan whatever the model"
+    ) in result.err
+    # proctor run with that profile, as with the scripted agent.
+    case = tmp_path / "cases" / "c"
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text("Say hello.\n")
+    (case / "plan.json").write_text('{"turns": [{"say": "hello"}]}')
+    (case / "config.json").write_text("{}")
+    result = proctor(
+        "run", "--source", str(case.parent), "--config", str(root / "proctor.json"),
+        "--agent", "mine", "--agent-model", "mine=opus", "--out", str(tmp_path / "run-out"),
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
+    assert '--agent-model "mine=opus" (mine is a profile of the scripted agent)' in result.err

@@ -21,7 +21,6 @@ from proctor.execute.events import (
     TrialFinished,
     TrialStarted,
 )
-from proctor.models.trial import TrialRecord
 from proctor.util.masking import mask
 from proctor.util.text import duration_text, one_line, plural
 
@@ -242,7 +241,7 @@ class CostWarnings:
         self.classifier(event)
         cost = event.record.cost
         for model in cost.unpriced:
-            if _named_only(event.record, model):
+            if _named_only(event, model):
                 continue
             if model not in self.warned_models:
                 self.warned_models.add(model)
@@ -279,12 +278,13 @@ class CostWarnings:
             )
 
 
-def _named_only(record: TrialRecord, model: str) -> bool:
-    """Whether ``model`` is the model a trial on the scripted agent was given: that agent
-    plays its plan whatever the model and only writes the model's name into its transcript,
-    so its price is nothing to warn of (``proctor eval --model`` and ``proctor run
-    --agent-model scripted=…`` warn of the model itself)."""
-    return record.agent == "scripted" and record.agent_model == model
+def _named_only(event: TrialFinished, model: str) -> bool:
+    """Whether ``model`` is the model a trial on the scripted agent (or a ``codingagents``
+    profile of it) was given: that agent plays its plan whatever the model and only writes
+    the model's name into its transcript, so its price is nothing to warn of (``proctor eval
+    --model`` and ``proctor run --agent-model scripted=…`` warn of the model itself)."""
+    record = event.record
+    return (event.cli or record.agent) == "scripted" and record.agent_model == model
 
 
 def _dollars(amount: float) -> str:

@@ -407,14 +407,20 @@ def command(
 
 
 def _warn_scripted_model(overrides: CliOverrides, plan: RunPlan | None) -> None:
-    """``--agent-model scripted=…`` is warned of when a trial of ``plan`` runs on the
-    scripted agent (without a plan, whenever it is given): for a run with none, the pair
-    changes nothing worth a word."""
+    """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
+    scripted agent) is warned of when a trial of ``plan`` runs on that agent (without a plan,
+    ``scripted=…`` whenever it is given): for a run with none, the pair changes nothing worth
+    a word."""
     from proctor.session.scripted_model import warn_scripted_model
 
-    model = overrides.agent_models.get("scripted")
-    if model is not None and (plan is None or any(t.agent == "scripted" for t in plan.trials)):
-        warn_scripted_model(model)
+    if plan is None:
+        if (model := overrides.agent_models.get("scripted")) is not None:
+            warn_scripted_model(model)
+        return
+    on_scripted = {t.agent for t in plan.trials if (t.profile.agent or t.agent) == "scripted"}
+    for agent, model in overrides.agent_models.items():
+        if agent in on_scripted:
+            warn_scripted_model(model, agent)
 
 
 def _inline(

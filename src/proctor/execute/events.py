@@ -33,6 +33,9 @@ class TrialStarted:
 @dataclass(frozen=True)
 class TrialFinished:
     record: TrialRecord
+    cli: str | None = None
+    """The CLI the trial's agent runs: a ``codingagents`` profile's own ``agent``, else the
+    agent's id (None: not known, ``record.agent`` is taken)."""
 
 
 @dataclass(frozen=True)

@@ -453,7 +453,7 @@ def _run_workers(
                         outcome.add(record)
                         # Only now: an interrupt before this line leaves it to _stop_workers.
                         del running[sentinel]
-                        emit(subscribers, TrialFinished(record))
+                        emit(subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
             except KeyboardInterrupt:
                 outcome.interrupted = True
                 # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
@@ -523,5 +523,5 @@ def _stop_workers(
             lost = killed_at_stop(STOP_GRACE_SEC)
         record = _collect(spec, run, proc.exitcode, lost)
         outcome.add(record)
-        emit(subscribers, TrialFinished(record))
+        emit(subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
     running.clear()

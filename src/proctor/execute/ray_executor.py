@@ -329,7 +329,7 @@ class _Loop:
 
     def _finish(self, spec: TrialSpec, record: TrialRecord) -> None:
         self.outcome.add(record)
-        emit(self.subscribers, TrialFinished(record))
+        emit(self.subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
 
     def _stop_tasks(self) -> None:
         """Cancel every running task (the trial records itself as interrupted), wait for them

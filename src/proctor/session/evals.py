@@ -332,8 +332,9 @@ def plan_evals(
     models = {point.case_name: model_of(point, request, project) for point, _ in chosen}
     # The CLI each runs: a profile of proctor.json's codingagents names its own.
     kinds = {c: getattr(top.codingagents.get(a), "agent", None) or a for c, a in agents.items()}
-    if "scripted" in request.agent_models and "scripted" in kinds.values():
-        warn_scripted_model(request.agent_models["scripted"])  # as proctor run warns of it
+    for agent, given in request.agent_models.items():  # as proctor run warns of it
+        if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
+            warn_scripted_model(given, agent)
     if model is not None:
         check_model(model, named)
         # The cases on the scripted agent the run's model reaches (not --agent-model's).
