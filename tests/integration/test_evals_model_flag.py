@@ -121,7 +121,9 @@ def test_agent_model_of_the_scripted_agent_is_warned_of_once(proctor: Run, tmp_p
         'proctor: warning: --agent-model "scripted=nope/x": the scripted agent plays its '
         "case's plan whatever the model (it only writes the model's name into its transcript)"
     ) in result.err
-    assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
+    # --model reaches no case: said once, as the one other warning.
+    assert '--model "other/y" applies to no selected case' in result.err, result.err
+    assert result.err.count("warning") == 2 and "no price" not in result.err, result.err
     trial = next((tmp_path / "out").glob("run-*/trials/a/scripted/default/1/trial.json"))
     assert '"agentModel": "nope/x"' in trial.read_text()  # the nearest: --agent-model
 
@@ -154,3 +156,27 @@ def test_a_profile_of_the_scripted_agent_is_the_scripted_agent_for_its_model(
     assert result.code == 0, result.err
     assert result.err.count("warning") == 1 and "no price" not in result.err, result.err
     assert '--agent-model "mine=opus" (mine is a profile of the scripted agent)' in result.err
+
+
+def test_a_model_that_reaches_no_case_is_warned_of_once(proctor: Run, tmp_path: Path) -> None:
+    """``--model`` under an ``--agent-model`` for every selected case's agent applies to none:
+    said once, with the pairs that come before it."""
+    on_claude = EVAL.replace("define_eval(", 'define_eval(agent="claude-code", ')
+    root = project(tmp_path, {"a.eval.py": EVAL, "b.eval.py": on_claude})
+    pairs = ("--agent-model", "scripted=x", "--agent-model", "claude-code=opus")
+    result = proctor("eval", "--dir", str(root), "--dry-run", "--model", "bar", *pairs)
+    said = (
+        'proctor: warning: --model "bar" applies to no selected case: every case runs on an '
+        "agent --agent-model gives its model (claude-code=opus, scripted=x), which comes before "
+        "--model\n"
+    )
+    assert result.code == 0 and result.err.count(said) == 1, result.err
+    result, out = run_json(proctor, root, tmp_path, "a", "--model", "bar", *pairs)
+    assert result.code == 0 and out["passed"] == 1, result.err
+    assert '--model "bar" applies to no selected case' in result.err and "(scripted=x)" in (
+        result.err
+    ), result.err
+    # A case it reaches, or the scripted model (every agent's server): no such warning.
+    for model in ("bar", "scripted"):
+        result = proctor("eval", "--dir", str(root), "--dry-run", "--model", model, *pairs[:2])
+        assert result.code == 0 and "applies to no selected case" not in result.err, result.err

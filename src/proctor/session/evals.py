@@ -40,7 +40,7 @@ from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.run import RunRequest, RunResult, run_session, warn
-from proctor.session.scripted_model import warn_scripted_model
+from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
 from proctor.util.json_shown import json_text
 
 
@@ -337,12 +337,11 @@ def plan_evals(
             warn_scripted_model(given, agent)
     if model is not None:
         check_model(model, named)
-        # The cases on the scripted agent the run's model reaches (not --agent-model's).
-        on_scripted = [
-            p.id
-            for p, _ in chosen
-            if kinds[p.case_name] == "scripted" and models[p.case_name][1] == named
-        ]
+        # The cases the run's model reaches (not --agent-model's), said once when none is.
+        reached = [p for p, _ in chosen if models[p.case_name][1] == named]
+        if not reached and named == "--model" and model != "scripted":
+            warn(model_reaches_none(model, sorted(set(agents.values())), request.agent_models))
+        on_scripted = [p.id for p in reached if kinds[p.case_name] == "scripted"]
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     out = Path(request.out or top.out or DEFAULT_OUT).resolve()

@@ -1,7 +1,10 @@
 """The warning for ``--agent-model scripted=MODEL``, which ``proctor run`` and ``proctor eval``
-give alike once they know that a trial they run is on the scripted agent."""
+give alike once they know that a trial they run is on the scripted agent; and ``proctor eval``'s
+for a ``--model`` that reaches no case."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
 
 from proctor.session.run import warn
 from proctor.util.json_shown import json_text
@@ -19,4 +22,14 @@ def warn_scripted_model(model: str, agent: str = "scripted") -> None:
         "plan whatever the model (it only writes the model's name into its transcript); "
         "--agent-model names an agent that runs the model, and --model scripted runs a real "
         "CLI on proctor's scripted model"
+    )
+
+
+def model_reaches_none(model: str, agents: Sequence[str], agent_models: Mapping[str, str]) -> str:
+    """``proctor eval``'s warning for a ``--model`` no selected case is given: ``--agent-model``
+    gives each case's agent its model, and comes first."""
+    pairs = ", ".join(f"{a}={agent_models[a]}" for a in agents)
+    return (
+        f"--model {json_text(model)} applies to no selected case: every case runs on an agent "
+        f"--agent-model gives its model ({pairs}), which comes before --model"
     )
