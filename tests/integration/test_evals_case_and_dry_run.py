@@ -4,8 +4,11 @@ run prints what would run, checked as the run is, without running or writing any
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.integration.test_evals_cli import project, run_json
 
@@ -123,6 +126,37 @@ def test_a_dry_run_is_refused_what_the_run_is_refused(proctor: Run, tmp_path: Pa
     result = proctor("eval", "--dir", str(root), "--dry-run", "--list")
     assert result.code == 2
     assert "--list prints the ids and --dry-run what a run would run" in result.err
+
+
+@pytest.mark.parametrize("where", ["file", "proc"])
+def test_a_dry_run_is_refused_a_results_folder_the_run_cannot_make(
+    proctor: Run, tmp_path: Path, where: str
+) -> None:
+    """proctor.json's ``out`` (or ``--out``) that cannot be made: the run and its dry run are
+    refused alike (exit 2), as ``proctor run`` and its dry run are; nothing is written."""
+    if where == "file":
+        (tmp_path / "blocker").write_text("")
+        bad = tmp_path / "blocker" / "x"
+    elif Path("/proc/self").is_dir():
+        bad = Path("/proc/x")  # a folder no one can make there, root included
+    else:
+        pytest.skip("no /proc here")
+    root = project(tmp_path, FILES)
+    (root / "proctor.json").write_text(json.dumps({"out": str(bad)}))
+    said = f"{root / 'proctor.json'}: field 'out': {bad} cannot be made: "
+    for dry in (["--dry-run"], []):
+        result = proctor("eval", "--dir", str(root), "--no-stream", *dry)
+        assert result.code == 2 and said in result.err, result.err
+    result = proctor("eval", "--dir", str(root), "--dry-run", "--out", str(bad))
+    assert result.code == 2 and f"--out {bad} cannot be made: " in result.err, result.err
+    # proctor run's dry run, likewise.
+    case = tmp_path / "cases" / "c"
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text("Say hello.\n")
+    (case / "config.json").write_text("{}")
+    result = proctor("run", "--source", str(case.parent), "--out", str(bad), "--dry-run")
+    assert result.code == 2 and f"the results directory {bad} cannot be made" in result.err
+    assert (tmp_path / "blocker").is_file() if where == "file" else not bad.exists()
 
 
 def test_help_lists_case_and_dry_run(proctor: Run) -> None:

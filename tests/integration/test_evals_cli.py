@@ -833,7 +833,7 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(proctor: Run, tmp_pat
     """})  # fmt: skip
     (tmp_path / "plainfile").write_text("x")
     result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "plainfile" / "out"))
-    assert result.code == 2 and "cannot be created" in result.err
+    assert result.code == 2 and "out cannot be made: " in result.err, result.err
     assert "Traceback" not in result.err
 
 

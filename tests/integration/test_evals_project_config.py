@@ -176,7 +176,7 @@ def test_an_out_of_proctor_json_that_cannot_be_made_names_the_file(
     (tmp_path / "blocker").write_text("")
     (root / "proctor.json").write_text(json.dumps({"out": str(tmp_path / "blocker" / "x")}))
     result = proctor("eval", "--dir", str(root), "--no-stream")
-    said = f"{root / 'proctor.json'}: field 'out': {tmp_path / 'blocker' / 'x'} cannot be created"
+    said = f"{root / 'proctor.json'}: field 'out': {tmp_path / 'blocker' / 'x'} cannot be made"
     assert result.code == 2 and said in result.err, result.err
 
 

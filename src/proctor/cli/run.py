@@ -368,12 +368,13 @@ def command(
     if note := plan_order_note(plan.trials, plan.overrides.first_condition):
         click.echo(f"proctor: note: {note}", err=True)
     if dry_run:
-        from proctor.plan.checks import check_out_outside_cases
+        from proctor.plan.checks import check_out_outside_cases, check_writable
         from proctor.plan.render import render_dry_run
         from proctor.session.run import cluster_sized
 
         try:  # refused as the run itself would be
             check_out_outside_cases(plan.out, plan.cases)
+            check_writable(plan.out)
         except ConfigError:
             if prompt is not None:
                 _forget_inline(source)

@@ -243,16 +243,21 @@ def check_keys(
 
 def writable_problem(folder: Path, what: str) -> str | None:
     """One sentence when proctor could not write into ``folder``, else None. A folder that
-    does not exist yet is not made: the nearest folder above it must let it be made."""
+    does not exist yet is not made: the nearest folder above it must let it be made (a
+    folder made there and removed at once tells: permissions alone do not, for root, nor in
+    /proc)."""
     existing = folder
     while not existing.exists() and existing.parent != existing:
         existing = existing.parent
     if existing != folder:
         if not existing.is_dir():
             return f"{what} {folder} cannot be made: {existing} is a file, not a folder"
-        if os.access(existing, os.W_OK | os.X_OK):
-            return None
-        return f"{what} {folder} cannot be made: {existing} is not writable"
+        try:
+            os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".proctor-probe-"))
+        except OSError as exc:
+            why = exc.strerror or exc
+            return f"{what} {folder} cannot be made: {existing} is not writable ({why})"
+        return None
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".proctor-probe-"):
             pass

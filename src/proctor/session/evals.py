@@ -35,6 +35,7 @@ from proctor.models.config import DEFAULT_OUT, CliOverrides, TopConfig
 from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
+from proctor.plan.checks import check_writable, writable_problem
 from proctor.plan.resolve import check_case_globs, picks
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
@@ -345,6 +346,11 @@ def plan_evals(
         if model != "scripted" and on_scripted:
             warn(scripted_agent_model(model, named, on_scripted, len(chosen)))
     out = Path(request.out or top.out or DEFAULT_OUT).resolve()
+    # Refused before any case runs, and by --dry-run, as proctor run refuses it.
+    said = f"{config_file}: field 'out':" if top.out and not request.out else "--out"
+    if unwritable := writable_problem(out, said):
+        raise ConfigError(unwritable)
+    check_writable(out)  # the temporary folder too, as the run checks it
     return EvalPlan(
         project,
         chosen,
