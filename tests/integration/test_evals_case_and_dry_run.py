@@ -162,3 +162,10 @@ def test_a_dry_run_is_refused_a_results_folder_the_run_cannot_make(
 def test_help_lists_case_and_dry_run(proctor: Run) -> None:
     result = proctor("eval", "--help")
     assert "--case GLOB" in result.out and "--dry-run" in result.out
+    # A case's id is what eval's --case matches; run's and validate's, a case folder's name.
+    said = " ".join(result.out.split())
+    assert "--case GLOB Only cases whose id (builds/api, tools/order/2 for an iteration)" in said
+    assert "whose name" not in said, said
+    for command in ("run", "validate"):
+        said = " ".join(proctor(command, "--help").out.split())
+        assert "--case GLOB Only cases whose folder name matches GLOB" in said, said

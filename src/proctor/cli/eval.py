@@ -18,7 +18,7 @@ from proctor.cli.options import (
     agent_effort_option,
     agent_model_option,
     budget_option,
-    case_option,
+    case_option_of,
     keep_workspace_option,
     reporter_option,
 )
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="The project folder that holds evals/.",
 )
-@case_option
+@case_option_of("id (builds/api, tools/order/2 for an iteration)")
 @click.option("--tag", "tags", multiple=True, help="Run the evals with this tag (repeatable).")
 @click.option("--list", "list_only", is_flag=True, help="Print the ids; run nothing.")
 @click.option(
@@ -130,7 +130,7 @@ def command(
     reporters: tuple[str, ...],
 ) -> int:
     """Run evals written as code: ID_OR_PREFIX selects an id and everything below it, and
-    --case GLOB the cases whose id (a case's name here) matches.
+    --case GLOB the cases whose id matches.
 
     Exit codes: 0 every case passed or was skipped, 1 a case failed or timed out, 2
     configuration error or nothing to run, 3 cases in an error status but none failed, 130

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
+
+FC = TypeVar("FC", bound=Callable[..., Any])
 
 source_option = click.option(
     "--source",
@@ -25,15 +28,23 @@ config_option = click.option(
     default=None,
     help="Top-level configuration file (default: ./proctor.json when present).",
 )
+
+
 # What chooses which trials a run plans, shared by run and validate (validate checks what that
 # run would run, and refuses what it would refuse); eval's --case picks cases by id with it.
-case_option = click.option(
-    "--case",
-    "cases",
-    multiple=True,
-    metavar="GLOB",
-    help="Only cases whose name matches GLOB (repeatable).",
-)
+def case_option_of(name: str) -> Callable[[FC], FC]:
+    """``--case GLOB``, the cases whose ``name`` matches it (a case folder's name for
+    ``proctor run``, a case's id for ``proctor eval``)."""
+    return click.option(
+        "--case",
+        "cases",
+        multiple=True,
+        metavar="GLOB",
+        help=f"Only cases whose {name} matches GLOB (repeatable; * matches / too).",
+    )
+
+
+case_option = case_option_of("folder name")
 tag_option = click.option(
     "--tag", "tags", multiple=True, metavar="TAG", help="Only cases carrying TAG (repeatable)."
 )
