@@ -156,19 +156,65 @@ def test_a_failed_install_says_what_it_left_and_what_the_agents_would_load(
         "rm -r {home}/.codex && cp /no/such/hook.sh {home}/.claude/hook.sh"
     )
     code, report = check(proctor, "--install", halfway)
-    assert (code, failed(report)) == (1, {("install", None), ("keeps-user", None)})
+    assert (code, failed(report)) == (1, {("install", None)})
     assert report["notes"] == [
         "before it failed, the install added home/.claude/skills/tidy/SKILL.md; removed "
         "home/.codex in the scratch",
         "claude-code: after the failed install, the agent would load skill tidy in "
         "home/.claude/skills/tidy/SKILL.md",
+        "not run, as the install failed: project, idempotent, keeps-user",
     ]
     installed = report["installed"]
     assert isinstance(installed, dict)
     claude = next(a for a in installed["agents"] if a["agent"] == "claude-code")
     assert [c["name"] for c in claude["components"] if c["kind"] == "skill"] == ["tidy"]
     code, report = check(proctor, "--install", "exit 3", "--agent", "codex")
-    assert report["notes"] == ["the failed install changed nothing in the scratch"]
+    assert report["notes"] == [
+        "the failed install changed nothing in the scratch",
+        "not run, as the install failed: project, idempotent, keeps-user",
+    ]
+
+
+def test_a_failed_install_shows_its_output_once_and_names_the_checks_not_run(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """The install fails in the empty scratch: the checks after it, those of the planted
+    scratch included, are named once as not run, never failed with the same output again."""
+    expect = tmp_path / "expect.json"
+    expect.write_text(json.dumps({"codex": {"skills": ["tidy"]}}))
+    result = proctor(
+        "addon", "check-install", "--install", "echo 'npm ERR! 404' >&2; exit 1",
+        "--uninstall", "true", "--expect", str(expect),
+    )  # fmt: skip
+    assert result.code == 1, result.err
+    assert result.out.count("npm ERR! 404") == 1
+    assert [line.split(":")[0] for line in result.out.splitlines() if ":" in line][:2] == [
+        "FAIL  install",
+        "PASS  real-home",
+    ]
+    assert (
+        "note  not run, as the install failed: present, project, idempotent, keeps-user, "
+        "uninstall, uninstall-removes, uninstall-keeps-user\n" in result.out
+    )
+    assert result.out.endswith("2 checks, 1 failed\n")
+
+
+def test_a_failure_in_the_planted_scratch_names_the_uninstall_checks_not_run(
+    proctor: Run,
+) -> None:
+    # It fails over the user's state only (a settings file it will not merge into).
+    picky = "test ! -e {home}/.codex/config.toml || { echo 'will not merge' >&2; exit 5; }"
+    code, report = check(proctor, "--install", picky, "--uninstall", "true", "--agent", "codex")
+    assert (code, failed(report)) == (1, {("keeps-user", None)})
+    assert report["notes"][-1] == (
+        "not run, as the install over the user's state failed: uninstall, uninstall-removes, "
+        "uninstall-keeps-user"
+    )
+    code, report = check(proctor, "--install", "true", "--uninstall", "exit 6", "--agent", "codex")
+    assert (code, failed(report)) == (1, {("uninstall", None)})
+    assert report["notes"][-1] == (
+        "not run, as the uninstall failed: uninstall-removes, uninstall-keeps-user"
+    )
 
 
 def test_a_hook_command_in_the_scratch_home_is_shown_with_the_home_placeholder(

@@ -211,14 +211,30 @@ def _check_in(root: Path, options: InstallOptions, agents: list[str]) -> Install
         command = fresh.expand(options.uninstall)
         with fresh.hinted(options.uninstall):
             refuse_unstartable(command, fresh.scratch, fresh.env, "--uninstall", before=True)
-    _fresh_checks(fresh, agents, report)
+    if not _fresh_checks(fresh, agents, report):
+        present = ["present"] if options.expect is not None else []
+        after = [*present, "project", "idempotent", "keeps-user"]
+        _not_run(report, [*after, *_uninstall_checks(options)], "the install")
+        return report
     user = _Session(root / "user", options)
     _user_checks(user, agents, report)
     return report
 
 
-def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> None:
-    """Install into an empty home: components, project, idempotence."""
+def _uninstall_checks(options: InstallOptions) -> list[str]:
+    return ["uninstall", "uninstall-removes", "uninstall-keeps-user"] if options.uninstall else []
+
+
+def _not_run(report: InstallCheckReport, names: Sequence[str], what: str) -> None:
+    """One note naming the checks that need what failed: its failure is a check of its own,
+    with the command's output, said once (not again as a failure of each check after it)."""
+    if names:
+        report.notes.append(f"not run, as {what} failed: {', '.join(names)}")
+
+
+def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckReport) -> bool:
+    """Install into an empty home: components, project, idempotence. False when the install
+    failed (the checks after it not run)."""
     options, checks = session.options, report.checks
     before = session.snapshot()
     ok, message = session.run(options.install, "--install")
@@ -226,14 +242,14 @@ def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckRepo
     report.installed = session.audit(agents)
     if not ok:
         _left_behind(session, before, agents, report)
-        return
+        return False
     _component_checks(session, agents, report)
     first = session.snapshot()
     checks.append(_project_check(before, first, options.expect))
     ok, message = session.run(options.install, "--install")
     if not ok:
         checks.append(InstallCheck(name="idempotent", passed=False, message="again, " + message))
-        return
+        return True
     changes = compare(first, session.snapshot())
     checks.append(
         InstallCheck(
@@ -246,6 +262,7 @@ def _fresh_checks(session: _Session, agents: list[str], report: InstallCheckRepo
             ),
         )
     )
+    return True
 
 
 def _left_behind(
@@ -353,6 +370,7 @@ def _user_checks(session: _Session, agents: list[str], report: InstallCheckRepor
                 name="keeps-user", passed=False, message="over the user's state, " + message
             )
         )
+        _not_run(report, _uninstall_checks(options), "the install over the user's state")
         return
     _keeps_user(home, agents, "keeps-user", "the install", checks)
     if not options.uninstall:
@@ -360,6 +378,7 @@ def _user_checks(session: _Session, agents: list[str], report: InstallCheckRepor
     ok, message = session.run(options.uninstall, "--uninstall")
     checks.append(InstallCheck(name="uninstall", passed=ok, message=message))
     if not ok:
+        _not_run(report, ["uninstall-removes", "uninstall-keeps-user"], "the uninstall")
         return
     removal, notes = removal_checks(planted, session.snapshot(), session.scratch.root, agents)
     checks.append(removal)

@@ -27,8 +27,8 @@ class InstallCheckReport(RecordModel):
     """The audit of the scratch home and project after the first install (failed or not)."""
     notes: list[str] = []
     """What is worth knowing but fails nothing (empty folders left by the uninstall, components
-    the installer added that the expect file does not name, what a failed install left, where
-    ``--keep`` kept the scratches)."""
+    the installer added that the expect file does not name, what a failed install left, the
+    checks not run after a failed command, where ``--keep`` kept the scratches)."""
 
     def failed(self) -> list[InstallCheck]:
         return [c for c in self.checks if not c.passed]
