@@ -342,6 +342,25 @@ def test_kept_scratches_hold_the_homes_the_installer_wrote(proctor: Run, tmp_pat
     assert (root / "user" / "home" / ".codex" / "AGENTS.md").is_file()
 
 
+def test_kept_scratches_are_named_when_a_command_cannot_start_partway(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    installer = tmp_path / "install.sh"  # its first run leaves it not executable
+    installer.write_text('#!/bin/sh\nchmod -x "$0"\nmkdir -p "$HOME/.codex/x"\n')
+    installer.chmod(0o755)
+    kept = tmp_path / "kept"
+    monkeypatch.chdir(tmp_path)
+    result = proctor(
+        "addon", "check-install", "--install", "{cwd}/install.sh", "--agent", "codex",
+        "--keep", str(kept),
+    )  # fmt: skip
+    assert result.code == 2, result.out + result.err
+    [root] = kept.iterdir()
+    assert (root / "fresh" / "home" / ".codex" / "x").is_dir()
+    assert result.err.startswith("proctor: error: --install: the command ")
+    assert result.err.rstrip().endswith(f"(the scratches so far are kept in {root})")
+
+
 def test_cwd_with_a_space_stays_one_path_and_the_example_still_passes(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -101,7 +101,10 @@ def check_install(options: InstallOptions) -> InstallCheckReport:
     if options.scratch_parent is not None:
         options.scratch_parent.mkdir(parents=True, exist_ok=True)
         kept = Path(tempfile.mkdtemp(dir=options.scratch_parent))
-        report = _check_in(kept, options, agents)
+        try:
+            report = _check_in(kept, options, agents)
+        except ConfigError as exc:  # a command that cannot start: what it got to is kept
+            raise ConfigError(f"{exc} (the scratches so far are kept in {kept})") from exc
         report.notes.append(
             f"the scratches are kept in {kept}: fresh/ (the empty home and project) and user/ "
             "(the user's state planted)"
