@@ -130,13 +130,28 @@ def test_without_an_expect_file_the_installed_components_are_listed(proctor: Run
         "addon", "check-install", "--install", f"{GOOD} install --agent codex", "--agent", "codex"
     )
     assert result.code == 0, result.out
-    assert "note  codex: installed " in result.out
+    assert "note  codex: installed MCP server tidy in home/.codex/config.toml; " in result.out
     assert "skill tidy in home/.agents/skills/tidy/SKILL.md" in result.out
     assert "hook PreToolUse:Bash running" in result.out
     code, report = check(
         proctor, "--install", f"{BROKEN} install --bug hook-twice --agent codex", "--agent", "codex"
     )
     assert (code, failed(report)) == (1, {("idempotent", None)})
+
+
+def test_components_the_expect_file_does_not_name_are_notes_naming_their_kind(
+    proctor: Run, tmp_path: Path
+) -> None:
+    expect = tmp_path / "expect.json"
+    expect.write_text(json.dumps({"codex": {"skills": ["tidy"]}}))
+    code, report = check(
+        proctor, "--install", f"{GOOD} install --agent codex", "--expect", str(expect)
+    )
+    assert (code, failed(report)) == (0, set())
+    assert (
+        "codex: the installer also added MCP server tidy in home/.codex/config.toml, which the "
+        "expect file does not name" in report["notes"]  # type: ignore[operator]
+    )
 
 
 def test_a_failing_install_is_a_failed_check_with_its_output(proctor: Run) -> None:

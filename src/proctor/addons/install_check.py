@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from proctor.addons import install_guard as guard
-from proctor.addons.install_components import added_components, component_checks, describe
+from proctor.addons.install_components import added_components, component_checks, named
 from proctor.addons.install_expect import AGENT_IDS, InstallExpectation
 from proctor.addons.install_planted import lost_user_state, plant, planted_files
 from proctor.addons.install_removal import removal_checks
@@ -291,7 +291,7 @@ def _left_behind(
         found = report.installed.for_agent(agent) if report.installed is not None else None
         added = added_components(None, found)
         if added:
-            listing = "; ".join(f"{c.kind} {describe(c)}" for c in added)
+            listing = "; ".join(map(named, added))
             report.notes.append(
                 session.shown(f"{agent}: after the failed install, the agent would load {listing}")
             )
@@ -310,23 +310,23 @@ def _component_checks(session: _Session, agents: list[str], report: InstallCheck
                 report.checks.append(check)
         added = added_components(None, found)
         if expect is None:
-            listing = "; ".join(f"{c.kind} {describe(c)}" for c in added) or "nothing"
+            listing = "; ".join(map(named, added)) or "nothing"
             report.notes.append(session.shown(f"{agent}: installed {listing}"))
         elif wanted is not None:
-            named = (
+            listed = (
                 {("skill", n) for n in wanted.skills}
                 | {("mcp", n) for n in wanted.mcp}
                 | {("plugin", n) for n in wanted.plugins}
             )
-            named |= {("command", n) for n in wanted.commands}
-            named |= {("subagent", n) for n in wanted.subagents}
+            listed |= {("command", n) for n in wanted.commands}
+            listed |= {("subagent", n) for n in wanted.subagents}
             kinds = ("skill", "mcp", "plugin", "command", "subagent")
-            extra = [c for c in added if c.kind in kinds and (c.kind, c.name) not in named]
+            extra = [c for c in added if c.kind in kinds and (c.kind, c.name) not in listed]
             for component in extra:
                 report.notes.append(
                     session.shown(
-                        f"{agent}: the installer also added {component.kind} "
-                        f"{describe(component)}, which the expect file does not name"
+                        f"{agent}: the installer also added {named(component)}, which the "
+                        "expect file does not name"
                     )
                 )
 

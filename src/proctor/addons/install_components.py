@@ -7,12 +7,30 @@ import fnmatch
 from collections.abc import Callable
 
 from proctor.addons.audit.reading import unknown_event
+from proctor.addons.audit.render import KIND_TITLES
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AgentAudit, AuditComponent
 from proctor.models.install_check import InstallCheck
 
 Placeholders = Callable[[str], str]
+
+KIND_NAMES = {
+    "mcp": "MCP server",
+    "command": "slash command",
+    "permission": "permission rule",
+    "instructions": "instruction file",
+    "settings": "other agent's settings file",
+}
+"""A kind of component as the audit and the docs name one (its plural: the audit's titles);
+the other kinds are named by their id (``skill``, ``hook``, ``plugin``, ``subagent``)."""
+
+
+def kind_name(kind: str, *, plural: bool = False) -> str:
+    """``MCP server`` for ``mcp`` (``MCP servers``, plural), as ``proctor audit`` says it."""
+    if plural:
+        return KIND_TITLES.get(kind, kind + "s")
+    return KIND_NAMES.get(kind, kind)
 
 
 def component_checks(
@@ -31,7 +49,8 @@ def component_checks(
     for kind, names in named:
         for name in names:
             candidates = [c for c in components if c.kind == kind and c.name == name]
-            checks.append(verdict(agent, f"{kind} '{name}'", candidates, components, kind))
+            what = f"{kind_name(kind)} '{name}'"
+            checks.append(verdict(agent, what, candidates, components, kind))
     for hook in expected.hooks:
         candidates = [c for c in components if c.kind == "hook" and hook_matches(hook, c, expand)]
         check = verdict(agent, hook.describe(), candidates, components, "hook")
@@ -72,8 +91,14 @@ def verdict(
     else:
         same_kind = [describe(c) for c in components if c.kind == kind]
         seen = "; ".join(same_kind[:6]) if same_kind else "none"
-        message = f"{what} was not found where {agent} loads it (found {kind}s: {seen})"
+        found = kind_name(kind, plural=True)
+        message = f"{what} was not found where {agent} loads it (found {found}: {seen})"
     return InstallCheck(name="present", agent=agent, passed=False, message=message)
+
+
+def named(component: AuditComponent) -> str:
+    """The component with its kind: ``MCP server tidy in home/.codex/config.toml``."""
+    return f"{kind_name(component.kind)} {describe(component)}"
 
 
 def describe(component: AuditComponent) -> str:

@@ -314,7 +314,9 @@ def test_expected_components_must_be_loaded_not_decoys() -> None:
     checks = component_checks("claude-code", wanted, decoy, expand)
     assert [c.passed for c in checks] == [False, False, False]
     assert "would not load it (empty skill folder)" in checks[0].message
-    assert "mcp 'tidy' was not found" in checks[1].message
+    assert checks[1].message == (  # kinds as the audit names them
+        "MCP server 'tidy' was not found where claude-code loads it (found MCP servers: none)"
+    )
     assert "/elsewhere/guard.sh" in checks[2].message
 
 
