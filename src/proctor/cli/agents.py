@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print a JSON list: id, agent, binary (null when not found), version, versionProblem "
-    "(why there is none), pinned, problem, credentials.",
+    help="Print a JSON list: id, agent, builtIn, binary (null when not found), version, "
+    "versionProblem (why there is none), pinned, versionWarning, problem, credentials.",
 )
 @click.pass_context
 def command(
@@ -115,6 +115,7 @@ def _row(
     the run's check says) or None."""
     from proctor.agents.base import adapter_for, profile_for
     from proctor.agents.cli_base import binary_problem, find_binary
+    from proctor.errors import AgentError
     from proctor.plan.checks import named_as_profile
 
     profile = profile_for(agent_id, profiles)
@@ -138,6 +139,10 @@ def _row(
                 problem = "run `proctor agents install`"
         else:
             problem = _unnamed(said, agent_id)
+    try:  # run's and validate's warning: a CLI at another version than proctor pins
+        version_warning = adapter.version_warning(profile)
+    except AgentError:
+        version_warning = None  # a setting the run refuses, said as the problem
     credentials = _credentials(agent_id, adapter.name, profile, backend)
     if not said and credentials and credentials["problem"]:
         said = credentials["problem"]
@@ -152,6 +157,7 @@ def _row(
         # The profile's own pin (the one the run checks), else proctor's: none for an ACP
         # agent's own command, which starts no program proctor pins.
         "pinned": profile.version or adapter.pinned_version(profile),
+        "versionWarning": version_warning,
         "problem": problem,
         "credentials": credentials,
     }
@@ -201,6 +207,8 @@ def _line(row: dict[str, Any], width: int) -> str:
         text = f"{ident:{width}} built in   version {row['version']}"
         return text + (f"  ({row['problem']})" if row["problem"] else "")
     note = "" if row["pinned"] in (None, row["version"]) else f"  (pinned {row['pinned']})"
+    if row["versionWarning"]:  # it says the pin, and what to do, as run and validate do
+        note = f"  (warning: {row['versionWarning']})"
     credentials = row["credentials"]
     lent, said = _lent(credentials, ident)
     problem = None if row["problem"] == said else row["problem"]  # said after the credentials

@@ -50,7 +50,10 @@ def test_acp_gemini_shows_the_gemini_cli_pin(proctor: Run, agents: Path) -> None
     assert rows["acp:gemini"]["pinned"] == GEMINI_CLI.version == "0.61.0"
     assert rows["acp:claude"]["pinned"] == "0.16.2"
     listed = proctor("agents", "--agent", "acp:gemini")
-    assert "version 9.9.9  (pinned 0.61.0)" in listed.out
+    assert (  # as validate warns of it (below)
+        f"version 9.9.9  (warning: {agents / 'node_modules/.bin/gemini'} is version 9.9.9, not "
+        "0.61.0, the version of @google/gemini-cli proctor pins" in listed.out
+    )
 
 
 @pytest.mark.parametrize("version", ["9.9.9", "0.61.0"])

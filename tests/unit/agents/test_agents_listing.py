@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from proctor.agents import cli_base
+from proctor.agents.base import adapter_for
 from proctor.agents.credentials import KINDS
+from proctor.models.config import AgentProfile
 from tests.conftest import Run
 
 
@@ -62,6 +64,7 @@ def test_the_profiles_of_proctor_json_are_listed(
         "version": "2.1.197",
         "versionProblem": None,
         "pinned": "2.1.197",
+        "versionWarning": None,
         "problem": None,
         "credentials": {
             "needed": True,
@@ -168,9 +171,18 @@ def test_check_refuses_a_cli_at_another_version_than_its_profile_pins(
     checked = proctor(*args, "--check")
     assert checked.code == 2
     assert checked.err.startswith(f"proctor: error: agent 'claude-code': {binary} is version 9.9.9")
-    # not pinned by the profile: the run goes ahead with a warning, and so does the check
+    assert row["versionWarning"] is None  # the problem says it
+    # not pinned by the profile: the run goes ahead with a warning, and so does the check,
+    # which lists it as run and validate say it
     top.write_text(json.dumps({"codingagents": {"claude-code": {"binary": str(binary)}}}))
-    assert proctor(*args, "--check", "--model", "scripted").code == 0
+    checked = proctor(*args, "--check", "--model", "scripted")
+    assert checked.code == 0
+    said = adapter_for("claude-code", {}).version_warning(AgentProfile(binary=str(binary)))
+    assert said is not None and said.startswith(f"{binary} is version 9.9.9, not 2.1.197, ")
+    assert f"version 9.9.9  (warning: {said})" in checked.out
+    assert "(pinned 2.1.197)" not in checked.out  # the warning says it
+    (row,) = proctor(*args, "--json", "--model", "scripted").json()
+    assert (row["pinned"], row["versionWarning"], row["problem"]) == ("2.1.197", said, None)
 
 
 def test_check_asks_for_the_key_or_login_a_real_provider_needs(

@@ -129,6 +129,7 @@ def test_agents_json_lists_each_adapter(proctor: Run, tmp_path: Path) -> None:
         "version": "2.1.197",
         "versionProblem": None,
         "pinned": "2.1.197",
+        "versionWarning": None,
         "problem": None,
     }
     assert rows["codex"]["binary"] is None and rows["codex"]["version"] is None
