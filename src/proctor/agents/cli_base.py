@@ -254,11 +254,18 @@ class RealCli(AgentAdapter[S]):
         found = probe.version
         if found == self.spec.version:
             return None
+        if profile.binary:  # installing changes nothing: the profile names its binary
+            fix = (
+                f"point the profile's binary at {self.spec.npm_package}@{self.spec.version}'s "
+                f"`{self.binary_name}` (or leave it out and run `proctor agents install`)"
+            )
+        else:
+            fix = f"`proctor agents install` puts {self.spec.version} in ./.agents"
         return (
             f"{binary} is version {_found(probe)}, not {self.spec.version}, the version "
             f"proctor pins and is tested with (its flags, terminal UI and transcript may "
-            f"differ); `proctor agents install` puts {self.spec.version} in ./.agents, or set "
-            f'"version": "{found or "…"}" in the profile to run this one without this warning'
+            f'differ); {fix}, or set "version": "{found or "…"}" in the profile to run this '
+            "one without this warning"
         )
 
     def parse(self, path: Path) -> Trajectory:

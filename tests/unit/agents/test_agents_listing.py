@@ -156,7 +156,7 @@ def test_check_exits_2_naming_each_agent_that_cannot_run(
 
 
 def test_check_refuses_a_cli_at_another_version_than_its_profile_pins(
-    proctor: Run, nothing_installed: Path
+    proctor: Run, nothing_installed: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     binary = _claude(nothing_installed, "9.9.9")
     top = nothing_installed / "p.json"
@@ -183,6 +183,12 @@ def test_check_refuses_a_cli_at_another_version_than_its_profile_pins(
     assert "(pinned 2.1.197)" not in checked.out  # the warning says it
     (row,) = proctor(*args, "--json", "--model", "scripted").json()
     assert (row["pinned"], row["versionWarning"], row["problem"]) == ("2.1.197", said, None)
+    # found on PATH, not named by the profile: installing the pinned CLI is the fix
+    monkeypatch.setenv("PATH", str(nothing_installed))
+    top.write_text(json.dumps({"codingagents": {}}))
+    (row,) = proctor(*args, "--json", "--model", "scripted").json()
+    assert row["binary"] == str(binary)
+    assert "`proctor agents install` puts 2.1.197 in ./.agents, or set" in row["versionWarning"]
 
 
 def test_check_asks_for_the_key_or_login_a_real_provider_needs(

@@ -101,6 +101,12 @@ def test_a_cli_at_another_version_than_pinned_is_warned_of_before_the_run(
         "the version proctor pins"
     ) in validated.err
     assert 'set "version": "9.9.9" in the profile' in validated.err
+    # only the profile's binary is looked at: installing the pinned CLI would change nothing
+    assert (
+        "point the profile's binary at @anthropic-ai/claude-code@2.1.197's `claude` (or leave "
+        "it out and run `proctor agents install`)" in validated.err
+    )
+    assert "puts 2.1.197 in ./.agents" not in validated.err
     # pinned in the profile: the user means it, nothing is said
     top.write_text(
         json.dumps({"codingagents": {"claude-code": {"binary": str(binary), "version": "9.9.9"}}})
