@@ -520,6 +520,14 @@ def test_an_uninstall_the_install_puts_in_the_home_is_not_refused_up_front(
     )
     report = check_install(options)
     assert [c.passed for c in report.checks if c.name == "uninstall"] == [True]
+    # never written: refused once the install ran, named as written, not as a temporary path
+    options.install = "true"
+    with pytest.raises(ConfigError) as caught:
+        check_install(options)
+    assert str(caught.value) == (
+        "--uninstall: the command '{home}/.tidy/u.sh' cannot be started: {home}/.tidy/u.sh "
+        "does not exist"
+    )
 
 
 def test_an_unstartable_command_in_a_folder_not_utf8_is_named_as_records_show_it(

@@ -157,15 +157,18 @@ class _Session:
 
     @contextmanager
     def hinted(self, command: str) -> Iterator[None]:
-        """A command that cannot start because a file it names by a bare or relative name is
-        in the folder proctor was started in, not in the scratch project: the error says so."""
+        """A command that cannot start, said with the scratch's paths as the author writes them
+        (``{home}/.tidy/uninstall.sh``, not a temporary folder gone when proctor exits); one
+        that names by a bare or relative name a file in the folder proctor was started in, not
+        in the scratch project, is said so."""
         try:
             yield
         except ConfigError as exc:
             hint = "" if "{cwd}" in str(exc) else self.origin_hint(command)
-            if not hint:
+            said = self.shown(str(exc))
+            if not hint and said == str(exc):
                 raise
-            raise ConfigError(f"{exc}{hint}") from exc
+            raise ConfigError(f"{said}{hint}") from exc
 
     def origin_hint(self, command: str) -> str:
         """For a failed command, a relative path in it to a file that is not in the scratch
