@@ -113,18 +113,20 @@ def read_document(path: Path) -> dict[str, Any] | str | None:
 
 
 def lost_user_state(home: Path, planted: PlantedFile) -> list[str]:
-    """What of ``planted`` is no longer there, one phrase each (empty when all of it is)."""
+    """What of ``planted`` is no longer there, one phrase each (empty when all of it is); the
+    file named by its place in the scratch (``home/.claude/settings.json``)."""
     doc = read_document(home / planted.rel)
+    shown = f"home/{planted.rel}"
     if doc is None:
-        return [f"{planted.rel} was deleted"]
+        return [f"{shown} was deleted"]
     if isinstance(planted.content, str):
-        return [] if doc == planted.content else [f"the instruction file {planted.rel} changed"]
+        return [] if doc == planted.content else [f"the instruction file {shown} changed"]
     if isinstance(doc, str):
-        return [f"{planted.rel} no longer parses"]
+        return [f"{shown} no longer parses"]
     lost = []
     for key in planted.keys:
         found = value_at(doc, key.path)
-        where = f"{planted.rel} {'.'.join(key.path)}"
+        where = f"{shown} {'.'.join(key.path)}"
         if isinstance(key.value, list):
             missing = [v for v in key.value if not isinstance(found, list) or v not in found]
             if missing:

@@ -52,7 +52,7 @@ def removal_checks(
         ]
         if left:
             keys = shorten([".".join(k) for k in left])
-            problems.append(f"left {keys} in {planted_file.rel}")
+            problems.append(f"left {keys} in {rel}")
     notes = [f"the uninstall left empty folders: {shorten(folders)}"] if folders else []
     if problems:
         message = "the uninstall " + "; ".join(problems)

@@ -151,12 +151,12 @@ def test_planted_state_is_found_intact_and_its_loss_is_named(tmp_path: Path) -> 
     settings.write_text(json.dumps(doc))
     lost = lost_user_state(tmp_path, PLANTED["claude-code"][0])
     assert lost == [
-        "the user's permission rule 'Bash(make test:*)' is gone from .claude/settings.json "
+        "the user's permission rule 'Bash(make test:*)' is gone from home/.claude/settings.json "
         "permissions.allow"
     ]
     (tmp_path / ".codex" / "AGENTS.md").write_text("replaced\n")
     assert lost_user_state(tmp_path, PLANTED["codex"][1]) == [
-        "the instruction file .codex/AGENTS.md changed"
+        "the instruction file home/.codex/AGENTS.md changed"
     ]
 
 
@@ -195,7 +195,7 @@ def test_a_key_the_uninstall_set_to_null_is_left_behind(
     if left is None:
         assert check.passed, check.message
     else:
-        assert not check.passed and f"left {left} in .claude.json" in check.message
+        assert not check.passed and f"left {left} in home/.claude.json" in check.message
 
 
 def test_a_user_key_the_uninstall_set_to_null_is_not_called_left(tmp_path: Path) -> None:
@@ -429,7 +429,7 @@ def test_bookkeeping_claude_wrote_is_not_left_by_the_uninstall(tmp_path: Path) -
     doc["projects"]["/p"]["mcpServers"] = {"tidy": {"command": "t"}}
     path.write_text(json.dumps(doc))
     check, _ = removal_checks(planted, snapshot(tmp_path), tmp_path, ["claude-code"])
-    assert not check.passed and "left projects in .claude.json" in check.message
+    assert not check.passed and "left projects in home/.claude.json" in check.message
 
 
 def test_an_expect_file_names_slash_commands_and_subagents(tmp_path: Path) -> None:
