@@ -217,8 +217,9 @@ def _line(row: dict[str, Any], width: int) -> str:
     else:
         where = row["binary"] + (f"  ({problem})" if problem else "")
     version = row["version"] or "-"
-    if row["versionProblem"] and row["versionProblem"] not in (problem or ""):
-        version += f" ({row['versionProblem']})"  # unless the problem already says it
+    said = f"{problem or ''} {row['versionWarning'] or ''}"
+    if row["versionProblem"] and row["versionProblem"] not in said:
+        version += f" ({row['versionProblem']})"  # unless the problem or warning says it
     return f"{ident:{width}} {where}  version {version}{note}{lent}"
 
 
