@@ -376,6 +376,24 @@ def test_kept_scratches_are_named_when_a_command_cannot_start_partway(
     assert result.err.rstrip().endswith(f"(the scratches so far are kept in {root})")
 
 
+def test_kept_scratches_are_named_when_the_check_is_interrupted(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from proctor.addons import install_check
+
+    def interrupted(root: Path, *_: object) -> None:
+        (root / "fresh").mkdir()
+        raise KeyboardInterrupt  # Ctrl-C while a command runs
+
+    monkeypatch.setattr(install_check, "_check_in", interrupted)
+    kept = tmp_path / "kept"
+    result = proctor("addon", "check-install", "--install", "true", "--keep", str(kept))
+    [root] = kept.iterdir()
+    assert result.code == 130
+    assert f"proctor: note: the scratches so far are kept in {root}\n" in result.err
+    assert (root / "fresh").is_dir()
+
+
 def test_cwd_with_a_space_stays_one_path_and_the_example_still_passes(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +69,9 @@ class InstallOptions:
     """Homes to keep untouched (default: the user's own)."""
     scratch_parent: Path | None = None
     """Where the scratches go and stay (default: a temporary folder, removed afterwards)."""
+    on_kept: Callable[[Path], None] | None = None
+    """Called with the folder under ``scratch_parent`` the scratches are kept in, once it is
+    made: a caller stopped partway (Ctrl-C) can still name it."""
     parent_env: Mapping[str, str] | None = None
     extra_path: Sequence[Path] = ()
 
@@ -101,6 +104,8 @@ def check_install(options: InstallOptions) -> InstallCheckReport:
     if options.scratch_parent is not None:
         options.scratch_parent.mkdir(parents=True, exist_ok=True)
         kept = Path(tempfile.mkdtemp(dir=options.scratch_parent))
+        if options.on_kept is not None:
+            options.on_kept(kept)
         try:
             report = _check_in(kept, options, agents)
         except ConfigError as exc:  # a command that cannot start: what it got to is kept

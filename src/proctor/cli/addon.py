@@ -114,6 +114,7 @@ def check_install(
                 "folder proctor can write the scratches into"
             ) from exc
     bins = [d / "node_modules" / ".bin" for d in agents_dirs()]
+    kept: list[Path] = []
     options = InstallOptions(
         install=install,
         uninstall=uninstall,
@@ -122,8 +123,14 @@ def check_install(
         timeout=timeout,
         scratch_parent=keep.resolve() if keep is not None else None,
         extra_path=[b for b in bins if b.is_dir()],
+        on_kept=kept.append,
     )
-    report = check_install(options)
+    try:
+        report = check_install(options)
+    except KeyboardInterrupt:  # stopped partway: what the commands wrote so far is kept
+        for folder in kept:
+            click.echo(f"proctor: note: the scratches so far are kept in {folder}", err=True)
+        raise
     if report.installed is not None:  # a credential in a command line or URL masked
         report = report.model_copy(update={"installed": shown(report.installed)})
     if as_json:
