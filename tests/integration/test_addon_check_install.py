@@ -562,3 +562,20 @@ def test_an_unstartable_command_in_a_folder_not_utf8_is_named_as_records_show_it
     shown = f"{tmp_path}/inst\\xff/uninstall.sh"
     assert str(caught.value).startswith(f"--uninstall: the command '{shown}' cannot be started")
     assert "\\udcff" not in str(caught.value)
+
+
+def test_an_expected_hook_command_may_name_the_folder_proctor_ran_in(tmp_path: Path) -> None:
+    from proctor.addons.install_expect import InstallExpectation
+
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": f"{tmp_path}/hooks/guard.sh"}]}]}}  # fmt: skip
+    install = f"mkdir -p {{home}}/.claude && echo {shlex.quote(json.dumps(settings))} > " + (
+        "{home}/.claude/settings.json"
+    )
+    hook = {"event": "PreToolUse", "matcher": "Bash", "command": "{cwd}/hooks/guard.sh"}
+    expect = InstallExpectation.model_validate({"claude-code": {"hooks": [hook]}})
+    options = InstallOptions(
+        install=install, expect=expect, origin=tmp_path, real_homes=[tmp_path / "real"]
+    )
+    [present] = [c for c in check_install(options).checks if c.name == "present"]
+    assert present.passed, present.message
