@@ -579,3 +579,8 @@ def test_an_expected_hook_command_may_name_the_folder_proctor_ran_in(tmp_path: P
     )
     [present] = [c for c in check_install(options).checks if c.name == "present"]
     assert present.passed, present.message
+
+
+def test_the_help_names_every_kind_an_expect_file_may_list(proctor: Run) -> None:
+    shown = " ".join(proctor("addon", "check-install", "--help").out.split())
+    assert "skills, hooks, MCP servers (mcp), plugins, commands and subagents" in shown

@@ -44,8 +44,8 @@ def command() -> None:
     "--expect",
     type=click.Path(path_type=Path, dir_okay=False),
     metavar="FILE",
-    help="JSON or TOML: per agent the skills, hooks, mcp and plugins the installer must "
-    "write, and the project paths it may write.",
+    help="JSON or TOML: per agent the skills, hooks, MCP servers (mcp), plugins, commands "
+    "and subagents the installer must write, and the project paths it may write.",
 )
 @click.option(
     "--timeout",
