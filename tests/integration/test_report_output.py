@@ -77,7 +77,10 @@ def test_output_mistakes_are_one_sentence_before_anything_is_read(
         ("--reporter", "markdown,html", "--output", str(tmp_path / "r")): (
             f"--output {tmp_path / 'r'}: writes one report, and 2 are named (markdown, html)"
         ),
-        ("--force",): "--force replaces the --output file: give --output FILE with it",
+        ("--force",): (
+            "--force replaces the --output file (or, with --write and --config, the run's files "
+            "under a gate not its own): give --output FILE with it"
+        ),
     }
     for args, said in cases.items():
         result = proctor("report", run, *args)

@@ -49,7 +49,12 @@ if TYPE_CHECKING:
     help="Write the report to FILE instead of printing it (one reporter; an existing FILE is "
     "replaced only when it is a report of that reporter proctor wrote, or with --force).",
 )
-@click.option("--force", is_flag=True, help="Replace the --output file whatever it holds.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace the --output file whatever it holds; with --write and --config, rewrite the "
+    "run's files under a gate that is not the run's own.",
+)
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option(
     "--goal-shape", help="Repeated-run view (shown when given): only cases of this goal shape."
@@ -91,7 +96,7 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.report.distinct import check_distinct
-    from proctor.report.pooled_runs import recompute_many
+    from proctor.report.pooled_runs import gate_source_words, gate_words, recompute_many
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import recompute
@@ -125,7 +130,7 @@ def command(
             f"{flag} {does} the Markdown report: {which} "
             "(the JSON report holds the repeated-run view under `repeated`)"
         )
-    out = check_output(output, force, names, shown)
+    out = check_output(output, force and not (write and config is not None), names, shown)
     labels = relabeller(buckets, goal_labels)
     check_distinct(run_dirs)
     if len(run_dirs) > 1:
@@ -152,6 +157,8 @@ def command(
                 f"--write {run_dir}: the run is still running (process {pid}); it writes its "
                 "files when it finishes: report it without --write, or once it has finished"
             )
+        if write:
+            check_foreign_gate(run_dir, suite, force)
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
@@ -163,6 +170,9 @@ def command(
                 f"{len(records)}{of} trial{'' if (run.planned or len(records)) == 1 else 's'} "
                 "finished so far",
             )
+    source = gate_source_words(suite)
+    if source is not None:  # --config's gate: never shown as the run's own
+        click.echo(f"proctor: note: the gate is {gate_words(suite.gate)}, {source}", err=True)
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
@@ -178,6 +188,16 @@ def command(
         recorded = run.manifest.reporters if run.manifest is not None else []
         files += [name for name in recorded if name in REPORTERS]
     written = render_into(run_dirs[0], suite, records, files) if write else {}
+    own = suite.gate_from.run_gate if suite.gate_from is not None else None
+    if written and own is not None and own != suite.gate:
+        rewritten = ", ".join(REPORTERS[name].file_name for name in written)
+        click.echo(
+            f"proctor: note: {run_dirs[0]}'s {rewritten} now "
+            f"hold the gate of {config} ({gate_words(suite.gate)}), not the run's own "
+            f"({gate_words(own)}): `proctor report {run_dirs[0]} --write` without --config "
+            "rewrites them under its own",
+            err=True,
+        )
     # One document on stdout (JSON after JUnit XML reads as neither); with --write every
     # reporter named is a file in the run folder too. (--output takes one reporter.)
     if not write and len(names) > 1:
@@ -224,7 +244,10 @@ def check_output(output: str | None, force: bool, names: list[str], shown: str) 
 
     if output is None:
         if force:
-            raise ConfigError("--force replaces the --output file: give --output FILE with it")
+            raise ConfigError(
+                "--force replaces the --output file (or, with --write and --config, the run's "
+                "files under a gate not its own): give --output FILE with it"
+            )
         return None
     if not output.strip() or Path(output).name in ("", ".", ".."):
         raise ConfigError(f"--output {json_text(output, WHOLE)}: give the path of a file to write")
@@ -244,6 +267,23 @@ def check_output(output: str | None, force: bool, names: list[str], shown: str) 
             "wrote; give --force to replace it"
         )
     return path
+
+
+def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
+    """A ConfigError (exit 2) for ``--write`` under a ``--config`` gate that is not the run's
+    own, unless ``force``: the run's files would no longer show the gate it ran under."""
+    from proctor.errors import ConfigError
+    from proctor.report.pooled_runs import gate_words
+
+    source = suite.gate_from
+    if force or source is None or source.run_gate is None or source.run_gate == suite.gate:
+        return
+    raise ConfigError(
+        f"--write {run_dir}: the gate of {source.config} ({gate_words(suite.gate)}) is not the "
+        f"run's own ({gate_words(source.run_gate)}), and the files --write rewrites would no "
+        "longer show the gate it ran under: give --force to rewrite them under this gate, or "
+        "--output FILE to write this report elsewhere"
+    )
 
 
 def write_output(output: Path, text: str, shown: str) -> None:

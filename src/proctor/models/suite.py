@@ -282,6 +282,19 @@ class PooledRuns(CamelModel):
     notes on stderr say it."""
 
 
+class GateFrom(CamelModel):
+    """Where the gate of a report comes from when it is not the run's own: a configuration
+    given with ``proctor report --config FILE`` whose gate is another (or of a run whose own
+    gate is not known)."""
+
+    config: str
+    """The configuration file the gate was taken from, as given."""
+    run_gate: Gate | None
+    """The run's own gate (of runs read as one sample set, the first run's: the gate the
+    report would apply without ``--config``); None when the run's ``resolved.json``, which
+    holds it, does not read."""
+
+
 class SuiteRecord(RecordModel):
     run_id: str
     exit_code: int
@@ -306,3 +319,7 @@ class SuiteRecord(RecordModel):
     pooled_runs: PooledRuns | None = Field(default=None, exclude_if=lambda value: value is None)
     """The runs read as one sample set (``proctor report RUN_A RUN_B …``, ``proctor run
     --manifest``), when the report pools several; absent from the report of one run."""
+    gate_from: GateFrom | None = Field(default=None, exclude_if=lambda value: value is None)
+    """Where ``gate`` comes from when it is not the run's own (``proctor report --config
+    FILE`` giving another gate, or a gate where the run's own is not known); absent when it is
+    the run's own."""

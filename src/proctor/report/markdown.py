@@ -20,6 +20,7 @@ from proctor.models.suite import (
 from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.report.ab.measures import ELAPSED_MEANS
+from proctor.report.pooled_runs import gate_source_words
 from proctor.util.text import (
     cache_write_text,
     code_span,
@@ -284,7 +285,12 @@ def render_markdown(
         parts.append(
             f"A/B {ab.treatment} vs {ab.baseline} (maxPassRateDrop {ab.max_pass_rate_drop})"
         )
-    lines.append("- Gate: " + (", ".join(parts) or "none (always passes)"))
+    source = gate_source_words(suite, markdown=True)  # --config's gate: said so
+    lines.append(
+        "- Gate: "
+        + (", ".join(parts) or "none (always passes)")
+        + (f" ({source})" if source else "")
+    )
     if t.usage:
         lines.append(
             "- Tokens: "

@@ -16,7 +16,7 @@ from pathlib import Path, PurePath
 
 from proctor.models.config import Gate
 from proctor.models.run import RunManifest, SkippedCaseRecord
-from proctor.models.suite import PooledRun, PooledRuns, SuiteRecord
+from proctor.models.suite import GateFrom, PooledRun, PooledRuns, SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import GENERATED_SOURCES
 from proctor.report.aggregate import aggregate
@@ -184,7 +184,11 @@ def recompute_many(
     listed = [
         _pooled_run(run, path, wall) for run, path, wall in zip(runs, run_dirs, timed, strict=True)
     ]
-    suite = suite.model_copy(update={"pooled_runs": PooledRuns(runs=listed, notes=notes)})
+    update: dict[str, object] = {"pooled_runs": PooledRuns(runs=listed, notes=notes)}
+    own = runs[0].gate if runs[0].resolved is not None else None
+    if config is not None and own != gate:  # (`run --manifest` gives the runs' own)
+        update["gate_from"] = GateFrom(config=str(config), run_gate=own)
+    suite = suite.model_copy(update=update)
     return PooledRead(runs, records, suite, notes, read)
 
 
@@ -322,3 +326,21 @@ def gate_words(gate: Gate) -> str:
     if gate.ab is not None:
         parts.append(f"A/B {gate.ab.treatment} vs {gate.ab.baseline}")
     return ", ".join(parts) or "no gate"
+
+
+def gate_source_words(suite: SuiteRecord, markdown: bool = False) -> str | None:
+    """Where the report's gate comes from when it is not the run's own (``--config FILE``
+    giving another, or the run's own not known), and what the run's own is: ``from g.json,
+    given with --config; the run's own gate is minPassRate 1.0`` (its names in code spans for
+    the ``markdown`` report); else None."""
+    source = suite.gate_from
+    if source is None:
+        return None
+    code = (lambda text: code_span(one_line(text))) if markdown else (lambda text: text)
+    whose = "the first run's gate" if suite.pooled_runs is not None else "the run's own gate"
+    head = f"from {code(source.config)}, given with {code('--config')}"
+    if source.run_gate is None:
+        return (
+            f"{head}; {whose} is not known ({code('resolved.json')}, which holds it, does not read)"
+        )
+    return f"{head}; {whose} is {gate_words(source.run_gate)}"

@@ -21,7 +21,7 @@ from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.journal import stretches
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
-from proctor.models.suite import SuiteRecord
+from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in, run_holding
 from proctor.report.ab.pairs import Cell
@@ -500,6 +500,9 @@ def recompute(
         wall_lower_bound=wall[1],
         wall_session=run.manifest is not None and run.manifest.by_record,
     )
+    own = run.gate if run.resolved is not None else None
+    if config is not None and own != gate:  # the report says its gate is not the run's own
+        suite = suite.model_copy(update={"gate_from": GateFrom(config=str(config), run_gate=own)})
     return run, suite
 
 

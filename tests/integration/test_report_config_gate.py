@@ -1,0 +1,76 @@
+"""`proctor report RUN --config FILE`: a gate that is not the run's own is said to be so, in
+every report that shows the gate and on stderr, and `--write` does not rewrite the run's own
+files under it unless asked with --force."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def _run(proctor: Run, make_case: MakeCase, tmp_path: Path) -> tuple[Path, Path]:
+    make_case("fix", plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "results"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    lenient = tmp_path / "g.json"
+    lenient.write_text(json.dumps({"gate": {"minPassRate": 0.5}}))
+    return run, lenient
+
+
+def test_a_gate_given_with_config_is_said_to_be_so_with_the_runs_own(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run, lenient = _run(proctor, make_case, tmp_path)
+    said = f"from {lenient}, given with --config; the run's own gate is minPassRate 1.0"
+    md = proctor("report", str(run), "--config", str(lenient))
+    assert md.code == 0, md.err
+    assert (
+        f"- Gate: minPassRate 0.5 (from `{lenient}`, given with `--config`; the run's own gate "
+        "is minPassRate 1.0)"
+    ) in md.out
+    assert f"proctor: note: the gate is minPassRate 0.5, {said}" in md.err
+    data = proctor("report", str(run), "--config", str(lenient), "--json").json()
+    assert data["gate"]["minPassRate"] == 0.5
+    assert data["gateFrom"]["config"] == str(lenient)
+    assert data["gateFrom"]["runGate"]["minPassRate"] == 1.0
+    html = proctor("report", str(run), "--config", str(lenient), "--reporter", "html").out
+    assert f"Gate: minPassRate 0.5, {said}".replace("'", "&#39;") in html
+    junit = proctor("report", str(run), "--config", str(lenient), "--reporter", "junit").out
+    assert f'<property name="gate" value="minPassRate 0.5, {said}" />' in junit
+    # The run's own gate, given with --config or not, is the run's own.
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps({"gate": {"minPassRate": 1.0}}))
+    for given in (("--config", str(same)), ()):
+        own = proctor("report", str(run), "--json", *given)
+        assert "gateFrom" not in own.json() and "given with --config" not in own.err
+    assert proctor("report", str(run), "--config", str(same), "--write").code == 0
+
+
+def test_write_under_another_gate_is_refused_unless_forced(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run, lenient = _run(proctor, make_case, tmp_path)
+    kept = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    refused = proctor("report", str(run), "--config", str(lenient), "--write")
+    assert refused.code == 2 and refused.out == "", refused.err
+    assert (
+        f"--write {run}: the gate of {lenient} (minPassRate 0.5) is not the run's own "
+        "(minPassRate 1.0), and the files --write rewrites would no longer show the gate it ran "
+        "under: give --force to rewrite them under this gate, or --output FILE to write this "
+        "report elsewhere"
+    ) in refused.err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == kept
+    forced = proctor("report", str(run), "--config", str(lenient), "--write", "--force")
+    assert forced.code == 0, forced.err
+    assert (
+        f"proctor: note: {run}'s suite.md, suite.json now hold the gate of {lenient} "
+        "(minPassRate 0.5), not the run's own (minPassRate 1.0)"
+    ) in forced.err
+    assert "given with `--config`" in (run / "suite.md").read_text()
+    assert json.loads((run / "suite.json").read_text())["gateFrom"]["config"] == str(lenient)
+    # Without --config, --write puts the run's own gate back.
+    assert proctor("report", str(run), "--write").code == 0
+    assert "gateFrom" not in json.loads((run / "suite.json").read_text())
