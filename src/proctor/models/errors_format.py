@@ -226,11 +226,13 @@ def json_error(exc: json.JSONDecodeError) -> str:
         return "a string in single quotes: JSON strings take double quotes"
     if exc.msg == "Extra data":
         return "more text after the end of the JSON value (a file holds one value)"
-    if exc.msg.startswith("Invalid control character"):
-        return "a control character (a line break or a tab) inside a string: write it as \\n or \\t"
+    # Cut short: nothing but blanks from where the parser stopped (a string cut at a line
+    # break, `{"broken` and a newline, stops at that line break as at a control character).
     if exc.msg.startswith("Unterminated string") or pos >= len(text.rstrip()):
         # (the parser's "Unterminated string starting at" names a place it leaves out)
         return "it ends before its JSON value does: the file is cut short"
+    if exc.msg.startswith("Invalid control character"):
+        return "a control character (a line break or a tab) inside a string: write it as \\n or \\t"
     return exc.msg
 
 

@@ -26,6 +26,9 @@ from proctor.models.loading import parse_json_text
         # Cut short (its string was "Unterminated string starting at", naming no place).
         ('{"runs": ["run-2026', "column 11: it ends before its JSON value does: the file is cut"),
         ('{"runs": [1, 2', "column 15: it ends before its JSON value does: the file is cut"),
+        # Cut inside a string at a line break: cut short, not a line break to escape.
+        ('{"broken\n', "column 9: it ends before its JSON value does: the file is cut short"),
+        ('{"a": "x\r\n  ', "column 9: it ends before its JSON value does: the file is cut"),
     ],
 )
 def test_a_trailing_comma_and_an_empty_file_are_named(text: str, said: str) -> None:
@@ -62,6 +65,7 @@ def test_a_trailing_comma_in_a_checkpoints_line_is_named(tmp_path: Path) -> None
             "line 2, column 1: more text after the end of the JSON value (a file holds one",
         ),
         ('{"description": "a\tb"}', "a control character (a line break or a tab) inside a"),
+        ('{"description": "a\nb"}', "a control character (a line break or a tab) inside a"),
     ],
 )
 def test_a_bom_a_comment_yaml_and_other_mistakes_are_named_in_words(text: str, said: str) -> None:

@@ -127,3 +127,18 @@ def test_a_trial_json_that_is_a_folder_or_a_link_is_a_damaged_trial(tmp_path: Pa
         f"unreadable trial.json: {linked}: a link, not a file of the run's own"
     )
     assert len(notes) == 2 and all(is_stand_in(records[("fix-a-bug", n)]) for n in (1, 2))
+
+
+def test_a_trial_json_cut_inside_a_string_at_a_line_break_is_said_cut_short(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    cut = run / "trials" / "fix-a-bug" / "scripted" / "default" / "1" / "trial.json"
+    cut.write_text('{"broken\n')
+    notes: list[str] = []
+    records = {(r.case, r.repeat): r for r in load_records(run, notes)}
+    assert records[("fix-a-bug", 1)].status == "infra-error"
+    (note,) = notes
+    assert "it ends before its JSON value does: the file is cut short" in note, note
+    assert "control character" not in note
