@@ -71,6 +71,12 @@ def test_write_under_another_gate_is_refused_unless_forced(
     ) in forced.err
     assert "given with `--config`" in (run / "suite.md").read_text()
     assert json.loads((run / "suite.json").read_text())["gateFrom"]["config"] == str(lenient)
+    # --force does both: the run's files, and an --output file that is not a report.
+    notes = tmp_path / "notes.md"
+    notes.write_text("my notes\n")
+    both = ("--config", str(lenient), "--write", "--force", "--output", str(notes))
+    assert proctor("report", str(run), *both).code == 0
+    assert notes.read_text().startswith("# proctor run ")
     # Without --config, --write puts the run's own gate back.
     assert proctor("report", str(run), "--write").code == 0
     assert "gateFrom" not in json.loads((run / "suite.json").read_text())

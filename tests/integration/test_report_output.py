@@ -87,3 +87,35 @@ def test_output_mistakes_are_one_sentence_before_anything_is_read(
         assert result.code == 2 and result.out == "", (args, result.err)
         assert f"proctor: error: {said}" in result.err, (args, result.err)
     assert not (tmp_path / "r").exists()
+
+
+def test_output_through_a_link_writes_the_file_it_links_to_and_keeps_the_link(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    (tmp_path / "artifacts").mkdir()
+    target = tmp_path / "artifacts" / "report.html"
+    link = tmp_path / "report.html"
+    link.symlink_to(target)  # not there yet: written through, as `> FILE` writes it
+    for _ in range(2):  # and the page proctor wrote there is replaced through it
+        written = proctor("report", run, "--reporter", "html", "--output", str(link))
+        assert written.code == 0, written.err
+        assert link.is_symlink() and target.read_text().startswith("<!doctype html>")
+        assert f"written to {link} (the file it links to, {target})" in written.err
+    # What the link leads to is checked as the file itself: notes are not replaced.
+    notes = tmp_path / "notes.md"
+    notes.write_text("my notes\n")
+    to_notes = tmp_path / "n.html"
+    to_notes.symlink_to(notes)
+    refused = proctor("report", run, "--reporter", "html", "--output", str(to_notes))
+    assert refused.code == 2 and "is not an HTML report proctor wrote" in refused.err
+    assert notes.read_text() == "my notes\n" and to_notes.is_symlink()
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    looped = proctor("report", run, "--reporter", "html", "--output", str(loop))
+    assert looped.code == 2 and f"--output {loop}: a link that cannot be followed" in looped.err
+    nowhere = tmp_path / "nowhere.html"
+    nowhere.symlink_to(tmp_path / "gone" / "r.html")
+    lost = proctor("report", run, "--reporter", "html", "--output", str(nowhere))
+    assert lost.code == 2 and f"whose folder {tmp_path / 'gone'} does not exist" in lost.err
+    assert nowhere.is_symlink() and loop.is_symlink()

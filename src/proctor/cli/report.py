@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -130,7 +131,8 @@ def command(
             f"{flag} {does} the Markdown report: {which} "
             "(the JSON report holds the repeated-run view under `repeated`)"
         )
-    out = check_output(output, force and not (write and config is not None), names, shown)
+    # (--force with --write and --config rewrites the run's files under a gate not its own)
+    out = check_output(output, force, names, shown, alone=not (write and config is not None))
     labels = relabeller(buckets, goal_labels)
     check_distinct(run_dirs)
     if len(run_dirs) > 1:
@@ -223,7 +225,7 @@ def command(
     if out is None:
         echo_unless_gone(mask(text), nl=False)
     else:
-        write_output(out, mask(text), shown)
+        write_output(out, mask(text), shown, given=output)
     return suite.exit_code
 
 
@@ -231,19 +233,23 @@ _KIND = {"markdown": "a Markdown", "json": "a JSON", "junit": "a JUnit", "html":
 """Each reporter's report as a sentence names it."""
 
 
-def check_output(output: str | None, force: bool, names: list[str], shown: str) -> Path | None:
+def check_output(
+    output: str | None, force: bool, names: list[str], shown: str, *, alone: bool = True
+) -> Path | None:
     """A ConfigError (exit 2), before any run is read, for an ``--output FILE`` that would be
     written wrong: a blank path or a folder, a folder that does not exist, several reporters
     named (which one would it hold?), or a file that is not a report of the reporter named
     that proctor wrote (a typo must not replace a README), unless ``--force``; and for
-    ``--force`` without ``--output``. The file to write, or None to print."""
+    ``--force`` without ``--output`` (when it does nothing else: ``alone``). A link is written
+    through, as ``> FILE`` writes it: the file it links to is checked and returned, the link
+    kept. The file to write, or None to print."""
     from proctor.cli.options import check_folder_of
     from proctor.errors import ConfigError
     from proctor.report.reporters import written_by_proctor
     from proctor.util.json_shown import WHOLE, json_text
 
     if output is None:
-        if force:
+        if force and alone:
             raise ConfigError(
                 "--force replaces the --output file (or, with --write and --config, the run's "
                 "files under a gate not its own): give --output FILE with it"
@@ -252,6 +258,19 @@ def check_output(output: str | None, force: bool, names: list[str], shown: str) 
     if not output.strip() or Path(output).name in ("", ".", ".."):
         raise ConfigError(f"--output {json_text(output, WHOLE)}: give the path of a file to write")
     path = Path(output)
+    if path.is_symlink():  # written through: the file it links to, even one not there yet
+        try:
+            path = Path(os.path.realpath(path, strict=True))
+        except FileNotFoundError:
+            path = Path(os.path.realpath(path))
+        except OSError as exc:  # a link in a loop
+            raise ConfigError(
+                f"--output {output}: a link that cannot be followed ({exc.strerror or exc})"
+            ) from exc
+        if not path.parent.is_dir():
+            raise ConfigError(
+                f"--output {output}: a link to {path}, whose folder {path.parent} does not exist"
+            )
     if path.is_dir():
         raise ConfigError(f"--output {output}: a folder, not a file (the report is one file)")
     if len(names) > 1:
@@ -286,9 +305,9 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
     )
 
 
-def write_output(output: Path, text: str, shown: str) -> None:
+def write_output(output: Path, text: str, shown: str, given: str | None = None) -> None:
     """The report written to ``--output FILE`` (atomically: a reader never sees half of it),
-    and a line on stderr saying where."""
+    and a line on stderr saying where (``given``: FILE as given, a link to ``output``)."""
     from proctor.errors import ConfigError
     from proctor.models.io import write_text_atomic
 
@@ -297,7 +316,10 @@ def write_output(output: Path, text: str, shown: str) -> None:
     except OSError as exc:
         raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
     kind = _KIND[shown].partition(" ")[2]
-    click.echo(f"proctor: {kind} report written to {output}", err=True)
+    where = (
+        str(output) if given in (None, str(output)) else f"{given} (the file it links to, {output})"
+    )
+    click.echo(f"proctor: {kind} report written to {where}", err=True)
 
 
 def pooled_notes(read: PooledRead) -> list[str]:
