@@ -40,6 +40,12 @@ def test_a_gate_given_with_config_is_said_to_be_so_with_the_runs_own(
     assert f"Gate: minPassRate 0.5, {said}".replace("'", "&#39;") in html
     junit = proctor("report", str(run), "--config", str(lenient), "--reporter", "junit").out
     assert f'<property name="gate" value="minPassRate 0.5, {said}" />' in junit
+    # No gate at all is said so.
+    none = tmp_path / "none.json"
+    none.write_text(json.dumps({"gate": {}}))
+    ungated = proctor("report", str(run), "--config", str(none))
+    assert "- Gate: none (always passes) (from " in ungated.out
+    assert f"proctor: note: no gate applies, from {none}, given with --config" in ungated.err
     # The run's own gate, given with --config or not, is the run's own.
     same = tmp_path / "same.json"
     same.write_text(json.dumps({"gate": {"minPassRate": 1.0}}))

@@ -174,7 +174,9 @@ def command(
             )
     source = gate_source_words(suite)
     if source is not None:  # --config's gate: never shown as the run's own
-        click.echo(f"proctor: note: the gate is {gate_words(suite.gate)}, {source}", err=True)
+        what = gate_words(suite.gate)
+        gate = "no gate applies" if what == "no gate" else f"the gate is {what}"
+        click.echo(f"proctor: note: {gate}, {source}", err=True)
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
