@@ -152,11 +152,14 @@ def _plain_callable(value: object) -> bool:
 
     if not callable(value):
         return False
-    call = value if inspect.isroutine(value) else getattr(value, "__call__", value)  # noqa: B004
-    return not (
+    # The value itself (a function, or a functools.partial of one, which inspect sees
+    # through) and, for an object, its __call__.
+    calls = (value, getattr(value, "__call__", value))  # noqa: B004
+    return not any(
         inspect.iscoroutinefunction(call)
         or inspect.isgeneratorfunction(call)
         or inspect.isasyncgenfunction(call)
+        for call in calls
     )
 
 

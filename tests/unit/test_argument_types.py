@@ -7,6 +7,7 @@ the right type that says something wrong stays a ConfigError (or ValueError)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -81,6 +82,7 @@ WRONG_TYPES: list[tuple[str, Callable[[], object], str]] = [
     ("run subscribers async", _run(subscribers=[_async_show]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got an async function '_async_show'"),
     ("run subscribers generator", _run(subscribers=[_yielding_show]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got a generator function '_yielding_show' (def with yield)"),
     ("run subscribers async object", _run(subscribers=[_AsyncDisplay()]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got a _AsyncDisplay object"),
+    ("run subscribers async partial", _run(subscribers=[functools.partial(_async_show)]), "argument 'subscribers[0]': expected a callable taking one event (not an async or generator function), got a partial functools.partial(<function _async_show>)"),
     ("run executor None", _run(executor=None), "argument 'executor': expected a string, got None"),
     ("run ray_address int", _run(ray_address=5), "argument 'ray_address': expected a string or None, got 5"),
     ("run option bool", _run(mirror="yes"), "argument 'mirror': expected True or False, got the string 'yes'"),
