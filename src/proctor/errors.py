@@ -26,6 +26,18 @@ class ConfigError(ProctorError):
     """A user-written file or option is invalid. The message is one sentence for the user."""
 
 
+class Problems(ConfigError):
+    """Every problem found in one file or folder (``problems``), one sentence each: its
+    message is the first, as a command that stops at it says it, with how many more there are
+    and the command that lists them all (``validate``)."""
+
+    def __init__(self, problems: list[str], where: str, lists_them: str) -> None:
+        more = len(problems) - 1
+        said = f" (and {more} more in {where}: `{lists_them}` lists them all)" if more else ""
+        super().__init__(problems[0] + said)
+        self.problems = problems
+
+
 class DiscoveryError(ConfigError):
     """A source folder, case or file named by the user does not exist or cannot be read."""
 

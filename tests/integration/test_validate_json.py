@@ -85,5 +85,5 @@ def test_every_wrong_field_of_proctor_json_is_a_problem_of_its_own(
     assert ran.code == 2
     assert ran.err.strip() == (
         f"proctor: error: {top}: field 'out': expected a string, got 5 (and 1 more in this "
-        "file: `proctor validate` lists them all)"
+        f"file: `proctor validate --config {top}` lists them all)"
     )

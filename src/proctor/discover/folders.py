@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from proctor.discover.files import Unreadable, read_optional, read_text
 from proctor.discover.qna import QnaError, parse_qna_rules
-from proctor.errors import ConfigError, DiscoveryError
+from proctor.errors import ConfigError, DiscoveryError, Problems
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, ConfigSource, SkippedCase
 from proctor.models.config import CaseConfig
@@ -51,14 +51,11 @@ def is_case_folder(path: Path) -> bool:
     return any((path / marker).is_file() for marker in CASE_MARKERS)
 
 
-class CaseProblems(ConfigError):
+class CaseProblems(Problems):
     """Every problem found in one case folder (``problems``), one sentence each."""
 
     def __init__(self, problems: list[str]) -> None:
-        more = len(problems) - 1
-        said = f" (and {more} more in this case: `proctor validate` lists them all)" if more else ""
-        super().__init__(problems[0] + said)
-        self.problems = problems
+        super().__init__(problems, "this case", "proctor validate")
 
 
 def _refuse_a_folder_of_cases(folder: Path) -> None:
@@ -325,7 +322,7 @@ def discover_cases(
         except ConfigError as exc:
             if problems is None:
                 raise
-            problems.extend(exc.problems if isinstance(exc, CaseProblems) else [str(exc)])
+            problems.extend(exc.problems if isinstance(exc, Problems) else [str(exc)])
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:

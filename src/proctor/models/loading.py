@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from proctor.errors import ConfigError, DiscoveryError
+from proctor.errors import ConfigError, DiscoveryError, Problems
 from proctor.models.errors_format import describe_validation_errors, format_loc, json_error
 
 if TYPE_CHECKING:
@@ -21,15 +21,13 @@ TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
 """What a user file holding an integer of more digits than Python converts is told."""
 
 
-class TopConfigProblems(ConfigError):
-    """Every field of the top-level configuration that is wrong (``problems``), one sentence
-    each; the message is the first, as ``proctor run`` stops at it, saying how many more."""
+class TopConfigProblems(Problems):
+    """Every field of the top-level configuration file ``found`` that is wrong (``problems``),
+    one sentence each; ``proctor validate --config FILE`` lists them (a bare ``validate``
+    reads ./proctor.json, which may be another file)."""
 
-    def __init__(self, problems: list[str]) -> None:
-        more = len(problems) - 1
-        said = f" (and {more} more in this file: `proctor validate` lists them all)" if more else ""
-        super().__init__(problems[0] + said)
-        self.problems = problems
+    def __init__(self, problems: list[str], found: Path) -> None:
+        super().__init__(problems, "this file", f"proctor validate --config {found}")
 
 
 class _TwiceGiven(Exception):
@@ -168,4 +166,5 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
     try:
         return TopConfig.model_validate(raw), found
     except ValidationError as exc:  # every field that is wrong, not only the first
-        raise TopConfigProblems(describe_validation_errors(str(found), exc, TopConfig)) from exc
+        problems = describe_validation_errors(str(found), exc, TopConfig)
+        raise TopConfigProblems(problems, found) from exc

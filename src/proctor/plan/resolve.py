@@ -14,7 +14,7 @@ from pathlib import Path
 from proctor.agents.base import known_agent_ids, profile_for
 from proctor.agents.spec import unknown_agent
 from proctor.discover.folders import Discovery, discover_cases
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, Problems
 from proctor.evaluators.base import registry
 from proctor.evaluators.combiners import COMBINERS
 from proctor.models.case import Case, EvaluatorSpec
@@ -33,7 +33,7 @@ from proctor.models.config import (
     TopConfig,
 )
 from proctor.models.io import escape_surrogates
-from proctor.models.loading import TopConfigProblems, load_top_config
+from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
@@ -543,7 +543,7 @@ def load_run_plan(
     except ConfigError as exc:
         if problems is None:
             raise
-        problems.extend(exc.problems if isinstance(exc, TopConfigProblems) else [str(exc)])
+        problems.extend(exc.problems if isinstance(exc, Problems) else [str(exc)])
         top, path = TopConfig(), config_path
     if unread:
         top = top.model_copy(update=dict.fromkeys(unread))
