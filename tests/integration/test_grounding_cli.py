@@ -17,7 +17,7 @@ PYTHON = shlex.quote(sys.executable)
 GROUNDED = f"{PYTHON} {EXAMPLE / 'grounded_advisor.py'}"
 INVENTIVE = f"{PYTHON} {EXAMPLE / 'inventive_advisor.py'}"
 KEYS = {"ok", "checked", "failed", "errors", "results", "notJudged", "notes"}
-RESULT_KEYS = {"id", "waste", "ok", "ungrounded", "advice", "error"}
+RESULT_KEYS = {"id", "waste", "ok", "ungrounded", "ungroundedCount", "advice", "error"}
 
 
 def test_the_grounded_example_advisor_passes_every_checkpoint(proctor: Run) -> None:

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -36,6 +37,9 @@ class Outcome:
     stderr: str
     """What the program wrote, in the clear: shown or kept, its end is
     :func:`proctor.util.cutting.output_tail` (every registered secret masked before the cut)."""
+    stdout_cut: bool = False
+    """Whether the program printed more than ``output_limit`` (:func:`run_captured`) on stdout
+    and was stopped there: ``stdout`` is its first ``output_limit`` bytes."""
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
@@ -53,6 +57,7 @@ def run_captured(
     env: Mapping[str, str] | None,
     timeout: float,
     stdin: str | None = None,
+    output_limit: int | None = None,
 ) -> Outcome:
     """Run ``argv`` in its own process group; the program's own exit decides, within ``timeout``.
 
@@ -61,9 +66,15 @@ def run_captured(
     When the program ends or times out, everything it left behind is killed: its process group
     and any process that escaped with ``setsid`` (found by a marker only this call hands out).
     Raises OSError when the program cannot be started.
+
+    With ``output_limit``, its output is read through pipes as it comes, nothing of it on disk:
+    stdout's first ``output_limit`` bytes are kept, and a program printing more is stopped
+    there (:attr:`Outcome.stdout_cut`); stderr's last ``output_limit`` bytes are kept.
     """
     marker = uuid.uuid4().hex
     child_env = {**(os.environ if env is None else env), CALL_MARKER_VARIABLE: marker}
+    if output_limit is not None:
+        return _run_piped(argv, cwd, child_env, timeout, stdin, output_limit, marker)
     with (
         tempfile.TemporaryFile() as out_file,
         tempfile.TemporaryFile() as err_file,
@@ -153,6 +164,120 @@ def _read_bounded(fh: IO[bytes], limit: int = OUTPUT_LIMIT_BYTES) -> bytes:
     fh.seek(size - half)
     tail = fh.read()
     return head + f"\n[... {size - 2 * half} bytes of output omitted ...]\n".encode() + tail
+
+
+def _run_piped(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stdin: str | None,
+    limit: int,
+    marker: str,
+) -> Outcome:
+    """:func:`run_captured` with its output read through pipes and bounded by ``limit``."""
+    with _stdin_file(stdin) as in_file:
+        proc = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=env,
+            stdin=in_file if in_file is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+    assert proc.stdout is not None and proc.stderr is not None
+    reader = _BoundedReader(proc.stdout.fileno(), proc.stderr.fileno(), limit)
+    try:
+        timed_out = reader.wait(proc, timeout)
+    finally:
+        _kill_leftovers(proc, marker)
+        reader.drain()  # what was written before the end (a background child cannot hold it)
+        proc.stdout.close()
+        proc.stderr.close()
+    returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+    out, err = (bytes(b).decode("utf-8", "replace") for b in (reader.out, reader.err[-limit:]))
+    return Outcome(returncode, timed_out, out, err, stdout_cut=reader.cut)
+
+
+class _BoundedReader:
+    """Reads a program's stdout (its head, up to ``limit``) and stderr (its last ``limit``
+    bytes) as they come."""
+
+    def __init__(self, out_fd: int, err_fd: int, limit: int) -> None:
+        self.out_fd, self.err_fd, self.limit = out_fd, err_fd, limit
+        self.out, self.err = bytearray(), bytearray()
+        self.open = {out_fd, err_fd}
+        self.cut = False
+        for fd in self.open:
+            os.set_blocking(fd, False)
+
+    def wait(self, proc: subprocess.Popen[bytes], timeout: float) -> bool:
+        """Read until ``proc`` exits, prints past the limit (then it is killed) or ``timeout``
+        passes (killed too); True if it timed out."""
+        deadline = time.monotonic() + timeout
+        try:
+            pidfd: int | None = os.pidfd_open(proc.pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        try:
+            while proc.poll() is None and not self.cut:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    _stop(proc)
+                    return True
+                watched = [*self.open, *([pidfd] if pidfd is not None else [])]
+                wait = remaining if pidfd is not None else min(remaining, 0.05)
+                ready = select.select(watched, [], [], wait)[0] if watched else []
+                if not watched:
+                    time.sleep(wait)
+                for fd in ready:
+                    if fd != pidfd:
+                        self._read(fd)
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+        if self.cut:
+            _stop(proc)
+        return False
+
+    def drain(self) -> None:
+        """Read what is left in the pipes without waiting for more."""
+        for fd in list(self.open):
+            while fd in self.open and not (fd == self.out_fd and self.cut):
+                if not self._read(fd):
+                    break
+
+    def _read(self, fd: int) -> bool:
+        """Read one chunk of ``fd``; False when there was nothing to read now."""
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.open.discard(fd)
+            return False
+        if fd == self.out_fd:
+            room = self.limit - len(self.out)
+            self.out += chunk[:room]
+            self.cut = self.cut or len(chunk) > room
+        else:
+            self.err += chunk
+            if len(self.err) > 2 * self.limit:
+                del self.err[: -self.limit]
+        return True
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc``'s group and reap it (not waiting past :data:`KILL_GRACE_SEC`)."""
+    kill_group(proc.pid)
+    proc.kill()
+    try:
+        proc.wait(timeout=KILL_GRACE_SEC)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def processes_marked(marker: str, variable: str = MARKER_VARIABLE) -> list[int]:

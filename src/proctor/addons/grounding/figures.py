@@ -22,6 +22,7 @@ not in them, so it is not grounded.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Iterator, Sequence
@@ -88,31 +89,50 @@ def figures_in(text: str) -> list[Figure]:
 
 
 def _scan(text: str) -> Iterator[Figure]:
+    for start, end, value, tolerance, percent in _marks(text):
+        yield Figure(text[start:end].strip(), value, tolerance, percent, start, end)
+
+
+_Mark = tuple[int, int, float, float, bool]
+"""A figure of a text: ``(start, end, value, tolerance, percent)``."""
+_Read = tuple[int, float, float, bool] | None
+"""A match read as a figure: where the figure starts in it, its value, tolerance and whether
+it is a percentage; None when it is no figure."""
+
+
+def _marks(text: str) -> Iterator[_Mark]:
+    """The figures of ``text`` in order. A spelling met again in the same surroundings (the
+    characters around it that decide whether it is a figure) is not read again."""
+    known: dict[tuple[str, str, str, str], _Read] = {}
     for match in _TOKEN.finditer(text):
-        if match.group("version"):
-            continue
-        negative = bool(match.group("sign"))
-        if negative and _glued(text, match.start()):
-            negative = False  # a hyphen inside a word or between numbers, not a minus
-        elif not negative and _glued(text, match.start("int")):
-            continue  # digits glued to a word: a name such as sha256 or v12 (not US$15)
-        if match.group("exp") and _word_after(text, match.end()):
-            continue  # 2e4512c: a short commit id, not 2 × 10^4512
-        figure = _figure(text, match, negative)
-        if math.isfinite(figure.value) and math.isfinite(figure.tolerance):
-            yield figure  # (99999e305 is no figure anyone reads: it would be infinite)
+        start, end = match.span()
+        digits = match.start("int")
+        key = (
+            match.group(),
+            text[start - 1 : start],
+            text[digits - 1 : digits],
+            text[end : end + 1],
+        )
+        if key not in known:
+            known[key] = _read(match, *key[1:])
+        read = known[key]
+        if read is not None:
+            offset, value, tolerance, percent = read
+            yield start + offset, end, value, tolerance, percent
 
 
-def _word_after(text: str, position: int) -> bool:
-    return position < len(text) and (text[position].isalnum() or text[position] == "_")
-
-
-def _glued(text: str, position: int) -> bool:
-    """Whether the character before ``position`` belongs to a word (or a number)."""
-    return position > 0 and (text[position - 1].isalnum() or text[position - 1] == "_")
-
-
-def _figure(text: str, match: re.Match[str], negative: bool) -> Figure:
+def _read(match: re.Match[str], before: str, before_digits: str, after: str) -> _Read:
+    """``match`` read as a figure, given the characters before it, before its digits and after
+    it (see the module's rules)."""
+    if match.group("version"):
+        return None
+    negative = bool(match.group("sign"))
+    if negative and _wordy(before):
+        negative = False  # a hyphen inside a word or between numbers, not a minus
+    elif not negative and _wordy(before_digits):
+        return None  # digits glued to a word: a name such as sha256 or v12 (not US$15)
+    if match.group("exp") and _wordy(after):
+        return None  # 2e4512c: a short commit id, not 2 × 10^4512
     frac = match.group("frac") or ""
     suffix = match.group("suffix") or ""
     scale = MULTIPLIERS.get(suffix, 1.0)
@@ -120,15 +140,16 @@ def _figure(text: str, match: re.Match[str], negative: bool) -> Figure:
         exponent = int(match.group("exp"))
         scale *= 10.0**exponent if abs(exponent) <= 308 else math.inf
     magnitude = float(match.group("int").replace(",", "") + ("." + frac if frac else "")) * scale
-    start = match.start() if negative or not match.group("sign") else match.start() + 1
-    return Figure(
-        written=text[start : match.end()].strip(),
-        value=-magnitude if negative else magnitude,
-        tolerance=0.5 * 10.0 ** (-len(frac)) * scale,
-        percent=bool(match.group("percent")),
-        start=start,
-        end=match.end(),
-    )
+    tolerance = 0.5 * 10.0 ** (-len(frac)) * scale
+    if not (math.isfinite(magnitude) and math.isfinite(tolerance)):
+        return None  # (99999e305 is no figure anyone reads: it would be infinite)
+    offset = 1 if match.group("sign") and not negative else 0
+    return offset, -magnitude if negative else magnitude, tolerance, bool(match.group("percent"))
+
+
+def _wordy(character: str) -> bool:
+    """Whether ``character`` (empty at an end of the text) belongs to a word or a number."""
+    return character.isalnum() or character == "_"
 
 
 def signal_figures(signals: JsonValue) -> SignalFigures:
@@ -178,6 +199,55 @@ def _close(target: float, value: float, tolerance: float) -> bool:
     return math.isfinite(value) and abs(target - value) <= tolerance + slack
 
 
+@dataclass(frozen=True)
+class Findings:
+    """What the check of one advice found."""
+
+    shown: list[Ungrounded]
+    """The first ungrounded figures, in order (at most the ``limit`` asked for)."""
+    ungrounded: int
+    """How many ungrounded figures the advice holds in all."""
+    left_out: int
+    """Figures of 10 or more within or partly in a hidden range (see :func:`hidden_figures`)."""
+
+
+def check_advice(
+    advice: str, signals: JsonValue, hidden: Sequence[Span] = (), limit: int | None = None
+) -> Findings:
+    """The ungrounded figures of ``advice`` (the first ``limit`` of them with their sentences,
+    and how many in all) and the figures left out within hidden ranges, in one pass whose
+    time grows with the length of the advice and of the signals, not their product."""
+    known = _SignalIndex(signal_figures(signals))
+    ends = [b for _, b in hidden]
+    verdicts: dict[tuple[float, float, bool], bool] = {}
+    shown: list[Ungrounded] = []
+    ungrounded = left_out = 0
+    for start, end, value, tolerance, percent in _marks(advice):
+        if abs(value) < CHECKED_FROM:
+            continue
+        overlapping = _overlapping(start, end, hidden, ends) if hidden else []
+        if overlapping and any(not (start <= a and b <= end) for a, b in overlapping):
+            left_out += 1
+            continue
+        key = (abs(value), tolerance, percent)
+        grounded = verdicts.get(key)
+        if grounded is None:
+            grounded = verdicts[key] = known.grounds(*key)
+        if grounded:
+            continue
+        ungrounded += 1
+        if limit is None or len(shown) < limit:
+            shown.append(
+                Ungrounded(
+                    _short(_shown(advice, start, end, overlapping).strip()),
+                    value,
+                    sentence_around(advice, start, end, hidden),
+                    hidden=bool(overlapping),
+                )
+            )
+    return Findings(shown, ungrounded, left_out)
+
+
 def ungrounded_figures(
     advice: str, signals: JsonValue, hidden: Sequence[Span] = ()
 ) -> list[Ungrounded]:
@@ -188,31 +258,45 @@ def ungrounded_figures(
     not a figure the advice cites: it is left out (see :func:`hidden_figures`). A figure that
     holds hidden ranges whole (a forwarded value cited as a number) is checked like any other,
     and shown with them as ``***``, as is its sentence."""
-    known = signal_figures(signals)
-    return [
-        Ungrounded(
-            _short(_shown(advice, figure.start, figure.end, hidden).strip()),
-            figure.value,
-            sentence_around(advice, figure.start, figure.end, hidden),
-            hidden=any(figure.start <= a and b <= figure.end for a, b in hidden),
-        )
-        for figure in figures_in(advice)
-        if figure.checked and not _in_hidden(figure, hidden) and not is_grounded(figure, known)
-    ]
+    return check_advice(advice, signals, hidden).shown
 
 
 def hidden_figures(advice: str, hidden: Sequence[Span]) -> int:
     """How many figures of 10 or more in ``advice`` lie within or partly in a hidden range:
     parts of a secret, left out of :func:`ungrounded_figures`."""
-    return sum(1 for f in figures_in(advice) if f.checked and _in_hidden(f, hidden))
+    return check_advice(advice, {}, hidden).left_out
 
 
-def _in_hidden(figure: Figure, hidden: Sequence[Span]) -> bool:
-    """Whether ``figure`` overlaps a hidden range it does not hold whole."""
-    return any(
-        a < figure.end and figure.start < b and not (figure.start <= a and b <= figure.end)
-        for a, b in hidden
-    )
+class _SignalIndex:
+    """A checkpoint's signal figures, sorted, so that matching a figure is a binary search."""
+
+    def __init__(self, signals: SignalFigures) -> None:
+        self.values = sorted(v for v in signals.values if math.isfinite(v))
+        self.percents = sorted(v for v in signals.percents if math.isfinite(v))
+
+    def grounds(self, target: float, tolerance: float, percent: bool) -> bool:
+        """Whether a figure of ``target`` (written to ``tolerance``) matches a signal figure
+        (as :func:`is_grounded`: the candidates near it are checked with the same rule)."""
+        reach = tolerance + 1e-8 * max(1.0, target + tolerance)
+        pools = (self.values, self.percents) if percent else (self.values,)
+        for pool in pools:
+            at = bisect.bisect_left(pool, target - reach)
+            while at < len(pool) and pool[at] <= target + reach:
+                if _close(target, pool[at], tolerance):
+                    return True
+                at += 1
+        return False
+
+
+def _overlapping(start: int, end: int, hidden: Sequence[Span], ends: Sequence[int]) -> list[Span]:
+    """The hidden ranges (in order, apart; ``ends`` their ends) that overlap ``start:end``."""
+    found: list[Span] = []
+    for at in range(bisect.bisect_right(ends, start), len(hidden)):
+        a, b = hidden[at]
+        if a >= end:
+            break
+        found.append((a, b))
+    return found
 
 
 def _short(written: str) -> str:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from proctor.exit_codes import ExitCode
 from proctor.util.text import plural
 
-from .runner import NOTHING_RAN, CheckpointResult, GroundingReport
+from .runner import LISTED_FIGURES, NOTHING_RAN, CheckpointResult, GroundingReport
+
+#: The ungrounded figures of a checkpoint the text report shows (the rest are counted).
+SHOWN_FIGURES = 10
 
 
 def exit_code(report: GroundingReport) -> ExitCode:
@@ -44,6 +47,10 @@ def _result_lines(result: CheckpointResult) -> list[str]:
         return [f"  ERROR {result.id} ({side}): {first}", *(f"        {m}" for m in more)]
     if result.ok:
         return [f"  ok    {result.id} ({side}){'' if result.advice else ': no advice'}"]
-    out = [f"  FAIL  {result.id} ({side}): {plural(len(result.ungrounded), 'ungrounded figure')}"]
-    out += [f"        {u.figure} in: {u.text}" for u in result.ungrounded]
+    total = max(result.ungrounded_count, len(result.ungrounded))
+    out = [f"  FAIL  {result.id} ({side}): {plural(total, 'ungrounded figure')}"]
+    out += [f"        {u.figure} in: {u.text}" for u in result.ungrounded[:SHOWN_FIGURES]]
+    if total > SHOWN_FIGURES:
+        listed = "all" if total <= LISTED_FIGURES else f"the first {LISTED_FIGURES}"
+        out.append(f"        … and {total - SHOWN_FIGURES} more (--json lists {listed})")
     return out

@@ -20,12 +20,12 @@ from proctor.models.base import CamelModel
 from proctor.util.cutting import secret_spans
 from proctor.util.files import temporary_folder
 from proctor.util.masking import mask, register_secret
-from proctor.util.processes import run_captured
+from proctor.util.processes import OUTPUT_LIMIT_BYTES, run_captured
 from proctor.util.text import plural
 from proctor.workspace.environment import agent_environment
 
 from .checkpoints import Checkpoint, CheckpointFile, Selection, has_waste, is_eligible
-from .figures import CHECKED_FROM, hidden_figures, ungrounded_figures
+from .figures import CHECKED_FROM, check_advice
 
 NOT_JUDGED = (
     "whether the advice is good, true or useful",
@@ -43,6 +43,10 @@ SAID_NOTHING = (
     "checked, and an advisor that says nothing (a broken one, silently) does not pass"
 )
 ERROR_TAIL_CHARS = 300
+#: The advice kept of a checkpoint; an advisor printing more is stopped there.
+ADVICE_LIMIT_BYTES = OUTPUT_LIMIT_BYTES
+#: The ungrounded figures of a checkpoint listed in ``--json`` (all are counted).
+LISTED_FIGURES = 100
 
 
 class UngroundedFigure(CamelModel):
@@ -57,6 +61,9 @@ class CheckpointResult(CamelModel):
     waste: bool
     ok: bool
     ungrounded: list[UngroundedFigure] = []
+    """The first :data:`LISTED_FIGURES` ungrounded figures."""
+    ungrounded_count: int = 0
+    """How many ungrounded figures the advice holds in all."""
     advice: str = ""
     error: str | None = None
 
@@ -159,11 +166,16 @@ def _check_one(
             env=env,
             timeout=settings.timeout,
             stdin=signals,
+            output_limit=ADVICE_LIMIT_BYTES,
         )
     except OSError as exc:
         return _error(checkpoint, waste, f"the advisor could not be started ({exc})")
     said = outcome.stdout.strip()
     advice = mask(said)
+    if outcome.stdout_cut:
+        limit = f"{ADVICE_LIMIT_BYTES // (1024 * 1024)} MB"
+        message = f"the advisor printed more than {limit} of advice and was stopped there"
+        return _error(checkpoint, waste, f"{message} (its first {limit} are kept)", advice)
     if outcome.timed_out:
         return _error(checkpoint, waste, f"the advisor ran past {settings.timeout:g}s", advice)
     if outcome.returncode != 0:
@@ -174,22 +186,27 @@ def _check_one(
     # is checked like any other (masked first, it was never checked). A figure inside a key
     # (the digit runs of a token) is part of the key, not a figure: left out, never shown.
     secrets = secret_spans(said)
+    found = check_advice(said, checkpoint.signals, secrets, limit=LISTED_FIGURES)
     ungrounded = [
         UngroundedFigure(
             figure=mask(u.figure),
             value=None if u.hidden or mask(u.figure) != u.figure else u.value,
             text=mask(u.text),
         )
-        for u in ungrounded_figures(said, checkpoint.signals, secrets)
+        for u in found.shown
     ]
-    left_out = hidden_figures(said, secrets)
-    if left_out:
+    if found.left_out:
         notes.append(
-            f"{checkpoint.id}: {plural(left_out, 'figure')} within a masked value of the advice "
-            "left out (part of a secret, not figures it cites)"
+            f"{checkpoint.id}: {plural(found.left_out, 'figure')} within a masked value of the "
+            "advice left out (part of a secret, not figures it cites)"
         )
     return CheckpointResult(
-        id=checkpoint.id, waste=waste, ok=not ungrounded, ungrounded=ungrounded, advice=advice
+        id=checkpoint.id,
+        waste=waste,
+        ok=not found.ungrounded,
+        ungrounded=ungrounded,
+        ungrounded_count=found.ungrounded,
+        advice=advice,
     )
 
 
