@@ -332,3 +332,33 @@ def test_a_mark_on_a_group_with_no_finding_says_nothing_of_the_ledger(
     marked = proctor("annotate", str(single_run_dir(out)), "fix/scripted/default/1",
                      "--verdict", "excluded", "--note", "x")  # fmt: skip
     assert marked.code == 0 and "findings" not in marked.err, marked.err
+
+
+def test_a_trial_reached_through_a_link_is_refused_naming_the_link(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    record = run_dir / "trials/fix/scripted/default/1/trial.json"
+    kept = tmp_path / "kept-trial.json"
+    record.rename(kept)
+    record.symlink_to(kept)
+    marked = proctor(
+        "annotate", str(run_dir), "fix/scripted/default/1", "--verdict", "excluded", "--note", "x"
+    )
+    assert marked.code == 2 and not (run_dir / "annotations.json").exists()
+    assert marked.err.strip() == (
+        f"proctor: error: {record}: a link, not a file of the run's own; reports count the trial as "
+        "an infra-error, so it cannot be marked"
+    )
+    folder = run_dir / "trials/fix/scripted/default/2"
+    folder.rename(tmp_path / "kept-2")
+    folder.symlink_to(tmp_path / "kept-2")
+    marked = proctor(
+        "annotate", str(run_dir), "fix/scripted/default/2", "--verdict", "excluded", "--note", "x"
+    )
+    assert (
+        marked.code == 2
+        and f"proctor: error: {folder}: a link, not a folder of the run's own" in (marked.err)
+    )

@@ -46,6 +46,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     for i in range(3):  # a name as reports show it (plug\xff) is the folder it shows
         parts[i] = _entry_named(folder, parts[i])
         folder = folder / parts[i]
+    _refuse_links(paths.trials_dir, parts)
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
         newest = newest_run_in(run_dir)
         if newest is not None:
@@ -169,3 +170,24 @@ def _entry_named(folder: Path, name: str) -> str:
     except OSError:
         return name
     return found[0] if len(found) == 1 else name
+
+
+def _refuse_links(trials: Path, parts: list[str]) -> None:
+    """Refuse a trial reached through a link (a trial folder, or ``trial.json``), which the
+    reports never read as the run's own (:meth:`proctor.paths.RunPaths.trial_jsons`): a
+    linked ``trial.json`` is counted as a damaged trial, a linked folder not at all."""
+    from proctor.errors import ConfigError
+
+    path = trials
+    for name in [*parts, "trial.json"]:
+        path = path / name
+        if path.is_symlink():
+            what = "file" if name == "trial.json" else "folder"
+            counted = (
+                "reports count the trial as an infra-error"
+                if what == "file"
+                else "reports do not read what is in it"
+            )
+            raise ConfigError(
+                f"{path}: a link, not a {what} of the run's own; {counted}, so it cannot be marked"
+            )
