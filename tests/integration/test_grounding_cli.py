@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import Run
+from tests.conftest import MakeCase, Run, run_cases, single_run_dir
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "addons" / "advisor"
 CHECKPOINTS = str(EXAMPLE / "checkpoints.json")
@@ -161,3 +161,22 @@ def test_a_stored_run_gives_checkpoints_and_the_same_rule_applies(
     assert all("/scripted/" in r["id"] for r in grounded.json()["results"])
     invented = proctor(*args, "--advisor", "echo 'You used 2,749 tokens.'")
     assert invented.code == 1  # 2,749 is the figure of 3 trials out of 17: the others fail
+
+
+def test_a_trial_excluded_with_annotate_makes_no_checkpoint_of_a_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"turns": [{"write": {"path": "a.txt", "content": "a\n"}}]}
+    make_case("fix", config={"repeats": 2}, plan=plan)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    marked = proctor(
+        "annotate", run_dir, "fix/scripted/default/1", "--verdict", "excluded", "--note", "x"
+    )
+    assert marked.code == 0, marked.err
+    result = proctor("grounding", "--advisor", "cat >/dev/null", "--checkpoints", run_dir, "--json")
+    report = result.json()
+    assert [r["id"] for r in report["results"]] == ["fix/scripted/default/2"]
+    assert report["notes"][0] == (
+        "1 trial excluded by hand (`proctor annotate`) made no checkpoint: fix/scripted/default/1"
+    )

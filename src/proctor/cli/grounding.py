@@ -88,11 +88,13 @@ def command(
         raise ConfigError(f"{checkpoints}: the checkpoints file (--checkpoints) does not exist")
     if not advisor.strip():
         raise ConfigError("--advisor: expected a shell command, got an empty string")
+    notes: list[str] = []  # how the checkpoints were made from a run
     if checkpoints.is_dir():
-        file = checkpoints_from_run(checkpoints)
+        file = checkpoints_from_run(checkpoints, notes)
     else:
         file = load_checkpoints(checkpoints)
     selection = select_live(file, live, seed) if live is not None else select_all(file)
+    selection.notes[:0] = notes
     settings = AdvisorSettings(command=advisor, timeout=timeout, forward=forward)
     report = check_grounding(file, selection, settings)
     if as_json:

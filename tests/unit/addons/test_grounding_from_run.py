@@ -105,3 +105,30 @@ def test_a_results_directory_is_refused_naming_its_newest_run(tmp_path: Path) ->
         f"{tmp_path}: --checkpoints names a results directory, not a run folder; name one of "
         f"its runs (the newest: {tmp_path / 'run-20261202T000000Z-bbbbbb'})"
     )
+
+
+def test_a_trial_excluded_by_hand_makes_no_checkpoint_and_a_note_says_so(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", {"a": record(), "b": record(), "c": record()})
+    marks = [
+        {"trial": "a/scripted/default/1", "verdict": "excluded", "note": "x", "at": "t"},
+        {"trial": "b/scripted/default/1", "verdict": "failed", "note": "y", "at": "t"},
+    ]
+    (run / "annotations.json").write_text(json.dumps({"schemaVersion": 1, "annotations": marks}))
+    notes: list[str] = []
+    file = checkpoints_from_run(run, notes)
+    assert [c.id for c in file.checkpoints] == ["b/scripted/default/1", "c/scripted/default/1"]
+    assert notes == [
+        "1 trial excluded by hand (`proctor annotate`) made no checkpoint: a/scripted/default/1"
+    ]
+
+
+def test_marks_that_do_not_read_are_refused_not_passed_over(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", {"a": record()})
+    (run / "annotations.json").write_text("{not json")
+    with pytest.raises(ConfigError) as info:
+        checkpoints_from_run(run)
+    assert str(info.value).startswith(f"{run / 'annotations.json'}")
+    assert str(info.value).endswith(
+        "; the trials it excludes would be taken as checkpoints: mend it, or move it away to "
+        "take every trial"
+    )

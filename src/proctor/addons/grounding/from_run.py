@@ -9,7 +9,9 @@ Each trial's ``trial.json`` gives the signals (only those it recorded):
   file), ``repeatedFailures`` (failing check runs of a command that had already failed),
   ``loops`` and ``rework``.
 
-The waste signal then follows the default thresholds of :mod:`.checkpoints`.
+The waste signal then follows the default thresholds of :mod:`.checkpoints`. A trial a person
+excluded (``proctor annotate … --verdict excluded``) is no evidence, here as in every report:
+it makes no checkpoint.
 """
 
 from __future__ import annotations
@@ -19,17 +21,21 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
-from proctor.errors import ConfigError
-from proctor.models.io import escape_surrogates, read_trial
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.io import escape_surrogates, read_record, read_trial
+from proctor.models.run import AnnotationsRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, newest_run_in
+from proctor.util.text import plural
 
 from .checkpoints import Checkpoint, CheckpointFile
 
 
-def checkpoints_from_run(run_dir: Path) -> CheckpointFile:
-    """One checkpoint per stored trial of ``run_dir``, in the run's stable trial order."""
-    trial_jsons = RunPaths(run_dir).trial_jsons()
+def checkpoints_from_run(run_dir: Path, notes: list[str] | None = None) -> CheckpointFile:
+    """One checkpoint per stored trial of ``run_dir``, in the run's stable trial order, but
+    the trials a person excluded (said in a sentence appended to ``notes``)."""
+    paths = RunPaths(run_dir)
+    trial_jsons = paths.trial_jsons()
     if not trial_jsons:
         newest = newest_run_in(run_dir)
         if newest is not None:
@@ -41,13 +47,38 @@ def checkpoints_from_run(run_dir: Path) -> CheckpointFile:
             f"{run_dir}: --checkpoints names a folder with no trials/*/*/*/*/trial.json "
             "(expected a run folder or a checkpoints file)"
         )
-    checkpoints = []
+    excluded = _excluded(paths.annotations)
+    checkpoints, left_out = [], []
     for path in trial_jsons:
-        record, _ = read_trial(path)
         # The trial as reports show it: a byte of a name that is not UTF-8 as ``\\xff``.
         name = escape_surrogates("/".join(path.relative_to(run_dir / "trials").parts[:-1]))
+        if name in excluded:
+            left_out.append(name)
+            continue
+        record, _ = read_trial(path)
         checkpoints.append(Checkpoint(id=name, signals=trial_signals(record)))
+    if left_out and notes is not None:
+        notes.append(
+            f"{plural(len(left_out), 'trial')} excluded by hand (`proctor annotate`) made no "
+            f"checkpoint: {', '.join(left_out)}"
+        )
     return CheckpointFile(checkpoints=checkpoints)
+
+
+def _excluded(annotations: Path) -> set[str]:
+    """The trials ``annotations`` (the run's ``annotations.json``) marks ``excluded``."""
+    if not annotations.exists():
+        return set()
+    try:
+        record = read_record(annotations, AnnotationsRecord)
+    except SchemaVersionError:
+        raise
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{exc}; the trials it excludes would be taken as checkpoints: mend it, or move it "
+            "away to take every trial"
+        ) from exc
+    return {a.trial for a in record.annotations if a.verdict == "excluded"}
 
 
 def trial_signals(record: TrialRecord) -> dict[str, JsonValue]:
