@@ -204,3 +204,15 @@ def test_a_currency_figure_after_a_country_prefix_is_checked() -> None:
     (only,) = ungrounded_figures("You spent US$15 so far.", {"a": 1})
     assert only.figure == "$15"
     assert ungrounded_figures("You spent US$15 so far.", {"spent": 15}) == []
+
+
+def test_a_no_break_or_thin_space_groups_thousands_and_a_plain_space_parts_figures() -> None:
+    assert written("48\u00a0210 tokens, 12\u202f345\u202f678 and -1\u2009234") == [
+        ("48\u00a0210", 48210.0),
+        ("12\u202f345\u202f678", 12345678.0),
+        ("-1\u2009234", -1234.0),
+    ]
+    assert ungrounded_figures("you used 48\u00a0210 tokens", {"tokens": 48210}) == []
+    assert written("step 1 234 files") == [("1", 1.0), ("234", 234.0)]  # two figures
+    found = ungrounded_figures("you used 48 210 tokens", {"tokens": 48210})
+    assert [u.figure for u in found] == ["48", "210"]

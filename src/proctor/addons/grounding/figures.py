@@ -3,7 +3,9 @@ appear among the second.
 
 What counts as a figure in a text (advice, or a string inside the signals):
 
-- integers and decimals, with thousands separators (``12,345`` is 12345), a sign when the minus
+- integers and decimals, with thousands separators (``12,345`` is 12345; so is ``12 345`` with
+  a no-break or thin space, U+00A0, U+2009 or U+202F, but a plain space separates two figures,
+  as in "step 1 234 files"), a sign when the minus
   stands alone (``-15``; the hyphen of ``2026-03-01`` or ``10-20`` is not a sign), a currency
   mark (``$1.20``, also after a country prefix: ``US$15``), a percentage (``45%``,
   ``45 percent``), a multiplier suffix (``12k``, ``1.2M``, ``3B``, ``2bn``) and any other unit
@@ -38,7 +40,8 @@ MULTIPLIERS = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "bn": 1e9}
 _TOKEN = re.compile(
     r"(?P<version>v?\d+(?:\.\d+){2,})"
     r"|(?P<sign>[-\u2212])?(?P<currency>[$\u20ac\u00a3])?"
-    r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
+    r"(?P<int>\d{1,3}(?P<group>[,\u00a0\u2009\u202f])\d{3}(?:(?P=group)\d{3})*(?!\d)|\d+)"
+    r"(?:\.(?P<frac>\d+))?"
     r"(?:[eE](?P<exp>[-+]?\d+)(?![A-Za-z]))?"
     r"(?:(?P<percent>\s?%|\s(?:percent|per cent)\b)|(?P<suffix>bn|[kKMB])(?![A-Za-z]))?"
 )
@@ -139,7 +142,8 @@ def _read(match: re.Match[str], before: str, before_digits: str, after: str) -> 
     if match.group("exp"):  # scientific notation: 1e6, 2.5e4
         exponent = int(match.group("exp"))
         scale *= 10.0**exponent if abs(exponent) <= 308 else math.inf
-    magnitude = float(match.group("int").replace(",", "") + ("." + frac if frac else "")) * scale
+    digits = match.group("int").replace(match.group("group") or ",", "")
+    magnitude = float(digits + ("." + frac if frac else "")) * scale
     tolerance = 0.5 * 10.0 ** (-len(frac)) * scale
     if not (math.isfinite(magnitude) and math.isfinite(tolerance)):
         return None  # (99999e305 is no figure anyone reads: it would be infinite)
