@@ -362,3 +362,21 @@ def test_a_trial_reached_through_a_link_is_refused_naming_the_link(
         marked.code == 2
         and f"proctor: error: {folder}: a link, not a folder of the run's own" in (marked.err)
     )
+
+
+def test_a_trial_whose_record_is_a_folder_is_refused_saying_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    record = run_dir / "trials/fix/scripted/default/1/trial.json"
+    record.unlink()
+    record.mkdir()
+    marked = proctor(
+        "annotate", str(run_dir), "fix/scripted/default/1", "--verdict", "excluded", "--note", "x"
+    )
+    assert marked.code == 2 and marked.err.strip() == (
+        f"proctor: error: {record}: a folder, not a record; reports count the trial as an "
+        "infra-error, so it cannot be marked"
+    )

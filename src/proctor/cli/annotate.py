@@ -175,7 +175,8 @@ def _entry_named(folder: Path, name: str) -> str:
 def _refuse_links(trials: Path, parts: list[str]) -> None:
     """Refuse a trial reached through a link (a trial folder, or ``trial.json``), which the
     reports never read as the run's own (:meth:`proctor.paths.RunPaths.trial_jsons`): a
-    linked ``trial.json`` is counted as a damaged trial, a linked folder not at all."""
+    linked ``trial.json`` is counted as a damaged trial, a linked folder not at all. So is a
+    ``trial.json`` that is a folder."""
     from proctor.errors import ConfigError
 
     path = trials
@@ -191,3 +192,9 @@ def _refuse_links(trials: Path, parts: list[str]) -> None:
             raise ConfigError(
                 f"{path}: a link, not a {what} of the run's own; {counted}, so it cannot be marked"
             )
+    if os.path.lexists(path) and not path.is_file():  # a folder, a device in its place
+        kind = "a folder" if path.is_dir() else "not a file"
+        raise ConfigError(
+            f"{path}: {kind}, not a record; reports count the trial as an infra-error, so it "
+            "cannot be marked"
+        )
