@@ -24,6 +24,7 @@ from proctor.cli.options import (
     tag_option,
 )
 from proctor.cli.signals import echo_unless_gone
+from proctor.util.json_shown import name_shown
 from proctor.util.text import plural
 
 if TYPE_CHECKING:
@@ -183,13 +184,13 @@ def command(
         named = list(rc.conditions)
         said = f"conditions {', '.join(named)}; " if named != ["default"] else ""
         echo_unless_gone(
-            f"ok       {rc.name}: agents {', '.join(rc.agents)}; {said}"
+            f"ok       {name_shown(rc.name)}: agents {', '.join(rc.agents)}; {said}"
             f"repeats {rc.repeats}; "
             f"{plural(len(rc.evaluators), 'evaluator')}"
             + (f"; {'; '.join(extras)}" if extras else "")
         )
     for s in plan.skipped:
-        echo_unless_gone(f"skipped  {s.name}: {s.reason}")
+        echo_unless_gone(f"skipped  {name_shown(s.name)}: {s.reason}")
     if check_keys:
         for said in keys_said:
             echo_unless_gone(f"keys     {said}")

@@ -30,6 +30,7 @@ from proctor.models.errors_format import describe_validation_errors
 from proctor.models.loading import parse_json_text
 from proctor.paths import LEDGER_FILE, newest_run_in
 from proctor.scripted.plan import PlanError, validate_plan
+from proctor.util.json_shown import WHOLE, json_text
 from proctor.workspace.archive import ZipFixtureError, check_zip
 from proctor.workspace.fixture import link_leaves
 
@@ -301,7 +302,7 @@ def discover_cases(
         _refuse_a_file_that_is_no_task_file(source)
         from proctor.discover.tasks import load_task_file  # a task file's model, when needed
 
-        return _unique(Discovery(cases=load_task_file(source, source_root)), source)
+        return _unique(Discovery(cases=load_task_file(source, source_root)), source, problems)
     if is_case_folder(source):
         _refuse_stray_marker(source)
     folders = (
@@ -337,7 +338,7 @@ def discover_cases(
                     if problems is None:
                         raise
                     problems.append(str(exc))
-    return _unique(found, source)
+    return _unique(found, source, problems)
 
 
 def holds_results(folder: Path) -> bool:
@@ -372,20 +373,71 @@ def _refuse_stray_marker(source: Path) -> None:
         )
 
 
-def _unique(found: Discovery, source: Path) -> Discovery:
-    """Two cases of one name are refused; so are two whose names differ only in how Unicode
-    writes them (``naïve`` as one character or as ``i`` and a combining mark): they read the
-    same in every report, and are one folder on a file system that normalises names."""
+def _unique(found: Discovery, source: Path, problems: list[str] | None = None) -> Discovery:
+    """Two cases of one name are refused; so are two whose names differ only in capitals
+    (``fix`` and ``FIX``: one folder on a macOS or Windows disk, where their trials' folders
+    would be one) or in how Unicode writes them (``naïve`` as one character or as ``i`` and a
+    combining mark: they read the same in every report, and are one folder on a file system
+    that normalises names); and so is a name that starts or ends with white space or holds a
+    control character, which no listing shows. Unless ``problems`` is given: then each is
+    noted there, the case left out, and the others kept."""
     names: dict[str, str] = {}
+    kept: list[Case] = []
     for case in found.cases:
-        seen = names.get(unicodedata.normalize("NFC", case.name))
-        if seen == case.name:
-            raise ConfigError(f"--source {source}: two cases are named '{case.name}'")
-        if seen is not None:
-            both = f"{json.dumps(seen)} and {json.dumps(case.name)}"
-            raise ConfigError(
-                f"--source {source}: two cases are named alike, {both} (the same name, its "
-                "letters written with other Unicode characters): rename one"
-            )
-        names[unicodedata.normalize("NFC", case.name)] = case.name
+        said = _name_problem(case) or _same_name(names, case.name, source)
+        if said is None:
+            names[_name_key(case.name)] = case.name
+            kept.append(case)
+        elif problems is None:
+            raise ConfigError(said)
+        elif said not in problems:
+            problems.append(said)
+    found.cases = kept
     return found
+
+
+def _name_key(name: str) -> str:
+    """What two names that one disk could hold as one folder share: their letters in one
+    Unicode form, capitals as small letters."""
+    return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
+
+
+def _same_name(names: dict[str, str], name: str, source: Path) -> str | None:
+    """The sentence refusing ``name`` when a case before it has its name, or one alike."""
+    seen = names.get(_name_key(name))
+    if seen is None:
+        return None
+    if seen == name:
+        return f"--source {source}: two cases are named '{name}'"
+    if seen.casefold() == name.casefold():
+        both = f"{json_text(seen, WHOLE)} and {json_text(name, WHOLE)}"
+        how = (
+            "the same name but for capitals: one folder on a macOS or Windows disk, where "
+            "their trials' folders would be one"
+        )
+    else:  # each letter beyond ASCII an escape: the two read the same as they are
+        both = f"{json.dumps(seen)} and {json.dumps(name)}"
+        how = "the same name, its letters written with other Unicode characters"
+        if unicodedata.normalize("NFC", seen) != unicodedata.normalize("NFC", name):
+            how = "the same name but for capitals, its letters written with other characters"
+    return f"--source {source}: two cases are named alike, {both} ({how}): rename one"
+
+
+def _name_problem(case: Case) -> str | None:
+    """The sentence refusing a case name no listing shows as it is: white space at its start or
+    end (``fix `` reads as ``fix``), a control character (a line break, a tab)."""
+    name, where = case.name, json_text(str(case.path), WHOLE)  # a task's id never does
+    if name != name.strip():
+        end = "starts" if name[:1].isspace() else "ends"
+        if name[:1].isspace() and name[-1:].isspace():
+            end = "starts and ends"
+        return (
+            f"{where}: the case folder's name {end} with white space, which no listing shows "
+            f"(and Windows drops from a folder's name): rename it"
+        )
+    if any(unicodedata.category(c) == "Cc" for c in name):
+        return (
+            f"{where}: the case folder's name holds a control character (a line break, a tab), "
+            "which a listing would show as nothing or as a broken line: rename it"
+        )
+    return None

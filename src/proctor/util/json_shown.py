@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from typing import Any
 
 from proctor.util.masking import mask
@@ -70,6 +71,16 @@ def json_text(value: Any, limit: int = 60) -> str:
         text = str(value)
     text = _unseen_escaped(mask(text.encode("utf-8", SHOWN).decode("utf-8")))  # before the cut
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def name_shown(name: str) -> str:
+    """A name as a listing shows it: as it is, or, when it holds a character that shows as
+    nothing, as a plain space or as a broken line, or starts or ends with white space, as
+    JSON writes it, that character an escape (``"fi\\u200bx"``, ``"fix "``)."""
+    plain = name == name.strip() and not _UNSEEN.search(name)
+    if plain and not any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
+        return name
+    return json_text(name, WHOLE)
 
 
 def short(value: Any) -> str:

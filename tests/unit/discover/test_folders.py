@@ -507,3 +507,54 @@ def test_two_cases_whose_names_differ_only_in_unicode_form_are_refused(tmp_path:
         f'--source {tmp_path}: two cases are named alike, "nai\\u0308ve" and "na\\u00efve" '
         "(the same name, its letters written with other Unicode characters): rename one"
     )
+
+
+def test_two_cases_whose_names_differ_only_in_capitals_are_refused(tmp_path: Path) -> None:
+    """``fix`` and ``FIX`` are one folder on a macOS or Windows disk: their trials' folders
+    (``trials/fix``, ``trials/FIX``) would be one there."""
+    write_case(tmp_path, "fix")
+    write_case(tmp_path, "FIX")
+    with pytest.raises(ConfigError) as caught:
+        discover_cases(tmp_path)
+    assert str(caught.value) == (
+        f'--source {tmp_path}: two cases are named alike, "FIX" and "fix" (the same name but '
+        "for capitals: one folder on a macOS or Windows disk, where their trials' folders "
+        "would be one): rename one"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "said"),
+    [
+        ("fix ", "fix ", "ends with white space"),
+        (" fix", " fix", "starts with white space"),
+        ("fix\u00a0", "fix\\u00a0", "ends with white space"),
+        ("a\nb", "a\\nb", "holds a control character"),
+        ("a\tb", "a\\tb", "holds a control character"),
+    ],
+)
+def test_a_case_name_no_listing_shows_as_it_is_is_refused(
+    tmp_path: Path, name: str, shown: str, said: str
+) -> None:
+    """``fix `` was listed as ``ok       fix : …``, its space unseen, and ran."""
+    write_case(tmp_path, name)
+    write_case(tmp_path, "other")
+    with pytest.raises(ConfigError) as caught:
+        discover_cases(tmp_path)
+    assert str(caught.value).startswith(f'"{tmp_path}/{shown}": the case folder\'s name {said}')
+    assert str(caught.value).endswith(": rename it")
+
+
+def test_every_case_name_problem_is_noted_and_the_other_cases_kept(tmp_path: Path) -> None:
+    """Given ``problems`` (validate), a refused name is one problem among the others, not the
+    one stop; the cases of other names are read on."""
+    for name in ("fix", "FIX", "fix ", "other"):
+        write_case(tmp_path, name)
+    write_case(tmp_path, "broken", config="{")
+    problems: list[str] = []
+    found = discover_cases(tmp_path, problems=problems)
+    assert sorted(c.name for c in found.cases) == ["FIX", "other"]
+    assert len(problems) == 3, problems
+    assert problems[0].startswith(f"{tmp_path / 'broken' / 'config.json'}: malformed JSON")
+    assert "two cases are named alike" in problems[1]
+    assert problems[2].startswith(f'"{tmp_path}/fix ": the case folder\'s name ends with')

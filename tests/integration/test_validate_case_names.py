@@ -1,0 +1,50 @@
+"""``proctor validate`` and ``proctor prepare`` on case names: names alike refused among the
+other problems, a name's unseen characters listed as escapes, a mistyped name's nearest one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def test_validate_lists_names_alike_among_the_other_problems(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Two cases of one name were the one problem validate said, the others unsaid."""
+    make_case("fix")
+    make_case("FIX")
+    make_case("fix ")
+    make_case("broken", config="{")
+    make_case("other")
+    cases = tmp_path / "cases"
+    (cases / "tasks.json").write_text('[{"id": "other", "prompt": "Do it."}]')
+    checked = proctor("validate", "--source", str(cases))
+    assert checked.code == 2
+    errors = [line for line in checked.err.splitlines() if line.startswith("proctor: error: ")]
+    assert len(errors) == 5, checked.err
+    assert errors[0].startswith(f"proctor: error: {cases / 'broken' / 'config.json'}: malformed")
+    assert errors[1] == (
+        f'proctor: error: --source {cases}: two cases are named alike, "FIX" and "fix" (the '
+        "same name but for capitals: one folder on a macOS or Windows disk, where their "
+        "trials' folders would be one): rename one"
+    )
+    assert errors[2].startswith(f'proctor: error: "{cases}/fix ": the case folder\'s name ends')
+    assert errors[3] == f"proctor: error: --source {cases}: two cases are named 'other'"
+    assert errors[4] == "proctor: error: 4 configuration problems, each named above"
+    assert checked.out.splitlines()[0].startswith("ok       FIX: ")
+    assert "ok       other: " in checked.out
+
+
+def test_validate_lists_a_case_name_holding_an_unseen_character_as_its_escape(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fi\u200bx")
+    skipped = tmp_path / "cases" / "notes\u00a0"
+    skipped.mkdir()
+    (skipped / "prompt.md").write_text("x")
+    checked = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert checked.code == 0, checked.err
+    lines = checked.out.splitlines()
+    assert lines[0].startswith('ok       "fi\\u200bx": agents ')
+    assert lines[1] == 'skipped  "notes\\u00a0": missing required file config.json'
