@@ -48,3 +48,18 @@ def test_validate_lists_a_case_name_holding_an_unseen_character_as_its_escape(
     lines = checked.out.splitlines()
     assert lines[0].startswith('ok       "fi\\u200bx": agents ')
     assert lines[1] == 'skipped  "notes\\u00a0": missing required file config.json'
+
+
+def test_prepare_names_the_nearest_case_to_a_mistyped_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix-a-bug")
+    make_case("other")
+    prepared = proctor(
+        "prepare", "fix-a-bugg", "--source", str(tmp_path / "cases"), "--out", str(tmp_path)
+    )
+    assert prepared.code == 2
+    assert prepared.err.strip() == (
+        f"proctor: error: fix-a-bugg: no such case under {tmp_path / 'cases'} (did you mean "
+        "'fix-a-bug'? cases: fix-a-bug, other)"
+    )

@@ -101,7 +101,7 @@ from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
-from proctor.util.text import noun_for
+from proctor.util.text import did_you_mean, noun_for
 from proctor.workspace.diff import unified_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
@@ -136,8 +136,9 @@ def plan_one(
         known = sorted(c.name for c in discovery.cases)
         if case not in known:
             _refuse_skipped(discovery.skipped, case)
-            listed = ", ".join(known[:10]) or "none"
-            raise ConfigError(f"{case}: no such case under {source} (cases: {listed})")
+            listed = ", ".join(known[:10]) + (", …" if len(known) > 10 else "") or "none"
+            near = did_you_mean(case, known)  # as run's --case says it
+            raise ConfigError(f"{case}: no such case under {source} ({near}cases: {listed})")
     cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
     plan = load_run_plan(chosen_source, config, cli, Path.cwd())
     if not plan.trials:
