@@ -8,7 +8,7 @@ concatenate, top-level first; ``env`` maps merge key by key.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
@@ -163,8 +163,9 @@ def chosen_evaluators(evaluators: list[EvaluatorSpec], cli: CliOverrides) -> lis
     return [e for e in kept if not _named(e, cli.skip_evaluators)]
 
 
-def _check_limits(top: TopConfig, where: str) -> None:
-    """``limits`` keys are providers: a key that is none would limit nothing, silently."""
+def _check_limits(top: TopConfig, where: str, problems: list[str] | None = None) -> None:
+    """``limits`` keys are providers: a key that is none would limit nothing, silently. With
+    ``problems``, each such key is noted there."""
     from proctor.agents.spec import SPECS
 
     known = {spec.provider for spec in SPECS}
@@ -174,7 +175,7 @@ def _check_limits(top: TopConfig, where: str) -> None:
             agent = next((spec for spec in SPECS if spec.id == name), None)
             if agent is not None:  # an agent's id, where its provider's is meant
                 said = f"{said[:-1]}; agent {name} runs on '{agent.provider}')"
-            raise ConfigError(f"{where}: field 'limits.{name}': {said}")
+            _note(ConfigError(f"{where}: field 'limits.{name}': {said}"), problems)
 
 
 def _check_provisions(
@@ -210,28 +211,40 @@ def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
                 raise ConfigError(f"{option} {agent}=…: {said}")
 
 
-def check_profiles(top: TopConfig, where: str) -> None:
+def _note(exc: ConfigError, problems: list[str] | None) -> None:
+    """``exc`` raised, or, given ``problems``, noted there (the caller checks on)."""
+    if problems is None:
+        raise exc
+    problems.append(str(exc))
+
+
+def check_profiles(top: TopConfig, where: str, problems: list[str] | None = None) -> list[str]:
     """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
-    agent, and a case using it would be blamed for an unknown agent."""
+    agent, and a case using it would be blamed for an unknown agent. With ``problems``, each
+    such profile is noted there, and their names returned."""
     from proctor.agents.spec import ACP_PRESETS, SPECS
 
     builtin = sorted(spec.id for spec in SPECS)
+    unusable: list[str] = []
     for name, profile in top.codingagents.items():
         if profile.transport == "acp":
             continue
         if profile.agent is None:
             if name in builtin or name in ACP_PRESETS:  # a built-in agent's own settings
                 continue
-            raise ConfigError(
+            said = (
                 f"{where}: field 'codingagents.{name}.agent' is required: '{name}' is not one "
                 f"of proctor's agents, so its profile names the one it runs (known: "
                 f"{', '.join(builtin)})"
             )
-        if profile.agent in builtin:
+        elif profile.agent in builtin:
             continue
-        raise ConfigError(
-            f"{where}: field 'codingagents.{name}.agent': {unknown_agent(profile.agent, builtin)}"
-        )
+        else:
+            said = f"{where}: field 'codingagents.{name}.agent': "
+            said += unknown_agent(profile.agent, builtin)
+        _note(ConfigError(said), problems)
+        unusable.append(name)
+    return unusable
 
 
 def picks(name: str, glob: str) -> bool:
@@ -472,16 +485,28 @@ def build_plan(
     looked up in the environment and the ``.env`` of ``dotenv`` (default ``cwd``)."""
     dotenv = dotenv or cwd
     chosen = select_cases(found.cases, cli)
-    _check_case_names(found, cli)
-    _check_tags(found, cli)
-    _check_evaluator_names(chosen, cli)
-    _check_limits(top, str(config_path or "proctor.json"))
-    check_profiles(top, str(config_path or "proctor.json"))
-    _check_agent_flags(top, cli)
+    where = str(config_path or "proctor.json")
+    checks: tuple[Callable[[], None], ...] = (
+        lambda: _check_case_names(found, cli),
+        lambda: _check_tags(found, cli),
+        lambda: _check_evaluator_names(chosen, cli),
+        lambda: _check_limits(top, where, problems),
+        lambda: _check_agent_flags(top, cli),
+    )
+    for check in checks:  # with ``problems``, each one noted, and the others checked too
+        try:
+            check()
+        except ConfigError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
+    unusable = set(check_profiles(top, where, problems))  # noted: their cases are left out
     resolved = []
     for case in chosen:
         try:
             rc = resolve_case(case, top, cli, str(config_path or "proctor.json"))
+            if unusable & set(rc.agents):
+                continue
             if problems is not None:
                 _trials([rc], top, cli, config_path, dotenv)  # what the matrix would check
             resolved.append(rc)
@@ -494,14 +519,16 @@ def build_plan(
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
-            raise ConfigError(
+            said = (
                 f"--condition {unknown[0]}: no case has that condition "
                 f"({did_you_mean(unknown[0], sorted(defined))}conditions: "
                 f"{', '.join(sorted(defined)) or 'none'})"
             )
+            if problems is None:
+                raise ConfigError(said)
+            problems.append(said)
         resolved = [rc for rc in resolved if rc.conditions]
     try:
-        where = str(config_path or "proctor.json")
         _check_conditions(resolved, defined, everywhere, top, cli, where)
     except ConfigError as exc:
         if problems is None:
