@@ -63,3 +63,12 @@ def test_prepare_names_the_nearest_case_to_a_mistyped_one(
         f"proctor: error: fix-a-bugg: no such case under {tmp_path / 'cases'} (did you mean "
         "'fix-a-bug'? cases: fix-a-bug, other)"
     )
+
+
+def test_validate_counts_one_trial_as_one(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config={"repeats": 1})
+    checked = proctor("validate", "--source", str(tmp_path / "cases"))
+    assert checked.code == 0, checked.err
+    assert checked.out.splitlines()[-1] == "1 runnable, 0 skipped, 0 problems, 1 trial"

@@ -200,7 +200,7 @@ def command(
     echo_unless_gone(
         # Problems, not cases: one case may have several, and proctor.json its own.
         f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} "
-        f"{'problem' if len(problems) == 1 else 'problems'}, {len(plan.trials)} trials"
+        f"{'problem' if len(problems) == 1 else 'problems'}, {plural(len(plan.trials), 'trial')}"
     )
     if len(problems) == 1:
         raise ConfigError(problems[0])
