@@ -30,7 +30,10 @@ def test_validate_lists_names_alike_among_the_other_problems(
         "trials' folders would be one): rename one"
     )
     assert errors[2].startswith(f'proctor: error: "{cases}/fix ": the case folder\'s name ends')
-    assert errors[3] == f"proctor: error: --source {cases}: two cases are named 'other'"
+    assert errors[3] == (
+        f"proctor: error: --source {cases}: two cases are named 'other' ({cases / 'other'} "
+        f"and {cases / 'tasks.json'}: tasks[0]): rename one"
+    )
     assert errors[4] == "proctor: error: 4 configuration problems, each named above"
     assert checked.out.splitlines()[0].startswith("ok       FIX: ")
     assert "ok       other: " in checked.out

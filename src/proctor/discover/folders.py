@@ -381,12 +381,12 @@ def _unique(found: Discovery, source: Path, problems: list[str] | None = None) -
     that normalises names); and so is a name that starts or ends with white space or holds a
     control character, which no listing shows. Unless ``problems`` is given: then each is
     noted there, the case left out, and the others kept."""
-    names: dict[str, str] = {}
+    names: dict[str, Case] = {}
     kept: list[Case] = []
     for case in found.cases:
-        said = _name_problem(case) or _same_name(names, case.name, source)
+        said = _name_problem(case) or _same_name(names, case, source)
         if said is None:
-            names[_name_key(case.name)] = case.name
+            names[_name_key(case.name)] = case
             kept.append(case)
         elif problems is None:
             raise ConfigError(said)
@@ -402,13 +402,17 @@ def _name_key(name: str) -> str:
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-def _same_name(names: dict[str, str], name: str, source: Path) -> str | None:
-    """The sentence refusing ``name`` when a case before it has its name, or one alike."""
-    seen = names.get(_name_key(name))
-    if seen is None:
+def _same_name(names: dict[str, Case], case: Case, source: Path) -> str | None:
+    """The sentence refusing ``case`` when a case before it has its name, or one alike."""
+    earlier = names.get(_name_key(case.name))
+    if earlier is None:
         return None
-    if seen == name:
-        return f"--source {source}: two cases are named '{name}'"
+    seen, name = earlier.name, case.name
+    if seen == name:  # a case folder and a task, or two task files: said where each is
+        places = " and ".join(
+            c.source.where if c.source and c.source.prefix else str(c.path) for c in (earlier, case)
+        )
+        return f"--source {source}: two cases are named '{name}' ({places}): rename one"
     if seen.casefold() == name.casefold():
         both = f"{json_text(seen, WHOLE)} and {json_text(name, WHOLE)}"
         how = (
