@@ -116,3 +116,28 @@ def test_a_file_named_prepared_in_out_is_one_sentence_and_left_as_it_is(
         "cannot be made (a file, not a folder)"
     )
     assert (out / "prepared").read_text() == "my notes\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["", "--source", "cases"], 'CASE ""'),
+        (["fix", "--source", "cases", "--condition", ""], '--condition ""'),
+        (["fix", "--source", "cases", "--agent", " "], '--agent " "'),
+    ],
+)
+def test_a_blank_case_condition_or_agent_is_refused(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    said: str,
+) -> None:
+    """``prepare "$CASE"`` with the variable unset read the current folder as the source of
+    cases, and said that no case has the condition 'default'."""
+    make_case("fix")
+    monkeypatch.chdir(tmp_path)
+    prepared = proctor("prepare", *args, "--out", "results")
+    assert prepared.code == 2
+    assert prepared.err.strip() == f"proctor: error: {said}: expected a value, not a blank one"

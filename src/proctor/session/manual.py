@@ -99,6 +99,7 @@ from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
+from proctor.util.json_shown import json_text
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
 from proctor.util.text import did_you_mean, noun_for
@@ -121,7 +122,10 @@ def plan_one(
     case: str, condition: str, source: Path, config: Path | None, agent: str
 ) -> tuple[RunPlan, TrialSpec]:
     """The plan of one case × agent × condition, the case named by its folder or by name (or
-    task id) under ``source``."""
+    task id) under ``source``; a blank one is refused (``""`` would be the current folder)."""
+    for what, given in (("CASE", case), ("--condition", condition), ("--agent", agent)):
+        if not given.strip():
+            raise ConfigError(f"{what} {json_text(given)}: expected a value, not a blank one")
     folder = Path(case)
     if not folder.is_dir() and ("/" in case or case.startswith(".")):
         raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
