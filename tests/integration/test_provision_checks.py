@@ -99,7 +99,10 @@ def test_an_out_folder_that_cannot_be_made_is_one_sentence(
     blocker.write_text("")
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(blocker / "sub"))
     assert result.code == 2
-    assert f"{blocker / 'sub'} cannot be made: {blocker} is a file, not a folder" in result.err
+    assert result.err == (
+        f"proctor: error: --out {blocker / 'sub'}: {blocker} is a file, not a folder; the "
+        "results folder cannot be made inside it\n"
+    )
     assert len(result.err.strip().splitlines()) == 1
 
 
