@@ -147,15 +147,22 @@ def test_a_dry_run_is_refused_a_results_folder_the_run_cannot_make(
     for dry in (["--dry-run"], []):
         result = proctor("eval", "--dir", str(root), "--no-stream", *dry)
         assert result.code == 2 and said in result.err, result.err
+    # Given as --out, a path inside a file is refused by the option itself, before anything.
+    given = (
+        f"--out {bad}: {bad.parent} is a file, not a folder; the results folder cannot be made"
+        if where == "file"
+        else f"--out {bad} cannot be made: "
+    )
     result = proctor("eval", "--dir", str(root), "--dry-run", "--out", str(bad))
-    assert result.code == 2 and f"--out {bad} cannot be made: " in result.err, result.err
+    assert result.code == 2 and given in result.err, result.err
     # proctor run's dry run, likewise.
     case = tmp_path / "cases" / "c"
     case.mkdir(parents=True)
     (case / "prompt.md").write_text("Say hello.\n")
     (case / "config.json").write_text("{}")
     result = proctor("run", "--source", str(case.parent), "--out", str(bad), "--dry-run")
-    assert result.code == 2 and f"the results directory {bad} cannot be made" in result.err
+    said = given if where == "file" else f"the results directory {bad} cannot be made"
+    assert result.code == 2 and said in result.err, result.err
     assert (tmp_path / "blocker").is_file() if where == "file" else not bad.exists()
 
 
