@@ -176,3 +176,28 @@ def test_help_lists_case_and_dry_run(proctor: Run) -> None:
     for command in ("run", "validate"):
         said = " ".join(proctor(command, "--help").out.split())
         assert "--case GLOB Only cases whose folder name matches GLOB" in said, said
+
+
+def test_a_long_id_widens_its_column_rather_than_pushing_its_row_out_of_line(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """An id past 30 characters (examples/evals has failing/wrong-file/edits-the-test) pushed
+    its row's agent, model, repeats and timeout out from under their heads; run's dry run did
+    the same with a long case name."""
+    root = project(tmp_path, FILES)
+    long = root / "evals" / "a-rather-long-group-of-checks" / "of-the-build-and-its-api.eval.py"
+    long.parent.mkdir(parents=True)
+    long.write_text((root / "evals" / "builds" / "api.eval.py").read_text())
+    result = proctor("eval", "--dir", str(root), "--dry-run", "--case", "a-rather*", "--case", "b*")
+    assert result.code == 0, result.err
+    head, *rows = result.out.splitlines()[2:5]
+    for row in rows:
+        assert row.index("scripted") == head.index("agent"), result.out
+        assert row.rindex("s") == len(head) - 1, result.out  # the timeouts under their head
+    case = tmp_path / "cases" / ("c" * 40)
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text("Say hello.\n")
+    (case / "config.json").write_text("{}")
+    result = proctor("run", "--source", str(case.parent), "--dry-run")
+    head, row = result.out.splitlines()[2:4]
+    assert row.index("scripted") == head.index("agent") > 40, result.out

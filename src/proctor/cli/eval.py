@@ -248,22 +248,24 @@ def _render_dry_run(plan: EvalPlan, request: EvalRequest) -> str:
     """``--dry-run``: a line each case, as ``proctor run --dry-run``'s matrix (a case picked
     by some of its iterations is named by theirs, in the order they run), then the run's
     concurrency, reporters and results folder."""
+    from proctor.plan.render import MATRIX_GAPS, MATRIX_WIDTHS
     from proctor.session.evals import case_timeout_ms
+    from proctor.util.text import columns
 
     trials = sum(len(picked) for _, picked in plan.chosen)
     lines = [
         f"{plural(trials, 'trial')} in {plural(len(plan.chosen), 'case')}; nothing was run.",
         "",
-        f"{'case':30} {'agent':14} {'model':12} repeats  timeout",
     ]
+    rows = [("case", "agent", "model", "repeats", "timeout")]
     for point, picked in plan.chosen:
         ids = point.ids()
         every = picked == list(range(1, point.iterations + 1))
         name = point.id if every else ", ".join(ids[i - 1] for i in picked)
         model = plan.models[point.case_name][0] or "-"
         timeout = case_timeout_ms(point, request, plan.project) / 1000
-        line = f"{name:30} {plan.agents[point.case_name]:14} {model:12} {len(picked):>7}  "
-        lines.append(mask(joined_lines(f"{line}{timeout:>6g}s")))
+        rows.append((name, plan.agents[point.case_name], model, str(len(picked)), f"{timeout:g}s"))
+    lines += [mask(joined_lines(line)) for line in columns(rows, MATRIX_WIDTHS, MATRIX_GAPS)]
     lines += [
         "",
         f"concurrency {plan.concurrency}; reporters {', '.join(plan.reporters)}; "

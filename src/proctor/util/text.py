@@ -54,6 +54,29 @@ def joined_lines(text: str) -> str:
     return controls_escaped(_LINE_BREAK.sub(" ", text.strip()))
 
 
+def columns(
+    rows: Iterable[tuple[str, ...]], least: tuple[int, ...], gaps: tuple[str, ...]
+) -> list[str]:
+    """Rows of a plain-text table (its head first), each column as wide as its widest cell and
+    at least ``least`` (a negative width: the column aligned right); ``gaps[i]`` goes after
+    column ``i``, and a cell past the widths (the last, free text) is left as it is. A long
+    case id widens its column rather than pushing its row out of line."""
+    rows = list(rows)
+    widths = [
+        max([abs(width), *(len(row[i]) for row in rows if i < len(row))])
+        for i, width in enumerate(least)
+    ]
+    lines = []
+    for row in rows:
+        parts = []
+        for i, cell in enumerate(row):
+            if i < len(widths):
+                cell = cell.rjust(widths[i]) if least[i] < 0 else cell.ljust(widths[i])
+            parts.append(cell if i == len(row) - 1 else cell + (gaps[i] if i < len(gaps) else " "))
+        lines.append("".join(parts).rstrip())
+    return lines
+
+
 def table_cell(text: str) -> str:
     """``text`` safe inside a Markdown table cell: a ``|`` would start a new cell and a line
     break would end the row; its other control characters escaped (see
