@@ -235,6 +235,13 @@ def test_a_trial_of_a_run_still_running_that_has_not_ended_is_said_so(
     assert f"no trial fix/scripted/default/2 yet: the run is still running (process {pid})" in (
         marked.err
     )
+    # The same trial spelled as it is taken elsewhere (a padded repeat, a trailing slash).
+    for spelled in ("fix/scripted/default/02", "fix/scripted/default/2/"):
+        again = proctor("annotate", str(run_dir), spelled, "--verdict", "failed", "--note", "x")
+        assert again.code == 2 and "not in the run's plan" not in again.err, again.err
+        assert f"no trial fix/scripted/default/2 yet: the run is still running (process {pid})" in (
+            again.err
+        )
 
 
 def test_a_run_whose_annotations_file_stops_reading_while_it_runs_says_so(

@@ -47,6 +47,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
         parts[i] = _entry_named(folder, parts[i])
         folder = folder / parts[i]
     _refuse_links(paths.trials_dir, parts)
+    trial = escape_surrogates("/".join(parts))  # the trial as reports name it, from here on
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
         newest = newest_run_in(run_dir)
         if newest is not None:
@@ -79,7 +80,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
         raise ConfigError("--note: say why the trial is marked")
     mark = TrialAnnotation.model_validate(
         {
-            "trial": escape_surrogates("/".join(parts)),
+            "trial": trial,
             "verdict": verdict,
             "note": note.strip(),
             "at": now_iso(),
