@@ -387,3 +387,31 @@ def test_a_trial_whose_record_is_a_folder_is_refused_saying_so(
         f"proctor: error: {record}: a folder, not a record; reports count the trial as an "
         "infra-error, so it cannot be marked"
     )
+
+
+def test_the_findings_named_after_a_mark_are_those_of_the_runs_own_suite(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Two suites sharing a results directory, each with a case `fix` of the same check: a
+    mark on a run of one names that suite's finding, not the other's."""
+    import shutil
+
+    failing = {"repeats": 2, "evaluators": [{"use": "file-exists", "must": ["b.txt"]}]}
+    make_case("fix", config=failing, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    first = single_run_dir(out)
+    shutil.copytree(tmp_path / "cases", tmp_path / "other")
+    other = proctor("run", "--source", str(tmp_path / "other"), "--out", str(out))
+    assert other.code == 1, other.err
+    second = next(run for run in out.glob("run-*") if run != first)
+    ledger = json.loads((out / "findings.json").read_text())
+    ids = {ledger["runSuites"][run.name]: [] for run in (first, second)}
+    for finding in ledger["findings"]:
+        ids[finding["suite"]].append(finding["id"])
+    assert all(len(each) == 1 for each in ids.values()), ledger  # one finding each
+    for run in (first, second):
+        marked = proctor("annotate", str(run), "fix/scripted/default/1",
+                         "--verdict", "failed", "--note", "x")  # fmt: skip
+        assert marked.code == 0, marked.err
+        (own,) = ids[ledger["runSuites"][run.name]]
+        assert f"its findings of fix/scripted/default ({own}) stay" in marked.err, marked.err

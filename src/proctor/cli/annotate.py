@@ -114,7 +114,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             f"proctor: note: this replaces its mark of {old.at}: {old.verdict}: {old.note}",
             err=True,
         )
-    ids = _findings_of(paths.root.parent / LEDGER_FILE, mark.trial.rsplit("/", 1)[0])
+    ids = _findings_of(paths.root.parent, paths.root.name, mark.trial.rsplit("/", 1)[0])
     if ids and ledger_holds(paths.root.parent, paths.root.name):  # it took the run as it ended
         click.echo(
             f"proctor: note: {paths.root.parent / LEDGER_FILE} took this run in before the "
@@ -126,20 +126,24 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     return 0
 
 
-def _findings_of(ledger: Path, group: str) -> list[str]:
-    """The ids of the findings ``ledger`` holds for ``group`` (case/agent/condition), read
-    plainly; none when it does not read."""
-    import json
+def _findings_of(results_dir: Path, run_id: str, group: str) -> list[str]:
+    """The ids of the findings the ledger of ``results_dir`` holds for ``group``
+    (case/agent/condition) of the suite run ``run_id`` ran, as the ledger tells it (with those
+    naming no suite, which may be of any): another suite's findings of a case of the same name
+    are not this run's. None when the ledger does not read."""
+    from proctor.errors import ConfigError, SchemaVersionError
+    from proctor.report.findings import known_suites, load_ledger
 
     try:
-        findings = json.loads(ledger.read_bytes()).get("findings")
-        return [
-            f["id"]
-            for f in findings
-            if "/".join(str(f.get(k)) for k in ("case", "agent", "condition")) == group
-        ]
-    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        ledger = known_suites(results_dir, load_ledger(results_dir))
+    except (ConfigError, SchemaVersionError):
         return []
+    suite = ledger.run_suites.get(run_id)
+    return [
+        f.id
+        for f in ledger.findings
+        if f.suite in (None, suite) and f"{f.case}/{f.agent}/{f.condition}" == group
+    ]
 
 
 def _nearest(run_dir: Path, trial: str) -> str:
