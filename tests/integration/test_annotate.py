@@ -63,6 +63,10 @@ def test_bad_marks_are_sentences(proctor: Run, make_case: MakeCase, tmp_path: Pa
     assert missing.code == 2 and "no trial fix/scripted/default/9" in missing.err
     malformed = proctor("annotate", run_dir, "fix-1", "--verdict", "failed", "--note", "x")
     assert malformed.code == 2 and "expected case/agent/condition/repeat" in malformed.err
+    for repeat in ("\u00b2", "\u0661"):  # ² and ١: digits to Python, but no repeat's number
+        odd = proctor("annotate", run_dir, f"fix/scripted/default/{repeat}",
+                      "--verdict", "failed", "--note", "x")  # fmt: skip
+        assert odd.code == 2 and "expected case/agent/condition/repeat" in odd.err, odd.err
     wrong = proctor(
         "annotate", run_dir, "fix/scripted/default/1", "--verdict", "maybe", "--note", "x"
     )
