@@ -67,6 +67,12 @@ def test_bad_marks_are_sentences(proctor: Run, make_case: MakeCase, tmp_path: Pa
         odd = proctor("annotate", run_dir, f"fix/scripted/default/{repeat}",
                       "--verdict", "failed", "--note", "x")  # fmt: skip
         assert odd.code == 2 and "expected case/agent/condition/repeat" in odd.err, odd.err
+    # A trial.json outside the run's trials, reached through `..`, is no trial of the run.
+    (out / "x/1").mkdir(parents=True)
+    (out / "x/1/trial.json").write_text("{}")
+    outside = proctor("annotate", run_dir, "../../x/1", "--verdict", "failed", "--note", "x")
+    assert outside.code == 2 and "expected case/agent/condition/repeat" in outside.err
+    assert not (Path(run_dir) / "annotations.json").exists()
     wrong = proctor(
         "annotate", run_dir, "fix/scripted/default/1", "--verdict", "maybe", "--note", "x"
     )

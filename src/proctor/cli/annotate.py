@@ -34,7 +34,11 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     parts = trial.strip("/").split("/")
     if len(parts) == 5 and parts[0] == "trials":  # as suite.md lists it: trials/fix/…/1
         parts, trial = parts[1:], "/".join(parts[1:])
-    if len(parts) != 4 or not (parts[3].isascii() and parts[3].isdigit()):  # not ², not ١
+    if (
+        len(parts) != 4
+        or not (parts[3].isascii() and parts[3].isdigit())  # not ², not ١
+        or any(part in (".", "..") for part in parts)  # a folder of the run's trials, no other
+    ):
         near = _nearest(run_dir, trial)
         raise ConfigError(
             f"TRIAL {json_text(trial, WHOLE)}: expected case/agent/condition/repeat, "
