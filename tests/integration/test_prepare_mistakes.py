@@ -141,3 +141,28 @@ def test_a_blank_case_condition_or_agent_is_refused(
     prepared = proctor("prepare", *args, "--out", "results")
     assert prepared.code == 2
     assert prepared.err.strip() == f"proctor: error: {said}: expected a value, not a blank one"
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--condition", ""), ("--agent", " "), ("--model", "")]
+)
+def test_record_refuses_a_blank_condition_agent_or_model(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    option: str,
+    value: str,
+) -> None:
+    """``record --condition "$COND"`` with the variable unset recorded the trial under the
+    condition it was prepared with (or default) without a word, as prepare now refuses."""
+    make_case("fix")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ws").mkdir()
+    args = ["record", "fix", "--source", "cases", "--workspace", "ws", option, value]
+    recorded = proctor(*args, "--out", "results")
+    assert recorded.code == 2
+    assert recorded.err.strip() == (
+        f"proctor: error: {option} {json.dumps(value)}: expected a value, not a blank one"
+    )
+    assert not (tmp_path / "results").exists()

@@ -109,9 +109,12 @@ def record_command(
     """Record a session a person drove in --workspace as a trial of CASE: its transcript, the
     case's evaluators on the workspace, process metrics and rules, in a new run folder that
     `report` and `compare` read like any other. Exits like `proctor run`."""
+    from proctor.cli.options import blank_refused
     from proctor.report.reporters import printed, reporter_names
     from proctor.session.manual import record_session
 
+    # Blank, each would read as not given: the prepared session's, or the default.
+    blank_refused(("--condition", condition), ("--agent", agent), ("--model", model))
     names = reporter_names(reporters or ["markdown"])
     run_dir, _, outputs, code = record_session(
         case,
