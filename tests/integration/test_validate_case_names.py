@@ -75,3 +75,17 @@ def test_validate_counts_one_trial_as_one(
     checked = proctor("validate", "--source", str(tmp_path / "cases"))
     assert checked.code == 0, checked.err
     assert checked.out.splitlines()[-1] == "1 runnable, 0 skipped, 0 problems, 1 trial"
+
+
+def test_validate_json_names_the_folder_of_a_name_shown_as_json(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A problem that starts with a name written as JSON writes it (``"cases/fix ": …``) had
+    no ``file`` in ``--json``, where a plain path's problem has one."""
+    import json
+
+    make_case("fix ")
+    checked = proctor("validate", "--source", str(tmp_path / "cases"), "--json")
+    assert checked.code == 2
+    problem = json.loads(checked.out)["problems"][0]  # (then: nothing else to run)
+    assert problem["file"] == str(tmp_path / "cases" / "fix "), problem

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -289,10 +290,15 @@ def _print_json(
 
 
 def _file_of(problem: str) -> str | None:
-    """The file a problem's sentence starts with (``cases/x/config.json: …``), when it names
-    one that exists; else None."""
+    """The file a problem's sentence starts with (``cases/x/config.json: …``, or a name shown
+    as JSON writes it, ``"cases/fix ": …``), when it names one that exists; else None."""
     head, sep, _ = problem.partition(": ")
-    if not sep or not head or " " in head.strip("/"):
+    if sep and len(head) > 1 and head[0] == head[-1] == '"':
+        try:
+            head = json.loads(head)
+        except ValueError:
+            return None
+    elif not sep or not head or " " in head.strip("/"):
         return None
     try:
         return head if Path(head).exists() else None
