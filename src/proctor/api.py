@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from proctor.errors import ConfigError
-from proctor.execute.events import Subscriber
+from proctor.execute.events import Subscriber, subscriber_exits
 from proctor.models.config import CliOverrides
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.suite import SuiteRecord
@@ -66,11 +66,12 @@ def run(
     ``conditions`` and ``reporters`` take a list of names, or one name as a string. Every
     key of the environment and of ``./.env`` is masked in what the run writes and returns, as
     with the CLI. ``subscribers`` are plain callables given each run event; one that raises is
-    dropped with a warning and the run goes on. Ctrl-C stops the run as it stops ``proctor
-    run`` and returns its result with ``exit_code`` 130; the caller's signal handlers are put
-    back. Raises :class:`proctor.errors.ConfigError` for a configuration the user can fix, as
-    the CLI reports with exit code 2, and TypeError for an argument of the wrong Python
-    type."""
+    dropped with a warning and the run goes on; one that raises SystemExit stops the run as
+    Ctrl-C does, and ``run`` raises it once the run is written. Ctrl-C stops the run as it
+    stops ``proctor run`` and returns its result with ``exit_code`` 130; the caller's signal
+    handlers are put back. Raises :class:`proctor.errors.ConfigError` for a configuration the
+    user can fix, as the CLI reports with exit code 2, and TypeError for an argument of the
+    wrong Python type."""
     where = "proctor.run()"
     folder = _path(source, where, "source")
     given = _path(config, where, "config") if config is not None else None
@@ -138,7 +139,9 @@ def run(
     )
     # A stopped run leaves Ctrl-C and SIGTERM ignored, as the CLI exits after it; the caller
     # gets its own handlers back, so that its next Ctrl-C still stops it.
-    with stop_handlers_kept():
+    # A subscriber's SystemExit stops the run as Ctrl-C does and is raised again once it is
+    # written: a script that exits from a subscriber leaves a whole run, never one half-written.
+    with stop_handlers_kept(), subscriber_exits():
         return run_session(request, callables)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from proctor.models.trial import TrialRecord
@@ -54,17 +56,64 @@ RunEvent = RunStarted | TrialStarted | TrialFinished | RunFinished | Tick
 Subscriber = Callable[[RunEvent], None]
 
 
-def emit(subscribers: list[Subscriber], event: RunEvent) -> None:
-    """Deliver ``event``; a subscriber that raises is logged and dropped, never fatal."""
+def emit(subscribers: list[Subscriber], event: RunEvent, *, stopping: bool = False) -> None:
+    """Deliver ``event``; a subscriber that raises is logged and dropped, never fatal. One
+    that raises SystemExit (or another BaseException that is no Exception, as a test
+    framework's failure is) asks the run to stop: it is dropped, and the first such stops the
+    run as Ctrl-C does (:class:`SubscriberStop`, unless the run is ``stopping`` already or has
+    ended); :func:`subscriber_exits` raises it again once the run is written."""
+    stop: BaseException | None = None
     for sub in list(subscribers):
         try:
             sub(event)
         except Exception as exc:
             log.warning("proctor: %s; the run goes on", _dropped(sub, exc))
             subscribers.remove(sub)
+        except KeyboardInterrupt:
+            raise  # as a Ctrl-C: the run's stop takes it
+        except BaseException as exc:
+            subscribers.remove(sub)
+            if _exits.raised is None and not stopping:
+                stop = exc
+            _exits.raised = _exits.raised or exc
+            then = "" if stop is None else "the run stops as at Ctrl-C, and "
+            log.warning("proctor: %s; %s%s", _dropped(sub, exc), then, _RAISED)
+    if stop is not None:  # the others told of the event first
+        raise SubscriberStop from stop
 
 
-def _dropped(sub: Subscriber, exc: Exception) -> str:
+_RAISED = "proctor.run() raises it again once the run is written"
+
+
+class SubscriberStop(KeyboardInterrupt):
+    """A subscriber raised SystemExit (or another BaseException that is no Exception): the run
+    stops as at Ctrl-C, its finished trials kept and its aggregate written as interrupted."""
+
+
+class _Exits(threading.local):
+    raised: BaseException | None = None
+
+
+_exits = _Exits()
+"""The first SystemExit (or the like) a subscriber raised during the run of this thread."""
+
+
+@contextmanager
+def subscriber_exits() -> Iterator[None]:
+    """Within the block (a run), a SystemExit or the like that a subscriber raised stops the
+    run (see :func:`emit`); it is raised again when the block ends, the run written whole."""
+    outer, _exits.raised = _exits.raised, None
+    try:
+        yield
+    except SubscriberStop as stop:  # not taken by the run's stop: the subscriber's own
+        raise (_exits.raised or stop) from None
+    finally:
+        raised, _exits.raised = _exits.raised, outer
+    if raised is not None:
+        raise raised
+
+
+def _dropped(sub: Subscriber, exc: BaseException) -> str:
     """Which subscriber raised what, where: ``a run subscriber, the plain function 'show',
     raised KeyError: 'case' (show.py, line 12), and is told no more events``."""
     import traceback

@@ -485,7 +485,7 @@ def _wind_up(
         remove_temporary(scratch)
         if came:
             outcome.interrupted = True
-        emit(subscribers, RunFinished(outcome.count, outcome.interrupted))
+        emit(subscribers, RunFinished(outcome.count, outcome.interrupted), stopping=True)
     finally:
         if came:
             outcome.interrupted = True
@@ -523,5 +523,5 @@ def _stop_workers(
             lost = killed_at_stop(STOP_GRACE_SEC)
         record = _collect(spec, run, proc.exitcode, lost)
         outcome.add(record)
-        emit(subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
+        emit(subscribers, TrialFinished(record, spec.profile.agent or spec.agent), stopping=True)
     running.clear()

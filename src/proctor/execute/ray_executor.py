@@ -210,7 +210,8 @@ class _Loop:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
                 self._stop_tasks()
-        emit(self.subscribers, RunFinished(self.outcome.count, self.outcome.interrupted))
+        ended = RunFinished(self.outcome.count, self.outcome.interrupted)
+        emit(self.subscribers, ended, stopping=True)  # nothing left to stop
         return self.outcome
 
     def _start_one(self) -> bool:
@@ -327,9 +328,10 @@ class _Loop:
         write_record(path, record)
         return record
 
-    def _finish(self, spec: TrialSpec, record: TrialRecord) -> None:
+    def _finish(self, spec: TrialSpec, record: TrialRecord, stopping: bool = False) -> None:
         self.outcome.add(record)
-        emit(self.subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
+        cli = spec.profile.agent or spec.agent
+        emit(self.subscribers, TrialFinished(record, cli), stopping=stopping)
 
     def _stop_tasks(self) -> None:
         """Cancel every running task (the trial records itself as interrupted), wait for them
@@ -349,4 +351,5 @@ class _Loop:
                 record = self._collect(ref, task, stopping=True)
             else:
                 record = self._written(task.spec, killed_at_stop(STOP_GRACE_SEC))
-            self._finish(task.spec, record or self._written(task.spec, ended_at_stop("ended")))
+            ended = record or self._written(task.spec, ended_at_stop("ended"))
+            self._finish(task.spec, ended, stopping=True)
