@@ -300,7 +300,8 @@ FINDINGS_NOTE = "proctor: findings:"
 
 class _NoFindingsNote(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(FINDINGS_NOTE)
+        said = record.getMessage()  # before or after the command line's words are put in front
+        return not said.startswith(FINDINGS_NOTE) and not said.startswith("findings:")
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ import click
 from proctor._version import __version__
 from proctor.cli.signals import drop_gone_output, echo_unless_gone, terminate_as_interrupt
 from proctor.exit_codes import ExitCode, short_legend
+from proctor.util.logs import cli_prefixes
 from proctor.util.text import SHOWN
 
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -248,7 +249,8 @@ def main(argv: list[str] | None = None) -> Any:
             stream.reconfigure(errors=SHOWN)  # caf\xe9, as the records show the name
     given = sys.argv[1:] if argv is None else argv
     try:
-        with terminate_as_interrupt():
+        # The messages on the `proctor` logger printed as the command line words them.
+        with terminate_as_interrupt(), cli_prefixes():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
     except click.exceptions.Abort:
         error("interrupted")

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from proctor.models.trial import TrialRecord
+from proctor.util.logs import shown_as
 
 log = logging.getLogger("proctor")
 
@@ -67,7 +68,7 @@ def emit(subscribers: list[Subscriber], event: RunEvent, *, stopping: bool = Fal
         try:
             sub(event)
         except Exception as exc:
-            log.warning("proctor: %s; the run goes on", _dropped(sub, exc))
+            log.warning("%s; the run goes on", _dropped(sub, exc), extra=shown_as())
             subscribers.remove(sub)
         except KeyboardInterrupt:
             raise  # as a Ctrl-C: the run's stop takes it
@@ -77,7 +78,7 @@ def emit(subscribers: list[Subscriber], event: RunEvent, *, stopping: bool = Fal
                 stop = exc
             _exits.raised = _exits.raised or exc
             then = "" if stop is None else "the run stops as at Ctrl-C, and "
-            log.warning("proctor: %s; %s%s", _dropped(sub, exc), then, _RAISED)
+            log.warning("%s; %s%s", _dropped(sub, exc), then, _RAISED, extra=shown_as())
     if stop is not None:  # the others told of the event first
         raise SubscriberStop from stop
 

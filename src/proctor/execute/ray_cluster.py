@@ -21,6 +21,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.execute.ray_node import NodeNeeds, NodeReport, check_node, needs_of
 from proctor.models.plan import TrialSpec
+from proctor.util.logs import shown_as
 
 log = logging.getLogger("proctor")
 
@@ -147,7 +148,9 @@ class Cluster:
                     _left_out(node, problems)
                 else:
                     self.nodes.append(node)
-                    log.warning("proctor: Ray node %s joined the run and takes trials", node.label)
+                    log.warning(
+                        "Ray node %s joined the run and takes trials", node.label, extra=shown_as()
+                    )
             elif now - started > CHECK_TIMEOUT_SEC:
                 del self.checking[node_id]
                 self.ray.cancel(ref, force=True)
@@ -163,7 +166,12 @@ def _live_nodes(ray: ModuleType) -> list[Node]:
 
 
 def _left_out(node: Node, problems: Sequence[str]) -> None:
-    log.warning("proctor: Ray node %s is left out of this run: %s", node.label, "; ".join(problems))
+    log.warning(
+        "Ray node %s is left out of this run: %s",
+        node.label,
+        "; ".join(problems),
+        extra=shown_as(),
+    )
 
 
 def _report(ray: ModuleType, ref: Any) -> tuple[str, ...]:

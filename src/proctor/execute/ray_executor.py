@@ -48,6 +48,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord, TrialStatus
 from proctor.paths import RunPaths
+from proctor.util.logs import shown_as
 from proctor.util.signals import first_stop_only
 
 log = logging.getLogger("proctor")
@@ -305,10 +306,11 @@ class _Loop:
             reason = f"the trial lost its Ray node {lost} times ({error}); it was not run again"
             return self._written(spec, reason)
         log.warning(
-            "proctor: trial %s lost its Ray node %s (%s); it runs again on another node",
+            "trial %s lost its Ray node %s (%s); it runs again on another node",
             "/".join(map(str, spec.key)),
             task.node.label,
             error,
+            extra=shown_as(),
         )
         self.pending.appendleft(spec)
         return None

@@ -55,6 +55,7 @@ from proctor.report.ledger_steps import dismissal_said as dismissal_said
 from proctor.report.ledger_steps import finding_id as finding_id
 from proctor.report.ledger_steps import latest_run as latest_run
 from proctor.report.markdown import render_findings
+from proctor.util.logs import shown_as
 from proctor.util.text import plural
 
 log = logging.getLogger("proctor")
@@ -521,10 +522,10 @@ def update_after_run(
     try:
         update = update_ledger(results_dir)
     except Exception as exc:
-        log.warning("proctor: warning: findings ledger not updated: %s", exc)
+        log.warning("findings ledger not updated: %s", exc, extra=shown_as("warning"))
         return None
     for note in update.notes:
-        log.warning("proctor: warning: %s", note)
+        log.warning("%s", note, extra=shown_as("warning"))
     if run_id is None:
         return None
     changes = run_changes(update.ledger, run_id)
@@ -532,9 +533,10 @@ def update_after_run(
         return None
     if held and run_id not in update.applied:
         log.warning(
-            "proctor: note: the findings ledger took %s in as it was when it first finished; "
+            "the findings ledger took %s in as it was when it first finished; "
             "what this resume added is not applied to it (see docs/findings.md)",
             run_id,
+            extra=shown_as("note"),
         )
     elif changes:  # applied now: here, or by a process that reached the ledger first
         told: Counter[str] = Counter(change.event for change in changes)
@@ -546,6 +548,10 @@ def update_after_run(
         # A resolved or dismissed finding is listed with the closed ones only (--all).
         every = " --all" if told["resolved"] or passed else ""
         log.warning(
-            "proctor: findings: %s (`proctor findings %s%s` lists them)", said, results_dir, every
+            "findings: %s (`proctor findings %s%s` lists them)",
+            said,
+            results_dir,
+            every,
+            extra=shown_as(),
         )
     return changes

@@ -34,6 +34,7 @@ from proctor.session.journal import started_here
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
 from proctor.session.run import RunRequest, plan_run, run_plan
 from proctor.util.files import temporary_folder
+from proctor.util.logs import shown_as
 from proctor.util.text import plural
 
 log = logging.getLogger("proctor")
@@ -408,11 +409,12 @@ def repeat_plan(
         )
     if recorded is not None and not again:  # asked for, and nothing of it re-evaluated
         log.warning(
-            "proctor: note: --recorded %s: no trial of it could be re-evaluated%s; the %s "
+            "--recorded %s: no trial of it could be re-evaluated%s; the %s "
             "agent's trials are repeated alone",
             recorded,
             _why_not(left),
             SCRIPTED.id,
+            extra=shown_as("note"),
         )
     backed = model_backed_uses()
     cases = {rc.name: rc for rc in [*part.cases, *(t.spec.case for t in again)]}

@@ -27,6 +27,7 @@ from proctor.transcripts.cut_short import (
 )
 from proctor.transcripts.wrapped import wrapped
 from proctor.util.jsonl import decode_object
+from proctor.util.logs import shown_as
 from proctor.util.native_paths import (
     claude_subagent_files,
     codex_rollout,
@@ -368,9 +369,10 @@ def _parse_claude(
     problem = unlisted_subagents(path)
     if problem is not None:  # read without them, and said (history lists it as unavailable)
         logging.getLogger("proctor").warning(
-            "proctor: warning: %s: %s: its subagents' steps and tokens are not counted",
+            "%s: %s: its subagents' steps and tokens are not counted",
             path,
             problem,
+            extra=shown_as("warning"),
         )
     return parse_claude_session(path, session_parts(path, "claude-code"), sink, on_start)
 

@@ -29,7 +29,7 @@ def test_a_subscriber_that_raises_is_named_with_what_it_raised_and_where(
     (record,) = caplog.records
     line = show.__code__.co_firstlineno + 1
     assert record.getMessage() == (
-        "proctor: a run subscriber, a plain function 'show', raised KeyError: 'case' "
+        "a run subscriber, a plain function 'show', raised KeyError: 'case' "
         f"({__file__}, line {line}), and is told no more events; the run goes on"
     )
 
