@@ -74,6 +74,13 @@ def test_output_mistakes_are_one_sentence_before_anything_is_read(
         ("--output", str(tmp_path / "no" / "r.html")): (
             f"--output {tmp_path / 'no' / 'r.html'}: the folder {tmp_path / 'no'} does not exist"
         ),
+        ("--output", f"{tmp_path / 'newdir'}/"): (
+            f"--output {tmp_path / 'newdir'}/: a path ending in / names a folder, not a file: "
+            "give the name of the file to write the report to"
+        ),
+        ("--output", f"{tmp_path / 'newdir'}/."): (
+            f"--output {tmp_path / 'newdir'}/.: a path ending in /. names a folder"
+        ),
         ("--reporter", "markdown,html", "--output", str(tmp_path / "r")): (
             f"--output {tmp_path / 'r'}: writes one report, and 2 are named (markdown, html)"
         ),
@@ -86,7 +93,7 @@ def test_output_mistakes_are_one_sentence_before_anything_is_read(
         result = proctor("report", run, *args)
         assert result.code == 2 and result.out == "", (args, result.err)
         assert f"proctor: error: {said}" in result.err, (args, result.err)
-    assert not (tmp_path / "r").exists()
+    assert not (tmp_path / "r").exists() and not (tmp_path / "newdir").exists()
 
 
 def test_output_through_a_link_writes_the_file_it_links_to_and_keeps_the_link(

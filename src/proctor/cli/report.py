@@ -244,7 +244,7 @@ def check_output(
     that proctor wrote (a typo must not replace a README), unless ``--force``; and for
     ``--force`` without ``--output`` (when it does nothing else: ``alone``). A link is written
     through, as ``> FILE`` writes it: the file it links to is checked and returned, the link
-    kept. The file to write, or None to print."""
+    kept; a path ending in a slash names a folder. The file to write, or None to print."""
     from proctor.cli.options import check_folder_of
     from proctor.errors import ConfigError
     from proctor.report.reporters import written_by_proctor
@@ -259,6 +259,11 @@ def check_output(
         return None
     if not output.strip() or Path(output).name in ("", ".", ".."):
         raise ConfigError(f"--output {json_text(output, WHOLE)}: give the path of a file to write")
+    if output.endswith(("/", "/.")):  # Path("newdir/") is "newdir": a file of that name
+        raise ConfigError(
+            f"--output {output}: a path ending in {output[output.rindex('/') :]} names a folder, "
+            "not a file: give the name of the file to write the report to"
+        )
     path = Path(output)
     if path.is_symlink():  # written through: the file it links to, even one not there yet
         try:
