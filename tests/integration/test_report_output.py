@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 
 
@@ -126,3 +128,12 @@ def test_output_through_a_link_writes_the_file_it_links_to_and_keeps_the_link(
     lost = proctor("report", run, "--reporter", "html", "--output", str(nowhere))
     assert lost.code == 2 and f"whose folder {tmp_path / 'gone'} does not exist" in lost.err
     assert nowhere.is_symlink() and loop.is_symlink()
+
+
+def test_output_line_on_stderr_says_links_to_only_of_a_link(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    monkeypatch.chdir(tmp_path)
+    written = proctor("report", run, "--output", "./r.md")
+    assert written.code == 0 and written.err.endswith("report written to ./r.md\n"), written.err

@@ -323,9 +323,8 @@ def write_output(output: Path, text: str, shown: str, given: str | None = None) 
     except OSError as exc:
         raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
     kind = _KIND[shown].partition(" ")[2]
-    where = (
-        str(output) if given in (None, str(output)) else f"{given} (the file it links to, {output})"
-    )
+    linked = given not in (None, str(output)) and Path(str(given)).is_symlink()
+    where = f"{given} (the file it links to, {output})" if linked else given or str(output)
     click.echo(f"proctor: {kind} report written to {where}", err=True)
 
 
