@@ -5,7 +5,14 @@ report of that reporter proctor wrote unless --force."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import socket
+import stat
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,6 +135,97 @@ def test_output_through_a_link_writes_the_file_it_links_to_and_keeps_the_link(
     lost = proctor("report", run, "--reporter", "html", "--output", str(nowhere))
     assert lost.code == 2 and f"whose folder {tmp_path / 'gone'} does not exist" in lost.err
     assert nowhere.is_symlink() and loop.is_symlink()
+
+
+def report_process(
+    run: Path, *args: str, shell: str | None = None, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """``proctor report RUN ARGS`` as a process of its own, given a minute: one that hangs (on a
+    named pipe, say) fails the test instead of blocking it. With ``shell``, bash runs that
+    command line, ``{proctor}`` standing for ``proctor report RUN``."""
+    command = [sys.executable, "-m", "proctor", "report", str(run), *args]
+    if shell is not None:
+        command = ["bash", "-c", shell.format(proctor=shlex.join(command))]
+    kwargs.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run(
+        command, stderr=subprocess.PIPE, text=True, timeout=60, env=dict(os.environ), **kwargs
+    )
+
+
+def test_output_to_a_named_pipe_is_written_to_never_replaced_nor_waited_on_for_ever(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = one_run(proctor, make_case, tmp_path)
+    printed = proctor("report", str(run)).out
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for force in ((), ("--force",)):  # --force replaces a file, not a pipe
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+        try:
+            written = report_process(run, "--output", str(fifo), *force)
+            got, _ = reader.communicate(timeout=60)
+        finally:  # a report that read the pipe instead leaves its reader waiting
+            reader.kill()
+            reader.communicate()
+        assert written.returncode == 0 and written.stdout == "", written.stderr
+        assert got == printed and f"report written to {fifo}" in written.stderr
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # No reader: waited for a while, then one sentence, the pipe kept.
+    alone = report_process(run, "--output", str(fifo))
+    assert alone.returncode == 2 and alone.stdout == ""
+    assert (
+        f"proctor: error: --output {fifo}: a named pipe that no process reads from (proctor "
+        "waited 5 seconds for one): start its reader first"
+    ) in alone.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # A process substitution, `--output >(cat)`: a pipe as /dev/fd/63.
+    substituted = report_process(run, shell="{proctor} --output >(cat)")
+    assert substituted.returncode == 0 and substituted.stdout == printed, substituted.stderr
+
+
+def test_output_to_stdout_a_descriptor_or_a_device_writes_to_it_where_it_stands(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run = one_run(proctor, make_case, tmp_path)
+    printed = proctor("report", str(run)).out
+    piped = report_process(run, "--output", "/dev/stdout")
+    assert piped.returncode == 0 and piped.stdout == printed, piped.stderr
+    assert "proctor: Markdown report written to /dev/stdout" in piped.stderr
+    # Stdout sent to a file (`>> log.md`): written where it stands, not refused nor replaced.
+    log = tmp_path / "log.md"
+    log.write_text("before\n")
+    with log.open("a") as appended:
+        into = report_process(run, "--output", "/dev/stdout", stdout=appended)
+    assert into.returncode == 0 and log.read_text() == "before\n" + printed, into.stderr
+    to_err = report_process(run, "--output", "/dev/stderr")
+    assert to_err.returncode == 0 and to_err.stderr.startswith(printed), to_err.stderr
+    closed = report_process(run, "--output", "/dev/fd/9")
+    assert closed.returncode == 2 and closed.stdout == ""
+    assert "proctor: error: --output /dev/fd/9: descriptor 9 is not open" in closed.stderr
+    null = report_process(run, "--output", "/dev/null", "--force")
+    assert null.returncode == 0 and stat.S_ISCHR(os.lstat("/dev/null").st_mode), null.stderr
+    device = tmp_path / "null"
+    try:  # a character device of our own (root only): written to, not replaced, with --force
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        return
+    kept = report_process(run, "--output", str(device), "--force")
+    assert kept.returncode == 0 and stat.S_ISCHR(os.lstat(device).st_mode), kept.stderr
+
+
+def test_output_is_never_a_socket(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = str(one_run(proctor, make_case, tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind("sock")
+        refused = proctor("report", run, "--output", "sock", "--force")
+        assert refused.code == 2 and stat.S_ISSOCK(os.lstat("sock").st_mode)
+        assert (
+            "proctor: error: --output sock: a socket, not a file, a pipe or a terminal to write "
+            "a report to"
+        ) in refused.err
 
 
 def test_output_line_on_stderr_says_links_to_only_of_a_link(

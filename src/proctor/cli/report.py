@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +51,8 @@ if TYPE_CHECKING:
     type=click.Path(),  # as typed: `--output ""` is named so, not as "."
     metavar="FILE",
     help="Write the report to FILE instead of printing it (one reporter; an existing FILE is "
-    "replaced only when it is a report of that reporter proctor wrote, or with --force).",
+    "replaced only when it is a report of that reporter proctor wrote, or with --force; a "
+    "pipe, a device or /dev/stdout is written to as it is, never replaced).",
 )
 @click.option(
     "--force",
@@ -88,7 +92,7 @@ def command(
 
     --output FILE writes the one report named to FILE instead of stdout (its folder must
     exist); an existing FILE is replaced only when it is a report of that reporter proctor
-    wrote, or with --force.
+    wrote, or with --force; a pipe, a device or /dev/stdout is written to as it is.
 
     The Markdown, JSON, JUnit and HTML reports also list the run's new, reopened and resolved
     findings, and the dismissed ones whose check it passed, when the ledger of its results
@@ -244,7 +248,9 @@ def check_output(
     that proctor wrote (a typo must not replace a README), unless ``--force``; and for
     ``--force`` without ``--output`` (when it does nothing else: ``alone``). A link is written
     through, as ``> FILE`` writes it: the file it links to is checked and returned, the link
-    kept; a path ending in a slash names a folder. The file to write, or None to print."""
+    kept; a path ending in a slash names a folder; a descriptor, a named pipe or a character
+    device (:func:`is_stream`) is returned as given, written to as it is, never read nor
+    replaced. The file to write, or None to print."""
     from proctor.cli.options import check_folder_of
     from proctor.errors import ConfigError
     from proctor.report.reporters import written_by_proctor
@@ -265,7 +271,9 @@ def check_output(
             "not a file: give the name of the file to write the report to"
         )
     path = Path(output)
-    if path.is_symlink():  # written through: the file it links to, even one not there yet
+    stream = is_stream(output)
+    # A link to a file is written through: the file it links to, even one not there yet.
+    if not stream and path.is_symlink():
         try:
             path = Path(os.path.realpath(path, strict=True))
         except FileNotFoundError:
@@ -286,6 +294,8 @@ def check_output(
             f"({', '.join(names)}): give one --reporter, or --json alone "
             "(--write writes each into the run folder)"
         )
+    if stream:  # written to as it is, as `> FILE` writes it: nothing there is replaced
+        return path
     check_folder_of("--output", path)
     if path.exists() and not force and not written_by_proctor(shown, path):
         raise ConfigError(
@@ -312,16 +322,91 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
     )
 
 
-def write_output(output: Path, text: str, shown: str, given: str | None = None) -> None:
-    """The report written to ``--output FILE`` (atomically: a reader never sees half of it),
-    and a line on stderr saying where (``given``: FILE as given, a link to ``output``)."""
-    from proctor.errors import ConfigError
-    from proctor.models.io import write_text_atomic
+_DESCRIPTOR = re.compile(r"/dev/(?:std(out)|std(err)|fd/(\d+))|/proc/self/fd/(\d+)")
+"""The paths that name a descriptor of proctor's own, as bash's redirections take them."""
 
+_READER_WAIT = 5.0
+"""How long the report waits for a reader of the named pipe it is to be written to."""
+
+
+def descriptor(output: str) -> int | None:
+    """The descriptor ``--output`` names (``/dev/stdout`` is 1, ``/dev/fd/63`` 63), or None. It
+    is written to itself, where it stands, as bash writes ``> /dev/stdout``: stdout sent to a
+    file, a socket or a pipe is written to, not opened again from its start (or not at all)."""
+    match = _DESCRIPTOR.fullmatch(output)
+    if match is None:
+        return None
+    out, err, fd, proc = match.groups()
+    return 1 if out else 2 if err else int(fd or proc)
+
+
+def is_stream(output: str) -> bool:
+    """Whether ``--output`` is written to as it is, never replaced: a descriptor that is open, a
+    named pipe (a process substitution's too), a character device (a terminal, ``/dev/null``).
+    A ConfigError (exit 2) for a descriptor not open, and for what is none of these nor a file
+    or a folder (a socket, a disk)."""
+    import stat
+
+    from proctor.errors import ConfigError
+
+    number = descriptor(output)
+    if number is not None:
+        try:
+            os.fstat(number)
+        except OSError as exc:
+            raise ConfigError(f"--output {output}: descriptor {number} is not open") from exc
+        return True
+    try:  # a link followed by the system (/dev/stdout's /proc/self/fd/1 to a pipe too)
+        mode = os.stat(output).st_mode
+    except OSError:
+        return False  # nothing there yet (or a link that cannot be followed): a file
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return True
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return False
+    what = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else ""
+    raise ConfigError(
+        f"--output {output}: {what or 'not a regular file'}, not a file, a pipe or a terminal "
+        "to write a report to"
+    )
+
+
+def write_output(output: Path, text: str, shown: str, given: str | None = None) -> None:
+    """The report written to ``--output FILE`` (atomically: a reader never sees half of it), or
+    to the descriptor, pipe or device it is (see :func:`is_stream`), and a line on stderr saying
+    where (``given``: FILE as given, a link to ``output``)."""
+    from proctor.cli.signals import drop_output
+    from proctor.errors import ConfigError
+    from proctor.models.io import escape_surrogates, masked_text, write_text_atomic
+    from proctor.util.files import open_stream, write_all
+
+    fd = None
     try:
-        write_text_atomic(output, text)
+        number = descriptor(str(output))
+        if number is not None:
+            sys.stdout.flush()  # what was printed before comes before
+            sys.stderr.flush()
+            fd = os.dup(number)
+        elif is_stream(str(output)):
+            fd = open_stream(output, wait=_READER_WAIT)
+        if fd is None:
+            write_text_atomic(output, text)
+        else:
+            write_all(fd, escape_surrogates(masked_text(text, output.suffix)).encode("utf-8"))
     except OSError as exc:
+        if fd is not None and exc.errno in (errno.EPIPE, errno.EIO):  # its reader went away
+            if number in (1, 2):
+                drop_output(sys.stdout if number == 1 else sys.stderr)
+            return  # as a report printed to a pipe whose reader left: stopped, quietly
+        if exc.errno == errno.ENXIO:
+            raise ConfigError(
+                f"--output {output}: a named pipe that no process reads from (proctor waited "
+                f"{_READER_WAIT:g} seconds for one): start its reader first"
+            ) from exc
         raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
+    finally:
+        if fd is not None:
+            os.close(fd)
     kind = _KIND[shown].partition(" ")[2]
     linked = given not in (None, str(output)) and Path(str(given)).is_symlink()
     where = f"{given} (the file it links to, {output})" if linked else given or str(output)

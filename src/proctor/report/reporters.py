@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError, ProctorError
 from proctor.models.io import model_to_json, write_text_atomic
+from proctor.util.files import read_head
 from proctor.util.masking import mask
 from proctor.util.text import noun_for
 
@@ -173,9 +174,8 @@ _HEADS = {
 def written_by_proctor(name: str, path: Path) -> bool:
     """Whether the file ``path`` begins as reporter ``name``'s output does: a report of that
     kind proctor wrote (``proctor report --output`` replaces one, and nothing else, unasked)."""
-    try:
-        with path.open("rb") as file:
-            head = file.read(1024).decode("utf-8", errors="replace")
+    try:  # a regular file only: a named pipe is not opened (it would block until a writer came)
+        head = read_head(path, 1024).decode("utf-8", errors="replace")
     except OSError:
         return False
     return _HEADS[name].match(head) is not None

@@ -14,6 +14,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -138,3 +139,36 @@ def read_regular(path: str | Path) -> bytes:
     """The bytes of the regular file ``path`` (see :func:`open_regular`)."""
     with open_regular(path) as fh:
         return fh.read()
+
+
+def open_stream(path: str | Path, wait: float = 0.0) -> int:
+    """A descriptor of ``path`` open for writing (blocking), when it is a named pipe or a
+    character device (a terminal, ``/dev/null``): written to as it is, never created, emptied
+    nor replaced. A pipe no process reads yet is waited for up to ``wait`` seconds, then
+    OSError (ENXIO): opened as ``> PIPE`` opens it, the writer would block until a reader
+    came, for ever if none does. Anything else (a regular file, a folder) raises OSError."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.05)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+            raise OSError(errno.EINVAL, "not a pipe or a device", os.fspath(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to the descriptor ``fd``, however few bytes each write takes."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
