@@ -63,6 +63,15 @@ class McpCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
+class _ServerWords(click.Argument):
+    """The words of ``--mcp COMMAND ARGS…`` after its first: they follow ``--mcp`` on the
+    command line, and the usage line names them there (``--mcp URL | COMMAND [ARGS]...``),
+    not as an argument of their own (``[SERVER_ARGS]...``, a name no one types)."""
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return []
+
+
 @click.command(
     "memory-eval",
     cls=McpCommand,
@@ -79,7 +88,7 @@ class McpCommand(click.Command):
     metavar="URL | COMMAND [ARGS]...",
     help="The memory server: an http(s) URL (streamable HTTP) or a command line (stdio).",
 )
-@click.argument("server_args", nargs=-1, type=click.UNPROCESSED)
+@click.argument("server_args", nargs=-1, type=click.UNPROCESSED, cls=_ServerWords)
 @click.option(
     "--dataset",
     type=click.Path(path_type=Path, dir_okay=False),

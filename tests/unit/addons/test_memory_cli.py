@@ -56,3 +56,13 @@ def test_every_option_of_proctor_s_own_ends_the_server_s_words() -> None:
 
     names = {name for p in command.params for name in p.opts if name.startswith("-")}
     assert names - {"--mcp"} <= OWN_OPTIONS
+
+
+def test_the_usage_line_names_no_argument_no_one_types() -> None:
+    """The words after ``--mcp COMMAND`` read as an argument of their own in the usage line
+    (``[OPTIONS] [SERVER_ARGS]...``): they are ``--mcp``'s, which its metavar names."""
+    from click.testing import CliRunner
+
+    shown = CliRunner().invoke(command, ["--help"], prog_name="proctor memory-eval").output
+    assert shown.splitlines()[0] == "Usage: proctor memory-eval [OPTIONS]"
+    assert "--mcp URL | COMMAND [ARGS]..." in shown
