@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
-from proctor.agents.protocol import LaunchContext
+from proctor.agents.protocol import Launch, LaunchContext, Question, Terminal
 from proctor.agents.scripted import ScriptedAgent
+from proctor.agents.terminal import option_index
 from proctor.discover.qna import parse_qna_rules
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.terminal_driver import TerminalDriver
@@ -16,8 +18,22 @@ from proctor.models.config import AgentProfile
 from proctor.models.trajectory import TurnEnd
 
 
-def start(tmp_path: Path, plan: dict[str, object], rules: str = "") -> TerminalDriver:
-    adapter = ScriptedAgent()
+class PickerAgent(ScriptedAgent):
+    """The scripted agent, answering as a picker without a free-text entry does: an answer
+    that names none of the options chooses nothing."""
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[Any], question: Question, text: str
+    ) -> bool:
+        if option_index(question.options, text) is None:
+            return False
+        return super().answer(terminal, launch, question, text)
+
+
+def start(
+    tmp_path: Path, plan: dict[str, object], rules: str = "", adapter: ScriptedAgent | None = None
+) -> TerminalDriver:
+    adapter = adapter or ScriptedAgent()
     (tmp_path / "ws").mkdir()
     launch = adapter.prepare(
         LaunchContext(
@@ -109,3 +125,18 @@ def test_a_question_no_rule_answers_ends_the_turn_unanswered(tmp_path: Path) -> 
         driver.close()
     assert outcome.kind == "unanswered" and outcome.question is not None
     assert outcome.question.text == "Delete the database?"
+
+
+def test_an_answer_naming_no_option_chooses_nothing_and_is_unanswered(tmp_path: Path) -> None:
+    plan = {"turns": [{"ask": "Run rm -rf build?", "options": ["Yes, proceed", "No, stop"]}]}
+    driver = start(tmp_path, plan, "```rules\n(?i)rm => Deny\n```\n", PickerAgent())
+    try:
+        driver.start()
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "unanswered", outcome
+    assert outcome.detail == 'the answer "Deny" is none of its options ("Yes, proceed", "No, stop")'
+    [record] = driver.log.questions
+    assert (record.answer, record.policy, record.rule) == (None, "abort", "(?i)rm => Deny")
+    assert record.reason == outcome.detail + "; nothing was chosen"

@@ -140,9 +140,12 @@ class AgentAdapter(Generic[S]):
         """Type a user message and submit it."""
         raise AgentError(f"agent '{self.name}' has no terminal UI")
 
-    def answer(self, terminal: Terminal, launch: Launch[S], question: Question, text: str) -> None:
-        """Answer the pending question with ``text`` (an option's label or free text)."""
+    def answer(self, terminal: Terminal, launch: Launch[S], question: Question, text: str) -> bool:
+        """Answer the pending question with ``text`` (an option's label or free text). False,
+        with nothing sent, when ``text`` names none of a picker's options and it takes no free
+        text."""
         self.send_message(terminal, launch, text)
+        return True
 
     def request_exit(self, terminal: Terminal, launch: Launch[S]) -> None:
         """Ask the program to quit (``/exit``, ``/quit``)."""

@@ -131,12 +131,13 @@ def quit_command(
     )
 
 
-def option_index(options: list[str], answer: str) -> int:
+def option_index(options: list[str], answer: str) -> int | None:
     """The option an answer means: the equal label, else a label that the answer starts (``yes``
     means ``Yes, proceed``), else a label that starts the answer as a whole word (``No, not now``
     means ``No``; ``Blue-ish green`` never means ``Blue``), else one whose first word is the
     answer's (``No. Run the tests first`` means ``No, and tell Codex…``), else its number, else
-    the picker's free-text entry, else the first.
+    the picker's free-text entry, else None: the answer names none of the options (``Deny`` on a
+    prompt of ``Yes, proceed`` and ``No, …``), and no option may be guessed for it.
 
     Where the picker has a free-text entry, an answer that only starts with a label and goes on
     with words of its own is free text, typed as the user would type it."""
@@ -161,7 +162,7 @@ def option_index(options: list[str], answer: str) -> int:
                 return i
     if wanted.isdigit() and 1 <= int(wanted) <= len(labels):
         return int(wanted) - 1
-    return 0 if free_text is None else free_text
+    return free_text
 
 
 def _first_word(text: str) -> str:
@@ -188,6 +189,8 @@ def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorRe
     Enter was dropped). False when the option could not be reached (nothing was chosen).
     """
     target = option_index(options, answer)
+    if target is None:
+        return False
     wait_quiet(terminal)
     for _ in range(len(options) * KEY_TRIES):
         current = cursor(terminal.screen_text())
@@ -226,8 +229,12 @@ def answer_picker(
     cursor: CursorReader,
     on_screen: Callable[[str], object | None],
     seconds: float = ECHO_WAIT_SEC,
-) -> None:
+) -> bool:
     """:func:`choose` the option, then wait (at most ``seconds``) until the dialog is gone
-    (``on_screen(screen)`` is None)."""
+    (``on_screen(screen)`` is None). False, with no key pressed, when the answer names none of
+    the options (:func:`option_index`)."""
+    if option_index(options, answer) is None:
+        return False
     choose(terminal, options, answer, cursor)
     wait_for(terminal, lambda screen: on_screen(screen) is None, seconds)
+    return True

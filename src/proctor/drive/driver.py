@@ -26,6 +26,9 @@ class TurnOutcome:
     kind: TurnKind
     question: Question | None = None
     elapsed_ms: float = 0.0
+    detail: str = ""
+    """Why an ``unanswered`` question stayed so when the policy did answer it (its answer named
+    none of the options)."""
 
 
 @dataclass

@@ -3,11 +3,12 @@ turn ends, answer pickers and permission prompts by the policy on the way."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, BinaryIO
 
 from proctor.agents.base import AgentAdapter
-from proctor.agents.protocol import Launch
+from proctor.agents.protocol import Launch, Question
 from proctor.drive.budget import BudgetWatch
 from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.drive.policy import AnswerPolicy
@@ -75,7 +76,10 @@ class TerminalDriver:
         started = time.monotonic()
         target = self.turns_done + 1
         self.log.turns += 1
-        if not self._answer_pending(session, message):
+        pending = self._answer_pending(session, message)
+        if isinstance(pending, TurnOutcome):
+            return pending
+        if not pending:
             self.adapter.send_message(session, self.launch, message)
         while True:
             state = self.adapter.state(session, self.launch)
@@ -97,26 +101,27 @@ class TerminalDriver:
             if not session.pump(wait) and session.eof:
                 return TurnOutcome("exited")
 
-    def _answer_pending(self, session: PtySession, message: str) -> bool:
+    def _answer_pending(self, session: PtySession, message: str) -> bool | TurnOutcome:
         """When the agent waits on a question nobody answered (an earlier ``send`` returned
-        ``unanswered``), ``message`` is the answer: the same turn goes on."""
+        ``unanswered``), ``message`` is the answer: the same turn goes on. An ``unanswered``
+        outcome when ``message`` names none of the picker's options."""
         state = self.adapter.state(session, self.launch)
         if state.kind != "question":
             return False
         question = self.adapter.pending_question(session, self.launch)
         if question is None:
             return False
-        self.log.record(
-            QuestionRecord(
-                question=question.text,
-                options=question.options,
-                answer=message,
-                policy="rule",
-                rule="answered by the conversation",
-                where="mid-turn",
-            )
+        record = QuestionRecord(
+            question=question.text,
+            options=question.options,
+            answer=message,
+            policy="rule",
+            rule="answered by the conversation",
+            where="mid-turn",
         )
-        self.adapter.answer(session, self.launch, question, message)
+        if not self.adapter.answer(session, self.launch, question, message):
+            return self._not_an_option(record, question)
+        self.log.record(record)
         self.answered = state.question
         return True
 
@@ -125,12 +130,28 @@ class TerminalDriver:
         if question is None:
             return None
         record = decide(self.policy, question, "mid-turn", self.screen_excerpt())
-        self.log.record(record)
         if record.answer is None:
+            self.log.record(record)
             return TurnOutcome("unanswered", question=question)
-        self.adapter.answer(session, self.launch, question, record.answer)
+        if not self.adapter.answer(session, self.launch, question, record.answer):
+            return self._not_an_option(record, question)
+        self.log.record(record)
         self.answered = index
         return None
+
+    def _not_an_option(self, record: QuestionRecord, question: Question) -> TurnOutcome:
+        """An answer that names none of a picker's options (``Deny`` on ``Yes, proceed`` and
+        ``No, …``) chooses nothing: guessing one could approve what the policy refused. The
+        question is recorded unanswered, with the answer given in its reason."""
+        detail = (
+            f"the answer {json.dumps(record.answer, ensure_ascii=False)} is none of its options "
+            f"({', '.join(json.dumps(o, ensure_ascii=False) for o in question.options)})"
+        )
+        reason = f"{detail}; nothing was chosen"
+        self.log.record(
+            record.model_copy(update={"answer": None, "policy": "abort", "reason": reason})
+        )
+        return TurnOutcome("unanswered", question=question, detail=detail)
 
     def finish(self, last: TurnOutcome) -> None:
         """After a finished turn, ask the program to quit; collect its exit code, the final

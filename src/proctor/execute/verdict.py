@@ -156,6 +156,7 @@ def decide(
         return Verdict("eval-error", None, None, reason)
     if outcome.kind == "unanswered" and outcome.question is not None:
         reason = f"unanswered question: {outcome.question.text}"
+        reason += f" ({outcome.detail})" if outcome.detail else ""
         return Verdict("failed", False, below_threshold(score, threshold), reason)
     reason = verdict_reason(passed, score, threshold, results, combiner=combiner, labels=labels)
     return Verdict("passed" if passed else "failed", passed, score, reason)

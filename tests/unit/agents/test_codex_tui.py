@@ -126,13 +126,14 @@ def test_numbered_lines_in_the_transcript_are_not_a_question() -> None:
         ("No", 2),
         ("no, and tell codex what to do differently", 2),
         ("2", 1),
-        ("something else", 0),
+        ("something else", None),
+        ("Deny", None),
         ("No. Run the tests first", 2),
         ("No! Run the tests first", 2),
-        ("Nope-ish", 0),
+        ("Nope-ish", None),
     ],
 )
-def test_answers_map_to_options(answer: str, index: int) -> None:
+def test_answers_map_to_options(answer: str, index: int | None) -> None:
     options = tui.question_on_screen(APPROVAL).options  # type: ignore[union-attr]
     assert option_index(options, answer) == index
 

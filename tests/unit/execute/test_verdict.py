@@ -90,6 +90,19 @@ def test_an_unanswered_question_fails_even_with_passing_evaluators() -> None:
     assert reason == "unanswered question: Which?"
 
 
+def test_an_answer_naming_no_option_says_so_in_the_reason() -> None:
+    outcome = TurnOutcome(
+        "unanswered", question=Question("Which?"), detail='the answer "Deny" is none of its options'
+    )
+    v = decide(
+        outcome, None, None, [result(True)], combiner="gated-mean", threshold=60, timeout_sec=5
+    )
+    assert (v.status, v.reason) == (
+        "failed",
+        'unanswered question: Which? (the answer "Deny" is none of its options)',
+    )
+
+
 def _reason(combiner: str, results: list[EvaluatorResult], labels: list[str | None]) -> str:
     v = decide(
         TurnOutcome("turn-end"),

@@ -327,11 +327,11 @@ class ClaudeCode(RealCli[ClaudeSession]):
 
     def answer(
         self, terminal: Terminal, launch: Launch[ClaudeSession], question: Question, text: str
-    ) -> None:
+    ) -> bool:
         """Choose among every entry the picker draws, its own ``Type something.`` included: an
         answer that is none of the agent's options is typed there."""
         entries = tui.picker_entries(terminal.screen_text()) or question.options
-        keys.answer_picker(
+        return keys.answer_picker(
             terminal, entries, text, tui.cursor, tui.question_on_screen, ECHO_WAIT_SEC
         )
 

@@ -208,8 +208,10 @@ class Codex(RealCli[CodexSession]):
 
     def answer(
         self, terminal: Terminal, launch: Launch[CodexSession], question: Question, text: str
-    ) -> None:
-        keys.answer_picker(terminal, question.options, text, tui.cursor, tui.question_on_screen)
+    ) -> bool:
+        return keys.answer_picker(
+            terminal, question.options, text, tui.cursor, tui.question_on_screen
+        )
 
     def send_message(self, terminal: Terminal, launch: Launch[CodexSession], text: str) -> None:
         probe = keys.probe_of(text)

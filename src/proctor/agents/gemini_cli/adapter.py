@@ -456,8 +456,10 @@ class GeminiCli(RealCli[GeminiSession]):
 
     def answer(
         self, terminal: Terminal, launch: Launch[GeminiSession], question: Question, text: str
-    ) -> None:
-        keys.answer_picker(terminal, question.options, text, tui.cursor, tui.question_on_screen)
+    ) -> bool:
+        return keys.answer_picker(
+            terminal, question.options, text, tui.cursor, tui.question_on_screen
+        )
 
     def send_message(self, terminal: Terminal, launch: Launch[GeminiSession], text: str) -> None:
         probe = keys.probe_of(text)
