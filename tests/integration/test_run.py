@@ -316,6 +316,24 @@ def test_turn_end_question_is_answered_and_the_session_goes_on(
     assert (q["where"], q["answer"], q["policy"]) == ("turn-end", "Yes, please add them.", "rule")
 
 
+def test_a_question_past_the_follow_up_limit_is_a_warning(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    asks = [[{"say": f"Should I add {what}?"}, {"endTurn": True}] for what in "abcd"]
+    make_case(
+        "asks-on",
+        plan={"turns": [step for pair in asks for step in pair][:-1]},
+        qna="```rules\n(?i)should i => No\n```\n",
+    )
+    _result, out = run_cases(proctor, tmp_path)
+    trial = load_trial(single_run_dir(out), "asks-on")
+    assert (trial["questions"], trial["timings"]["questionTurns"]) == (3, 3)
+    assert trial["warnings"] == [
+        "the agent ended its turn with a question after 3 answered ones to one message, the "
+        "most proctor answers; left unanswered: Should I add d?"
+    ]
+
+
 def test_turn_end_question_without_a_rule_aborts(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -52,6 +52,9 @@ class SessionLog:
     """The final terminal screen (terminal drivers)."""
     terminal: bytes = b""
     """Every byte the agent wrote to its terminal (terminal drivers)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the trial's record warns of, deciding nothing (a question left unanswered past the
+    follow-up limit)."""
 
     def record(self, question: QuestionRecord) -> None:
         self.react_ms += question.latency_ms

@@ -91,4 +91,11 @@ def _turn(
         if record.answer is None:
             return TurnOutcome("unanswered", question=question)
         outcome = driver.send(record.answer)
+    else:
+        question = turn_end_question(adapter, launch, roles) if outcome.kind == "turn-end" else None
+        if question is not None:
+            driver.log.warnings.append(
+                f"the agent ended its turn with a question after {MAX_FOLLOWUPS} answered ones "
+                f"to one message, the most proctor answers; left unanswered: {question.text}"
+            )
     return outcome

@@ -217,6 +217,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     if done.prepared is not None:
         record.agent_version = done.prepared.agent_version
         record.warnings = _plan_warnings(spec, done)
+        record.warnings += done.driven.log.warnings if done.driven is not None else []
     record.audit = done.audit
     if done.driven is not None:
         log = done.driven.log
@@ -245,7 +246,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
 
 
 def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
-    """The plan's steps no message reached, the one place a trial's ``warnings`` come from.
+    """The plan's steps no message reached (a trial's other ``warnings`` are its driver's).
     An eval written as code counts its test's messages itself (:class:`Talked`'s
     ``warnings``, also in its ``eval.json``); a case folder's are its prompt and
     ``followUps``, counted when its scripted agent or model plays the plan and every turn
