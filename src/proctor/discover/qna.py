@@ -38,6 +38,12 @@ def rule_blocks(text: str) -> list[tuple[int, list[str]]]:
         if opening is None:
             continue
         fence, info = opening.group(1), opening.group(2)
+        if info != "rules" and _meant_rules(info):
+            raise QnaError(
+                f"line {index}: a block tagged {fence}{info}: rules blocks are tagged "
+                f"{fence}rules, in lower case; as tagged, its lines would be prose for the "
+                "answering model and no rule of it would answer"
+            )
         start, body = index, []
         closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*$")
         while index < len(lines) and not closing.match(lines[index]):
@@ -49,6 +55,14 @@ def rule_blocks(text: str) -> list[tuple[int, list[str]]]:
         if info == "rules":
             blocks.append((start + 1, body))
     return blocks
+
+
+def _meant_rules(info: str) -> bool:
+    """Whether a fence's info word is ``rules`` misspelt (``Rules``, ``rule``, ``rulse``)."""
+    import difflib
+
+    word = info.lower()
+    return word in ("rules", "rule") or difflib.SequenceMatcher(None, word, "rules").ratio() >= 0.8
 
 
 def parse_qna_rules(text: str) -> list[QnaRule]:

@@ -69,3 +69,21 @@ def test_a_shorter_fence_does_not_close_a_longer_one() -> None:
 def test_control_an_unclosed_rules_block_is_an_error() -> None:
     with pytest.raises(QnaError, match=r"line 3: the ```rules block opened here is never closed"):
         parse_qna_rules("Prose.\n\n```rules\nREADME => No\n")
+
+
+@pytest.mark.parametrize("tag", ["Rules", "RULES", "rule", "rulse", "~~~Rule"])
+def test_a_rules_block_tagged_with_a_near_miss_is_refused_not_read_as_prose(tag: str) -> None:
+    """```Rules passed validate and its rules never answered: the block read as prose."""
+    fence, info = ("~~~", tag[3:]) if tag.startswith("~~~") else ("```", tag)
+    with pytest.raises(QnaError) as raised:
+        parse_qna_rules(f"Prose.\n\n{fence}{info}\nchangelog => No\n{fence}\n")
+    assert str(raised.value) == (
+        f"line 3: a block tagged {fence}{info}: rules blocks are tagged {fence}rules, in lower "
+        "case; as tagged, its lines would be prose for the answering model and no rule of it "
+        "would answer"
+    )
+
+
+@pytest.mark.parametrize("tag", ["", "text", "markdown", "python", "rust", "ruby"])
+def test_control_other_blocks_stay_prose(tag: str) -> None:
+    assert parse_qna_rules(f"```{tag}\nchangelog => No\n```\n") == []
