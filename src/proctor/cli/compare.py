@@ -126,7 +126,7 @@ def command(
 
     if len(runs) != 2 or treatment or baseline:
         from proctor.report.distinct import check_no_trial_twice
-        from proctor.report.stored import pooled, pooled_planned
+        from proctor.report.pooled_runs import pooled, pooled_planned
 
         check_distinct(runs)  # pooled: a run given twice would count twice
 

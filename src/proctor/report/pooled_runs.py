@@ -1,5 +1,5 @@
 """Several stored runs read back as one sample set (``proctor report RUN_A RUN_B …``, the runs
-of a repeat manifest): their trials pooled (see :func:`proctor.report.stored.pooled`), the
+of a repeat manifest): their trials pooled (see :func:`pooled`), the
 gate used, what the runs do not share (their gates, their suites), and each pooled trial's own
 run and repeat, for reports that name it.
 
@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path, PurePath
 
+from proctor.models.compact import is_compact, with_repeat
 from proctor.models.config import Gate
 from proctor.models.run import RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, PooledRun, PooledRuns, SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import GENERATED_SOURCES
+from proctor.report.ab.pairs import Cell
 from proctor.report.aggregate import aggregate
 from proctor.report.distinct import check_no_trial_twice
 from proctor.report.stored import (
@@ -27,9 +30,6 @@ from proctor.report.stored import (
     TrialKey,
     gate_from,
     load_run,
-    pooled,
-    pooled_planned,
-    repeat_offsets,
     run_name,
     run_wall,
 )
@@ -130,7 +130,7 @@ def recompute_many(
     strict_annotations: bool = False,
 ) -> PooledRead:
     """Several runs read back and aggregated as one sample set (see
-    :func:`proctor.report.stored.pooled`), with the gate of ``config``, else the first run's
+    :func:`pooled`), with the gate of ``config``, else the first run's
     (a note says when the runs' gates differ, another when they are of different suites). The
     wall time is the sum of the runs' (see :func:`proctor.report.stored.run_wall`) when each
     recorded one."""
@@ -344,3 +344,47 @@ def gate_source_words(suite: SuiteRecord, markdown: bool = False) -> str | None:
             f"{head}; {whose} is not known ({code('resolved.json')}, which holds it, does not read)"
         )
     return f"{head}; {whose} is {gate_words(source.run_gate)}"
+
+
+def pooled(
+    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
+) -> list[TrialRecord]:
+    """Several runs' trials as one sample set, each run's repeats shifted past the previous
+    runs' (recorded or planned: ``cells_per_run``, each run's matrix, when known), so the
+    trials of one repeat stay together and A/B pairs form within a run as they did."""
+    out: list[TrialRecord] = []
+    offsets = repeat_offsets(records_per_run, cells_per_run)
+    for records, offset in zip(records_per_run, offsets, strict=True):
+        out += [
+            with_repeat(r, offset + r.repeat)
+            if is_compact(r)
+            else r.model_copy(update={"repeat": offset + r.repeat})
+            for r in records
+        ]
+    return out
+
+
+def repeat_offsets(
+    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
+) -> list[int]:
+    """How far :func:`pooled` shifts each run's repeats: past the previous runs' last repeat,
+    recorded or planned (a repeat planned and never started keeps its place)."""
+    planned = list(cells_per_run) or [()] * len(records_per_run)
+    offsets, offset = [], 0
+    for records, cells in zip(records_per_run, planned, strict=True):
+        offsets.append(offset)
+        offset += max(chain((r.repeat for r in records), (c[3] for c in cells)), default=0)
+    return offsets
+
+
+def pooled_planned(
+    cells_per_run: Sequence[Sequence[Cell]], records_per_run: list[list[TrialRecord]]
+) -> list[Cell]:
+    """The trials the runs planned (each run's matrix), numbered as :func:`pooled` numbers
+    their records: every repeat planned and not complete is an incomplete pair."""
+    offsets = repeat_offsets(records_per_run, cells_per_run)
+    return [
+        (c, a, k, offset + n)
+        for cells, offset in zip(cells_per_run, offsets, strict=True)
+        for c, a, k, n in cells
+    ]

@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from pathlib import Path
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.models.compact import compact, is_compact, with_repeat
+from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.journal import stretches
@@ -24,7 +23,6 @@ from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, S
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, newest_run_in, run_holding
-from proctor.report.ab.pairs import Cell
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
@@ -552,47 +550,3 @@ def run_name(run: StoredRun) -> str:
     through a link such as ``latest`` keeps it), else its folder's name."""
     manifest = run.manifest
     return manifest.run_id if manifest is not None and manifest.run_id else run.paths.root.name
-
-
-def pooled(
-    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
-) -> list[TrialRecord]:
-    """Several runs' trials as one sample set, each run's repeats shifted past the previous
-    runs' (recorded or planned: ``cells_per_run``, each run's matrix, when known), so the
-    trials of one repeat stay together and A/B pairs form within a run as they did."""
-    out: list[TrialRecord] = []
-    offsets = repeat_offsets(records_per_run, cells_per_run)
-    for records, offset in zip(records_per_run, offsets, strict=True):
-        out += [
-            with_repeat(r, offset + r.repeat)
-            if is_compact(r)
-            else r.model_copy(update={"repeat": offset + r.repeat})
-            for r in records
-        ]
-    return out
-
-
-def repeat_offsets(
-    records_per_run: list[list[TrialRecord]], cells_per_run: Sequence[Sequence[Cell]] = ()
-) -> list[int]:
-    """How far :func:`pooled` shifts each run's repeats: past the previous runs' last repeat,
-    recorded or planned (a repeat planned and never started keeps its place)."""
-    planned = list(cells_per_run) or [()] * len(records_per_run)
-    offsets, offset = [], 0
-    for records, cells in zip(records_per_run, planned, strict=True):
-        offsets.append(offset)
-        offset += max(chain((r.repeat for r in records), (c[3] for c in cells)), default=0)
-    return offsets
-
-
-def pooled_planned(
-    cells_per_run: Sequence[Sequence[Cell]], records_per_run: list[list[TrialRecord]]
-) -> list[Cell]:
-    """The trials the runs planned (each run's matrix), numbered as :func:`pooled` numbers
-    their records: every repeat planned and not complete is an incomplete pair."""
-    offsets = repeat_offsets(records_per_run, cells_per_run)
-    return [
-        (c, a, k, offset + n)
-        for cells, offset in zip(cells_per_run, offsets, strict=True)
-        for c, a, k, n in cells
-    ]

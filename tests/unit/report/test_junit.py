@@ -186,7 +186,7 @@ def test_groups_whose_classnames_would_be_one_get_distinct_ones(
 def test_a_pooled_file_has_distinct_classnames_across_its_runs() -> None:
     """`run --manifest`'s junit.xml: the runs' trials read as one, a.b from one run and a_b
     from the other."""
-    from proctor.report.stored import pooled
+    from proctor.report.pooled_runs import pooled
 
     records = pooled([[rec("passed", case="a.b")], [rec("passed", case="a_b")]])
     _, root = render(records, Gate(min_pass_rate=1.0))
