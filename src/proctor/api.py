@@ -29,6 +29,7 @@ from proctor.models.config import CliOverrides
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Trajectory
+from proctor.report.progress import as_of_now, stopped_short_notes
 from proctor.report.reporters import reporter_names
 from proctor.report.stored import StoredRun, recompute
 from proctor.report.stored import load_run as _load_run
@@ -186,16 +187,21 @@ def _check_executor(executor: object, ray_address: str | None) -> None:
 
 def load_run(path: str | Path) -> StoredRun:
     """Read a results folder (``run-…``): its manifest, resolved configuration, every trial
-    and the aggregate written at the end, upgrading records of older schema versions."""
-    return _load_run(_run_folder(path, "proctor.load_run()"))
+    and the aggregate written at the end, upgrading records of older schema versions. Of a run
+    that has not finished, ``state`` says whether it is still running (``running_pid`` runs
+    it) or stopped, and a note says so as ``proctor report`` does."""
+    run = _load_run(_run_folder(path, "proctor.load_run()"))
+    run.notes += stopped_short_notes(run)
+    return run
 
 
 def recompute_run(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
     """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
-    given), as ``proctor report`` computes it."""
+    given), as ``proctor report`` computes it: of a run still running, the figures of the
+    trials so far with exit code 75 (``ExitCode.STILL_RUNNING``, no verdict yet)."""
     given = _path(config, "proctor.recompute_run()", "config") if config is not None else None
     folder = _run_folder(path, "proctor.recompute_run()")
-    return recompute(folder, given)[1]
+    return as_of_now(*recompute(folder, given))
 
 
 def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:

@@ -50,7 +50,6 @@ def command(
     summary, bucket slices and complete and incomplete pairs per task across result sets.
     Reads stored trial.json files only; nothing is re-run.
     """
-    from proctor.cli.report import stopped_short_notes
     from proctor.errors import ConfigError
     from proctor.models.ab import HandMark
     from proctor.models.compact import compact
@@ -63,6 +62,7 @@ def command(
     )
     from proctor.report.distinct import check_distinct
     from proctor.report.pooled_runs import suites_note
+    from proctor.report.progress import stopped_short_notes
     from proctor.report.stored import (
         StoredRun,
         iter_records,

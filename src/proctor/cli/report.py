@@ -102,6 +102,7 @@ def command(
     from proctor.errors import ConfigError
     from proctor.report.distinct import check_distinct
     from proctor.report.pooled_runs import gate_source_words, gate_words, recompute_many
+    from proctor.report.progress import as_of_now, still_running, stopped_short_notes
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import recompute
@@ -147,9 +148,9 @@ def command(
         read = recompute_many(list(run_dirs), config, labels, strict_annotations=True)
         runs, records, suite = read.runs, read.records, read.suite
         echo_pooled_notes(read)
-        live = [(run, pid) for run in runs if (pid := _live(run)) is not None]
+        live = [(run, run.running_pid) for run in runs if run.running_pid is not None]
         if live:
-            suite = _still_running(suite, *_pooled_progress(live, runs))
+            suite = still_running(suite, *_pooled_progress(live, runs))
     else:
         (run_dir,) = run_dirs
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).
@@ -157,7 +158,7 @@ def command(
             run_dir, config, labels, compact_records=True, strict_annotations=True
         )
         records = run.records
-        pid = _live(run)
+        pid = run.running_pid
         if pid is not None and write:
             raise ConfigError(
                 f"--write {run_dir}: the run is still running (process {pid}); it writes its "
@@ -168,14 +169,7 @@ def command(
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir)
-        if pid is not None:
-            of = f" of {run.planned}" if run.planned else ""
-            suite = _still_running(
-                suite,
-                f"{run.paths.root.name} is still running (process {pid})",
-                f"{len(records)}{of} trial{'' if (run.planned or len(records)) == 1 else 's'} "
-                "finished so far",
-            )
+        suite = as_of_now(run, suite)  # of a run still running: exit 75, no verdict yet
     source = gate_source_words(suite)
     if source is not None:  # --config's gate: never shown as the run's own
         what = gate_words(suite.gate)
@@ -419,6 +413,7 @@ def pooled_notes(read: PooledRead) -> list[str]:
     finish it, as for one run: the pooled exit reason counts the trials of every run
     together), then what the runs do not share (their gates, their suites)."""
     from proctor.report.pooled_runs import run_note
+    from proctor.report.progress import stopped_short_notes
 
     notes: list[str] = []
     for run in read.runs:
@@ -433,15 +428,6 @@ def echo_pooled_notes(read: PooledRead) -> None:
     --manifest` print them: ``proctor: note: …``, one a line."""
     for note in pooled_notes(read):
         click.echo(f"proctor: note: {note}", err=True)
-
-
-def _live(run: Any) -> int | None:
-    """The process of the run's orchestrator when it is still running the run, else None."""
-    from proctor.session.journal import live_orchestrator
-
-    if not run.stopped_short or run.manifest is None:
-        return None
-    return live_orchestrator(run.paths.journal)
 
 
 def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str, str]:
@@ -467,21 +453,6 @@ def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str,
     return running, f"{own} finished so far ({every} over the {len(runs)} runs read)"
 
 
-def _still_running(suite: SuiteRecord, running: str, finished: str) -> SuiteRecord:
-    """The aggregate of a run still running (``running``: `RUN is still running (process
-    PID)`; ``finished``: how many of its trials finished): the figures of the trials so far,
-    and exit 75 (no verdict yet), never a verdict or 130 (nothing was interrupted)."""
-    from proctor.exit_codes import ExitCode
-
-    _, _, so_far = suite.exit_reason.partition("; of the finished ones: ")
-    reason = f"{running}: {finished}, no verdict yet" + (
-        f"; of the finished ones: {so_far}" if so_far else ""
-    )
-    return suite.model_copy(
-        update={"exit_code": int(ExitCode.STILL_RUNNING), "exit_reason": reason}
-    )
-
-
 def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
     """The run's aggregate with what it did to the findings ledger of its results directory,
     when the ledger holds the run."""
@@ -496,29 +467,3 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
         return suite
     # The ledger holds each run by its folder's name (as `findings` reads the folders).
     return suite.model_copy(update={"findings": run_changes(ledger, root.name)})
-
-
-def stopped_short_notes(run: Any) -> list[str]:
-    """What a person reading a run that has not finished should know: it is still running
-    (its figures are those of the trials so far), or it stopped, and how to finish it."""
-    if not run.stopped_short or run.manifest is None:
-        return []
-    name = run.paths.root
-    running = _live(run)
-    if running is not None:
-        return [
-            f"{name} is still running (process {running}): these are the figures of the "
-            "trials so far, not its result"
-        ]
-    if run.manifest.finished_at is not None and not run.manifest.interrupted:
-        return []  # finished, its missing trials counted as errors (noted above)
-    from proctor.execute.context import was_interrupted
-
-    planned, records = run.planned, run.records
-    if planned and len(records) >= planned and not any(was_interrupted(r.reason) for r in records):
-        # Killed (or stopped) while its aggregate was written: no trial is left to run.
-        return [
-            f"{name} stopped once every trial had ended, before the run finished: "
-            f"{run.manifest.finish_hint(name)}"
-        ]
-    return [f"{name} stopped before every trial ran: {run.manifest.finish_hint(name)}"]

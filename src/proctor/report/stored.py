@@ -12,12 +12,13 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
-from proctor.models.journal import stretches
+from proctor.models.journal import live_orchestrator, stretches
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
@@ -39,6 +40,23 @@ class StoredRun:
     """The aggregate written at the end of the run (None when it never finished)."""
     notes: list[str] = field(default_factory=list)
     """What could not be read as written and how it was read instead, one sentence each."""
+    running_pid: int | None = None
+    """The process (pid) that still runs the run, by its journal, when it was read (see
+    :func:`proctor.models.journal.live_orchestrator`); None once it finished or stopped."""
+
+    @property
+    def state(self) -> Literal["running", "stopped", "finished"]:
+        """``running`` while :attr:`running_pid` runs it (its records are the trials finished
+        so far), ``stopped`` when it ended before it finished (interrupted, or killed: its
+        ``proctor run --resume`` finishes it), else ``finished``."""
+        if self.running_pid is not None:
+            return "running"
+        m = self.manifest
+        if m is None:  # run.json unreadable: as its suite.json says
+            return (
+                "finished" if self.suite is not None and not self.suite.interrupted else "stopped"
+            )
+        return "stopped" if m.interrupted or m.finished_at is None else "finished"
 
     @property
     def gate(self) -> Gate:
@@ -371,14 +389,17 @@ def load_run(
     lost = missing_records(paths, manifest, {_key(r) for r in records}, planned, notes)
     records += [compact(r) for r in lost] if compact_records else lost
     suite = _optional(paths.suite_json, SuiteRecord, notes)
-    return StoredRun(
-        paths=paths,
-        records=records,
-        manifest=manifest,
-        resolved=resolved,
-        suite=suite,
-        notes=notes,
-    )
+    run = StoredRun(paths, records, manifest, resolved, suite, notes)
+    return with_process(run)
+
+
+def with_process(run: StoredRun) -> StoredRun:
+    """``run`` with its :attr:`~StoredRun.running_pid`: of a run that has not finished, the
+    process that still runs it, when there is one (the rule of ``report``, ``compare`` and
+    ``run --resume``)."""
+    if run.stopped_short and run.manifest is not None:
+        run.running_pid = live_orchestrator(run.paths.journal)
+    return run
 
 
 def missing_records(
@@ -430,9 +451,10 @@ def missing_of(
 def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
     """A run folder whose records the caller read, with its manifest (``run.json``, when it
     can be read: the caller's reader notes what it could not read), so that
-    :attr:`StoredRun.stopped_short` says whether the run finished."""
+    :attr:`StoredRun.stopped_short` says whether the run finished (and
+    :attr:`StoredRun.running_pid` whether it is still running)."""
     paths = RunPaths(run_dir)
-    return StoredRun(paths, records, manifest=_optional(paths.run_json, RunManifest, []))
+    return with_process(StoredRun(paths, records, _optional(paths.run_json, RunManifest, [])))
 
 
 def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
