@@ -14,14 +14,14 @@ from proctor.report.stored import StoredRun
 def stopped_short_notes(run: StoredRun) -> list[str]:
     """What a person reading a run that has not finished should know: it is still running
     (its figures are those of the trials so far), or it stopped, and how to finish it."""
-    if not run.stopped_short or run.manifest is None:
-        return []
     name = run.paths.root
     if run.running_pid is not None:
         return [
             f"{name} is still running (process {run.running_pid}): these are the figures of the "
             "trials so far, not its result"
         ]
+    if not run.stopped_short or run.manifest is None:
+        return []
     if run.manifest.finished_at is not None and not run.manifest.interrupted:
         return []  # finished, its missing trials counted as errors (noted above)
     planned, records = run.planned, run.records

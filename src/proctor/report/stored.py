@@ -396,8 +396,9 @@ def load_run(
 def with_process(run: StoredRun) -> StoredRun:
     """``run`` with its :attr:`~StoredRun.running_pid`: of a run that has not finished, the
     process that still runs it, when there is one (the rule of ``report``, ``compare`` and
-    ``run --resume``)."""
-    if run.stopped_short and run.manifest is not None:
+    ``run --resume``). One without its run.json yet (written just after the journal's first
+    line) is asked too."""
+    if run.stopped_short or run.manifest is None:
         run.running_pid = live_orchestrator(run.paths.journal)
     return run
 
