@@ -33,9 +33,11 @@ from proctor.util.text import plural
 )
 @click.option(
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(),  # as typed: `--output dir/` is named so, not as "dir"
+    metavar="FILE",
     required=True,
-    help="The manifest file to write, in a folder that exists.",
+    help="The manifest file to write, in a folder that exists (a pipe, a device or "
+    "/dev/stdout is written to as it is).",
 )
 @click.option("--force", is_flag=True, help="Replace the --output file when it exists.")
 def command(
@@ -43,36 +45,44 @@ def command(
     goal_shape: str | None,
     pairs: int,
     conditions: str,
-    output: Path,
+    output: str,
     force: bool,
 ) -> int:
     """Write a repeat manifest: the tasks, one run per pair with the conditions in alternating
     order, each run's results folder and session label. `proctor run --manifest FILE` runs it.
     An existing --output file is left as it is unless --force is given; its folder must
-    exist."""
+    exist. A link is written through; a named pipe, a device or /dev/stdout is written to as
+    it is."""
     from proctor.cli.options import check_folder_of
+    from proctor.cli.output_file import (
+        check_file_path,
+        followed,
+        is_stream,
+        write_output_file,
+        written_where,
+    )
     from proctor.errors import ConfigError
-    from proctor.models.io import write_record
+    from proctor.models.io import model_to_json
     from proctor.report.labels import read_label_file
     from proctor.session.repeats import manifest_order_note, plan_repeats
-    from proctor.util.json_shown import WHOLE, json_text
 
-    if not str(output).strip() or output.name in ("", ".", ".."):
-        raise ConfigError(
-            f"--output {json_text(str(output), WHOLE)}: give the path of a file to write"
-        )
-    if output.exists() and not force:
-        raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
-    check_folder_of("--output", output)  # as `model serve --log`: a missing folder is not made
+    check_file_path(output, "the manifest")
+    stream = is_stream(output, "a manifest")
+    # As `> FILE`: a link is written through, a pipe or device written to, never replaced.
+    path = Path(output) if stream else followed(output)
+    if path.is_dir():
+        raise ConfigError(f"--output {output}: a folder, not a file (the manifest is one file)")
+    if not stream:
+        check_folder_of("--output", path)  # as `model serve --log`: a missing folder is not made
+        if path.exists() and not force:
+            raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
-    try:
-        write_record(output, manifest)
-    except OSError as exc:
-        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
+    if not write_output_file(path, model_to_json(manifest), "a manifest"):
+        return 0  # its reader went away, as a manifest printed to a closed pipe
     click.echo(
         f"proctor: {plural(len(manifest.tasks), 'task')} × {plural(pairs, 'pair')} of "
-        f"{' / '.join(names)} planned in {output}",
+        f"{' / '.join(names)} planned in {written_where(path, output)}",
         err=True,
     )
     note = manifest_order_note(manifest)

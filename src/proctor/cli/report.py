@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import os
-import re
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -243,12 +239,12 @@ def check_output(
     ``--force`` without ``--output`` (when it does nothing else: ``alone``). A link is written
     through, as ``> FILE`` writes it: the file it links to is checked and returned, the link
     kept; a path ending in a slash names a folder; a descriptor, a named pipe or a character
-    device (:func:`is_stream`) is returned as given, written to as it is, never read nor
-    replaced. The file to write, or None to print."""
+    device (see :mod:`proctor.cli.output_file`) is returned as given, written to as it is,
+    never read nor replaced. The file to write, or None to print."""
     from proctor.cli.options import check_folder_of
+    from proctor.cli.output_file import check_file_path, followed, is_stream
     from proctor.errors import ConfigError
     from proctor.report.reporters import written_by_proctor
-    from proctor.util.json_shown import WHOLE, json_text
 
     if output is None:
         if force and alone:
@@ -257,29 +253,10 @@ def check_output(
                 "files under a gate not its own): give --output FILE with it"
             )
         return None
-    if not output.strip() or Path(output).name in ("", ".", ".."):
-        raise ConfigError(f"--output {json_text(output, WHOLE)}: give the path of a file to write")
-    if output.endswith(("/", "/.")):  # Path("newdir/") is "newdir": a file of that name
-        raise ConfigError(
-            f"--output {output}: a path ending in {output[output.rindex('/') :]} names a folder, "
-            "not a file: give the name of the file to write the report to"
-        )
-    path = Path(output)
-    stream = is_stream(output)
+    check_file_path(output, "the report")
+    stream = is_stream(output, "a report")
     # A link to a file is written through: the file it links to, even one not there yet.
-    if not stream and path.is_symlink():
-        try:
-            path = Path(os.path.realpath(path, strict=True))
-        except FileNotFoundError:
-            path = Path(os.path.realpath(path))
-        except OSError as exc:  # a link in a loop
-            raise ConfigError(
-                f"--output {output}: a link that cannot be followed ({exc.strerror or exc})"
-            ) from exc
-        if not path.parent.is_dir():
-            raise ConfigError(
-                f"--output {output}: a link to {path}, whose folder {path.parent} does not exist"
-            )
+    path = Path(output) if stream else followed(output)
     if path.is_dir():
         raise ConfigError(f"--output {output}: a folder, not a file (the report is one file)")
     if len(names) > 1:
@@ -316,95 +293,15 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
     )
 
 
-_DESCRIPTOR = re.compile(r"/dev/(?:std(out)|std(err)|fd/(\d+))|/proc/self/fd/(\d+)")
-"""The paths that name a descriptor of proctor's own, as bash's redirections take them."""
-
-_READER_WAIT = 5.0
-"""How long the report waits for a reader of the named pipe it is to be written to."""
-
-
-def descriptor(output: str) -> int | None:
-    """The descriptor ``--output`` names (``/dev/stdout`` is 1, ``/dev/fd/63`` 63), or None. It
-    is written to itself, where it stands, as bash writes ``> /dev/stdout``: stdout sent to a
-    file, a socket or a pipe is written to, not opened again from its start (or not at all)."""
-    match = _DESCRIPTOR.fullmatch(output)
-    if match is None:
-        return None
-    out, err, fd, proc = match.groups()
-    return 1 if out else 2 if err else int(fd or proc)
-
-
-def is_stream(output: str) -> bool:
-    """Whether ``--output`` is written to as it is, never replaced: a descriptor that is open, a
-    named pipe (a process substitution's too), a character device (a terminal, ``/dev/null``).
-    A ConfigError (exit 2) for a descriptor not open, and for what is none of these nor a file
-    or a folder (a socket, a disk)."""
-    import stat
-
-    from proctor.errors import ConfigError
-
-    number = descriptor(output)
-    if number is not None:
-        try:
-            os.fstat(number)
-        except OSError as exc:
-            raise ConfigError(f"--output {output}: descriptor {number} is not open") from exc
-        return True
-    try:  # a link followed by the system (/dev/stdout's /proc/self/fd/1 to a pipe too)
-        mode = os.stat(output).st_mode
-    except OSError:
-        return False  # nothing there yet (or a link that cannot be followed): a file
-    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
-        return True
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return False
-    what = "a socket" if stat.S_ISSOCK(mode) else "a block device" if stat.S_ISBLK(mode) else ""
-    raise ConfigError(
-        f"--output {output}: {what or 'not a regular file'}, not a file, a pipe or a terminal "
-        "to write a report to"
-    )
-
-
 def write_output(output: Path, text: str, shown: str, given: str | None = None) -> None:
     """The report written to ``--output FILE`` (atomically: a reader never sees half of it), or
-    to the descriptor, pipe or device it is (see :func:`is_stream`), and a line on stderr saying
-    where (``given``: FILE as given, a link to ``output``)."""
-    from proctor.cli.signals import drop_output
-    from proctor.errors import ConfigError
-    from proctor.models.io import escape_surrogates, masked_text, write_text_atomic
-    from proctor.util.files import open_stream, write_all
+    to the descriptor, pipe or device it is (see :mod:`proctor.cli.output_file`), and a line on
+    stderr saying where (``given``: FILE as given, a link to ``output``)."""
+    from proctor.cli.output_file import write_output_file, written_where
 
-    fd = None
-    try:
-        number = descriptor(str(output))
-        if number is not None:
-            sys.stdout.flush()  # what was printed before comes before
-            sys.stderr.flush()
-            fd = os.dup(number)
-        elif is_stream(str(output)):
-            fd = open_stream(output, wait=_READER_WAIT)
-        if fd is None:
-            write_text_atomic(output, text)
-        else:
-            write_all(fd, escape_surrogates(masked_text(text, output.suffix)).encode("utf-8"))
-    except OSError as exc:
-        if fd is not None and exc.errno in (errno.EPIPE, errno.EIO):  # its reader went away
-            if number in (1, 2):
-                drop_output(sys.stdout if number == 1 else sys.stderr)
-            return  # as a report printed to a pipe whose reader left: stopped, quietly
-        if exc.errno == errno.ENXIO:
-            raise ConfigError(
-                f"--output {output}: a named pipe that no process reads from (proctor waited "
-                f"{_READER_WAIT:g} seconds for one): start its reader first"
-            ) from exc
-        raise ConfigError(f"--output {output}: cannot be written ({exc.strerror or exc})") from exc
-    finally:
-        if fd is not None:
-            os.close(fd)
-    kind = _KIND[shown].partition(" ")[2]
-    linked = given not in (None, str(output)) and Path(str(given)).is_symlink()
-    where = f"{given} (the file it links to, {output})" if linked else given or str(output)
-    click.echo(f"proctor: {kind} report written to {where}", err=True)
+    if write_output_file(output, text, "a report"):  # not when its reader went away
+        kind = _KIND[shown].partition(" ")[2]
+        click.echo(f"proctor: {kind} report written to {written_where(output, given)}", err=True)
 
 
 def pooled_notes(read: PooledRead) -> list[str]:
