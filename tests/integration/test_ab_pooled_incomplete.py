@@ -54,3 +54,28 @@ def test_pooled_runs_count_the_pairs_a_run_never_started(
     # The trials named by their own run and repeat, whatever their pooled number.
     junit = proctor("report", *map(str, runs), "--reporter", "junit")
     assert "run 3 repeat 1" in junit.out, junit.out
+
+
+def test_a_run_stopped_before_a_condition_ran_compares_its_planned_conditions(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A run stopped before any trial of one condition ran still planned it: `compare RUN`
+    pairs the two conditions, every pair missing that side, not 'fewer than two conditions'."""
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 2}
+    make_case("x", config=config, plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    shutil.rmtree(run / "trials" / "x" / "scripted" / "variant")
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    for named in ((), ("--treatment", "variant"), ("--baseline", "control")):
+        compared = proctor("compare", str(run), "--json", *named)
+        assert compared.code == 0, compared.err
+        report = compared.json()
+        assert (report["treatment"], report["baseline"]) == ("variant", "control")
+        assert [(i["repeat"], i["reason"]) for i in report["incomplete"]] == [
+            (1, "missing treatment"),
+            (2, "missing treatment"),
+        ]
+        assert "stopped before every trial ran" in compared.err

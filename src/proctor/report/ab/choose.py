@@ -48,16 +48,20 @@ def _pair_of(names: Iterable[str]) -> tuple[str, str] | None:
     return None if baseline is None or treatment is None else (treatment, baseline)
 
 
-def _ran_together(records: Sequence[TrialRecord]) -> list[set[str]]:
-    """The conditions of each case × agent that ran under two or more."""
+Triple = tuple[str, str, str]
+"""A case × agent × condition that ran (a trial's) or was planned (a run's matrix)."""
+
+
+def _ran_together(triples: Sequence[Triple]) -> list[set[str]]:
+    """The conditions of each case × agent that ran (or was planned) under two or more."""
     by_case: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for r in records:
-        by_case[(r.case, r.agent)].add(r.condition)
+    for case, agent, condition in triples:
+        by_case[(case, agent)].add(condition)
     return [names for names in by_case.values() if len(names) > 1]
 
 
-def _most_common_pair(records: Sequence[TrialRecord]) -> tuple[str, str] | None:
-    counts = Counter(pair for names in _ran_together(records) if (pair := _pair_of(names)))
+def _most_common_pair(triples: Sequence[Triple]) -> tuple[str, str] | None:
+    counts = Counter(pair for names in _ran_together(triples) if (pair := _pair_of(names)))
     if not counts:
         return None
     return min(counts, key=lambda pair: (-counts[pair], pair))
@@ -69,21 +73,27 @@ def choose_pair(
     baseline: str | None = None,
     *,
     together_only: bool = False,
+    planned: Iterable[tuple[str, str, str, int]] = (),
 ) -> tuple[str, str] | None:
-    """``(treatment, baseline)`` for the trials (see the module docstring).
+    """``(treatment, baseline)`` for the trials (see the module docstring), and for the cells
+    the run ``planned`` (its matrix): a run stopped before any trial of a condition ran still
+    has that condition, its pairs missing that side.
 
     With names given, raises ConfigError (one sentence for the user) when a name is not in the
     run, both are the same, or no other condition can fill in the missing one. With none given,
     returns None when there is nothing to compare: fewer than two conditions, or (with
     ``together_only``) no case that ran under two.
     """
-    names = conditions_in(records)
+    records = list(records)
+    triples = [(r.case, r.agent, r.condition) for r in records]
+    triples += [(case, agent, condition) for case, agent, condition, _ in planned]
+    names = sorted({condition for _, _, condition in triples})
     listed = ", ".join(names) or "none"
     if treatment is None and baseline is None:
-        found = _most_common_pair(records)
+        found = _most_common_pair(triples)
         if found is not None or together_only:
             return found
-        multi = set().union(*_ran_together(records))
+        multi = set().union(*_ran_together(triples))
         return _pair_of(multi or names)
     for name in (treatment, baseline):
         if name is not None and name not in names:
@@ -96,13 +106,13 @@ def choose_pair(
     baseline = baseline or _baseline_of(c for c in names if c != treatment)
     treatment = treatment or next((c for c in names if c != baseline), None)
     if treatment is None or baseline is None:
-        raise too_few_conditions(records)
+        raise too_few_conditions(names)
     return treatment, baseline
 
 
-def too_few_conditions(records: Iterable[TrialRecord]) -> ConfigError:
-    """The error for a run with nothing to compare within it."""
-    listed = ", ".join(conditions_in(records)) or "none"
+def too_few_conditions(names: Iterable[str]) -> ConfigError:
+    """The error for a run with nothing to compare within it, of the conditions it has."""
+    listed = ", ".join(sorted(set(names))) or "none"
     return ConfigError(
         f"this run has fewer than two conditions ({listed}); to compare two runs, "
         "give both: proctor compare BASE_RUN CANDIDATE_RUN."

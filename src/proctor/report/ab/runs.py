@@ -60,9 +60,9 @@ def compare_conditions(
         conditions={"treatment": treatment, "baseline": baseline},
         optional=True,
     )
-    pair = choose_pair(records, treatment, baseline)
+    pair = choose_pair(records, treatment, baseline, planned=planned)
     if pair is None:
-        raise too_few_conditions(records)
+        raise too_few_conditions([r.condition for r in records] + [c[2] for c in planned])
     _check_paired(records, planned, *pair)
     return analyse_ab(
         records_for_pair(records, *pair),
