@@ -50,7 +50,13 @@ def plan_repeats(
         raise ConfigError(
             f"--goal-shape {goal_shape}: no task has that goal shape (shapes: {shapes})"
         )
-    if len(set(conditions)) != len(conditions) or len(conditions) < 2:
+    twice = next((c for i, c in enumerate(conditions) if c in conditions[:i]), None)
+    if twice is not None:
+        raise ConfigError(
+            f"--conditions: {twice!r} is named twice; give two or more different conditions, "
+            "comma-separated, each once"
+        )
+    if len(conditions) < 2:
         raise ConfigError("--conditions: give two or more different conditions, comma-separated")
     orders = williams_orders(conditions)
     runs = [
