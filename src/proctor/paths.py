@@ -189,6 +189,25 @@ def newest_run_in(folder: Path) -> Path | None:
     return runs[-1].parent if runs else None
 
 
+def runs_below(folder: Path) -> str | None:
+    """What a command that reads a run's records says of ``folder`` when it holds runs a level
+    or two below it and no run of its own: a results directory (``proctor-results``), or a
+    folder of them (``proctor run --manifest``'s ``--out``, one per pair); else None."""
+    newest = newest_run_in(folder)
+    if newest is not None:
+        return f"a results directory, not a run folder; name a run folder (the newest: {newest})"
+    if (folder / "run.json").is_file():
+        return None
+    held = sorted({p.parent.parent.name for p in folder.glob("*/run-*/run.json")})
+    if not held:
+        return None
+    listed = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+    return (
+        f"a folder of results directories ({listed}), not a run folder; name their run "
+        f"folders ({folder / '*' / 'run-*'})"
+    )
+
+
 def run_holding(folder: Path) -> Path | None:
     """The run folder (a folder holding a ``run.json`` and ``trials/``) that ``folder`` lies
     inside (its ``trials`` folder, a trial's folder), as named (else as an absolute path; the

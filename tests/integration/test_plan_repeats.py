@@ -79,10 +79,8 @@ def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
         str(tmp_path / "m.json"),
     )
     assert one.code == 2 and "two or more different conditions" in one.err
-    twice = proctor(
-        "plan-repeats", "--goal-labels", str(labels), "--conditions", "a,b,a",
-        "--output", str(tmp_path / "m.json"),
-    )  # fmt: skip
+    twice = proctor("plan-repeats", "--goal-labels", str(labels), "--conditions", "a,b,a",
+                    "--output", str(tmp_path / "m.json"))  # fmt: skip
     assert twice.code == 2 and twice.err == (
         "proctor: error: --conditions: 'a' is named twice; give two or more different "
         "conditions, comma-separated, each once\n"

@@ -185,6 +185,12 @@ def test_a_results_directory_or_a_run_twice_among_runs_is_refused_by_name(
         twice = proctor(command, str(first), str(second), str(first))
         assert twice.code == 2 and twice.out == ""
         assert "the same run is given twice" in twice.err and str(first) in twice.err
+        # A level higher still: a folder of results directories (a manifest's pairs, say).
+        above = proctor(command, str(tmp_path))
+        assert above.code == 2 and above.err == (
+            f"proctor: error: {tmp_path}: a folder of results directories (first, second), not "
+            f"a run folder; name their run folders ({tmp_path}/*/run-*)\n"
+        ), above.err
 
 
 def test_a_mark_in_runs_read_together_is_named_by_its_run_and_own_repeat(

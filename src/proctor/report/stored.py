@@ -23,7 +23,7 @@ from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
-from proctor.paths import RunPaths, newest_run_in, run_holding
+from proctor.paths import RunPaths, run_holding, runs_below
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
@@ -185,12 +185,9 @@ def iter_records(
                 f"{run_dir}: no trial of this run has a record: it was stopped before its "
                 f"first trial ended{hint}"
             )
-        newest = newest_run_in(run_dir)
-        if newest is not None:  # `proctor report proctor-results`, one level too high
-            raise ConfigError(
-                f"{run_dir}: a results directory, not a run folder; name a run folder "
-                f"(the newest: {newest})"
-            )
+        above = runs_below(run_dir)
+        if above is not None:  # `proctor report proctor-results`, a level or two too high
+            raise ConfigError(f"{run_dir}: {above}")
         holder = run_holding(run_dir)
         if holder is not None:  # `proctor report RUN/trials/CASE/AGENT/COND/1`, too deep
             raise ConfigError(
