@@ -176,6 +176,14 @@ def command(
         )
     comparison = compare_runs(load_records(run), load_records(run2), seed, min_samples=min_samples)
     comparison.annotations = marks
+    pairs = _manifest_pairs(stored)
+    if pairs is not None:
+        notes.append(
+            f"{run} and {run2} are pairs of a repeat manifest ({pairs}): compared run against "
+            f"run, each condition with itself; `proctor compare {run} {run2} --treatment "
+            "TREATMENT --baseline BASELINE` reads them as one sample set, the conditions of "
+            "each pair paired"
+        )
     said = f"- Baseline run: {_named(run)}; candidate run: {_named(run2)}."
     if not comparison.groups:
         only = len(comparison.only_in_baseline), len(comparison.only_in_candidate)
@@ -198,6 +206,15 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _manifest_pairs(stored: list[Any]) -> str | None:
+    """The session labels of two runs that are pairs of a repeat manifest (`proctor run
+    --manifest` labels each pair's run with the manifest's ``session``), or None."""
+    labels = [run.manifest.session_label if run.manifest else None for run in stored]
+    if len(labels) != 2 or None in labels or labels[0] == labels[1]:
+        return None
+    return ", ".join(str(label) for label in labels)
 
 
 def _named(run: Path) -> str:
