@@ -1,5 +1,6 @@
 """Ctrl-C during a trial: the trial is recorded as interrupted without keeping its workspace
-(``--resume`` runs it again in a fresh one), so a large workspace cannot hold up the stop."""
+(``--resume`` runs it again in a fresh one), so a large workspace cannot hold up the stop; what
+the agent showed and wrote until then (its terminal, its transcript) is kept."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
+from starlette.testclient import TestClient
+
+from proctor.view import ViewSettings, build_app
 from tests.conftest import write_case
 from tests.integration.test_resume import proctor_argv
 
@@ -39,3 +44,101 @@ def test_an_interrupted_trial_keeps_no_workspace(tmp_path: Path) -> None:
     record = json.loads((trial / "trial.json").read_text())
     assert record["reason"].startswith("interrupted:"), record["reason"]
     assert record.get("workspace") is None and not (trial / "workspace").exists()
+
+
+def _shown_by_agent(out: Path, text: str) -> bool:
+    """Whether the running trial's agent has written ``text`` into its native transcript."""
+    for journal in out.glob("run-*/journal.jsonl"):
+        for line in journal.read_text().splitlines():
+            scratch = json.loads(line).get("scratch") if line.strip() else None
+            if scratch and any(
+                text in p.read_text(errors="replace")
+                for p in Path(scratch).glob("*/home/.claude/projects/*/*.jsonl")
+            ):
+                return True
+    return False
+
+
+def test_an_interrupted_terminal_trial_keeps_what_the_agent_showed(tmp_path: Path) -> None:
+    """Ctrl-C mid-turn (twice, as an impatient user does) leaves the trial's terminal
+    (screen.log, terminal.raw), its transcript and trajectory, whole, and report and the viewer
+    read them."""
+    cases = tmp_path / "cases"
+    config = {"agents": ["scripted"], "timeoutSec": 60, "mode": "interactive"}
+    plan = {
+        "turns": [
+            {"write": {"path": "a.txt", "content": "a\n"}},
+            {"say": "working on it"},
+            {"sleep": 20},
+        ]
+    }
+    write_case(cases, "long", config=config, plan=plan)
+    out = tmp_path / "out"
+    run = subprocess.Popen(
+        proctor_argv("run", "--source", str(cases), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not _shown_by_agent(out, "working on it"):
+        time.sleep(0.05)
+    time.sleep(0.3)  # on its screen too
+    os.killpg(run.pid, signal.SIGINT)
+    time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    (trial,) = out.glob("run-*/trials/long/scripted/default/1")
+    record = json.loads((trial / "trial.json").read_text())
+    assert record["reason"].startswith("interrupted:"), record["reason"]
+    assert "working on it" in (trial / "screen.log").read_text()
+    assert b"working on it" in (trial / "terminal.raw").read_bytes()
+    assert record["transcript"]["raw"] == "raw-transcript.jsonl"
+    assert record["transcript"]["trajectory"] == "trajectory.jsonl"
+    events = [json.loads(line) for line in (trial / "trajectory.jsonl").read_text().splitlines()]
+    assert any(e.get("text") == "working on it" for e in events), events
+    assert record["transcript"]["events"] == len(events)
+    assert record["timings"]["turnsTotal"] == 1
+    assert not list(trial.glob(".*.tmp"))  # no file cut in half
+    assert not (trial / "workspace.diff").exists() and not (trial / "workspace").exists()
+
+    report = subprocess.run(
+        proctor_argv("report", str(trial.parents[4])), capture_output=True, text=True
+    )
+    assert report.returncode == 130, report.stderr
+    assert "interrupted: the run was stopped before this trial ended" in report.stdout
+    with TestClient(build_app(ViewSettings(results=out))) as client:
+        page = client.get(f"/runs/{trial.parents[4].name}/trials/long/scripted/default/1")
+    assert page.status_code == 200
+    terminal = page.text[page.text.index("Terminal") :]
+    assert "working on it" in terminal
+
+
+KEEP_TERMINAL = """
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from proctor.drive.driver import SessionLog
+from proctor.execute.collect import keep_terminal
+from proctor.paths import TrialPaths
+log = SessionLog(screen="screen\\n", terminal=b"x" * int(sys.argv[2]))
+keep_terminal(SimpleNamespace(paths=TrialPaths(Path(sys.argv[1]))), log)
+"""
+
+
+def test_a_worker_killed_while_it_keeps_the_terminal_leaves_no_half_file(tmp_path: Path) -> None:
+    """The kill of a worker that did not stop in time (SIGKILL) mid-write leaves
+    ``terminal.raw`` whole or absent, never cut."""
+    size = 64 * 1024 * 1024
+    child = subprocess.Popen([sys.executable, "-c", KEEP_TERMINAL, str(tmp_path), str(size)])
+    raw = tmp_path / "terminal.raw"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and child.poll() is None:
+        if raw.exists() or list(tmp_path.glob(".terminal.raw.*.tmp")):
+            break
+        time.sleep(0.001)
+    child.kill()
+    child.wait()
+    assert not raw.exists() or raw.stat().st_size == size

@@ -4,9 +4,13 @@ questions on the way, send again in the same session."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from proctor.agents.protocol import Launch, LaunchContext, Question, Terminal
 from proctor.agents.scripted import ScriptedAgent
@@ -140,3 +144,38 @@ def test_an_answer_naming_no_option_chooses_nothing_and_is_unanswered(tmp_path: 
     [record] = driver.log.questions
     assert (record.answer, record.policy, record.rule) == (None, "abort", "(?i)rm => Deny")
     assert record.reason == outcome.detail + "; nothing was chosen"
+
+
+class Stopped(Exception):
+    pass
+
+
+def test_a_turn_cut_short_keeps_the_screen_it_showed(tmp_path: Path) -> None:
+    """A stop signal mid-turn (Ctrl-C): closing the driver keeps the screen as it was then and
+    every byte written, not an empty screen."""
+    driver = start(tmp_path, {"turns": [{"say": "working on it"}, {"sleep": 20}]})
+    assert driver.start().kind == "turn-end"
+
+    def stop_once_shown() -> None:
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if driver.session is not None and b"working on it" in bytes(driver.session.raw):
+                break
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGALRM)
+
+    def stopped(signum: int, frame: object) -> None:
+        raise Stopped
+
+    old = signal.signal(signal.SIGALRM, stopped)
+    watcher = threading.Thread(target=stop_once_shown)
+    watcher.start()
+    try:
+        with pytest.raises(Stopped):
+            driver.send("go")
+    finally:
+        watcher.join()
+        signal.signal(signal.SIGALRM, old)
+        driver.close()
+    assert "working on it" in driver.log.screen
+    assert b"working on it" in driver.log.terminal

@@ -170,6 +170,16 @@ class TerminalDriver:
         self.close()
 
     def close(self) -> None:
-        if self.session is not None:
-            self.session.kill()
-            self.log.terminal = bytes(self.session.raw)
+        """Kill the program. A session cut short before :meth:`finish` (Ctrl-C, an error)
+        keeps its screen as it was then, and the bytes it had written, for the trial folder."""
+        session = self.session
+        if session is None:
+            return
+        if not self.log.screen:
+            try:
+                session.pump(0)  # what the program wrote last, not yet read
+            except (OSError, ValueError):
+                pass
+            self.log.screen = session.screen_text()
+        session.kill()
+        self.log.terminal = bytes(session.raw)

@@ -6,12 +6,13 @@ dollars, process metrics and task rules, and the workspace diff."""
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from proctor.agents.base import AgentAdapter
+from proctor.agents.protocol import Launch
+from proctor.drive.driver import SessionLog
 from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared, shell_lines
@@ -19,7 +20,13 @@ from proctor.metrics import compute_process_metrics, evaluate_rules
 from proctor.metrics.effort import responses, spent_on, tokens_by_model
 from proctor.metrics.trace import build_steps
 from proctor.metrics.traces import trace_metrics
-from proctor.models.io import write_jsonl, write_text_atomic, write_trajectory
+from proctor.models.io import (
+    copy_file_atomic,
+    write_bytes_atomic,
+    write_jsonl,
+    write_text_atomic,
+    write_trajectory,
+)
 from proctor.models.list_prices import CLAUDE_SUFFIXES, list_name
 from proctor.models.pricing import CostInfo, price_usage
 from proctor.models.process import ProcessMetrics, RuleResult
@@ -57,7 +64,7 @@ def copy_session_files(files: list[Path], dest: Path) -> None:
         target = dest / path.name
         if target.exists():
             target = dest / f"{i}-{path.name}"
-        shutil.copyfile(path, target)
+        copy_file_atomic(path, target)
 
 
 def usage_check(parsed: dict[str, ModelUsage], reported: dict[str, dict[str, int]]) -> UsageCheck:
@@ -152,21 +159,66 @@ def process_metrics(
 
 
 def read_transcript(
-    prepared: Prepared, driven: Driven, ctx: TrialContext
+    adapter: AgentAdapter[Any], launch: Launch[Any], ctx: TrialContext
 ) -> tuple[Trajectory, TranscriptInfo]:
-    paths, adapter = ctx.paths, prepared.adapter
-    files = adapter.transcript_files(driven.launch)
+    paths = ctx.paths
+    files = adapter.transcript_files(launch)
     trajectory = Trajectory(format=adapter.transcript_format)
     info = TranscriptInfo(format=adapter.transcript_format)
     if files:
-        shutil.copyfile(files[0], paths.raw_transcript)
+        copy_file_atomic(files[0], paths.raw_transcript)
         if len(files) > 1:
             copy_session_files(files, paths.transcript_dir)
         trajectory = adapter.parse(paths.raw_transcript if len(files) == 1 else files[0])
-        adapter.annotate(trajectory, driven.launch)
+        adapter.annotate(trajectory, launch)
         info.source = str(files[0])
         info.raw = paths.raw_transcript.name
     return trajectory, info
+
+
+def keep_terminal(ctx: TrialContext, log: SessionLog) -> None:
+    """``screen.log`` and ``terminal.raw`` of a terminal session, each written atomically."""
+    if log.terminal or log.screen:
+        # A key the terminal wrapped over two lines, or the stream split with escapes, is
+        # masked here: the trial folder's own masking finds whole keys only.
+        write_text_atomic(ctx.paths.screen_log, mask_wrapped(log.screen))
+        write_bytes_atomic(ctx.paths.terminal_raw, mask_terminal(log.terminal))
+
+
+def read_session(
+    ctx: TrialContext, adapter: AgentAdapter[Any], launch: Launch[Any], log: SessionLog
+) -> tuple[Trajectory, TranscriptInfo]:
+    """The terminal, the native transcript and its trajectory, and the questions, kept in the
+    trial folder (each file written atomically)."""
+    paths = ctx.paths
+    keep_terminal(ctx, log)
+    if log.questions:
+        write_jsonl(paths.questions, log.questions)
+    trajectory, info = read_transcript(adapter, launch, ctx)
+    merge_questions(trajectory, log.questions)
+    write_trajectory(paths.trajectory, trajectory.events)
+    info.trajectory = paths.trajectory.name
+    info.events = len(trajectory.events)
+    info.coverage = trajectory.coverage
+    return trajectory, info
+
+
+def keep_cut_short(
+    ctx: TrialContext, adapter: AgentAdapter[Any], launch: Launch[Any], log: SessionLog
+) -> TranscriptInfo | None:
+    """What a session cut short (Ctrl-C, SIGTERM, a driver that raised) left, so that its
+    folder shows what the agent did and showed until then: the terminal, the transcript and
+    its trajectory, the questions. Nothing is evaluated, and the workspace is neither diffed
+    nor kept (``--resume`` runs the trial again in a fresh one). Each part that cannot be
+    kept is left out; the transcript's description, or None when it was not read."""
+    try:
+        keep_terminal(ctx, log)
+    except Exception:
+        pass
+    try:
+        return read_session(ctx, adapter, launch, log)[1]
+    except Exception:
+        return None
 
 
 def _reported_part(trajectory: Trajectory, adapter: AgentAdapter[Any]) -> dict[str, ModelUsage]:
@@ -203,19 +255,7 @@ def reclaim_workspace(workspace: Path) -> str | None:
 
 def collect(ctx: TrialContext, prepared: Prepared, driven: Driven) -> Collected:
     paths, log = ctx.paths, driven.log
-    if log.terminal or log.screen:
-        # A key the terminal wrapped over two lines, or the stream split with escapes, is
-        # masked here: the trial folder's own masking finds whole keys only.
-        write_text_atomic(paths.screen_log, mask_wrapped(log.screen))
-        paths.terminal_raw.write_bytes(mask_terminal(log.terminal))
-    trajectory, info = read_transcript(prepared, driven, ctx)
-    merge_questions(trajectory, log.questions)
-    write_trajectory(paths.trajectory, trajectory.events)
-    info.trajectory = paths.trajectory.name
-    info.events = len(trajectory.events)
-    info.coverage = trajectory.coverage
-    if log.questions:
-        write_jsonl(paths.questions, log.questions)
+    trajectory, info = read_session(ctx, prepared.adapter, driven.launch, log)
     replaced = reclaim_workspace(ctx.workspace)
     diff = workspace_diff(prepared.before, ctx.workspace)
     write_text_atomic(paths.workspace_diff, f"{replaced}\n{diff}" if replaced else diff)

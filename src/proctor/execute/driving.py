@@ -141,8 +141,10 @@ def drive(
     ctx: TrialContext,
     prepared: Prepared,
     on_launch: Callable[[Launch[Any]], None] | None = None,
+    on_driver: Callable[[Driver], None] | None = None,
 ) -> Driven:
-    """Run the session; ``on_launch`` sees the launch once the scratch home is provisioned."""
+    """Run the session; ``on_launch`` sees the launch once the scratch home is provisioned,
+    ``on_driver`` the driver once it is open (its log is what a session cut short leaves)."""
     deadline = time.monotonic() + ctx.spec.case.timeout_sec
     server = start_model_server(ctx, prepared.adapter)
     if prepared.roles is not None:
@@ -155,6 +157,8 @@ def drive(
             on_launch(launch)
         policy = answer_policy(ctx, prepared)
         driver = open_driver(ctx, prepared, launch, deadline, policy)
+        if on_driver is not None:
+            on_driver(driver)
         conversation = CONVERSATIONS.get(conversation_key(ctx.spec.case.case.path))
         talked = None
         failed = None

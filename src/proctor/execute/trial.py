@@ -17,8 +17,9 @@ from typing import Any
 
 from proctor.agents.gemini_cli import said_turn_limit
 from proctor.agents.protocol import Launch
+from proctor.drive.driver import Driver, SessionLog
 from proctor.evaluators.combiners import below_threshold
-from proctor.execute.collect import Collected, collect
+from proctor.execute.collect import Collected, collect, keep_cut_short
 from proctor.execute.context import TrialContext, WorkerOptions, was_interrupted
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
@@ -28,7 +29,7 @@ from proctor.models.audit import AUDITED_AGENTS, AuditReport
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trajectory import AssistantText, Trajectory
-from proctor.models.trial import CaseLabels, Timings, TrialRecord
+from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
 from proctor.scripted.plan import unplayed
 from proctor.util.clock import ms_since, now_iso
@@ -76,6 +77,11 @@ class Phases:
     verdict: Verdict | None = None
     audit: AuditReport | None = None
     """The agent's scratch home as provisioned (see :mod:`proctor.addons.audit`)."""
+    launch: Launch[Any] | None = None
+    session: SessionLog | None = None
+    """The driver's log, there also when the agent phase was cut short (``driven`` is None)."""
+    kept: TranscriptInfo | None = None
+    """What a session cut short left in the trial folder (see :func:`keep_cut_short`)."""
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -86,7 +92,8 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     t = time.monotonic()
     adapter = done.prepared.adapter
 
-    def record_audit(launch: Launch[Any]) -> None:
+    def launched(launch: Launch[Any]) -> None:
+        done.launch = launch
         if adapter.name not in AUDITED_AGENTS:
             return  # the scripted agent: nothing to audit (and nothing more to import)
         from proctor.addons.audit.trial import trial_audit
@@ -94,7 +101,11 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         done.audit = trial_audit(ctx.home, ctx.workspace, adapter.name, launch.argv)
 
     try:
-        done.driven = drive(ctx, done.prepared, record_audit)
+
+        def opened(driver: Driver) -> None:
+            done.session = driver.log  # kept also when the phase is cut short
+
+        done.driven = drive(ctx, done.prepared, launched, opened)
     finally:
         # The agent's time also when its phase was cut short (Ctrl-C, a driver that raised):
         # left out, the whole of it read as the harness's (totalMs minus agentMs).
@@ -142,7 +153,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
 
 def timings(done: Phases, started_at: str, total_ms: float) -> Timings:
     agent_ms = done.times.get("agent", 0.0)
-    log = done.driven.log if done.driven is not None else None
+    log = done.driven.log if done.driven is not None else done.session
     react = round(log.react_ms, 3) if log is not None else 0.0
     return Timings(
         prepare_ms=done.times.get("prepare", 0.0),
@@ -219,11 +230,13 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.warnings = _plan_warnings(spec, done)
         record.warnings += done.driven.log.warnings if done.driven is not None else []
     record.audit = done.audit
-    if done.driven is not None:
-        log = done.driven.log
+    log = done.driven.log if done.driven is not None else done.session
+    if log is not None:
         record.exit_code = log.exit_code
         record.reported_cost_usd = log.reported_cost_usd
         record.questions = len(log.questions)
+    if done.kept is not None:
+        record.transcript = done.kept
     if done.collected is not None:
         c = done.collected
         record.transcript = c.transcript
@@ -282,6 +295,12 @@ def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOpti
         kill_marked(ctx.marker)
         kill_descendants(os.getpid())
         verdict = done.verdict or failure_verdict(RuntimeError("the trial did not finish"))
+        if done.driven is None and done.session is not None and done.launch is not None:
+            # The agent phase was cut short (Ctrl-C, a driver that raised): its terminal and
+            # transcript are kept all the same, to show what the agent did until then.
+            adapter = done.prepared.adapter if done.prepared is not None else None
+            if adapter is not None:
+                done.kept = keep_cut_short(ctx, adapter, done.launch, done.session)
         record = build_record(ctx, done, verdict, timings(done, started_at, ms_since(started)))
         # An interrupted trial's workspace is not kept: --resume runs the trial again in a
         # fresh one, and moving a large workspace out could outlast the stop's grace period.
