@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +146,23 @@ def test_a_judge_rubric_outside_the_case_folder_is_refused(
     inside = {"use": "llm-judge", "rubric": "sub/../evaluation.md", "model": "anthropic/claude-x"}
     make_case("judged", config={"agents": ["scripted"], "evaluators": [inside]})
     assert proctor("validate", "--source", str(folder)).code == 0
+
+
+def test_a_folder_where_a_trial_json_goes_is_named_as_the_record_not_a_temp_file(
+    make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A folder put where a trial's record goes while it runs: its worker says it could not
+    write that record, naming `trial.json`, not the temp file it wrote first (which is gone)."""
+    out = tmp_path / "out"
+    trial = "trials/a/scripted/default/1/trial.json"
+    mkdir = f"find {out} -maxdepth 1 -name 'run-2*' -exec mkdir -p {{}}/{trial} ';'"
+    make_case("a", plan={"turns": [{"shell": mkdir}, {"say": "done"}]})
+    argv = ["run", "--source", str(tmp_path / "cases"), "--out", str(out)]
+    run = subprocess.run(
+        [sys.executable, "-m", "proctor", *argv], capture_output=True, text=True, timeout=120
+    )
+    record = next(out.glob("run-*")) / trial
+    assert record.is_dir(), run.stderr
+    said = f"proctor: trial a/scripted/default/1 was not recorded: {record}: Is a directory"
+    assert said in run.stderr, run.stderr
+    assert ".tmp" not in run.stderr and "Traceback" not in run.stderr

@@ -89,8 +89,10 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
-        if exc.filename is None and exc.errno is not None:  # a write to the open file
-            raise OSError(exc.errno, exc.strerror, str(path)) from exc  # named: said so
+        if exc.errno is not None and exc.filename in (None, tmp):
+            # A write to the open file, or its rename (a folder where ``path`` goes): named by
+            # ``path``, the file being written, not by the temp file, which is gone.
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
         raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
