@@ -166,3 +166,40 @@ def test_a_resume_keeps_a_trial_whose_worker_died_and_says_how_to_run_it_again(
         f"{TRIALS} kept (2 of them errors --retry-errors would run again (a worker that died "
         "or a provider's transient failure): resume with --retry-errors N to run them again)"
     ) in two.err, two.err
+
+
+def test_report_counts_the_trials_a_run_killed_whole_started_apart_from_those_never_started(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`kill -9 -- -PGID` (a CI runner's cancel) kills the workers with the orchestrator: the
+    trials they ran left no record. The report says they started and were never recorded,
+    as the journal says, rather than counting them as never started."""
+    out = tmp_path / "out"
+    orchestrator = subprocess.Popen(
+        proctor_argv("run", "--source", str(suite(tmp_path, pause=30)), "--out", str(out)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while b'"trial-started"' not in b"".join(
+            p.read_bytes() for p in out.glob("run-*/journal.jsonl")
+        ):
+            assert time.monotonic() < deadline and orchestrator.poll() is None, "no trial started"
+            time.sleep(0.02)
+    finally:
+        os.killpg(orchestrator.pid, signal.SIGKILL)
+        orchestrator.wait()
+    (run_dir,) = out.glob("run-*")
+    journal = (run_dir / "journal.jsonl").read_text()
+    started = journal.count('"trial-started"')
+    assert not list(run_dir.glob(f"{TRIAL}/*/trial.json"))
+    report = proctor("report", str(run_dir), "--json")
+    assert report.code == 130, report.err
+    said = (
+        f"interrupted after 0 of {TRIALS} trials finished ({started} started but never "
+        f"recorded; {TRIALS - started} not started)"
+    )
+    assert json.loads(report.out)["exitReason"] == said
+    assert said in proctor("report", str(run_dir)).out

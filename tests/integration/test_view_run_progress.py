@@ -14,7 +14,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from proctor.models.io import read_record, write_record
-from proctor.models.run import MatrixCell, ResolvedRecord
+from proctor.models.run import JournalEntry, MatrixCell, ResolvedRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.stored import recompute
@@ -278,3 +278,33 @@ def test_the_ab_panel_counts_the_incomplete_pairs_as_the_report_does(tmp_path: P
     assert row is not None
     cells_shown = re.findall(r"<td[^>]*>(.*?)</td>", row.group(1))
     assert cells_shown[:2] == ["2", "1"]  # pairs, incomplete
+
+
+def test_a_run_killed_whole_counts_the_trials_it_started_and_never_recorded(
+    tmp_path: Path,
+) -> None:
+    """A run killed with its workers (`kill -9 -- -PGID`): a trial its journal says started
+    and that left no record is counted as such, as `proctor report` counts it, not as one
+    never started."""
+    paths = write_run(tmp_path, RUN, trials=2, cases=1, events_per_trial=0, finished=False)
+    _plan(paths, {"case-000": 4})
+    started = JournalEntry(
+        event="trial-started",
+        time="2026-12-01T00:00:01Z",
+        case="case-000",
+        agent="scripted",
+        condition="default",
+        repeat=3,
+    )  # and no run-started line: no orchestrator on record, nothing runs it any more
+    paths.journal.write_text(started.model_dump_json(by_alias=True) + "\n")
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        raw = client.get(f"/runs/{RUN}").text
+    page = _text(raw)
+    listed = re.search(r'<div id="not-started">(.*?)</div>', raw, re.S)
+    assert listed is not None and "case-000/scripted/default/4" in listed.group(1)
+    assert "case-000/scripted/default/3" not in listed.group(1)
+    said = "interrupted after 2 of 4 trials finished (1 started but never recorded; 1 not started)"
+    assert f"{said}; of the finished ones" in page  # the gate line, as the report reads it
+    assert f"this run did not finish (the process that ran it is gone): {said}; " in page
+    _, suite = recompute(paths.root, compact_records=True)
+    assert suite is not None and suite.exit_reason.startswith(said)

@@ -7,12 +7,13 @@ and whether the process that runs it still does (one rule for the viewer, ``repo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from proctor.models.run import JournalEntry
+from proctor.models.trial import TrialRecord
 from proctor.util.files import open_regular
 from proctor.util.jsonl import decode_object
 from proctor.util.processes import process_start
@@ -82,6 +83,36 @@ def earlier_cut(path: Path) -> bool:
     orchestrator was killed): :func:`earlier_wall_ms` then counts it only to the last line it
     wrote, and is a lower bound."""
     return any(not s.finished for s in stretches(path)[:-1])
+
+
+TrialKey = tuple[str, str, str, int]
+
+
+def started_trials(path: Path) -> set[TrialKey]:
+    """The trials (case, agent, condition, repeat) the run of journal ``path`` started, in any
+    of its stretches: one of them that left no record was cut off with no chance to write
+    it (its processes killed with the orchestrator, or its record refused by a full disk)."""
+    return {
+        (e.case, e.agent, e.condition, e.repeat)
+        for e in read(path)
+        if e.event == "trial-started"
+        and e.case is not None
+        and e.agent is not None
+        and e.condition is not None
+        and e.repeat is not None
+    }
+
+
+def unrecorded(path: Path, planned: Iterable[TrialKey], records: Iterable[TrialRecord]) -> int:
+    """How many of the ``planned`` trials the journal ``path`` says started and have none of
+    ``records``: cut off with no chance to write one (killed with the orchestrator, or
+    refused by a full disk); 0 when the journal cannot be read."""
+    try:
+        started = started_trials(path)
+    except OSError:  # not a regular file: as a run without a journal
+        return 0
+    recorded = {(r.case, r.agent, r.condition, r.repeat) for r in records}
+    return len(started.intersection(planned) - recorded)
 
 
 RUN_EVENTS = ("run-started", "run-resumed", "run-finished")

@@ -323,6 +323,7 @@ def aggregate(
     skipped_cases: Sequence[SkippedCaseRecord] = (),
     interrupted: bool = False,
     planned: int | None = None,
+    unrecorded: int = 0,
     wall_ms: float | None = None,
     cells: Sequence[Cell] = (),
     wall_lower_bound: bool = False,
@@ -344,7 +345,7 @@ def aggregate(
     ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
-        said = _interrupted_reason(records, gate, gate_result, planned)
+        said = _interrupted_reason(records, gate, gate_result, planned, unrecorded)
         code, reason = ExitCode.INTERRUPTED, said
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
@@ -397,16 +398,25 @@ def aggregate(
     )
 
 
-def stopped_progress(finished: int, cut_short: int, planned: int | None) -> str:
+def stopped_progress(
+    finished: int, cut_short: int, planned: int | None, unrecorded: int = 0
+) -> str:
     """How far a stopped run got, each trial counted once: ``interrupted after 10 of 50 trials
-    finished (1 cut short, recorded as interrupted; 39 not started)``; ``cut_short`` are the
-    trials the stop ended (recorded as interrupted), the rest of ``planned`` never started."""
+    finished (1 cut short, recorded as interrupted; 2 started but never recorded; 37 not
+    started)``; ``cut_short`` are the trials the stop ended (recorded as interrupted),
+    ``unrecorded`` those its journal says started and that left no record (their processes
+    were killed with the orchestrator, or a full disk refused their record), the rest of
+    ``planned`` never started."""
     of = f" of {planned}" if planned is not None else ""
     last = finished if planned is None else planned  # the noun agrees with the last count
     said = f"interrupted after {finished}{of} trial{'' if last == 1 else 's'} finished"
     rest = [f"{cut_short} cut short, recorded as interrupted"] if cut_short else []
-    if planned is not None and planned > finished + cut_short:
-        rest.append(f"{planned - finished - cut_short} not started")
+    if planned is not None:
+        unrecorded = max(0, min(unrecorded, planned - finished - cut_short))
+    if unrecorded:
+        rest.append(f"{unrecorded} started but never recorded")
+    if planned is not None and planned > finished + cut_short + unrecorded:
+        rest.append(f"{planned - finished - cut_short - unrecorded} not started")
     if rest:
         said += f" ({'; '.join(rest)})"
     return said
@@ -417,13 +427,15 @@ def _interrupted_reason(
     gate: Gate,
     ab_gate_result: ABGateResult | None,
     planned: int | None,
+    unrecorded: int = 0,
 ) -> str:
     """What a stopped run did: the trials that finished, those it cut short (recorded in an
-    error status, as interrupted) and those it never started, each counted once; then what
+    error status, as interrupted), those that started and left no record, and those it never
+    started, each counted once; then what
     the finished trials say (an interrupted one is no error of the suite's)."""
     stopped = sum(1 for r in records if r.reason.startswith(INTERRUPTED_PREFIX))
     finished = [r for r in records if not r.reason.startswith(INTERRUPTED_PREFIX)]
-    said = stopped_progress(len(finished), stopped, planned)
+    said = stopped_progress(len(finished), stopped, planned, unrecorded)
     if not finished:
         return said
     groups = [group_stats(rs, gate) for rs in group_records(finished).values()]

@@ -18,7 +18,7 @@ from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
-from proctor.models.journal import live_orchestrator, stretches
+from proctor.models.journal import live_orchestrator, stretches, unrecorded
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
@@ -513,6 +513,7 @@ def recompute(
         skipped_cases=run.skipped_cases,
         interrupted=run.stopped_short,
         planned=run.planned,
+        unrecorded=run.stopped_short and unrecorded(run.paths.journal, run.cells, run.records),
         wall_ms=wall[0],
         cells=run.cells,
         wall_lower_bound=wall[1],

@@ -14,6 +14,7 @@ from starlette.routing import Route
 
 from proctor.errors import ProctorError
 from proctor.models.io import read_record
+from proctor.models.journal import started_trials
 from proctor.models.run import RunManifest
 from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
@@ -77,15 +78,27 @@ def _stand_ins(index: ResultsIndex, run: str) -> int:
     return sum(r["stamp"] == MISSING_STAMP or r["reason"].startswith(UNREADABLE) for r in rows)
 
 
-def _progress(index: ResultsIndex, run: str, planned: int | None) -> str:
+def _started(folder: Path) -> set[tuple[str, str, str, int]]:
+    """The trials the run's journal says started (none when it cannot be read)."""
+    try:
+        return started_trials(RunPaths(folder).journal)
+    except OSError:  # not a regular file: as a run without a journal
+        return set()
+
+
+def _progress(index: ResultsIndex, run: str, planned: int | None, folder: Path) -> str:
     """How far a stopped run got, as its report's gate line says it: the trials that
-    finished, those the stop cut short (recorded as interrupted), those never started."""
-    (row,) = index.query(
-        "SELECT COUNT(*) AS n, SUM(substr(reason, 1, ?) = ?) AS cut FROM trials WHERE run = ?",
+    finished, those the stop cut short (recorded as interrupted), those that started (its
+    journal says) and left no record, those never started."""
+    rows = index.query(
+        "SELECT case_name, agent, condition, repeat, substr(reason, 1, ?) = ? AS cut "
+        "FROM trials WHERE run = ?",
         (len(INTERRUPTED_PREFIX), INTERRUPTED_PREFIX, run),
     )
-    cut = row["cut"] or 0
-    return stopped_progress(row["n"] - cut, cut, planned)
+    cut = sum(1 for r in rows if r["cut"])
+    started = _started(folder)
+    recorded = {(r["case_name"], r["agent"], r["condition"], r["repeat"]) for r in rows}
+    return stopped_progress(len(rows) - cut, cut, planned, len(started - recorded))
 
 
 def run_page(request: Request) -> Response:
@@ -151,7 +164,7 @@ def run_context(request: Request) -> dict[str, Any] | None:
         manifest = manifest_of(folder)
         if manifest is not None:
             hint = manifest.finish_hint(folder)
-        progress = _progress(index, name, row["planned"] or None)
+        progress = _progress(index, name, row["planned"] or None, folder)
         if left:
             problem = (
                 f"this run did not finish (the process that ran it is gone): {progress}; {hint}"
@@ -165,6 +178,8 @@ def run_context(request: Request) -> dict[str, Any] | None:
     waiting: list[tuple[str, list[tuple[str, str]]]] = []
     if row["planned"] and row["planned"] > row["trials"]:
         seen = [r[0] for r in index.query("SELECT key FROM trials WHERE run = ?", (name,))]
+        if not row["in_progress"]:  # one that started and left no record did start
+            seen += ["/".join(map(str, key)) for key in _started(folder)]
         waiting = [
             (case, [(key, trial_url(name, key)) for key in keys])
             for case, keys in not_started(folder, [*seen, *running])
