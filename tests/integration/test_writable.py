@@ -22,7 +22,9 @@ def test_an_unwritable_results_directory_stops_run_and_validate(
     blocked.write_text("x")  # a file where the results folder should go: even root cannot
     out = blocked / "results"
     run = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
-    assert run.code == 2 and f"the results directory {out} cannot be made" in run.err
+    # Given as --out, refused by the option before anything (proctor.json's out, by the run).
+    said = f"--out {out}: {blocked} is a file, not a folder; the results folder cannot be made"
+    assert run.code == 2 and said in run.err, run.err
     validate = proctor(
         "validate", "--source", str(tmp_path / "cases"), "--config", str(_top(tmp_path, out))
     )
