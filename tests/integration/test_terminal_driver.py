@@ -133,16 +133,18 @@ def test_a_question_no_rule_answers_ends_the_turn_unanswered(tmp_path: Path) -> 
 
 def test_an_answer_naming_no_option_chooses_nothing_and_is_unanswered(tmp_path: Path) -> None:
     plan = {"turns": [{"ask": "Run rm -rf build?", "options": ["Yes, proceed", "No, stop"]}]}
-    driver = start(tmp_path, plan, "```rules\n(?i)rm => Deny\n```\n", PickerAgent())
+    driver = start(tmp_path, plan, "```rules\n(?i)rm => Maybe later\n```\n", PickerAgent())
     try:
         driver.start()
         outcome = driver.send("go")
     finally:
         driver.close()
     assert outcome.kind == "unanswered", outcome
-    assert outcome.detail == 'the answer "Deny" is none of its options ("Yes, proceed", "No, stop")'
+    assert outcome.detail == (
+        'the answer "Maybe later" is none of its options ("Yes, proceed", "No, stop")'
+    )
     [record] = driver.log.questions
-    assert (record.answer, record.policy, record.rule) == (None, "abort", "(?i)rm => Deny")
+    assert (record.answer, record.policy, record.rule) == (None, "abort", "(?i)rm => Maybe later")
     assert record.reason == outcome.detail + "; nothing was chosen"
 
 

@@ -131,13 +131,26 @@ def quit_command(
     )
 
 
+APPROVE_WORDS = ("yes", "y", "allow", "approve", "allow once", "ok", "proceed", "accept")
+"""Plain words that approve: on a prompt none of whose options they name, they choose its
+first option that approves (``Allow once`` for ``yes``), as an ACP agent's permission request
+takes them (:mod:`proctor.drive.acp_permissions`)."""
+DENY_WORDS = ("no", "n", "deny", "reject", "refuse", "decline")
+"""Plain words that refuse, likewise: its first option that refuses (``No, …`` for ``deny``)."""
+_APPROVING = ("yes", "allow", "approve", "proceed", "accept")
+_DENYING = ("no", "deny", "reject", "decline", "cancel")
+
+
 def option_index(options: list[str], answer: str) -> int | None:
     """The option an answer means: the equal label, else a label that the answer starts (``yes``
     means ``Yes, proceed``), else a label that starts the answer as a whole word (``No, not now``
     means ``No``; ``Blue-ish green`` never means ``Blue``), else one whose first word is the
     answer's (``No. Run the tests first`` means ``No, and tell Codex…``), else its number, else
-    the picker's free-text entry, else None: the answer names none of the options (``Deny`` on a
-    prompt of ``Yes, proceed`` and ``No, …``), and no option may be guessed for it.
+    the picker's free-text entry, else, for a plain word that approves or refuses
+    (:data:`APPROVE_WORDS`, :data:`DENY_WORDS`), the first option that does (``yes`` means
+    ``Allow once``, ``deny`` means ``No, …``), else None: the answer names none of the options
+    (``Maybe later`` on a prompt of ``Yes, proceed`` and ``No, …``), and no option may be
+    guessed for it.
 
     Where the picker has a free-text entry, an answer that only starts with a label and goes on
     with words of its own is free text, typed as the user would type it."""
@@ -162,7 +175,21 @@ def option_index(options: list[str], answer: str) -> int | None:
                 return i
     if wanted.isdigit() and 1 <= int(wanted) <= len(labels):
         return int(wanted) - 1
-    return free_text
+    if free_text is not None:
+        return free_text
+    said = wanted.rstrip(".!").strip()
+    for words, starts in ((APPROVE_WORDS, _APPROVING), (DENY_WORDS, _DENYING)):
+        if said in words:
+            for i, label in enumerate(labels):
+                if any(_begins_with_word(label, start) for start in starts):
+                    return i
+    return None
+
+
+def _begins_with_word(label: str, word: str) -> bool:
+    """Whether ``label`` is ``word`` or begins with it as a whole word (``no, stop``, not
+    ``nope``)."""
+    return label.startswith(word) and not label[len(word) : len(word) + 1].isalnum()
 
 
 def _first_word(text: str) -> str:

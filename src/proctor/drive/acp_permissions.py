@@ -24,12 +24,13 @@ from acp.schema import (
 )
 
 from proctor.agents.protocol import Question
+from proctor.agents.terminal import APPROVE_WORDS, DENY_WORDS
 from proctor.transcripts.acp import OpenCall, permission_question
 
 WORDS: dict[str, tuple[str, ...]] = {
-    "allow_once": ("yes", "y", "allow", "approve", "allow once", "ok", "proceed", "accept"),
+    "allow_once": APPROVE_WORDS,
     "allow_always": ("always", "allow always", "always allow", "yes, always"),
-    "reject_once": ("no", "n", "deny", "reject", "refuse", "decline", "reject once"),
+    "reject_once": (*DENY_WORDS, "reject once"),
     "reject_always": ("never", "reject always", "always reject"),
 }
 REJECTS = ("reject_once", "reject_always")

@@ -127,7 +127,9 @@ def test_numbered_lines_in_the_transcript_are_not_a_question() -> None:
         ("no, and tell codex what to do differently", 2),
         ("2", 1),
         ("something else", None),
-        ("Deny", None),
+        ("Deny", 2),  # a plain word that refuses: the first option that does
+        ("approve", 0),
+        ("Maybe later", None),
         ("No. Run the tests first", 2),
         ("No! Run the tests first", 2),
         ("Nope-ish", None),
@@ -208,3 +210,17 @@ def test_the_untrusted_policy_codex_retired_is_refused_with_its_reason(mode: str
     supported; remove this setting"), and headless drops it: refused before the run."""
     with pytest.raises(AgentError, match="no longer supports the 'untrusted' approval policy"):
         interactive_permissions(mode)
+
+
+@pytest.mark.parametrize(
+    ("answer", "index"),
+    [("yes", 0), ("approve", 0), ("Allow.", 0), ("deny", 2), ("no", 2), ("Nope", None)],
+)
+def test_a_plain_yes_or_no_chooses_the_option_that_approves_or_refuses(
+    answer: str, index: int | None
+) -> None:
+    """Gemini CLI's permission prompt names no option "yes": an answering model's
+    ``{"action": "approve", "answer": "yes"}`` or a rule's ``=> yes`` must approve, as an ACP
+    agent's request takes it, not leave the prompt unanswered."""
+    options = ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
+    assert option_index(options, answer) == index
