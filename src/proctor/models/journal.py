@@ -89,18 +89,25 @@ TrialKey = tuple[str, str, str, int]
 
 
 def started_trials(path: Path) -> set[TrialKey]:
-    """The trials (case, agent, condition, repeat) the run of journal ``path`` started, in any
-    of its stretches: one of them that left no record was cut off with no chance to write
-    it (its processes killed with the orchestrator, or its record refused by a full disk)."""
-    return {
-        (e.case, e.agent, e.condition, e.repeat)
-        for e in read(path)
-        if e.event == "trial-started"
-        and e.case is not None
-        and e.agent is not None
-        and e.condition is not None
-        and e.repeat is not None
-    }
+    """The trials (case, agent, condition, repeat) the run of journal ``path`` started in its
+    last stretch (since its last ``run-started`` or ``run-resumed`` line): one of them that left
+    no record was cut off with no chance to write it (its processes killed with the
+    orchestrator, or its record refused by a full disk). A trial an earlier stretch started
+    and left unrecorded is cleared by the resume that follows, to run again: until this
+    stretch starts it, it is not started."""
+    started: set[TrialKey] = set()
+    for e in read(path):
+        if e.event in ("run-started", "run-resumed"):
+            started.clear()
+        elif (
+            e.event == "trial-started"
+            and e.case is not None
+            and e.agent is not None
+            and e.condition is not None
+            and e.repeat is not None
+        ):
+            started.add((e.case, e.agent, e.condition, e.repeat))
+    return started
 
 
 def unrecorded(path: Path, planned: Iterable[TrialKey], records: Iterable[TrialRecord]) -> int:

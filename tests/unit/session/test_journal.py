@@ -111,3 +111,36 @@ def test_an_orchestrator_killed_and_left_a_zombie_is_not_running(tmp_path: Path)
     finally:
         child.kill()
         child.wait()
+
+
+def test_the_trials_started_and_never_recorded_are_those_of_the_last_stretch(
+    tmp_path: Path,
+) -> None:
+    """A trial the first stretch started and left unrecorded is cleared by the resume that
+    follows, to run again: a resume stopped before it reached the trial left it not started,
+    and it was counted as "started but never recorded"."""
+    from proctor.models.journal import started_trials, unrecorded
+
+    path = tmp_path / "journal.jsonl"
+
+    def line(event: str, repeat: int | None = None) -> str:
+        entry = JournalEntry(event=event, time="2026-12-01T00:00:00Z")  # type: ignore[arg-type]
+        if repeat is not None:
+            entry = JournalEntry(
+                event=event,  # type: ignore[arg-type]
+                time="2026-12-01T00:00:01Z",
+                case="fix",
+                agent="scripted",
+                condition="default",
+                repeat=repeat,
+            )
+        return entry.model_dump_json(by_alias=True, exclude_none=True) + "\n"
+
+    path.write_text(line("run-started") + line("trial-started", 1) + line("trial-started", 2))
+    planned = [("fix", "scripted", "default", r) for r in (1, 2, 3)]
+    assert started_trials(path) == set(planned[:2])
+    assert unrecorded(path, planned, []) == 2  # killed with the run: started, no record
+    with path.open("a") as fh:  # a resume, stopped once it started trial 2 again
+        fh.write(line("run-resumed") + line("trial-started", 2))
+    assert started_trials(path) == {planned[1]}
+    assert unrecorded(path, planned, []) == 1
