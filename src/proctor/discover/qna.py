@@ -58,11 +58,18 @@ def rule_blocks(text: str) -> list[tuple[int, list[str]]]:
 
 
 def _meant_rules(info: str) -> bool:
-    """Whether a fence's info word is ``rules`` misspelt (``Rules``, ``rule``, ``rulse``)."""
-    import difflib
-
+    """Whether a fence's info word is ``rules`` in other capitals, in the singular, or with
+    two letters swapped (``Rules``, ``rule``, ``rulse``); never another word (``roles``,
+    ``ruler``)."""
     word = info.lower()
-    return word in ("rules", "rule") or difflib.SequenceMatcher(None, word, "rules").ratio() >= 0.8
+    return word in ("rules", "rule") or (sorted(word) == sorted("rules") and _one_swap(word))
+
+
+def _one_swap(word: str) -> bool:
+    """Whether ``word`` is ``rules`` with two neighbouring letters swapped."""
+    return any(
+        word == "rules"[:i] + "rules"[i + 1] + "rules"[i] + "rules"[i + 2 :] for i in range(4)
+    )
 
 
 def parse_qna_rules(text: str) -> list[QnaRule]:

@@ -84,6 +84,8 @@ def test_a_rules_block_tagged_with_a_near_miss_is_refused_not_read_as_prose(tag:
     )
 
 
-@pytest.mark.parametrize("tag", ["", "text", "markdown", "python", "rust", "ruby"])
+@pytest.mark.parametrize(
+    "tag", ["", "text", "markdown", "python", "rust", "ruby", "roles", "ruler", "rulers", "mules"]
+)
 def test_control_other_blocks_stay_prose(tag: str) -> None:
     assert parse_qna_rules(f"```{tag}\nchangelog => No\n```\n") == []
