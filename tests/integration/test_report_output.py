@@ -235,3 +235,24 @@ def test_output_line_on_stderr_says_links_to_only_of_a_link(
     monkeypatch.chdir(tmp_path)
     written = proctor("report", run, "--output", "./r.md")
     assert written.code == 0 and written.err.endswith("report written to ./r.md\n"), written.err
+
+
+def test_output_to_the_terminal_of_a_process_without_one_is_said_at_once(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``--output /dev/tty`` under CI or setsid (no controlling terminal) failed as a pipe no
+    process reads: a wait of 5 seconds, then "start its reader first"."""
+    run = str(one_run(proctor, make_case, tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", "report", run, "--output", "/dev/tty"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # no controlling terminal
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "proctor: error: --output /dev/tty: a terminal that is not there (proctor runs with no "
+        "controlling terminal, as under CI or setsid): give a file\n"
+    )

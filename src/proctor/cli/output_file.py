@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -137,6 +138,11 @@ def write_output_file(output: Path, text: str, what: str) -> bool:
             if number in (1, 2):
                 drop_output(sys.stdout if number == 1 else sys.stderr)
             return False
+        if exc.errno == errno.ENXIO and stat.S_ISCHR(_mode(output)):
+            raise ConfigError(
+                f"--output {output}: a terminal that is not there (proctor runs with no "
+                "controlling terminal, as under CI or setsid): give a file"
+            ) from exc
         if exc.errno == errno.ENXIO:
             raise ConfigError(
                 f"--output {output}: a named pipe that no process reads from (proctor waited "
@@ -154,3 +160,11 @@ def written_where(output: Path, given: str | None) -> str:
     to."""
     linked = given not in (None, str(output)) and Path(str(given)).is_symlink()
     return f"{given} (the file it links to, {output})" if linked else given or str(output)
+
+
+def _mode(path: Path) -> int:
+    """The mode of what ``path`` names, links followed; 0 when it cannot be told."""
+    try:
+        return os.stat(path).st_mode
+    except OSError:
+        return 0

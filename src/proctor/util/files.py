@@ -153,8 +153,8 @@ def open_stream(path: str | Path, wait: float = 0.0) -> int:
             fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
             break
         except OSError as exc:
-            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
-                raise
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline or not _is_fifo(path):
+                raise  # (a terminal that is not there, /dev/tty without one, is ENXIO too)
             time.sleep(0.05)
     try:
         mode = os.fstat(fd).st_mode
@@ -165,6 +165,13 @@ def open_stream(path: str | Path, wait: float = 0.0) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _is_fifo(path: str | Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def write_all(fd: int, data: bytes) -> None:
