@@ -107,3 +107,32 @@ def test_a_subscriber_that_exits_once_the_run_ended_leaves_it_finished(tmp_path:
     stored = load_run(run_dir)
     assert stored.suite is not None and not stored.suite.interrupted
     assert len(stored.records) == 2
+
+
+def test_a_subscriber_that_exits_at_the_run_s_start_stops_it_with_its_end_told(
+    tmp_path: Path,
+) -> None:
+    """At RunStarted the exit left the run's loop before its stop could take it: the run was
+    written as interrupted, but the other subscribers were never told its end."""
+    import proctor
+    from proctor.report.stored import load_run
+
+    write_case(tmp_path / "cases", "quick", plan={"turns": [{"shell": "true"}]})
+
+    def leave(event: object) -> None:
+        if type(event).__name__ == "RunStarted":
+            raise SystemExit(4)
+
+    told: list[str] = []
+    with pytest.raises(SystemExit) as raised:
+        proctor.run(
+            tmp_path / "cases",
+            repeats=2,
+            out=tmp_path / "out",
+            subscribers=[leave, lambda event: told.append(type(event).__name__)],
+        )
+    assert raised.value.code == 4
+    assert told == ["RunStarted", "RunFinished"]
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    stored = load_run(run_dir)
+    assert stored.suite is not None and stored.suite.interrupted and not stored.records

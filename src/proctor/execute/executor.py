@@ -400,11 +400,13 @@ def _run_workers(
         tmp = scratch_folder.name
         scratch_root = Path(tmp)
         (scratch_root / SCRATCH_MARK).write_text(run.root.name + "\n", encoding="utf-8")
-        emit(subscribers, RunStarted(len(trials), scratch=tmp))
         # A second Ctrl-C or SIGTERM, a moment after the first, is swallowed: the stop the
         # first began (below) is never cut short.
         with first_stop_only():
             try:
+                # Within the stop's reach: a subscriber that stops the run at its start (a
+                # SystemExit) leaves a run stopped as by Ctrl-C, its end told to the others.
+                emit(subscribers, RunStarted(len(trials), scratch=tmp))
                 while pending or running:
                     while pending and len(running) < concurrency and not stop_requested():
                         taken = throttle.take(pending, time.monotonic())

@@ -191,9 +191,9 @@ class _Loop:
         self, trials: list[TrialSpec], concurrency: int | None, stop_requested: Callable[[], bool]
     ) -> RunOutcome:
         self.pending.extend(trials)
-        emit(self.subscribers, RunStarted(len(trials)))
         with first_stop_only():  # a second signal never cuts the stop short
             try:
+                emit(self.subscribers, RunStarted(len(trials)))  # within the stop's reach
                 while self.pending or self.running:
                     if self.pending:
                         self.cluster.look_for_new(time.monotonic())
