@@ -212,11 +212,7 @@ def keep_cut_short(
     nor kept (``--resume`` runs the trial again in a fresh one). Each part that cannot be
     kept is left out; the transcript's description, or None when it was not read."""
     try:
-        keep_terminal(ctx, log)
-    except Exception:
-        pass
-    try:
-        return read_session(ctx, adapter, launch, log)[1]
+        return read_session(ctx, adapter, launch, log)[1]  # the terminal first, then the rest
     except Exception:
         return None
 
