@@ -597,3 +597,10 @@ def test_a_manifest_says_the_cases_it_skipped_once(
     assert ran.err.count("proctor: skipped case 'broken': prompt.md is empty\n") == 1, ran.err
     skipped = json.loads(ran.out)["skippedCases"]
     assert skipped == [{"case": "broken", "reason": "prompt.md is empty"}]
+
+
+def test_help_says_how_three_or_more_conditions_are_ordered(proctor: Run) -> None:
+    """The help said "alternating order", which only two conditions have."""
+    said = " ".join(proctor("plan-repeats", "--help").out.split())
+    assert "alternating order" not in said
+    assert "three or more follow the rows of a Williams square" in said

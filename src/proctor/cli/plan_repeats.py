@@ -48,8 +48,9 @@ def command(
     output: str,
     force: bool,
 ) -> int:
-    """Write a repeat manifest: the tasks, one run per pair with the conditions in alternating
-    order, each run's results folder and session label. `proctor run --manifest FILE` runs it.
+    """Write a repeat manifest: the tasks, one run per pair with the conditions in a balanced
+    order (two alternate; three or more follow the rows of a Williams square), each run's
+    results folder and session label. `proctor run --manifest FILE` runs it.
     An existing --output file is left as it is unless --force is given; its folder must
     exist. A link is written through; a named pipe, a device or /dev/stdout is written to as
     it is."""
