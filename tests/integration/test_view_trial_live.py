@@ -253,3 +253,31 @@ def test_a_turn_s_time_reads_as_the_reports_write_seconds(tmp_path: Path) -> Non
     with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
         page = client.get(f"/runs/{name}/trials/case-000/scripted/default/1").text
     assert "turn ended after 1,234.57 s" in page
+
+
+def test_a_trial_a_killed_run_started_and_never_recorded_says_so(tmp_path: Path) -> None:
+    """The run page counts it as started but never recorded; its own page said the run
+    stopped before it started."""
+    from proctor.models.run import JournalEntry
+
+    paths = write_run(tmp_path, RUN, trials=1, cases=1)
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(paths.run_json, manifest.model_copy(update={"interrupted": True}))
+    _plan(paths, 3)
+    started = JournalEntry(
+        event="trial-started",
+        time="2026-12-01T00:00:01Z",
+        case="case-000",
+        agent="scripted",
+        condition="default",
+        repeat=2,
+    )
+    with paths.journal.open("a") as fh:  # type: ignore[attr-defined]
+        fh.write(started.model_dump_json(by_alias=True) + "\n")
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}")
+        never = client.get(f"/runs/{RUN}/trials/case-000/scripted/default/3")
+    assert page.status_code == 404
+    assert f"Run {RUN} stopped while this trial ran" in page.text
+    assert "the trial started and left no record" in page.text
+    assert f"Run {RUN} stopped before this trial started" in never.text  # the control

@@ -12,7 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from proctor.paths import TrialPaths
+from proctor.models.journal import started_trials
+from proctor.paths import RunPaths, TrialPaths
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
@@ -84,6 +85,9 @@ def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Resp
     if state != "stopped" or run_dir is None or row is None:
         return not_found(request, what)
     manifest = manifest_of(run_dir)
+    # One the run's last stretch started and that left no record: killed with the run (its
+    # worker with it), or its record refused by a full disk, as report counts it.
+    started = key in {"/".join(map(str, k)) for k in started_trials(RunPaths(run_dir).journal)}
     hint = f"`proctor run --resume {run_dir}` finishes it"
     if manifest is not None:
         hint = manifest.finish_hint(run_dir)
@@ -94,6 +98,7 @@ def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Resp
         run=run,
         key=key,
         state="stopped",
+        started=started,
         left=row["finished_at"] is None,
         hint=hint,
         base=base,
