@@ -35,8 +35,14 @@ class ModelRef:
 def parse_ref(value: str, where: str) -> ModelRef:
     provider, sep, model = value.partition("/")
     if not sep or not provider or not model:
+        # A provider named alone (scripted, openai): the reference it likely meant.
+        named = value.strip()
+        meant = f" (did you mean '{named}/MODEL'?)" if named in PROVIDERS else ""
+        if named in KEYLESS:  # its model is the role's name in the plan: scripted/judge
+            meant = f" (did you mean '{named}/MODEL', proctor's scripted model: {named}/judge?)"
         raise ConfigError(
-            f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got {json_text(value)}"
+            f"{where}: expected 'provider/model' (e.g. anthropic/claude-x), got "
+            f"{json_text(value)}{meant}"
         )
     if any(ch.isspace() or not ch.isprintable() for ch in value):
         # Sent as it is, the provider answers every call "model not found".

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from proctor.errors import ConfigError
-from proctor.llm.refs import base_url
+from proctor.llm.refs import base_url, parse_ref
 
 
 @pytest.mark.parametrize(
@@ -88,4 +88,24 @@ def test_a_model_with_spaces_in_it_is_refused(value: str) -> None:
     assert str(caught.value) == (
         "evaluators[0].model: expected 'provider/model' without spaces or control characters, "
         f"got {json.dumps(value)}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("scripted", " (did you mean 'scripted/MODEL', proctor's scripted model: scripted/judge?)"),
+        ("openai", " (did you mean 'openai/MODEL'?)"),
+        ("gpt-5", ""),
+    ],
+)
+def test_a_provider_named_alone_is_said_with_the_reference_it_likely_meant(
+    given: str, said: str
+) -> None:
+    """``--judge-model scripted`` was refused as not 'provider/model' with no word of the
+    scripted model's own reference."""
+    with pytest.raises(ConfigError) as raised:
+        parse_ref(given, "--judge-model")
+    assert str(raised.value) == (
+        f"--judge-model: expected 'provider/model' (e.g. anthropic/claude-x), got \"{given}\"{said}"
     )
