@@ -82,8 +82,6 @@ def is_stream(output: str, what: str) -> bool:
     A ConfigError (exit 2) for a descriptor not open, and for what is none of these nor a file
     or a folder (a socket, a disk). ``what``: what is written, as a sentence names it ("a
     report")."""
-    import stat
-
     from proctor.errors import ConfigError
 
     number = descriptor(output)

@@ -78,7 +78,7 @@ def _stand_ins(index: ResultsIndex, run: str) -> int:
     return sum(r["stamp"] == MISSING_STAMP or r["reason"].startswith(UNREADABLE) for r in rows)
 
 
-def _started(folder: Path) -> set[tuple[str, str, str, int]]:
+def started_in(folder: Path) -> set[tuple[str, str, str, int]]:
     """The trials the run's journal says started (none when it cannot be read)."""
     try:
         return started_trials(RunPaths(folder).journal)
@@ -96,7 +96,7 @@ def _progress(index: ResultsIndex, run: str, planned: int | None, folder: Path) 
         (len(INTERRUPTED_PREFIX), INTERRUPTED_PREFIX, run),
     )
     cut = sum(1 for r in rows if r["cut"])
-    started = _started(folder)
+    started = started_in(folder)
     recorded = {(r["case_name"], r["agent"], r["condition"], r["repeat"]) for r in rows}
     return stopped_progress(len(rows) - cut, cut, planned, len(started - recorded))
 
@@ -179,7 +179,7 @@ def run_context(request: Request) -> dict[str, Any] | None:
     if row["planned"] and row["planned"] > row["trials"]:
         seen = [r[0] for r in index.query("SELECT key FROM trials WHERE run = ?", (name,))]
         if not row["in_progress"]:  # one that started and left no record did start
-            seen += ["/".join(map(str, key)) for key in _started(folder)]
+            seen += ["/".join(map(str, key)) for key in started_in(folder)]
         waiting = [
             (case, [(key, trial_url(name, key)) for key in keys])
             for case, keys in not_started(folder, [*seen, *running])

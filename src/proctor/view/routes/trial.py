@@ -12,8 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from proctor.models.journal import started_trials
-from proctor.paths import RunPaths, TrialPaths
+from proctor.paths import TrialPaths
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
@@ -21,7 +20,7 @@ from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
 from proctor.view.records import MISSING_STAMP
-from proctor.view.routes.run import manifest_of
+from proctor.view.routes.run import manifest_of, started_in
 from proctor.view.stored import trial_of
 from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, shown_line, timeline_page
@@ -87,7 +86,7 @@ def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Resp
     manifest = manifest_of(run_dir)
     # One the run's last stretch started and that left no record: killed with the run (its
     # worker with it), or its record refused by a full disk, as report counts it.
-    started = key in {"/".join(map(str, k)) for k in started_trials(RunPaths(run_dir).journal)}
+    started = key in {"/".join(map(str, k)) for k in started_in(run_dir)}
     hint = f"`proctor run --resume {run_dir}` finishes it"
     if manifest is not None:
         hint = manifest.finish_hint(run_dir)
