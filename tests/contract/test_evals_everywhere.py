@@ -147,3 +147,29 @@ def test_the_example_that_fails_on_purpose_fails_for_its_documented_reason(
     tampering = next(a for a in case["assertions"] if a["name"] == "no_test_tampering()")
     assert not tampering["passed"]
     assert "assertion replaced by a constant: assert True" in tampering["message"]
+
+
+@pytest.mark.parametrize("agent", ["scripted", "claude-code", "codex", "gemini-cli"])
+def test_the_example_tool_order_holds_where_the_agent_searches_with_its_shell(
+    agent: str, proctor: Any, tmp_path: Path
+) -> None:
+    """examples/evals' tools/order checks search → read → edit → shell. Claude Code 2.1.197
+    offers no Grep, so the plan's search is a Bash grep: a shell command that only searches
+    is a search, and the case passes as on the scripted agent and Gemini CLI. Codex searches
+    and reads with its shell too (both matched), but edits calc.py with a shell command (the
+    edit is not of whole lines, so no apply_patch), which is no edit: its documented failure."""
+    if agent != "scripted":
+        require_cli(agent)
+    root = tmp_path / "proj"
+    shutil.copytree(EXAMPLE, root)
+    args = ["eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--json", "--no-stream"]
+    result = proctor(*args, "--case", "tools/order/1", "--agent", agent, "--model", "scripted")
+    (case,) = json.loads(result.out)["results"]
+    order = next(a for a in case["assertions"] if a["name"].startswith("tool_order("))
+    if agent == "codex":
+        assert result.code == 1 and not case["ok"], result.err
+        assert "matched 2 of 4 in order" in order["message"], order
+        return
+    failed = [a for a in case["assertions"] if not a["passed"]]
+    assert result.code == 0 and case["ok"], (failed, case["error"], result.err)
+    assert order["passed"], order

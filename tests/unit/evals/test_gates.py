@@ -112,6 +112,33 @@ def test_kinds_hold_across_agents_without_a_dedicated_tool() -> None:
     assert g.tool_order(["read", "write", "shell"])
 
 
+def test_a_shell_command_that_only_searches_is_a_search_as_the_metrics_count_it() -> None:
+    """Claude Code 2.1.197 offers no Grep: it searches with Bash, as Codex does with its shell.
+    A command that only searches or lists is a ``search`` (and still a ``shell``), one that only
+    reads a ``read``, by the rule the process metrics use; anything more is neither."""
+    searched = [
+        *call(1, "Bash", "shell", command="grep -rnE -- 'def add' ."),
+        *call(2, "exec_command", "shell", cmd="rg -n total src"),
+        *call(3, "shell", "shell", command=["bash", "-lc", "find . -name '*.py'"]),
+        *call(4, "shell", "shell", command=["bash", "-lc", "sed -n '1,20p' app.py"]),
+        *call(5, "Bash", "shell", command="pytest -q"),
+    ]
+    g = Planted(searched)
+    assert g.called_tool("search", count=3) and g.called_tool("read", count=1)
+    assert g.called_tool("shell", count=5)
+    assert g.tool_order(["search", "read", "shell"])
+    assert g.tool_order(["shell", "search"])
+    for command in (
+        "grep -rn add . | head",  # a pipeline
+        "find . -name '*.pyc' -delete",  # find that deletes
+        "rg --pre ./x add",  # rg that runs a command
+        "tail -f log.txt",  # never ends
+    ):
+        g = Planted([*call(1, "Bash", "shell", command=command)])
+        assert not g.called_tool("search") and not g.called_tool("read"), command
+        assert g.called_tool("shell"), command
+
+
 def test_outcome_gates_and_the_reply() -> None:
     asked = Question("Allow rm?", ["Yes", "No"])
     assert Planted([], outcomes=[(True, None)]).succeeded()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.models.trajectory import Event, ToolCall, ToolResult, is_harness_call
+from proctor.util.shellwords import looking_kind
 
 MCP_NAME = (
     re.compile(r"^mcp__(?P<server>.+?)__(?P<tool>.+)$"),  # Claude Code
@@ -29,20 +30,19 @@ def mcp_parts(call: ToolCall) -> tuple[str, str] | None:
     return None
 
 
-READ_COMMAND = re.compile(r"^\s*(cat|head|tail|nl|less|more|sed\s+-n)\s+[^|;&><]+$")
-
-
 def kinds_of(call: ToolCall) -> set[str]:
     """The call's normalised kind, and what it also is on agents without a dedicated tool:
-    a shell command that only prints a file (``cat``, ``head``, ``sed -n`` …) is a ``read``;
+    a shell command that only reads files (``cat``, ``head``, ``sed -n`` …) is a ``read``,
+    one that only searches or lists them (``grep -rn``, ``rg``, ``find``, ``ls`` …) a
+    ``search``, as the process metrics count it (:func:`~proctor.util.shellwords.looking_kind`);
     a patch that adds a file is a ``write``."""
     kinds: set[str] = {call.kind} if call.kind else set()
     data = call.input or {}
-    command = data.get("cmd") or data.get("command")
-    if isinstance(command, list):
-        command = " ".join(str(c) for c in command)
-    if call.kind == "shell" and isinstance(command, str) and READ_COMMAND.match(command):
-        kinds.add("read")
+    if call.kind == "shell":
+        command = data.get("cmd") or data.get("command")
+        looked = looking_kind(command) if command else None
+        if looked is not None:
+            kinds.add(looked)
     patch = data.get("input") or data.get("patch")
     if call.kind == "edit" and isinstance(patch, str) and "*** Add File:" in patch:
         kinds.add("write")
