@@ -390,3 +390,24 @@ def test_a_rate_limit_that_outlasts_the_trial_is_the_provider_s_failure_not_a_ti
     assert trial["status"] == "agent-error", trial["reason"]
     assert trial["reason"].startswith("rate limited: API Error: 429"), trial["reason"]
     assert "still retrying when it was stopped" in trial["reason"]
+
+
+def test_a_raw_tool_step_the_cli_does_not_offer_is_a_warning(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The pinned release searches with Bash and offers no Grep: a plan step naming Grep fails
+    as an unknown tool, and the trial says why; a tool it offers (Read) is no warning."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"write": {"path": "notes.txt", "content": "alpha\n"}},
+            {"tool": "Read", "input": {"file_path": "notes.txt"}},
+            {"tool": "Grep", "input": {"pattern": "alpha", "path": "."}},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(AGENT, plan)
+    warnings = [w for w in out["trial"].get("warnings", []) if "did not offer" in w]
+    assert len(warnings) == 1, out["trial"].get("warnings")
+    assert warnings[0].startswith("the plan called Grep (turn 1, response 3), which claude-code ")
+    assert "Bash" in warnings[0] and "Read" not in warnings[0].split("(it offered")[0]

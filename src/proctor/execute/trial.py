@@ -31,6 +31,7 @@ from proctor.models.plan import TrialSpec
 from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
+from proctor.scripted.offered import unoffered_calls
 from proctor.scripted.plan import unplayed
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
@@ -228,6 +229,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     if done.prepared is not None:
         record.agent_version = done.prepared.agent_version
         record.warnings = _plan_warnings(spec, done)
+        record.warnings += _unoffered(ctx, done)
         record.warnings += done.driven.log.warnings if done.driven is not None else []
     record.audit = done.audit
     log = done.driven.log if done.driven is not None else done.session
@@ -276,6 +278,16 @@ def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
     sent = driven.log.turns  # the prompt, the follow-ups and the answers to questions
     told = unplayed(plan, spec.condition, spec.repeat, sent, "the case (prompt and followUps)")
     return [told] if told else []
+
+
+def _unoffered(ctx: TrialContext, done: Phases) -> list[str]:
+    """The tools a real CLI's scripted model called that the CLI had not offered it (a raw
+    ``tool`` step naming a tool that release lacks), from the request log."""
+    prepared = done.prepared
+    if ctx.spec.backend != "scripted" or prepared is None or prepared.adapter.name == "scripted":
+        return []
+    version = f" {prepared.agent_version}" if prepared.agent_version else ""
+    return unoffered_calls(ctx.paths.model_requests, prepared.adapter.name + version)
 
 
 def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOptions) -> TrialRecord:

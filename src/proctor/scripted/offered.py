@@ -1,0 +1,55 @@
+"""Tool calls the scripted model made that the real CLI had not offered it.
+
+A plan's raw ``tool`` step is sent as written. When the CLI playing it does not offer that tool
+(``{"tool": "Grep"}`` on a Claude Code release that searches with ``Bash``), the CLI answers the
+call as an unknown tool and the step fails mid-trial. The request log says which tools each
+request offered and which one the response called (``played.tool``); this reads it back, after
+the trial, into one warning per tool. Read without the server's modules: every trial on the
+scripted model may be asked.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SHOWN_TOOLS = 12
+"""The offered tools a warning names before it says how many more."""
+
+
+def unoffered_calls(log: Path, agent: str) -> list[str]:
+    """One sentence per tool the scripted model called although the request did not offer it,
+    from the request log ``log`` (none when the log is missing or unreadable)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    found: dict[str, tuple[int, int, list[str]]] = {}
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if type(record) is not dict:
+            continue
+        played, tools = record.get("played"), record.get("tools")
+        if type(played) is not dict or type(tools) is not list or not tools:
+            continue  # a side request, or one that offered no tools at all
+        tool = played.get("tool")
+        if type(tool) is not str or tool in tools or tool in found:
+            continue
+        found[tool] = (played.get("segment", 0), played.get("response", 0), tools)
+    return [
+        _sentence(tool, turn, response, agent, tools)
+        for tool, (turn, response, tools) in found.items()
+    ]
+
+
+def _sentence(tool: str, turn: object, response: object, agent: str, tools: list[str]) -> str:
+    names = ", ".join(str(name) for name in tools[:SHOWN_TOOLS])
+    more = f" and {len(tools) - SHOWN_TOOLS} more" if len(tools) > SHOWN_TOOLS else ""
+    return (
+        f"the plan called {tool} (turn {turn}, response {response}), which {agent} did not offer "
+        f"the model (it offered {names}{more}): the CLI answers such a call as an unknown tool; "
+        f"a read, search, write, edit or shell step is played with the CLI's own tool"
+    )
