@@ -80,3 +80,21 @@ def test_a_bad_label_file_is_a_sentence(proctor: Run, make_case: MakeCase, tmp_p
     again = proctor("compare", str(run_dir), str(run_dir), "--goal-labels", str(wrong))
     note = f"--goal-labels {wrong}: the file names none of the tasks of {run_dir} (one)"
     assert again.err.count(note) == 1, again.err
+
+
+def test_buckets_are_shown_in_the_markdown_of_a_run_comparison(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    for name in ("one", "two"):
+        make_case(name, config=AB, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    buckets = tmp_path / "buckets.csv"
+    buckets.write_text("one,easy\ntwo,hard\n")
+    compared = proctor("compare", run_dir, run_dir, "--buckets", str(buckets))
+    assert compared.code == 0, compared.err
+    section = compared.out.split("## By bucket\n", 1)[1].split("\n## ", 1)[0]
+    assert "| bucket | groups | before passed | after passed | classifications |" in section
+    assert "| easy | 2 | 2/2 | 2/2 | no claim 2 |" in section  # one case, two conditions
+    assert "| hard | 2 | 2/2 | 2/2 | no claim 2 |" in section
+    assert "## By bucket" not in proctor("compare", run_dir, run_dir).out

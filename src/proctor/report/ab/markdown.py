@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from proctor.models.ab import ABCase, ABGroup, ABReport, MetricComparison, RunComparison
-from proctor.report.ab.analysis import UNLABELLED
+from proctor.models.ab import (
+    ABCase,
+    ABGroup,
+    ABReport,
+    MetricComparison,
+    RunComparison,
+    RunGroup,
+)
+from proctor.report.ab.analysis import DIMENSIONS, UNLABELLED
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util import argtypes
 from proctor.util.text import (
@@ -389,6 +396,7 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         ],
         group_rows,
     )
+    lines += _runs_by_label(c)
     for title, only in (
         ("Only in the baseline run", c.only_in_baseline),
         ("Only in the candidate run", c.only_in_candidate),
@@ -402,3 +410,35 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         if not only:
             lines.append("None.")
     return "\n".join(lines) + "\n"
+
+
+def _runs_by_label(c: RunComparison) -> list[str]:
+    """A section per label (bucket, category, …) that some compared group carries (as
+    ``--buckets FILE`` sets it): each value's groups, their classifications and the trials that
+    passed in each run, as the A/B report's slices."""
+    lines: list[str] = []
+    for dimension in DIMENSIONS:
+        slices: dict[str, list[RunGroup]] = {}
+        for g in c.groups:
+            slices.setdefault(getattr(g.labels, dimension) or UNLABELLED, []).append(g)
+        if not slices or set(slices) == {UNLABELLED}:
+            continue
+        rows = []
+        for value in sorted(slices):
+            groups = slices[value]
+            counts = {k: sum(g.classification == k for g in groups) for k in c.summary}
+            rows.append(
+                [
+                    markdown_name(value),
+                    str(len(groups)),
+                    f"{sum(g.before_passes for g in groups)}/"
+                    f"{sum(g.before_scored for g in groups)}",
+                    f"{sum(g.after_passes for g in groups)}/{sum(g.after_scored for g in groups)}",
+                    ", ".join(f"{verdict_word(k)} {v}" for k, v in counts.items() if v),
+                ]
+            )
+        lines += ["", f"## By {dimension}", ""]
+        lines += _table(
+            [dimension, "groups", "before passed", "after passed", "classifications"], rows
+        )
+    return lines
