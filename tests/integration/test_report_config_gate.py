@@ -37,7 +37,7 @@ def test_a_gate_given_with_config_is_said_to_be_so_with_the_runs_own(
     assert data["gateFrom"]["config"] == str(lenient)
     assert data["gateFrom"]["runGate"]["minPassRate"] == 1.0
     html = proctor("report", str(run), "--config", str(lenient), "--reporter", "html").out
-    assert f"Gate: minPassRate 0.5, {said}".replace("'", "&#39;") in html
+    assert f"Gate: minPassRate 0.5 ({said})".replace("'", "&#39;") in html
     junit = proctor("report", str(run), "--config", str(lenient), "--reporter", "junit").out
     assert f'<property name="gate" value="minPassRate 0.5, {said}" />' in junit
     # No gate at all is said so.
@@ -86,3 +86,78 @@ def test_write_under_another_gate_is_refused_unless_forced(
     # Without --config, --write puts the run's own gate back.
     assert proctor("report", str(run), "--write").code == 0
     assert "gateFrom" not in json.loads((run / "suite.json").read_text())
+
+
+def test_the_html_report_shows_the_gate_applied_as_the_markdown_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run, _ = _run(proctor, make_case, tmp_path)
+    html = proctor("report", str(run), "--reporter", "html").out
+    assert '<p class="gate-line">Gate: minPassRate 1.0</p>' in html
+    assert "- Gate: minPassRate 1.0\n" in proctor("report", str(run)).out
+    none = tmp_path / "none.json"
+    none.write_text(json.dumps({"gate": {}}))
+    html = proctor("report", str(run), "--config", str(none), "--reporter", "html").out
+    assert f"Gate: none (always passes) (from {none}, given with --config;" in html
+
+
+def test_a_config_that_holds_no_gate_is_said_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run, lenient = _run(proctor, make_case, tmp_path)
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    # The default gate is the run's own: nothing changes, and the note says why.
+    same = proctor("report", str(run), "--config", str(empty), "--json")
+    assert "gateFrom" not in same.json()
+    assert (
+        f"proctor: note: {empty}, given with --config, holds no gate: proctor's default gate "
+        "(minPassRate 1.0) applies, which is the run's own"
+    ) in same.err
+    # A run under another gate: the default is named as such, never as the file's gate.
+    out = tmp_path / "lenient-results"
+    ran = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--config", str(lenient)
+    )
+    assert ran.code == 0, ran.err
+    (run,) = out.glob("run-*")
+    other = proctor("report", str(run), "--config", str(empty))
+    said = (
+        f"proctor's default: {empty}, given with --config, holds no gate; the run's own gate "
+        "is minPassRate 0.5"
+    )
+    assert f"proctor: note: the gate is minPassRate 1.0, {said}" in other.err
+    assert (
+        f"- Gate: minPassRate 1.0 (proctor's default: `{empty}`, given with `--config`, holds "
+        "no gate; the run's own gate is minPassRate 0.5)"
+    ) in other.out
+    assert proctor("report", str(run), "--config", str(empty), "--json").json()["gateFrom"][
+        "noGate"
+    ]
+
+
+def test_output_into_the_run_folder_under_another_gate_needs_force(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    run, lenient = _run(proctor, make_case, tmp_path)
+    own = (run / "suite.md").read_bytes()
+    refused = proctor(
+        "report", str(run), "--config", str(lenient), "--output", str(run / "suite.md")
+    )
+    assert refused.code == 2 and refused.out == "", refused.err
+    assert (
+        f"--output {run / 'suite.md'}: a file in the run folder {run}, and the gate of {lenient} "
+        "(minPassRate 0.5) is not the run's own (minPassRate 1.0)"
+    ) in refused.err
+    assert (run / "suite.md").read_bytes() == own
+    forced = ("--config", str(lenient), "--output", str(run / "suite.md"), "--force")
+    assert proctor("report", str(run), *forced).code == 0
+    assert "given with `--config`" in (run / "suite.md").read_text()
+    # Elsewhere, or under the run's own gate, no --force is needed.
+    assert (
+        proctor(
+            "report", str(run), "--config", str(lenient), "--output", str(tmp_path / "r.md")
+        ).code
+        == 0
+    )
+    assert proctor("report", str(run), "--output", str(run / "suite.md")).code == 0

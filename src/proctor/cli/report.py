@@ -53,8 +53,8 @@ if TYPE_CHECKING:
 @click.option(
     "--force",
     is_flag=True,
-    help="Replace the --output file whatever it holds; with --write and --config, rewrite the "
-    "run's files under a gate that is not the run's own.",
+    help="Replace the --output file whatever it holds; with --config, write a gate that is "
+    "not the run's own into the run's folder (--write, or an --output file there).",
 )
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option(
@@ -101,7 +101,7 @@ def command(
     from proctor.report.progress import as_of_now, still_running, stopped_short_notes
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
-    from proctor.report.stored import recompute
+    from proctor.report.stored import config_gate, recompute
     from proctor.util.masking import mask
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
@@ -171,6 +171,14 @@ def command(
         what = gate_words(suite.gate)
         gate = "no gate applies" if what == "no gate" else f"the gate is {what}"
         click.echo(f"proctor: note: {gate}, {source}", err=True)
+    elif config is not None and config_gate(config) is None:  # the default, the run's own too
+        click.echo(
+            f"proctor: note: {config}, given with --config, holds no gate: proctor's default "
+            f"gate ({gate_words(suite.gate)}) applies, which is the run's own",
+            err=True,
+        )
+    if out is not None:
+        check_foreign_output(out, run_dirs, suite, force)
     if goal_shape is not None:  # before anything is printed or written
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
@@ -291,6 +299,30 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
         "longer show the gate it ran under: give --force to rewrite them under this gate, or "
         "--output FILE to write this report elsewhere"
     )
+
+
+def check_foreign_output(
+    out: Path, run_dirs: tuple[Path, ...], suite: SuiteRecord, force: bool
+) -> None:
+    """A ConfigError (exit 2) for ``--output FILE`` in a run folder read, under a ``--config``
+    gate that is not the run's own, unless ``force``: as with ``--write``, the run's folder
+    would hold a report of a gate it did not run under (its own report replaced, for one)."""
+    from proctor.errors import ConfigError
+    from proctor.report.pooled_runs import gate_words
+
+    source = suite.gate_from
+    if force or source is None or source.run_gate is None or source.run_gate == suite.gate:
+        return
+    where = out.resolve().parent
+    for run_dir in run_dirs:
+        if run_dir.resolve() == where:
+            raise ConfigError(
+                f"--output {out}: a file in the run folder {run_dir}, and the gate of "
+                f"{source.config} ({gate_words(suite.gate)}) is not the run's own "
+                f"({gate_words(source.run_gate)}): the run's folder would no longer show the "
+                "gate it ran under; give --force to write it there, or an --output FILE "
+                "outside the run folder"
+            )
 
 
 def write_output(output: Path, text: str, shown: str, given: str | None = None) -> None:

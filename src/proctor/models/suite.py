@@ -293,6 +293,9 @@ class GateFrom(CamelModel):
     """The run's own gate (of runs read as one sample set, the first run's: the gate the
     report would apply without ``--config``); None when the run's ``resolved.json``, which
     holds it, does not read."""
+    no_gate: bool = Field(default=False, exclude_if=lambda value: not value)
+    """True when ``config`` holds no gate: the report's gate is then proctor's default gate
+    (``minPassRate 1.0``); absent otherwise."""
 
 
 class SuiteRecord(RecordModel):

@@ -28,7 +28,7 @@ from proctor.report.ab.markdown import (
 )
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.report.html_model import Cell, figures, matrix, point_of
-from proctor.report.pooled_runs import gate_source_words, gate_words
+from proctor.report.pooled_runs import gate_line
 from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
 from proctor.util.text import (
@@ -82,9 +82,9 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["runs_overall"] = runs_overall_table
     env.globals["no_claim"] = no_claim  # a verdict withheld, in the Markdown's words
     env.globals["elapsed_means"] = ELAPSED_MEANS  # what an elapsed time measures, as there
-    # A gate given with --config, said so with the run's own, as the Markdown's Gate line does.
-    env.globals["gate_source"] = gate_source_words
-    env.globals["gate_words"] = gate_words
+    # The thresholds applied, and a gate given with --config said so with the run's own: the
+    # Markdown's Gate line.
+    env.globals["gate_line"] = gate_line
     return env
 
 

@@ -20,7 +20,7 @@ from proctor.models.suite import (
 from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.report.ab.measures import ELAPSED_MEANS
-from proctor.report.pooled_runs import gate_source_words
+from proctor.report.pooled_runs import gate_line
 from proctor.util.text import (
     cache_write_text,
     code_span,
@@ -278,19 +278,7 @@ def render_markdown(
         cost = "n/a" if t.cost_usd is None else dollars_text(t.cost_usd)
         extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
         lines.append(f"- Cost: {cost}{extra}")
-    gate = suite.gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
-    parts = [f"{k} {v}" for k, v in gate.items()]
-    ab = suite.gate.ab
-    if ab is not None:
-        parts.append(
-            f"A/B {ab.treatment} vs {ab.baseline} (maxPassRateDrop {ab.max_pass_rate_drop})"
-        )
-    source = gate_source_words(suite, markdown=True)  # --config's gate: said so
-    lines.append(
-        "- Gate: "
-        + (", ".join(parts) or "none (always passes)")
-        + (f" ({source})" if source else "")
-    )
+    lines.append(f"- Gate: {gate_line(suite, markdown=True)}")  # --config's gate: said so
     if t.usage:
         lines.append(
             "- Tokens: "

@@ -144,7 +144,7 @@ def recompute_many(
     records = pooled([run.records for run in runs], [run.cells for run in runs])
     if labels is not None:
         records = labels(records)
-    gate = gate_from(config, records) if config is not None else runs[0].gate
+    gate, held = gate_from(config, records) if config is not None else (runs[0].gate, True)
     timed = [run_wall(run) for run in runs]
     walls = [wall for wall, _ in timed]
     wall_ms = None if None in walls else sum(w for w in walls if w is not None)
@@ -187,7 +187,7 @@ def recompute_many(
     update: dict[str, object] = {"pooled_runs": PooledRuns(runs=listed, notes=notes)}
     own = runs[0].gate if runs[0].resolved is not None else None
     if config is not None and own != gate:  # (`run --manifest` gives the runs' own)
-        update["gate_from"] = GateFrom(config=str(config), run_gate=own)
+        update["gate_from"] = GateFrom(config=str(config), run_gate=own, no_gate=not held)
     suite = suite.model_copy(update=update)
     return PooledRead(runs, records, suite, notes, read)
 
@@ -320,25 +320,45 @@ def _wall_words(runs: list[StoredRun], walls: Sequence[float | None]) -> str:
 
 
 def gate_words(gate: Gate) -> str:
-    """A gate as the Markdown report's `Gate:` line says it (``minPassRate 1.0, minScore 60``)."""
+    """A gate as the reports' `Gate:` line says it (``minPassRate 1.0, minScore 60``, ``A/B
+    with-skill vs baseline (maxPassRateDrop 0.1)``), or ``no gate``."""
     fields = gate.model_dump(by_alias=True, exclude_none=True, exclude={"ab"})
     parts = [f"{k} {v}" for k, v in fields.items()]
     if gate.ab is not None:
-        parts.append(f"A/B {gate.ab.treatment} vs {gate.ab.baseline}")
+        parts.append(
+            f"A/B {gate.ab.treatment} vs {gate.ab.baseline} "
+            f"(maxPassRateDrop {gate.ab.max_pass_rate_drop})"
+        )
     return ", ".join(parts) or "no gate"
+
+
+def gate_line(suite: SuiteRecord, markdown: bool = False) -> str:
+    """The reports' `Gate:` line after its label, the same in the Markdown and the HTML report:
+    the thresholds applied (``none (always passes)``), and where they come from when they are
+    not the run's own (see :func:`gate_source_words`)."""
+    what = gate_words(suite.gate)
+    source = gate_source_words(suite, markdown=markdown)
+    return ("none (always passes)" if what == "no gate" else what) + (
+        f" ({source})" if source else ""
+    )
 
 
 def gate_source_words(suite: SuiteRecord, markdown: bool = False) -> str | None:
     """Where the report's gate comes from when it is not the run's own (``--config FILE``
     giving another, or the run's own not known), and what the run's own is: ``from g.json,
     given with --config; the run's own gate is minPassRate 1.0`` (its names in code spans for
-    the ``markdown`` report); else None."""
+    the ``markdown`` report; of a file that holds no gate, ``proctor's default: g.json, given
+    with --config, holds no gate; …``); else None."""
     source = suite.gate_from
     if source is None:
         return None
     code = (lambda text: code_span(one_line(text))) if markdown else (lambda text: text)
     whose = "the first run's gate" if suite.pooled_runs is not None else "the run's own gate"
-    head = f"from {code(source.config)}, given with {code('--config')}"
+    head = (
+        f"proctor's default: {code(source.config)}, given with {code('--config')}, holds no gate"
+        if source.no_gate
+        else f"from {code(source.config)}, given with {code('--config')}"
+    )
     if source.run_gate is None:
         return (
             f"{head}; {whose} is not known ({code('resolved.json')}, which holds it, does not read)"

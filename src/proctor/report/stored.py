@@ -465,10 +465,17 @@ def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
     return StoredRun(RunPaths(run_dir), [], resolved=resolved).cells
 
 
-def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
-    """The gate of another configuration file, checked against the conditions that ran."""
+def config_gate(config: Path) -> Gate | None:
+    """The gate a configuration file holds; None when it holds none."""
     top, _ = load_top_config(config, Path.cwd())
-    gate = top.gate or DEFAULT_GATE
+    return top.gate
+
+
+def gate_from(config: Path, records: list[TrialRecord]) -> tuple[Gate, bool]:
+    """The gate of another configuration file, checked against the conditions that ran, and
+    whether the file holds one (when not, the gate is proctor's default)."""
+    held = config_gate(config)
+    gate = held or DEFAULT_GATE
     ran = {r.condition for r in records}
     for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():
         if name not in ran:
@@ -476,7 +483,7 @@ def gate_from(config: Path, records: list[TrialRecord]) -> Gate:
                 f"{config}: field 'gate.ab': condition '{name}' is not in this run "
                 f"(conditions: {', '.join(sorted(ran))})"
             )
-    return gate
+    return gate, held is not None
 
 
 Relabel = Callable[[list[TrialRecord]], list[TrialRecord]]
@@ -504,7 +511,7 @@ def recompute(
         run.records = labels(run.records)
         if compact_records:
             run.records = [compact(r) for r in run.records]
-    gate = gate_from(config, run.records) if config is not None else run.gate
+    gate, held = gate_from(config, run.records) if config is not None else (run.gate, True)
     wall = run_wall(run)
     suite = aggregate(
         run.records,
@@ -521,7 +528,8 @@ def recompute(
     )
     own = run.gate if run.resolved is not None else None
     if config is not None and own != gate:  # the report says its gate is not the run's own
-        suite = suite.model_copy(update={"gate_from": GateFrom(config=str(config), run_gate=own)})
+        source = GateFrom(config=str(config), run_gate=own, no_gate=not held)
+        suite = suite.model_copy(update={"gate_from": source})
     return run, suite
 
 
