@@ -134,6 +134,12 @@ def test_a_config_that_holds_no_gate_is_said_so(
     assert proctor("report", str(run), "--config", str(empty), "--json").json()["gateFrom"][
         "noGate"
     ]
+    refused = proctor("report", str(run), "--config", str(empty), "--write")
+    assert refused.code == 2
+    assert (
+        f"proctor's default gate (minPassRate 1.0; {empty} holds no gate) is not the run's own "
+        "(minPassRate 0.5)"
+    ) in refused.err
 
 
 def test_output_into_the_run_folder_under_another_gate_needs_force(

@@ -199,7 +199,7 @@ def command(
         rewritten = ", ".join(REPORTERS[name].file_name for name in written)
         click.echo(
             f"proctor: note: {run_dirs[0]}'s {rewritten} now "
-            f"hold the gate of {config} ({gate_words(suite.gate)}), not the run's own "
+            f"hold {given_gate(suite)}, not the run's own "
             f"({gate_words(own)}): `proctor report {run_dirs[0]} --write` without --config "
             "rewrites them under its own",
             err=True,
@@ -284,6 +284,18 @@ def check_output(
     return path
 
 
+def given_gate(suite: SuiteRecord) -> str:
+    """The gate --config gave, as a sentence names it: ``the gate of g.json (minPassRate
+    0.5)``, or of a file that holds none ``proctor's default gate (minPassRate 1.0; g.json
+    holds no gate)``."""
+    from proctor.report.pooled_runs import gate_words
+
+    source, what = suite.gate_from, gate_words(suite.gate)
+    if source is not None and source.no_gate:
+        return f"proctor's default gate ({what}; {source.config} holds no gate)"
+    return f"the gate of {source.config if source else 'the run'} ({what})"
+
+
 def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
     """A ConfigError (exit 2) for ``--write`` under a ``--config`` gate that is not the run's
     own, unless ``force``: the run's files would no longer show the gate it ran under."""
@@ -294,7 +306,7 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
     if force or source is None or source.run_gate is None or source.run_gate == suite.gate:
         return
     raise ConfigError(
-        f"--write {run_dir}: the gate of {source.config} ({gate_words(suite.gate)}) is not the "
+        f"--write {run_dir}: {given_gate(suite)} is not the "
         f"run's own ({gate_words(source.run_gate)}), and the files --write rewrites would no "
         "longer show the gate it ran under: give --force to rewrite them under this gate, or "
         "--output FILE to write this report elsewhere"
@@ -317,8 +329,8 @@ def check_foreign_output(
     for run_dir in run_dirs:
         if run_dir.resolve() == where:
             raise ConfigError(
-                f"--output {out}: a file in the run folder {run_dir}, and the gate of "
-                f"{source.config} ({gate_words(suite.gate)}) is not the run's own "
+                f"--output {out}: a file in the run folder {run_dir}, and "
+                f"{given_gate(suite)} is not the run's own "
                 f"({gate_words(source.run_gate)}): the run's folder would no longer show the "
                 "gate it ran under; give --force to write it there, or an --output FILE "
                 "outside the run folder"
