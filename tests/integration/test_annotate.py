@@ -425,3 +425,32 @@ def test_the_findings_named_after_a_mark_are_those_of_the_runs_own_suite(
         assert marked.code == 0, marked.err
         (own,) = ids[ledger["runSuites"][run.name]]
         assert f"its findings of fix/scripted/default ({own}) stay" in marked.err, marked.err
+
+
+def test_an_empty_part_of_the_trial_is_named(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    mark = ("--verdict", "failed", "--note", "x")
+    said = {
+        given: proctor("annotate", run_dir, given, *mark)
+        for given in (
+            "fix//default/1", "//scripted/default/1", "trials//scripted/default/1",
+            "fix/scripted/default/", "",
+        )
+    }  # fmt: skip
+    assert all(r.code == 2 and "Traceback" not in r.err for r in said.values())
+    expected = "expected case/agent/condition/repeat, e.g. fix/codex/default/1"
+    assert said["fix//default/1"].err.startswith(
+        f'proctor: error: TRIAL "fix//default/1": {expected}; its agent is empty (did you mean '
+    )
+    assert f"{expected}; its case is empty" in said["//scripted/default/1"].err
+    assert f"{expected}; its case is empty" in said["trials//scripted/default/1"].err
+    assert f"{expected}; its repeat is missing" in said["fix/scripted/default/"].err
+    assert said[""].err == f'proctor: error: TRIAL "": {expected}; it is empty\n'
+    assert not (Path(run_dir) / "annotations.json").exists()
+    # A slash a shell completes after the repeat is no part of the name.
+    completed = proctor("annotate", run_dir, "fix/scripted/default/1/", *mark)
+    assert completed.code == 0, completed.err

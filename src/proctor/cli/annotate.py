@@ -31,19 +31,26 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import WHOLE, json_text
 
-    parts = trial.strip("/").split("/")
+    parts = trial.split("/")
+    if len(parts) > 1 and not parts[-1]:  # one trailing slash, as a shell completes a folder
+        parts = parts[:-1]
+    if len(parts) > 1 and not parts[0]:  # one leading slash
+        parts = parts[1:]
     if len(parts) == 5 and parts[0] == "trials":  # as suite.md lists it: trials/fix/…/1
-        parts, trial = parts[1:], "/".join(parts[1:])
+        parts = parts[1:]
     if (
         len(parts) != 4
+        or "" in parts  # fix//default/1: no agent, not the trials of another folder
         or not (parts[3].isascii() and parts[3].isdigit())  # not ², not ١
         or any(part in (".", "..") for part in parts)  # a folder of the run's trials, no other
     ):
-        near = _nearest(run_dir, trial)
+        near = _nearest(run_dir, "/".join(parts))
         raise ConfigError(
             f"TRIAL {json_text(trial, WHOLE)}: expected case/agent/condition/repeat, "
-            f"e.g. fix/codex/default/1{f' ({near.strip()})' if near else ''}"
+            f"e.g. fix/codex/default/1{_what_is_off(parts)}"
+            f"{f' ({near.strip()})' if near else ''}"
         )
+    trial = "/".join(parts)
     parts[3] = str(int(parts[3]))  # 01 is repeat 1: the mark names it as reports do
     paths = RunPaths(run_dir)
     folder = paths.root / "trials"
@@ -128,6 +135,30 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             err=True,
         )
     return 0
+
+
+_PARTS = ("case", "agent", "condition", "repeat")
+
+
+def _what_is_off(parts: list[str]) -> str:
+    """``; its agent is empty`` or ``; its repeat is missing`` for a trial named with an empty
+    part or too few parts; else nothing."""
+    if parts == [""]:
+        return "; it is empty"
+    if "" in parts:
+        if len(parts) != 4:
+            return "; it has an empty part (two slashes together)"
+        return f"; its {_listed([n for n, p in zip(_PARTS, parts, strict=True) if not p])} empty"
+    if len(parts) < 4:
+        return f"; its {_listed(list(_PARTS[len(parts) :]))} missing"
+    return ""
+
+
+def _listed(names: list[str]) -> str:
+    """``agent is``, ``case and agent are``, ``agent, condition and repeat are``."""
+    if len(names) == 1:
+        return f"{names[0]} is"
+    return f"{', '.join(names[:-1])} and {names[-1]} are"
 
 
 def _findings_of(results_dir: Path, run_id: str, group: str) -> list[str]:
