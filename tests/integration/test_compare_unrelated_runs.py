@@ -57,3 +57,27 @@ def test_runs_of_one_suite_from_two_checkouts_are_compared_without_a_suites_note
     assert compared.code == 0, compared.err
     assert "different suites" not in compared.err + compared.out
     assert "no group" not in compared.err
+
+
+def test_suites_named_apart_that_share_a_case_name_are_said_paired(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`suites/api` and `suites/cli` both hold a case `one`: compared as one case, which the
+    comparison says, naming both suites."""
+    for suite in ("api", "cli"):
+        write_case(tmp_path / "suites" / suite, "one", plan=PLAN)
+    out = tmp_path / "out"
+    for suite in ("api", "cli"):
+        ran = proctor("run", "--source", str(tmp_path / "suites" / suite), "--out", str(out))
+        assert ran.code == 0, ran.err
+    run, run2 = sorted(out.glob("run-*"))
+    compared = proctor("compare", str(run), str(run2))
+    assert compared.code == 0, compared.err
+    assert (
+        "proctor: note: the runs are of different suites (run.json's source): "
+        f"{run.name}: {tmp_path / 'suites/api'}; {run2.name}: {tmp_path / 'suites/cli'}; their "
+        "groups are matched by case, agent and condition: a case of one name in both is "
+        "compared as one case"
+    ) in compared.err
+    assert "Cases of one name in both are compared as one case." in compared.out
+    assert "no group" not in compared.err

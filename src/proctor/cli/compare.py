@@ -197,6 +197,18 @@ def command(
         if suites is not None:
             notes.append(suites[0])
             said += f"\n- {suites[1]}"
+    elif _suites_named_apart(stored):
+        # Two checkouts of one suite name its folder alike (main/cases, branch/cases); suites
+        # named apart (suites/api, suites/cli) that share a case name are paired all the same,
+        # said so.
+        suites = suites_note(
+            stored,
+            "their groups are matched by case, agent and condition: a case of one name in both "
+            "is compared as one case",
+        )
+        if suites is not None:
+            notes.append(suites[0])
+            said += f"\n- {suites[1]} Cases of one name in both are compared as one case."
     text = (
         model_to_json(comparison)
         if as_json
@@ -206,6 +218,21 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _suites_named_apart(stored: list[Any]) -> bool:
+    """Whether two runs ran suites whose folders are named apart (``suites/api`` and
+    ``suites/cli``), not one suite's folder in two checkouts (``main/cases``, ``branch/cases``)."""
+    from pathlib import PurePath
+
+    from proctor.report.pooled_runs import suite_ran
+
+    names = {
+        PurePath(source).name
+        for run in stored
+        if run.manifest is not None and (source := suite_ran(run.manifest))
+    }
+    return len(names) > 1
 
 
 def _manifest_pairs(stored: list[Any]) -> str | None:
