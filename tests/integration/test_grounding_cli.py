@@ -180,3 +180,31 @@ def test_a_trial_excluded_with_annotate_makes_no_checkpoint_of_a_run(
     assert report["notes"][0] == (
         "1 trial excluded by hand (`proctor annotate`) made no checkpoint: fix/scripted/default/1"
     )
+
+
+def test_a_trial_with_no_transcript_read_makes_no_checkpoint_of_a_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A trial whose agent left no transcript (stopped at its timeout before writing one, or a
+    setup that failed before it started) recorded zeros nobody measured: no checkpoint, said
+    in a note, and a run of nothing else cannot pass the check."""
+    plan = {"turns": [{"write": {"path": "a.txt", "content": "a\n"}}]}
+    make_case("fix", plan=plan)
+    make_case("unset", config={"setup": ["exit 7"]}, plan=plan)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    args = ("grounding", "--advisor", "echo 'You have used 0 tokens.'", "--json")
+    result = proctor(*args, "--checkpoints", run_dir)
+    report = result.json()
+    assert result.code == 0, result.out + result.err
+    assert [r["id"] for r in report["results"]] == ["fix/scripted/default/1"]
+    assert report["notes"][0] == (
+        "1 trial with no transcript read (no figure measured) made no checkpoint: "
+        "unset/scripted/default/1 (infra-error)"
+    )
+    marked = proctor(
+        "annotate", run_dir, "fix/scripted/default/1", "--verdict", "excluded", "--note", "x"
+    )
+    assert marked.code == 0, marked.err
+    alone = proctor(*args, "--checkpoints", run_dir)
+    assert alone.code == 1 and alone.json()["checked"] == 0, alone.out + alone.err

@@ -11,7 +11,9 @@ Each trial's ``trial.json`` gives the signals (only those it recorded):
 
 The waste signal then follows the default thresholds of :mod:`.checkpoints`. A trial a person
 excluded (``proctor annotate … --verdict excluded``) is no evidence, here as in every report:
-it makes no checkpoint.
+it makes no checkpoint; nor does a trial with no transcript read (one stopped at its timeout
+before the agent wrote any, one whose setup failed), whose figures would be zeros never
+measured.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def checkpoints_from_run(run_dir: Path, notes: list[str] | None = None) -> Check
             "(expected a run folder or a checkpoints file)"
         )
     excluded = _excluded(paths.annotations)
-    checkpoints, left_out = [], []
+    checkpoints, left_out, unread = [], [], []
     for path in trial_jsons:
         # The trial as reports show it: a byte of a name that is not UTF-8 as ``\\xff``.
         name = escape_surrogates("/".join(path.relative_to(run_dir / "trials").parts[:-1]))
@@ -56,13 +58,34 @@ def checkpoints_from_run(run_dir: Path, notes: list[str] | None = None) -> Check
             left_out.append(name)
             continue
         record, _ = read_trial(path)
+        if _unmeasured(record):
+            # No transcript was read (a trial stopped at its timeout before the agent wrote
+            # one, a setup that failed): its zeros were never measured.
+            unread.append(f"{name} ({record.status})")
+            continue
         checkpoints.append(Checkpoint(id=name, signals=trial_signals(record)))
     if left_out and notes is not None:
         notes.append(
             f"{plural(len(left_out), 'trial')} excluded by hand (`proctor annotate`) made no "
             f"checkpoint: {', '.join(left_out)}"
         )
+    if unread and notes is not None:
+        notes.append(
+            f"{plural(len(unread), 'trial')} with no transcript read (no figure measured) made "
+            f"no checkpoint: {', '.join(unread)}"
+        )
     return CheckpointFile(checkpoints=checkpoints)
+
+
+def _unmeasured(record: TrialRecord) -> bool:
+    """Whether ``record`` measured nothing: no transcript read, no tokens, no tool call."""
+    transcript = record.transcript
+    return (
+        transcript.source is None
+        and not transcript.events
+        and not record.usage
+        and not record.tool_calls
+    )
 
 
 def _excluded(annotations: Path) -> set[str]:
