@@ -454,3 +454,19 @@ def test_an_empty_part_of_the_trial_is_named(
     # A slash a shell completes after the repeat is no part of the name.
     completed = proctor("annotate", run_dir, "fix/scripted/default/1/", *mark)
     assert completed.code == 0, completed.err
+
+
+def test_a_space_at_the_end_of_a_part_is_shown_and_said(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    spaced = proctor(
+        "annotate", run_dir, " fix/scripted/default/1", "--verdict", "failed", "--note", "x"
+    )
+    assert spaced.code == 2 and spaced.err.startswith(
+        f'proctor: error: {run_dir}: no trial " fix/scripted/default/1" (no '
+        "trials/ fix/scripted/default/1/trial.json; a part of the name begins or ends with a "
+        "space; did you mean 'fix/scripted/default/1'"
+    ), spaced.err

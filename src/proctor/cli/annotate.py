@@ -84,8 +84,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             )
         near = _nearest(run_dir, trial)
         why = "not in the run's plan" if running is not None else f"no trials/{trial}/trial.json"
+        named = trial
+        if any(part != part.strip() for part in parts):  # ` fix/…`: the space is shown, said
+            why += "; a part of the name begins or ends with a space"
+            named = json_text(trial, WHOLE)
         raise ConfigError(
-            f"{run_dir}: no trial {trial} ({why}{f'; {near.strip()}' if near else ''})"
+            f"{run_dir}: no trial {named} ({why}{f'; {near.strip()}' if near else ''})"
         )
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")
