@@ -50,7 +50,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import ERROR_STATUSES, TrialRecord
 from proctor.report.ab.measures import total_tokens
 from proctor.report.aggregate import IN_ERRORS, FailedGates, failed_gates, group_records
-from proctor.report.pooled_runs import gate_source_words, gate_words
+from proctor.report.pooled_runs import gate_line
 
 if TYPE_CHECKING:
     from proctor.report.pooled_runs import PooledTrial
@@ -274,7 +274,7 @@ def render_junit(
         where = changes.setdefault((change.case, change.agent, change.condition), {})
         where[f"finding {change.id}"] = f"{change.said}: {change.check}"
     unique = classnames(grouped)
-    source = gate_source_words(suite)
+    gate = gate_line(suite)  # the thresholds applied, and a --config gate said so
     for key, trials in grouped.items():
         element = ET.SubElement(root, "testsuite", {"name": "/".join(key), **_tallies(trials)})
         group = stats.get(key)
@@ -285,9 +285,8 @@ def render_junit(
                 "scored": group.scored,
                 "meanScore": group.mean_score,
                 "gatePassed": group.gate_passed,
+                "gate": gate,
             }
-            if source is not None:  # a gate given with --config: said so, and the run's own
-                figures["gate"] = f"{gate_words(suite.gate)}, {source}"
         if figures or key in changes:
             _properties(element, {**figures, **changes.get(key, {})})
         for record, outcome in trials:
