@@ -166,3 +166,24 @@ def test_record_refuses_a_blank_condition_agent_or_model(
         f"proctor: error: {option} {json.dumps(value)}: expected a value, not a blank one"
     )
     assert not (tmp_path / "results").exists()
+
+
+def test_a_case_is_prepared_by_name_beside_a_case_whose_config_is_broken(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", src={"a.txt": "a\n"})
+    make_case("broken", config={"conditions": {"base ": {}}})
+    cases, out = str(tmp_path / "cases"), str(tmp_path / "r")
+    prepared = proctor("prepare", "fix", "--source", cases, "--out", out)
+    assert prepared.code == 0, prepared.err
+    assert prepared.json()["workingDirectory"].startswith(out)
+    assert prepared.err.strip() == (
+        f"proctor: warning: another case under {cases} is not read: "
+        f"{tmp_path / 'cases' / 'broken' / 'config.json'}: field 'conditions': 'base ' names a "
+        "results folder: use letters, digits, '.', '_' or '-', starting with a letter or digit, "
+        "at most 200 of them"
+    )
+    own = proctor("prepare", "broken", "--source", cases, "--out", out)
+    assert own.code == 2
+    assert own.err.startswith(f"proctor: error: looking for case 'broken' under {cases}: ")
+    assert "'base ' names a results folder" in own.err

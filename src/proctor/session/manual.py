@@ -27,7 +27,6 @@ from typing import Any
 
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
 from proctor.agents.spec import spec_for
-from proctor.discover.folders import discover_cases, is_case_folder
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext
 from proctor.evaluators.combiners import COMBINERS
@@ -42,10 +41,8 @@ from proctor.llm.secrets import environment, load_dotenv
 from proctor.metrics.effort import responses, spent_on
 from proctor.metrics.process import compute_process_metrics
 from proctor.metrics.rules import evaluate_rules
-from proctor.models.case import SkippedCase
-from proctor.models.config import CliOverrides
 from proctor.models.io import write_json, write_record, write_text_atomic, write_trajectory
-from proctor.models.plan import RunPlan, TrialSpec
+from proctor.models.plan import TrialSpec
 from proctor.models.pricing import price_usage
 from proctor.models.run import HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.suite import SuiteRecord
@@ -60,7 +57,6 @@ from proctor.models.trial import (
 from proctor.paths import RunPaths, TrialPaths, started_path
 from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
-from proctor.plan.resolve import load_run_plan
 from proctor.session import journal
 from proctor.session.handover import (
     SESSION_FILE,
@@ -71,6 +67,7 @@ from proctor.session.handover import (
     scrub_session,
     write_private_json,
 )
+from proctor.session.one_case import plan_one
 from proctor.session.recorded import (
     PROMPT_DIGEST,
     as_prepared,
@@ -99,55 +96,15 @@ from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
-from proctor.util.json_shown import json_text
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
-from proctor.util.text import did_you_mean, noun_for
+from proctor.util.text import noun_for
 from proctor.workspace.diff import unified_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
 SKILL_FOLDERS = (".claude/skills", ".agents/skills", ".gemini/skills")
 """Where Claude Code, Codex and Gemini CLI find a project's skills."""
-
-
-def _refuse_skipped(skipped: list[SkippedCase], name: str) -> None:
-    """A case folder that discovery skips is named with the reason, not as no case at all."""
-    for case in skipped:
-        if case.name == name:
-            raise ConfigError(f"{case.path}: not a case proctor can run: {case.reason}")
-
-
-def plan_one(
-    case: str, condition: str, source: Path, config: Path | None, agent: str
-) -> tuple[RunPlan, TrialSpec]:
-    """The plan of one case × agent × condition, the case named by its folder or by name (or
-    task id) under ``source``; a blank one is refused (``""`` would be the current folder)."""
-    for what, given in (("CASE", case), ("--condition", condition), ("--agent", agent)):
-        if not given.strip():
-            raise ConfigError(f"{what} {json_text(given)}: expected a value, not a blank one")
-    folder = Path(case)
-    if not folder.is_dir() and ("/" in case or case.startswith(".")):
-        raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
-    chosen_source, names = (folder, []) if folder.is_dir() else (source, [case])
-    if not names and is_case_folder(folder):
-        _refuse_skipped(discover_cases(folder).skipped, folder.name)
-    if names:
-        try:
-            discovery = discover_cases(source)
-        except ConfigError as exc:
-            raise ConfigError(f"looking for case '{case}' under {source}: {exc}") from exc
-        known = sorted(c.name for c in discovery.cases)
-        if case not in known:
-            _refuse_skipped(discovery.skipped, case)
-            listed = ", ".join(known[:10]) + (", …" if len(known) > 10 else "") or "none"
-            near = did_you_mean(case, known)  # as run's --case says it
-            raise ConfigError(f"{case}: no such case under {source} ({near}cases: {listed})")
-    cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
-    plan = load_run_plan(chosen_source, config, cli, Path.cwd())
-    if not plan.trials:
-        raise ConfigError(f"{case}: no such case (with condition '{condition}') under {source}")
-    return plan, plan.trials[0]
 
 
 def _provision(spec: TrialSpec, workspace: Path, configure_mcp: bool) -> list[str]:

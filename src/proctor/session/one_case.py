@@ -1,0 +1,66 @@
+"""The one case × agent × condition a person drives (``proctor prepare``, ``proctor record``),
+found by its folder, or by its name or task id under ``--source``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from proctor.discover.folders import discover_cases, is_case_folder
+from proctor.errors import ConfigError
+from proctor.models.case import SkippedCase
+from proctor.models.config import CliOverrides
+from proctor.models.plan import RunPlan, TrialSpec
+from proctor.plan.resolve import load_run_plan
+from proctor.session.run import warn
+from proctor.util.json_shown import json_text
+from proctor.util.text import did_you_mean
+
+
+def _refuse_skipped(skipped: list[SkippedCase], name: str) -> None:
+    """A case folder that discovery skips is named with the reason, not as no case at all."""
+    for case in skipped:
+        if case.name == name:
+            raise ConfigError(f"{case.path}: not a case proctor can run: {case.reason}")
+
+
+def plan_one(
+    case: str, condition: str, source: Path, config: Path | None, agent: str
+) -> tuple[RunPlan, TrialSpec]:
+    """The plan of one case × agent × condition, the case named by its folder or by name (or
+    task id) under ``source``; a blank one is refused (``""`` would be the current folder)."""
+    for what, given in (("CASE", case), ("--condition", condition), ("--agent", agent)):
+        if not given.strip():
+            raise ConfigError(f"{what} {json_text(given)}: expected a value, not a blank one")
+    folder = Path(case)
+    if not folder.is_dir() and ("/" in case or case.startswith(".")):
+        raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
+    chosen_source, names = (folder, []) if folder.is_dir() else (source, [case])
+    if not names and is_case_folder(folder):
+        _refuse_skipped(discover_cases(folder).skipped, folder.name)
+    if names:
+        others: list[str] = []  # another case's problem is no reason to refuse this one
+        try:
+            discovery = discover_cases(source, problems=others)
+            marks = (f"'{case}'", json.dumps(case), f"{source / case}{os.sep}")  # named, or file
+            own = [said for said in others if any(mark in said for mark in marks)]
+            if own or (others and case not in (known := [c.name for c in discovery.cases])):
+                raise ConfigError((own or others)[0])
+        except ConfigError as exc:
+            raise ConfigError(f"looking for case '{case}' under {source}: {exc}") from exc
+        known = sorted(c.name for c in discovery.cases)
+        if case not in known:
+            _refuse_skipped(discovery.skipped, case)
+            listed = ", ".join(known[:10]) + (", …" if len(known) > 10 else "") or "none"
+            near = did_you_mean(case, known)  # as run's --case says it
+            raise ConfigError(f"{case}: no such case under {source} ({near}cases: {listed})")
+        found = next(c for c in discovery.cases if c.name == case)
+        chosen_source = found.source.file if found.source and found.source.prefix else found.path
+        for said in others:
+            warn(f"another case under {source} is not read: {said}")
+    cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
+    plan = load_run_plan(chosen_source, config, cli, Path.cwd())
+    if not plan.trials:
+        raise ConfigError(f"{case}: no such case (with condition '{condition}') under {source}")
+    return plan, plan.trials[0]
