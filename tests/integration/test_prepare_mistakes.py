@@ -180,8 +180,8 @@ def test_a_case_is_prepared_by_name_beside_a_case_whose_config_is_broken(
     assert prepared.err.strip() == (
         f"proctor: warning: another case under {cases} is not read: "
         f"{tmp_path / 'cases' / 'broken' / 'config.json'}: field 'conditions': 'base ' names a "
-        "results folder: use letters, digits, '.', '_' or '-', starting with a letter or digit, "
-        "at most 200 of them"
+        "results folder: use letters, digits, '.', '_' or '-', starting with a letter or digit and "
+        "not ending in '.', at most 200 of them"
     )
     own = proctor("prepare", "broken", "--source", cases, "--out", out)
     assert own.code == 2

@@ -89,3 +89,34 @@ def test_validate_json_names_the_folder_of_a_name_shown_as_json(
     assert checked.code == 2
     problem = json.loads(checked.out)["problems"][0]  # (then: nothing else to run)
     assert problem["file"] == str(tmp_path / "cases" / "fix "), problem
+
+
+def test_names_ending_in_a_dot_are_refused_by_validate_and_run_alike(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``fix.`` (a case folder, a condition, an agent profile) was accepted: Windows drops the
+    dot from a folder's name, so a share or a results folder there would name it otherwise."""
+    make_case("fix.")
+    make_case("ab", config={"conditions": {"base": {}, "skill.": {}}})
+    make_case("fine")
+    cases = tmp_path / "cases"
+    (tmp_path / "proctor.json").write_text('{"codingagents": {"mine.": {"agent": "scripted"}}}')
+    config = ["--config", str(tmp_path / "proctor.json")]
+    checked = proctor("validate", "--source", str(cases), *config)
+    assert checked.code == 2
+    errors = [line for line in checked.err.splitlines() if line.startswith("proctor: error: ")]
+    rule = "use letters, digits, '.', '_' or '-', starting with a letter or digit and not ending"
+    assert errors[0].startswith(f"proctor: error: {tmp_path / 'proctor.json'}: field ")
+    assert f"'mine.' names a results folder: {rule} in '.', at most 200 of them" in errors[0]
+    assert errors[1] == (
+        f"proctor: error: {cases / 'ab' / 'config.json'}: field 'conditions': 'skill.' names a "
+        f"results folder: {rule} in '.', at most 200 of them"
+    )
+    assert errors[2] == (
+        f"proctor: error: \"{cases}/fix.\": the case folder's name ends with '.', which Windows "
+        "drops from a folder's name (as it drops white space there): rename it"
+    )
+    (cases / "ab" / "config.json").write_text("{}")
+    ran = proctor("run", "--source", str(cases), "--case", "fine", "--out", str(tmp_path / "o"))
+    assert ran.code == 2
+    assert ran.err.startswith(f'proctor: error: "{cases}/fix.": the case folder\'s name ends')

@@ -379,8 +379,8 @@ def _unique(found: Discovery, source: Path, problems: list[str] | None = None) -
     would be one) or in how Unicode writes them (``naïve`` as one character or as ``i`` and a
     combining mark: they read the same in every report, and are one folder on a file system
     that normalises names); and so is a name that starts or ends with white space or holds a
-    control character, which no listing shows. Unless ``problems`` is given: then each is
-    noted there, the case left out, and the others kept."""
+    control character, which no listing shows, or ends with ``.``, which Windows drops. Unless
+    ``problems`` is given: then each is noted there, the case left out, and the others kept."""
     names: dict[str, Case] = {}
     kept: list[Case] = []
     for case in found.cases:
@@ -429,7 +429,8 @@ def _same_name(names: dict[str, Case], case: Case, source: Path) -> str | None:
 
 def _name_problem(case: Case) -> str | None:
     """The sentence refusing a case name no listing shows as it is: white space at its start or
-    end (``fix `` reads as ``fix``), a control character (a line break, a tab)."""
+    end (``fix `` reads as ``fix``), a ``.`` at its end (Windows drops it, as it drops the white
+    space), a control character (a line break, a tab)."""
     name, where = case.name, json_text(str(case.path), WHOLE)  # a task's id never does
     if name != name.strip():
         end = "starts" if name[:1].isspace() else "ends"
@@ -438,6 +439,11 @@ def _name_problem(case: Case) -> str | None:
         return (
             f"{where}: the case folder's name {end} with white space, which no listing shows "
             f"(and Windows drops from a folder's name): rename it"
+        )
+    if name.endswith("."):
+        return (
+            f"{where}: the case folder's name ends with '.', which Windows drops from a folder's "
+            "name (as it drops white space there): rename it"
         )
     if any(unicodedata.category(c) == "Cc" for c in name):
         return (

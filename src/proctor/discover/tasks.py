@@ -18,7 +18,7 @@ from proctor.discover.files import Unreadable
 from proctor.errors import ConfigError
 from proctor.evaluators.base import parse_evaluator_specs
 from proctor.models.case import Case, ConfigSource
-from proctor.models.config import SAFE_NAME, CaseConfig
+from proctor.models.config import SAFE_NAME, SAFE_NAME_RULE, CaseConfig
 from proctor.models.errors_format import describe_validation_error
 from proctor.models.loading import read_json_file
 from proctor.scripted.plan import PlanError, validate_plan
@@ -128,8 +128,7 @@ def load_task_file(
             raise ConfigError(describe_validation_error(where, exc, TaskSpec)) from exc
         if not SAFE_NAME.fullmatch(task.id):
             raise ConfigError(
-                f"{where}: field 'id': {json_text(task.id, WHOLE)} must be letters, digits, '.', "
-                "'_' or '-' (at most 200)"
+                f"{where}: field 'id': {json_text(task.id, WHOLE)} must be {SAFE_NAME_RULE}"
             )
         if task.id in seen:
             raise ConfigError(f"{where}: field 'id': duplicate task id '{task.id}'")

@@ -38,9 +38,15 @@ DEFAULT_COMBINER = "gated-mean"
 DEFAULT_PASS_THRESHOLD = 60.0
 DEFAULT_CONCURRENCY = 2
 DEFAULT_OUT = "proctor-results"
-SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+SAFE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9_-])?")
 """A name that becomes a results folder (a condition, an agent profile, a task id): at most
-200 characters, so that it, and the files a run names after it, fit in a folder name (255)."""
+200 characters, so that it, and the files a run names after it, fit in a folder name (255);
+not ending in ``.``, which Windows drops from a folder's name (``fix.`` would be ``fix``)."""
+SAFE_NAME_RULE = (
+    "letters, digits, '.', '_' or '-', starting with a letter or digit and not ending in '.', "
+    "at most 200 of them"
+)
+""":data:`SAFE_NAME` in words, as a message says it."""
 
 
 def _matching(pattern: re.Pattern[str], problem: str) -> AfterValidator:
@@ -59,8 +65,7 @@ def _safe_name(what: str) -> AfterValidator:
     """A validator for a name that becomes ``what`` (a folder), with a sentence naming it."""
     return _matching(
         SAFE_NAME,
-        f"'{{name}}' names {what}: use letters, digits, '.', '_' or '-', "
-        "starting with a letter or digit, at most 200 of them",
+        f"'{{name}}' names {what}: use {SAFE_NAME_RULE}",
     )
 
 

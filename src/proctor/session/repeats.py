@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
-from proctor.models.config import GOAL_SHAPES, SAFE_NAME, check_goal_labels
+from proctor.models.config import GOAL_SHAPES, SAFE_NAME, SAFE_NAME_RULE, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
 from proctor.util.text import plural
@@ -37,8 +37,7 @@ def plan_repeats(
     for condition in conditions:
         if not SAFE_NAME.fullmatch(condition):
             raise ConfigError(
-                f"--conditions: {condition!r} cannot name a condition (letters, digits, '.', '_' "
-                "or '-', starting with a letter or digit)"
+                f"--conditions: {condition!r} cannot name a condition ({SAFE_NAME_RULE})"
             )
     tasks = sorted(
         t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape

@@ -531,6 +531,8 @@ def test_two_cases_whose_names_differ_only_in_capitals_are_refused(tmp_path: Pat
         ("fix\u00a0", "fix\\u00a0", "ends with white space"),
         ("a\nb", "a\\nb", "holds a control character"),
         ("a\tb", "a\\tb", "holds a control character"),
+        ("fix.", "fix.", "ends with '.', which Windows drops from a folder's name"),
+        ("fix..", "fix..", "ends with '.'"),
     ],
 )
 def test_a_case_name_no_listing_shows_as_it_is_is_refused(

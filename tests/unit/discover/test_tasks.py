@@ -235,6 +235,8 @@ def test_fixture_must_be_a_folder_inside_the_resolved_source_root(
             {"id": 'the "new" café'},
             "field 'id': \"the \\\"new\\\" café\" must be letters, digits, '.', '_' or '-'",
         ),
+        ({"id": "fix."}, "field 'id': \"fix.\" must be letters, digits, '.', '_' or '-', "),
+        ({"id": "fix."}, "starting with a letter or digit and not ending in '.', at most 200"),
         ({"repository": '/it\'s "x"'}, 'relative path without \'..\', got "/it\'s \\"x\\""'),
         ({"repository": "  "}, "relative path without '..', got \"  \""),
     ],
