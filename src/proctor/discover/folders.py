@@ -285,6 +285,21 @@ def _refuse_a_file_that_is_no_task_file(source: Path) -> None:
             f"--source {source}: the top-level configuration, not a task file: give it as "
             "--config, and as --source the folder of cases (or a case folder, or a task file)"
         )
+    if source.suffix.lower() != ".json":  # a task file by another name is read as one
+        try:
+            json.loads(source.read_bytes())
+        except (OSError, ValueError):
+            kind = f"a {source.suffix} file" if source.suffix else "a file"
+            raise DiscoveryError(not_a_source_kind(source, f"{kind} that is not JSON")) from None
+
+
+def not_a_source_kind(source: Path, what: str) -> str:
+    """The sentence refusing a ``--source`` that is none of the kinds it takes (``what`` it
+    is), naming those kinds."""
+    return (
+        f"--source {source}: {what}, which --source does not take: give a folder of cases, a "
+        "case folder (holding prompt.md and config.json) or a task file (JSON)"
+    )
 
 
 def discover_cases(
@@ -298,6 +313,8 @@ def discover_cases(
         raise DiscoveryError(f"--source-root {source_root}: no such directory")
     if not source.exists():
         raise DiscoveryError(f"--source {source}: no such file or directory")
+    if not source.is_file() and not source.is_dir():
+        raise DiscoveryError(not_a_source_kind(source, "neither a folder nor a regular file"))
     if source.is_file():
         _refuse_a_file_that_is_no_task_file(source)
         from proctor.discover.tasks import load_task_file  # a task file's model, when needed

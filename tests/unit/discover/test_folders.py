@@ -107,6 +107,42 @@ def test_proctor_json_given_as_source_is_said_to_be_the_configuration(tmp_path: 
         discover_cases(tmp_path / "proctor.json")
 
 
+@pytest.mark.parametrize(
+    ("name", "content", "what"),
+    [
+        ("notes.txt", b"my notes\n", "a .txt file that is not JSON"),
+        ("fixture.zip", b"PK\x03\x04\xff\xfe", "a .zip file that is not JSON"),
+        ("README", b"# cases\n", "a file that is not JSON"),
+    ],
+)
+def test_a_source_file_of_a_kind_it_does_not_take_is_said_with_the_kinds_it_takes(
+    tmp_path: Path, name: str, content: bytes, what: str
+) -> None:
+    """`--source notes.txt` said `notes.txt: malformed JSON at line 1, column 1: Expecting
+    value`, as if it were a task file with a mistake in it."""
+    (tmp_path / name).write_bytes(content)
+    with pytest.raises(DiscoveryError) as info:
+        discover_cases(tmp_path / name)
+    assert str(info.value) == (
+        f"--source {tmp_path / name}: {what}, which --source does not take: give a folder of "
+        "cases, a case folder (holding prompt.md and config.json) or a task file (JSON)"
+    )
+
+
+def test_a_source_that_is_neither_a_folder_nor_a_file_is_said_with_the_kinds_it_takes(
+    tmp_path: Path,
+) -> None:
+    """A FIFO was listed as a folder: `Not a directory; what was finished before it is kept`."""
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(DiscoveryError, match="pipe: neither a folder nor a regular file, which "):
+        discover_cases(tmp_path / "pipe")
+
+
+def test_a_task_file_of_another_name_is_read_as_tasks(tmp_path: Path) -> None:
+    (tmp_path / "tasks.txt").write_text('{"id": "t1", "prompt": "Do it."}')
+    assert [c.name for c in discover_cases(tmp_path / "tasks.txt").cases] == ["t1"]
+
+
 def test_a_task_file_named_config_json_outside_a_case_folder_is_read_as_tasks(
     tmp_path: Path,
 ) -> None:
