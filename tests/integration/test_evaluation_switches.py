@@ -115,6 +115,28 @@ def test_an_unknown_evaluator_name_is_a_sentence(
     assert "--only-evaluator and --skip-evaluator both name file-exists" in both.err
 
 
+def test_an_unknown_evaluator_name_is_said_with_the_nearest_and_the_names_there_are(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The names were listed all, however many, and the near one not singled out."""
+    make_case("x", config=CHECKS, plan=WRITES_A)
+    many = [{"use": "file-exists", "must": ["a.txt"], "label": f"c{i:02}"} for i in range(25)]
+    make_case("y", config={"evaluators": [*CHECKS["evaluators"], *many]}, plan=WRITES_A)
+    checked = proctor("validate", "--source", str(tmp_path / "cases"), "--skip-evaluator", "has_a")
+    assert checked.code == 2
+    listed = ", ".join(["c00", "c01", *(f"c{i:02}" for i in range(2, 20))])
+    assert checked.err.splitlines()[0] == (
+        "proctor: error: --skip-evaluator has_a: no case has an evaluator with that use or "
+        f"label (did you mean 'has-a'? evaluators: {listed}, …)"
+    )
+    make_case("y", config=CHECKS, plan=WRITES_A)
+    result, _ = run_cases(proctor, tmp_path, "--only-evaluator", "says_b")
+    assert result.err.strip() == (
+        "proctor: error: --only-evaluator says_b: no case has an evaluator with that use or "
+        "label (did you mean 'says-b'? evaluators: command, file-exists, has-a, says-b)"
+    )
+
+
 def test_no_collect_cost_leaves_every_cost_unknown(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

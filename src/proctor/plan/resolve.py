@@ -306,7 +306,8 @@ def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
 
 def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     """Each ``--only-evaluator``/``--skip-evaluator`` name is some evaluator's ``use`` or
-    ``label``: a typo would otherwise run nothing, or everything, silently. A name given to
+    ``label``: a typo would otherwise run nothing, or everything, silently; it is said with the
+    nearest name and the first 20 there are, as ``--case`` and ``--tag`` are. A name given to
     both options would leave nothing to run."""
     both = sorted(set(cli.only_evaluators) & set(cli.skip_evaluators))
     if both:
@@ -321,9 +322,11 @@ def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
     ):
         for name in names:
             if name not in known:
+                every = sorted(known)
+                shown = ", ".join(every[:20]) + (", …" if len(every) > 20 else "")
                 raise ConfigError(
                     f"{option} {name}: no case has an evaluator with that use or label "
-                    f"(known: {', '.join(sorted(known)) or 'none'})"
+                    f"({did_you_mean(name, every)}evaluators: {shown or 'none'})"
                 )
 
 
