@@ -120,3 +120,20 @@ def test_names_ending_in_a_dot_are_refused_by_validate_and_run_alike(
     ran = proctor("run", "--source", str(cases), "--case", "fine", "--out", str(tmp_path / "o"))
     assert ran.code == 2
     assert ran.err.startswith(f'proctor: error: "{cases}/fix.": the case folder\'s name ends')
+
+
+def test_validate_case_naming_a_broken_case_says_its_problem_not_that_no_case_matches(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``--case broken`` said the case's problem and then ``--case broken: no case matches
+    (did you mean …)``, as if the name were a typo."""
+    make_case("broken", config={"conditions": {"base ": {}}})
+    make_case("fine")
+    cases = tmp_path / "cases"
+    checked = proctor("validate", "--source", str(cases), "--case", "broken")
+    assert checked.code == 2
+    errors = [line for line in checked.err.splitlines() if line.startswith("proctor: error: ")]
+    assert len(errors) == 1, checked.err
+    assert errors[0].startswith(f"proctor: error: {cases / 'broken' / 'config.json'}: field ")
+    typo = proctor("validate", "--source", str(cases), "--case", "brokn")
+    assert "--case brokn: no case matches (cases: fine)" in typo.err

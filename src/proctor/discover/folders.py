@@ -42,6 +42,9 @@ CASE_MARKERS = ("prompt.md", "config.json")
 class Discovery:
     cases: list[Case] = field(default_factory=list)
     skipped: list[SkippedCase] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+    """The names of the case folders left out for a configuration problem (noted in
+    ``problems``): a ``--case`` naming one is no typo."""
 
 
 OPTIONAL_FILES = ("qna.md", "plan.json", "evaluation.md", "src.zip")
@@ -341,6 +344,7 @@ def discover_cases(
             if problems is None:
                 raise
             problems.extend(exc.problems if isinstance(exc, Problems) else [str(exc)])
+            found.broken.append(folder.name)
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:

@@ -258,7 +258,7 @@ def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     others that match: it would otherwise run less than asked, and pass (a name matching a
     skipped case is left to that case's "skipped" line)."""
     names = [c.name for c in found.cases]
-    check_case_globs(cli.cases, names, [*names, *(s.name for s in found.skipped)])
+    check_case_globs(cli.cases, names, [*names, *(s.name for s in found.skipped), *found.broken])
 
 
 def check_case_globs(globs: Sequence[str], names: Sequence[str], every: Sequence[str]) -> None:
