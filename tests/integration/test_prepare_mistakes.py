@@ -187,3 +187,17 @@ def test_a_case_is_prepared_by_name_beside_a_case_whose_config_is_broken(
     assert own.code == 2
     assert own.err.startswith(f"proctor: error: looking for case 'broken' under {cases}: ")
     assert "'base ' names a results folder" in own.err
+
+
+def test_a_session_prepared_inside_the_cases_folder_is_no_case_validate_skips(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`prepare fix` run among the cases made `proctor-results/prepared/…`, which `validate`
+    then listed as `skipped  proctor-results: missing required file prompt.md`."""
+    make_case("fix", src={"a.txt": "a\n"})
+    monkeypatch.chdir(tmp_path / "cases")
+    assert proctor("prepare", "fix").code == 0
+    checked = proctor("validate", "--source", ".")
+    assert checked.code == 0, checked.err
+    assert "skipped" not in checked.out.splitlines()[0]
+    assert checked.out.splitlines()[-1].startswith("1 runnable, 0 skipped, 0 problems")

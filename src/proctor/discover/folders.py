@@ -363,11 +363,15 @@ def discover_cases(
 
 
 def holds_results(folder: Path) -> bool:
-    """Whether ``folder`` is a results directory of proctor's: a findings ledger, or a run
-    folder (``run-…`` with its ``run.json``) in it. Not a case, and never listed as one that
-    was skipped."""
+    """Whether ``folder`` is a results directory of proctor's: a findings ledger, a run
+    folder (``run-…`` with its ``run.json``), or a session ``proctor prepare`` made
+    (``prepared/…/session.json``) in it. Not a case, and never listed as one that was
+    skipped."""
     try:
-        return (folder / LEDGER_FILE).is_file() or newest_run_in(folder) is not None
+        if (folder / LEDGER_FILE).is_file() or newest_run_in(folder) is not None:
+            return True
+        prepared = folder / "prepared"
+        return prepared.is_dir() and any((p / "session.json").is_file() for p in prepared.iterdir())
     except OSError:
         return False
 
