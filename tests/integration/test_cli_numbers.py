@@ -10,7 +10,7 @@ import click
 import pytest
 
 from proctor.cli.options import FiniteRange
-from tests.conftest import Run
+from tests.conftest import MakeCase, Run
 
 
 @pytest.mark.parametrize("text", ["nan", "NaN", "inf", "-inf", "1e400"])
@@ -61,6 +61,30 @@ def test_a_blank_out_is_refused_with_exit_2(
         f"'--out': expected the path of a results folder, not a blank one, got {json.dumps(blank)}"
     )
     assert said in result.err  # quoted as proctor.json's "out" is
+
+
+@pytest.mark.parametrize("blank", ["", " "])
+@pytest.mark.parametrize(
+    "argv", [("run", "--dry-run"), ("validate",), ("prepare", "c"), ("record", "c")]
+)
+def test_a_blank_source_is_refused_with_exit_2(
+    proctor: Run,
+    make_case: MakeCase,
+    argv: tuple[str, ...],
+    blank: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--source "$SUITE"`` with the variable unset read the current folder's cases."""
+    make_case("c")
+    monkeypatch.chdir(tmp_path / "cases")
+    result = proctor(*argv, "--source", blank)
+    assert result.code == 2, result.err
+    assert (
+        "Invalid value for '--source': expected a folder of cases, a case folder or a task "
+        f"file, not a blank path, got {json.dumps(blank)}"
+    ) in result.err
+    assert not (tmp_path / "cases" / "proctor-results").exists()
 
 
 @pytest.mark.parametrize("argv", WITH_OUT)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import ResultsFolder, config_option, reporter_option
+from proctor.cli.options import CasesPath, ResultsFolder, config_option, reporter_option
 from proctor.cli.signals import echo_unless_gone
 
 RESULTS = Path("proctor-results")
 case_source = click.option(
     "--source",
-    type=click.Path(path_type=Path),
+    type=CasesPath(),
     default=Path("."),
     help="Where CASE is found by name.",
 )

@@ -13,10 +13,31 @@ from click.core import ParameterSource
 
 FC = TypeVar("FC", bound=Callable[..., Any])
 
+
+class CasesPath(click.Path):
+    """``--source PATH``: where cases are, never a blank one (``--source "$SUITE"`` with the
+    variable unset would read the current folder's cases, and run them, without a word)."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            from proctor.util.json_shown import WHOLE, json_text
+
+            self.fail(
+                "expected a folder of cases, a case folder or a task file, not a blank path, "
+                "got " + json_text(value, WHOLE),
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
 source_option = click.option(
     "--source",
     "source",
-    type=click.Path(path_type=Path),
+    type=CasesPath(),
     default=Path("."),
     show_default=True,
     help="A folder of case folders, one case folder, a task JSON file or a folder of them.",
