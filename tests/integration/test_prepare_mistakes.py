@@ -201,3 +201,18 @@ def test_a_session_prepared_inside_the_cases_folder_is_no_case_validate_skips(
     assert checked.code == 0, checked.err
     assert "skipped" not in checked.out.splitlines()[0]
     assert checked.out.splitlines()[-1].startswith("1 runnable, 0 skipped, 0 problems")
+
+
+def test_a_case_whose_own_name_is_refused_is_said_so_not_another_case_s_problem(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("a-broken", config={"conditions": {"base ": {}}})
+    make_case("fix.")
+    cases = tmp_path / "cases"
+    prepared = proctor("prepare", "fix.", "--source", str(cases), "--out", str(tmp_path / "r"))
+    assert prepared.code == 2
+    assert prepared.err.strip() == (
+        f"proctor: error: looking for case 'fix.' under {cases}: \"{cases}/fix.\": the case "
+        "folder's name ends with '.', which Windows drops from a folder's name (as it drops "
+        "white space there): rename it"
+    )

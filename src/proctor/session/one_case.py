@@ -14,7 +14,7 @@ from proctor.models.config import CliOverrides
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.plan.resolve import load_run_plan
 from proctor.session.run import warn
-from proctor.util.json_shown import json_text
+from proctor.util.json_shown import WHOLE, json_text
 from proctor.util.text import did_you_mean
 
 
@@ -43,7 +43,8 @@ def plan_one(
         others: list[str] = []  # another case's problem is no reason to refuse this one
         try:
             discovery = discover_cases(source, problems=others)
-            marks = (f"'{case}'", json.dumps(case), f"{source / case}{os.sep}")  # named, or file
+            folder_said = (f"{source / case}{os.sep}", json_text(str(source / case), WHOLE))
+            marks = (f"'{case}'", json.dumps(case), *folder_said)  # its name, its folder
             own = [said for said in others if any(mark in said for mark in marks)]
             if own or (others and case not in (known := [c.name for c in discovery.cases])):
                 raise ConfigError((own or others)[0])
