@@ -79,3 +79,29 @@ def test_a_run_stopped_before_a_condition_ran_compares_its_planned_conditions(
             (2, "missing treatment"),
         ]
         assert "stopped before every trial ran" in compared.err
+
+
+def test_the_report_of_a_run_stopped_before_a_condition_ran_has_its_ab_section(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`report RUN` shows the A/B comparison `compare RUN` shows: the planned conditions,
+    every pair missing the side that never ran, in JSON and in Markdown."""
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 2}
+    make_case("x", config=config, plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    shutil.rmtree(run / "trials" / "x" / "scripted" / "variant")
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    reported = proctor("report", str(run), "--json")
+    assert reported.code == 130, reported.err
+    ab = reported.json()["ab"]
+    assert ab is not None and (ab["treatment"], ab["baseline"]) == ("variant", "control")
+    assert [(i["repeat"], i["reason"]) for i in ab["incomplete"]] == [
+        (1, "missing treatment"),
+        (2, "missing treatment"),
+    ]
+    markdown = proctor("report", str(run)).out
+    assert "## A/B: `variant` (treatment) vs `control` (baseline)" in markdown, markdown
+    assert "| `x` | scripted | 2 | missing treatment |" in markdown, markdown

@@ -446,13 +446,17 @@ def _interrupted_reason(
 def ab_sections(
     records: Sequence[TrialRecord], gate: Gate, cells: Sequence[Cell] = ()
 ) -> tuple[ABReport | None, ABGateResult | None]:
-    """The A/B report of the run's default pair of conditions, and the A/B gate when set."""
+    """The A/B report of the run's default pair of conditions, and the A/B gate when set.
+
+    The conditions are those of the trials and of the run's matrix (``cells``): a run stopped
+    before any trial of a condition ran still has its A/B section, that side's pairs missing."""
     report = None
     if gate.ab is not None:
         pair: tuple[str, str] | None = (gate.ab.treatment, gate.ab.baseline)
     else:
-        pair = choose_pair(records, together_only=True)
-    if pair is not None and len({r.condition for r in records}) > 1:
+        pair = choose_pair(records, together_only=True, planned=cells)
+    conditions = {r.condition for r in records} | {cell[2] for cell in cells}
+    if pair is not None and len(conditions) > 1:
         report = analyse_ab(records_for_pair(records, *pair), *pair, planned=cells)
     result = None
     if gate.ab is not None:
