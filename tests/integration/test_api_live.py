@@ -61,6 +61,7 @@ def test_a_run_still_running_then_killed_is_said_so(tmp_path: Path) -> None:
         "trials so far, not its result"
     ]
     assert suite.exit_code == proctor.ExitCode.STILL_RUNNING == 75
+    assert not suite.interrupted  # still going: nothing was interrupted
     assert suite.exit_reason.startswith(
         f"{run_dir.name} is still running (process {orchestrator.pid}): "
         f"{len(live.records)} of 4 trials finished so far, no verdict yet"
@@ -74,6 +75,7 @@ def test_a_run_still_running_then_killed_is_said_so(tmp_path: Path) -> None:
     ]
     again = proctor.recompute_run(run_dir)
     assert again.exit_code == 130 and again.exit_reason.startswith("interrupted after ")
+    assert again.interrupted
 
 
 def test_a_run_read_from_its_own_subscriber_is_running_then_finished(tmp_path: Path) -> None:

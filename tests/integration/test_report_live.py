@@ -51,6 +51,7 @@ def test_a_report_of_a_run_still_running_exits_75(proctor: Run, tmp_path: Path) 
     suite = json.loads(as_json.out)
     assert as_json.code == 75 and suite["exitCode"] == 75 and suite["totals"]["n"] >= 1
     assert "finished so far, no verdict yet" in suite["exitReason"]
+    assert suite["interrupted"] is False  # still going: nothing was interrupted
     assert write.code == 2 and "is still running" in write.err
     assert (
         not (run_dir / "suite.json").exists()
@@ -118,3 +119,4 @@ def test_runs_read_together_one_still_running_exit_75_naming_it(
     suite = json.loads(as_json.out)
     assert as_json.code == 75 and suite["exitCode"] == 75 and suite["totals"]["n"] == 3
     assert suite["exitReason"].startswith(reason)
+    assert suite["interrupted"] is False  # one run finished, the other still going

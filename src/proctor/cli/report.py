@@ -146,7 +146,8 @@ def command(
         echo_pooled_notes(read)
         live = [(run, run.running_pid) for run in runs if run.running_pid is not None]
         if live:
-            suite = still_running(suite, *_pooled_progress(live, runs))
+            stopped = any(run.stopped_short and run.running_pid is None for run in runs)
+            suite = still_running(suite, *_pooled_progress(live, runs), interrupted=stopped)
     else:
         (run_dir,) = run_dirs
         # Compact records: `report` only aggregates and renders them (a fifth of the memory).

@@ -35,16 +35,23 @@ def stopped_short_notes(run: StoredRun) -> list[str]:
     return [f"{name} stopped before every trial ran: {run.manifest.finish_hint(name)}"]
 
 
-def still_running(suite: SuiteRecord, running: str, finished: str) -> SuiteRecord:
+def still_running(
+    suite: SuiteRecord, running: str, finished: str, *, interrupted: bool = False
+) -> SuiteRecord:
     """The aggregate of a run still running (``running``: `RUN is still running (process
     PID)`; ``finished``: how many of its trials finished): the figures of the trials so far,
-    and exit 75 (no verdict yet), never a verdict or 130 (nothing was interrupted)."""
+    and exit 75 (no verdict yet), never a verdict or 130, and ``interrupted`` false: nothing
+    was interrupted (``interrupted``: of runs read together, another one stopped)."""
     _, _, so_far = suite.exit_reason.partition("; of the finished ones: ")
     reason = f"{running}: {finished}, no verdict yet" + (
         f"; of the finished ones: {so_far}" if so_far else ""
     )
     return suite.model_copy(
-        update={"exit_code": int(ExitCode.STILL_RUNNING), "exit_reason": reason}
+        update={
+            "exit_code": int(ExitCode.STILL_RUNNING),
+            "exit_reason": reason,
+            "interrupted": interrupted,
+        }
     )
 
 

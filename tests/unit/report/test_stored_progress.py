@@ -3,15 +3,19 @@ it) is read as still running, by its journal, not as a run that stopped."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import proctor
+from proctor import recompute_run
 from proctor.models.run import JournalEntry
 from proctor.util.processes import process_start
+from tests.conftest import Run
 
 EXAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "results-v1" / "example-suite"
+OTHER_RUN = EXAMPLE_RUN.parent / "ab-gate"
 
 
 def _started_by(run: Path, pid: int, pid_start: int | None) -> None:
@@ -37,3 +41,28 @@ def test_a_run_without_its_run_json_yet_whose_process_runs_it_is_running(
     _started_by(run, 1, 1)
     stopped = proctor.load_run(run)
     assert stopped.state == "stopped" and stopped.running_pid is None
+
+
+def test_a_run_still_running_is_not_interrupted(proctor: Run, tmp_path: Path) -> None:
+    """Its aggregate of the trials so far says `interrupted` false (nothing was interrupted);
+    read with a run that stopped, true (that one was), and with one that finished, false."""
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    (run / "suite.json").unlink()
+    _started_by(run, os.getpid(), process_start(os.getpid()))
+    live = recompute_run(run)
+    assert live.exit_code == 75 and live.interrupted is False
+    finished = tmp_path / "finished"
+    shutil.copytree(OTHER_RUN, finished)
+    stopped = tmp_path / "stopped"
+    shutil.copytree(OTHER_RUN, stopped)
+    other = json.loads((stopped / "run.json").read_text())
+    (stopped / "run.json").write_text(json.dumps({**other, "finishedAt": None}))
+    _started_by(stopped, 1, 1)  # its process is gone: it stopped
+    assert recompute_run(stopped).interrupted is True
+    for other_run, interrupted in ((stopped, True), (finished, False)):
+        pooled = proctor("report", str(other_run), str(run), "--json")
+        assert pooled.code == 75, pooled.err
+        assert pooled.json()["interrupted"] is interrupted
