@@ -333,7 +333,7 @@ def test_runs_read_together_leave_out_a_case_that_never_planned_both_conditions(
 def test_the_ab_markdown_prints_every_rate_with_its_denominator(
     proctor: Any, tmp_path: Path
 ) -> None:
-    """The outcome rates as the pass rate: counts of trials and points ("3/3 (100%) | +0
+    """The outcome rates as the pass rate: counts of trials and points ("3/3 (100%) | 0
     pts"), not "1 | 1 | +0 | [-0.6, +0.6]"."""
     examples = Path(__file__).parents[2] / "examples" / "cases"
     out = str(tmp_path / "out")

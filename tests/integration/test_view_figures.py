@@ -214,3 +214,5 @@ def test_the_compare_page_never_shows_a_claimed_interval_reaching_zero(tmp_path:
             write_record(paths.trial("case-000", "scripted", condition, repeat).trial_json, record)
     page = _page(tmp_path, "/compare?run=run-b&treatment=b&baseline=a")
     assert "pass rate: 0.500 → 1.000 (+0.500, CI [0.00006, 0.812])" in page
+    # A difference of 0 carries no sign, as in every report (not +0.000).
+    assert "median tool calls: 3.000 → 3.000 (0.000, CI [0.000, 0.000])" in page, page

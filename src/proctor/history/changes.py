@@ -429,7 +429,11 @@ def _signed_seconds(delta: ChangeDelta, item: ChangeComparison) -> str:
     return f"– (not compared: {timed} timed on a side, at least {MIN_SIDE} needed)"
 
 
-def _sign(value: float) -> str:
+def _sign(value: float, shown: str) -> str:
+    """The sign before a difference ``shown`` (its magnitude): none when it shows as 0
+    (``0.0 s``, neither ``+0.0 s`` nor ``−0.0 s``)."""
+    if not any(digit in shown for digit in "123456789"):
+        return ""
     return "−" if value < 0 else "+"
 
 
@@ -439,15 +443,18 @@ def _timed(timed: int, tasks: int) -> str:
 
 
 def _signed_time(seconds: float) -> str:
-    return _sign(seconds) + duration_text(abs(seconds))
+    shown = duration_text(abs(seconds))
+    return _sign(seconds, shown) + shown
 
 
 def _signed_steps(steps: float) -> str:
-    return f"{_sign(steps)}{fixed(abs(steps), 1)}"
+    shown = fixed(abs(steps), 1)
+    return f"{_sign(steps, shown)}{shown}"
 
 
 def _signed_points(share: float) -> str:
-    return f"{_sign(share)}{fixed(abs(share) * 100)} pp"
+    shown = fixed(abs(share) * 100)
+    return f"{_sign(share, shown)}{shown} pp"
 
 
 def _with_ci(

@@ -70,6 +70,8 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["every_k"] = every_k
     env.filters["percent"] = percent_text
     env.filters["bound"] = partial(bound_text, digits=3, signed=False)
+    # A difference: +0.500, -0.0003, and 0.000 with no sign (see `with_sign`).
+    env.filters["delta"] = partial(bound_text, digits=3, signed=True)
     env.filters["plural"] = plural
     # Counts, seconds and dollars as `proctor report`'s Markdown shows them: 2,749, 0.33, $0.0123.
     env.filters["count"] = count_text

@@ -210,10 +210,18 @@ def fixed(value: float, digits: int = 0) -> str:
 def percent_text(share: float, *, signed: bool = False) -> str:
     """``share`` (0.625) in whole percent (``63``), a half rounded up as :func:`fixed` rounds
     it, as every other figure of the reports is; ``signed`` gives a sign to all but a shown 0
-    (``+13``, ``-13``, ``+0``). The ``%`` or ``pts`` after it is the caller's."""
-    shown = fixed(without_noise(100 * share))
-    if shown.lstrip("-") == "0":
-        return "+0" if signed else "0"
+    (``+13``, ``-13``, ``0``: see :func:`with_sign`). The ``%`` or ``pts`` after it is the
+    caller's."""
+    return with_sign(fixed(without_noise(100 * share)), signed)
+
+
+def with_sign(shown: str, signed: bool) -> str:
+    """A figure as :func:`fixed` shows it, with its sign as every report shows a difference:
+    ``+`` before one above 0 (``signed``), ``-`` before one below, and none before one that
+    shows as 0 (``0.00``, ``0``), whichever side of 0 it lies on: ``-0.004`` s is ``0.00``,
+    neither ``+0.00`` nor ``-0.00``."""
+    if float(shown) == 0:
+        return shown.lstrip("-")
     return f"+{shown}" if signed and not shown.startswith("-") else shown
 
 
@@ -223,7 +231,7 @@ NOISE = 1e-9
 
 def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
     """A confidence interval's bound with ``digits`` decimals (a half rounded up, see
-    :func:`fixed`), ``signed`` as :func:`percent_text` signs (``+0`` for a 0); a bound that is
+    :func:`fixed`), ``signed`` as :func:`percent_text` signs (``0`` for a 0); a bound that is
     not 0 but rounds to it keeps its first significant digit (``+0.006``, not ``+0``), so that
     an interval that excludes 0, and is claimed so, never reads as reaching it. A bound within
     :data:`NOISE` of 0 is a float's own rounding of a 0 (``0.1 + 0.2 - 0.3``), shown as 0."""
@@ -233,9 +241,7 @@ def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
         value = 0.0
     if value != 0 and float(shown) == 0:
         shown = fixed(value, -math.floor(math.log10(abs(value))))
-    if float(shown) == 0:
-        shown = shown.lstrip("-")
-    return f"+{shown}" if signed and not shown.startswith("-") else shown
+    return with_sign(shown, signed)
 
 
 def spread_text(median: float, low: float, high: float, *, seconds: bool = False) -> str:
@@ -260,7 +266,7 @@ def count_text(value: float, *, signed: bool = False) -> str:
     delta, a bound), as every report shows one: whole, with a thousands separator
     (``2,749``), a figure between two counts with one decimal (``1,527.5``), a figure that is
     not 0 but would round to it with its first significant digit (``0.04``, never ``0.0``);
-    ``signed`` as :func:`bound_text` signs (``+1,793``, ``-4``, ``+0``)."""
+    ``signed`` as :func:`bound_text` signs (``+1,793``, ``-4``, ``0``)."""
     value = without_noise(value)
     whole = value != value or value in (float("inf"), float("-inf")) or value == int(value)
     return _grouped(bound_text(value, 0 if whole else 1, signed=signed))
@@ -273,15 +279,13 @@ SECONDS_DIGITS = 2
 def seconds_text(value: float, *, signed: bool = False, bound: bool = False) -> str:
     """A time in seconds (an elapsed time, a median of them, their delta) as every report
     shows one: two decimals, a half up (``0.33``, ``1,204.50``), ``signed`` as
-    :func:`bound_text` signs (``-0.17``, ``+0.00``); a confidence interval's ``bound`` that
+    :func:`bound_text` signs (``-0.17``, ``+0.01``, and ``0.00`` for -0.004: no sign before a
+    figure shown as 0); a confidence interval's ``bound`` that
     is not 0 but would round to it keeps its first significant digit (``+0.004``), as
     :func:`bound_text` keeps it. The unit after it is the caller's."""
     if bound:
         return _grouped(bound_text(value, SECONDS_DIGITS, signed=signed))
-    shown = fixed(without_noise(value), SECONDS_DIGITS)
-    if float(shown) == 0:
-        shown = shown.lstrip("-")
-    return _grouped(f"+{shown}" if signed and not shown.startswith("-") else shown)
+    return _grouped(with_sign(fixed(without_noise(value), SECONDS_DIGITS), signed))
 
 
 def dollars_text(value: float) -> str:

@@ -1157,3 +1157,13 @@ def test_an_iso_week_date_of_no_such_week_or_day_says_which(
         mark_for("x", None, text, tmp_path)
     assert str(refused.value) == f"--at {text!r}: {said}"
     assert str(parse_day("2026-W53-4", "--since")) == "2026-12-31"  # 2026 has 53 weeks
+
+
+def test_a_difference_shown_as_0_has_no_sign() -> None:
+    """-0.01 steps shows as 0.0, not −0.0, and 0 s as 0.0 s, not +0.0 s: a sign before a
+    figure shown as 0 says a difference the table does not show."""
+    from proctor.history.changes import _signed_points, _signed_steps, _signed_time
+
+    assert [_signed_steps(x) for x in (-0.01, 0.0, 0.04, -1.26)] == ["0.0", "0.0", "0.0", "−1.3"]
+    assert [_signed_time(x) for x in (0.0, -0.02, 140)] == ["0.0 s", "0.0 s", "+2m 20s"]
+    assert [_signed_points(x) for x in (-0.001, 0.0, 0.33)] == ["0 pp", "0 pp", "+33 pp"]

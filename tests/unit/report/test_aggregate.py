@@ -254,7 +254,7 @@ def test_a_passed_ab_gate_is_named_in_the_exit_reason() -> None:
     suite = aggregate(records, gate, run_id="r")
     assert suite.exit_code == 0 and suite.ab_gate is not None and suite.ab_gate.passed
     assert suite.exit_reason == (
-        "every group passed its gate; A/B gate passed: pass-rate delta +0.000 over 3 complete "
+        "every group passed its gate; A/B gate passed: pass-rate delta 0.000 over 3 complete "
         "pairs, 95% CI [-0.561, +0.561]; the lower bound is within the allowed drop of 1: passed"
     ), suite.exit_reason
     failing = aggregate([*records, trial("f", "treat", "failed")], gate, run_id="r")

@@ -279,7 +279,7 @@ def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
     from proctor.util.text import bound_text
 
     assert [bound_text(x) for x in (0.00556, -0.00556, 0.0, -0.0, 13.1, 0.5)] == [
-        "+0.006", "-0.006", "+0", "+0", "+13", "+1"]  # fmt: skip
+        "+0.006", "-0.006", "0", "0", "+13", "+1"]  # fmt: skip
     assert [bound_text(x, 3, signed=False) for x in (5.56e-05, 0.131, 0.0)] == [
         "0.00006", "0.131", "0.000"]  # fmt: skip
 
@@ -289,5 +289,5 @@ def test_bound_text_shows_a_float_s_own_rounding_of_zero_as_zero() -> None:
     from proctor.util.text import bound_text
 
     assert bound_text(0.1 + 0.2 - 0.3, 3, signed=False) == "0.000"
-    assert bound_text(-(0.1 + 0.2 - 0.3)) == "+0"
+    assert bound_text(-(0.1 + 0.2 - 0.3)) == "0"
     assert bound_text(2e-9, 3, signed=False) == "0.000000002"  # past the noise: kept

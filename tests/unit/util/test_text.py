@@ -65,7 +65,7 @@ def test_a_spread_reads_as_the_json_holds_it(
         (-1793, True, "-1,793"),
         (999, False, "999"),
         (1527.5, False, "1,527.5"),
-        (0, True, "+0"),
+        (0, True, "0"),  # no sign before a 0
         (-0.0, False, "0"),
         (0.04, True, "+0.04"),  # not 0, so never shown as one
         (1234567, True, "+1,234,567"),
@@ -84,9 +84,11 @@ def test_a_count_reads_the_same_in_every_report(value: float, signed: bool, text
         (0.3333, False, "0.33"),
         (-0.1666, True, "-0.17"),
         (0.125, False, "0.13"),  # a half up
-        (0, True, "+0.00"),
+        (0, True, "0.00"),
         (0.004, False, "0.00"),
-        (-0.004, True, "+0.00"),
+        (-0.004, True, "0.00"),  # shown as 0: no sign
+        (0.004, True, "0.00"),
+        (-0.006, True, "-0.01"),
         (1204.5, False, "1,204.50"),
     ],
 )
@@ -190,6 +192,6 @@ def test_percent_text_rounds_a_half_up_and_signs_points() -> None:
     assert [percent_text(x, signed=True) for x in (0.125, -0.125, -0.001, 0.0)] == [
         "+13",
         "-13",
-        "+0",  # no "-0"
-        "+0",
+        "0",  # no "-0", nor "+0"
+        "0",
     ]

@@ -262,8 +262,9 @@ def ab_gate(
         (rate.ci.low, rate.ci.high, rate.ci.confidence) if rate.ci else (0.0, 0.0, 0.0)
     )
     passed = low >= -max_pass_rate_drop - _GATE_TOLERANCE
+    delta = _gate_bound(rate.delta or 0.0)  # 0.000 unsigned, as every report shows a 0
     message = (
-        f"pass-rate delta {rate.delta or 0.0:+.3f} over {plural(len(pairs), 'complete pair')}, "
+        f"pass-rate delta {delta} over {plural(len(pairs), 'complete pair')}, "
         f"{confidence:.0%} CI [{_gate_bound(low)}, {_gate_bound(high)}]; the lower bound is "
         f"{'within' if passed else 'beyond'} the allowed drop of {max_pass_rate_drop:g}: "
         f"{'passed' if passed else 'failed'}."
