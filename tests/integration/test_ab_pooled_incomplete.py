@@ -105,3 +105,29 @@ def test_the_report_of_a_run_stopped_before_a_condition_ran_has_its_ab_section(
     markdown = proctor("report", str(run)).out
     assert "## A/B: `variant` (treatment) vs `control` (baseline)" in markdown, markdown
     assert "| `x` | scripted | 2 | missing treatment |" in markdown, markdown
+
+
+def test_a_gate_given_with_config_may_name_a_condition_a_stopped_run_never_ran(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The run planned it: `report RUN --config` gates on it (no complete pair: the gate
+    fails), alone or read with other runs, not 'condition ... is not in this run'."""
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 2}
+    make_case("x", config=config, plan={"turns": [{"say": "hi"}]})
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    shutil.rmtree(run / "trials" / "x" / "scripted" / "variant")
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    gate = tmp_path / "gate.json"
+    gate.write_text(json.dumps({"gate": {"ab": {"treatment": "variant", "baseline": "control"}}}))
+    for runs in ([run], [run, tmp_path / "other"]):
+        if len(runs) > 1:  # a second run of the same case, every trial of both conditions
+            argv = ["run", "--source", str(tmp_path / "cases"), "--out", str(runs[1])]
+            assert proctor(*argv).code == 0
+            runs[1] = next(runs[1].glob("run-*"))
+        reported = proctor("report", *map(str, runs), "--config", str(gate), "--json")
+        assert reported.code == 130, reported.err
+        ab_gate = reported.json()["abGate"]
+        assert (ab_gate["treatment"], ab_gate["baseline"]) == ("variant", "control"), ab_gate

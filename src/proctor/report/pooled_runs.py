@@ -144,7 +144,10 @@ def recompute_many(
     records = pooled([run.records for run in runs], [run.cells for run in runs])
     if labels is not None:
         records = labels(records)
-    gate, held = gate_from(config, records) if config is not None else (runs[0].gate, True)
+    cells = pooled_planned([run.cells for run in runs], [run.records for run in runs])
+    gate, held = (
+        gate_from(config, records, cells) if config is not None else (runs[0].gate, True)
+    )
     timed = [run_wall(run) for run in runs]
     walls = [wall for wall, _ in timed]
     wall_ms = None if None in walls else sum(w for w in walls if w is not None)
@@ -155,7 +158,7 @@ def recompute_many(
         interrupted=any(run.stopped_short for run in runs),
         planned=planned_of(runs),
         wall_ms=wall_ms,
-        cells=pooled_planned([run.cells for run in runs], [run.records for run in runs]),
+        cells=cells,
         skipped_cases=skipped_of(runs),
         wall_lower_bound=any(cut for _, cut in timed),
     )

@@ -9,7 +9,7 @@ recomputing its aggregate. Nothing here re-runs an agent or an evaluator.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -471,12 +471,15 @@ def config_gate(config: Path) -> Gate | None:
     return top.gate
 
 
-def gate_from(config: Path, records: list[TrialRecord]) -> tuple[Gate, bool]:
-    """The gate of another configuration file, checked against the conditions that ran, and
-    whether the file holds one (when not, the gate is proctor's default)."""
+def gate_from(
+    config: Path, records: list[TrialRecord], cells: Iterable[tuple[str, str, str, int]] = ()
+) -> tuple[Gate, bool]:
+    """The gate of another configuration file, checked against the conditions that ran or
+    were planned (``cells``, the run's matrix: a run stopped before a condition ran has it),
+    and whether the file holds one (when not, the gate is proctor's default)."""
     held = config_gate(config)
     gate = held or DEFAULT_GATE
-    ran = {r.condition for r in records}
+    ran = {r.condition for r in records} | {cell[2] for cell in cells}
     for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():
         if name not in ran:
             raise ConfigError(
@@ -511,7 +514,9 @@ def recompute(
         run.records = labels(run.records)
         if compact_records:
             run.records = [compact(r) for r in run.records]
-    gate, held = gate_from(config, run.records) if config is not None else (run.gate, True)
+    gate, held = (
+        gate_from(config, run.records, run.cells) if config is not None else (run.gate, True)
+    )
     wall = run_wall(run)
     suite = aggregate(
         run.records,
