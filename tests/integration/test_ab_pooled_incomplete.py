@@ -131,3 +131,27 @@ def test_a_gate_given_with_config_may_name_a_condition_a_stopped_run_never_ran(
         assert reported.code == 130, reported.err
         ab_gate = reported.json()["abGate"]
         assert (ab_gate["treatment"], ab_gate["baseline"]) == ("variant", "control"), ab_gate
+
+
+def test_runs_read_together_count_the_trials_a_run_started_and_never_recorded(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As the run read alone counts them (its journal says they started), not as trials
+    never started."""
+    make_case("x", config={"repeats": 2}, plan={"turns": [{"say": "hi"}]})
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+        runs.append(next(out.glob("run-*")))
+    killed = runs[1]  # as if killed while its repeat 2 ran: started, never recorded
+    shutil.rmtree(killed / "trials" / "x" / "scripted" / "default" / "2")
+    manifest = json.loads((killed / "run.json").read_text())
+    (killed / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    said = "(1 started but never recorded)"
+    alone = proctor("report", str(killed), "--json")
+    assert alone.code == 130 and said in alone.json()["exitReason"], alone.out
+    together = proctor("report", *map(str, runs), "--json")
+    assert together.code == 130, together.err
+    reason = together.json()["exitReason"]
+    assert reason.startswith(f"interrupted after 3 of 4 trials finished {said}"), reason

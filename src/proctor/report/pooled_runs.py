@@ -17,6 +17,7 @@ from pathlib import Path, PurePath
 
 from proctor.models.compact import is_compact, with_repeat
 from proctor.models.config import Gate
+from proctor.models.journal import unrecorded
 from proctor.models.run import RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, PooledRun, PooledRuns, SuiteRecord
 from proctor.models.trial import TrialRecord
@@ -157,6 +158,12 @@ def recompute_many(
         run_id="+".join(run_name(run) for run in runs),
         interrupted=any(run.stopped_short for run in runs),
         planned=planned_of(runs),
+        # Each run's trials its journal says started and that left no record, as one run's.
+        unrecorded=sum(
+            unrecorded(run.paths.journal, run.cells, run.records)
+            for run in runs
+            if run.stopped_short
+        ),
         wall_ms=wall_ms,
         cells=cells,
         skipped_cases=skipped_of(runs),
