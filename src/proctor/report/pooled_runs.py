@@ -146,9 +146,7 @@ def recompute_many(
     if labels is not None:
         records = labels(records)
     cells = pooled_planned([run.cells for run in runs], [run.records for run in runs])
-    gate, held = (
-        gate_from(config, records, cells) if config is not None else (runs[0].gate, True)
-    )
+    gate, held = gate_from(config, records, cells) if config is not None else (runs[0].gate, True)
     timed = [run_wall(run) for run in runs]
     walls = [wall for wall, _ in timed]
     wall_ms = None if None in walls else sum(w for w in walls if w is not None)
