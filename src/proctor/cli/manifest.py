@@ -19,7 +19,7 @@ from proctor.util.text import one_line, plural
 if TYPE_CHECKING:
     from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan, TrialSpec
-    from proctor.models.run import ManifestRun
+    from proctor.models.run import ManifestRun, RepeatManifest
     from proctor.session import RunRequest
     from proctor.session.resume import ResumePlan
 
@@ -107,9 +107,9 @@ def _run_pairs(
     from proctor.cli.display import CostWarnings, make_display
     from proctor.exit_codes import ExitCode
     from proctor.session import RunRequest, run_plan
-    from proctor.session.repeats import manifest_order_note, read_manifest
+    from proctor.session.repeats import manifest_order_note
 
-    plan_of = read_manifest(path)
+    plan_of = _read_manifest(path)
     if note := manifest_order_note(plan_of):
         click.echo(f"proctor: note: {path}: {note}", err=True)
     if len(plan_of.runs) < plan_of.pairs:  # split between machines, or a run deleted by hand
@@ -341,6 +341,48 @@ def _pooled(
         err=True,
     )
     return int(pooled.exit_code)
+
+
+MANIFEST_LIMIT = 16 * 1024 * 1024
+"""The most bytes a manifest read from a stream may hold (one of 1000 pairs is some 200 kB):
+``--manifest /dev/zero`` is refused, not read for ever."""
+
+
+def _read_manifest(path: Path) -> RepeatManifest:
+    """The manifest ``path`` names: a file, or a stream read once to its end (``-``, standard
+    input; a pipe such as ``/dev/stdin`` or ``<(…)``), since a second read of a stream would
+    find nothing; a terminal is refused, as it would wait for a manifest typed by hand."""
+    import stat
+
+    from proctor.errors import ConfigError
+    from proctor.models.io import record_from_bytes
+    from proctor.models.run import RepeatManifest
+    from proctor.session.repeats import read_manifest
+
+    name = str(path)
+    if name != "-":
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            mode = stat.S_IFREG  # (read_manifest says what is wrong)
+        if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+            return read_manifest(path)
+    try:
+        with open(0 if name == "-" else path, "rb", closefd=name != "-") as stream:
+            if stream.isatty():
+                raise ConfigError(
+                    f"{name}: a terminal, not a manifest: pipe one in (`proctor run "
+                    "--manifest - < repeats.json`) or give its file"
+                )
+            raw = stream.read(MANIFEST_LIMIT + 1)
+    except OSError as exc:
+        raise ConfigError(f"{name}: not a readable manifest ({exc.strerror or exc})") from exc
+    if len(raw) > MANIFEST_LIMIT:
+        raise ConfigError(
+            f"{name}: more than {MANIFEST_LIMIT // (1024 * 1024)} MiB read, more than a "
+            "manifest holds (`proctor plan-repeats` writes one)"
+        )
+    return record_from_bytes(name, raw, RepeatManifest)
 
 
 def _manifest_run(

@@ -103,9 +103,9 @@ deterministic trials, and a difference shows up within a few."""
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
     "--manifest",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=click.Path(path_type=Path, dir_okay=False, exists=True, allow_dash=True),
     help="Run a repeat manifest (proctor plan-repeats): one run per pair, in its order, one "
-    "repeat each (the pairs are the repeats).",
+    "repeat each (the pairs are the repeats); - (or a pipe) reads it from standard input.",
 )
 @click.option(
     "--prompt",

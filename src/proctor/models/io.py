@@ -263,11 +263,18 @@ def read_trajectory(path: Path) -> list[Event]:
 
 def _load(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(read_regular(path).decode("utf-8"))
+        raw = read_regular(path)
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: file not found") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: not a readable JSON file ({exc.strerror or exc})") from exc
+    return _decoded(path, raw)
+
+
+def _decoded(path: Path | str, raw: bytes) -> dict[str, Any]:
+    """The JSON object ``raw`` (the bytes read from ``path``) holds."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise ConfigError(f"{path}: not a readable JSON file ({where}: {json_error(exc)})") from exc
@@ -313,7 +320,18 @@ def read_record(path: Path, model: type[R]) -> R:
     configuration file as the user wrote it, before user configuration was read strictly
     (:class:`~proctor.models.base.UserModel`). A record that is strict itself (the findings
     ledger, rewritten whole) stays strict."""
-    data = upgraded(path, _load(path), model)
+    return _validated(path, _load(path), model)
+
+
+def record_from_bytes(name: str, raw: bytes, model: type[R]) -> R:
+    """The record ``raw`` holds, read as :func:`read_record` reads a file: bytes read once from
+    a stream (a pipe, standard input), which no second read could find again. ``name`` is
+    what the messages call it."""
+    return _validated(name, _decoded(name, raw), model)
+
+
+def _validated(path: Path | str, loaded: dict[str, Any], model: type[R]) -> R:
+    data = upgraded(path, loaded, model)
     lenient = not model.model_config.get("strict", False)
     try:
         return model.model_validate(
