@@ -543,3 +543,24 @@ def test_a_resume_under_another_tmpdir_removes_the_dead_run_s_scratch(tmp_path: 
     ]  # fmt: skip
     assert (unmarked / "1" / "workspace").is_dir() and (other_run / "1" / "workspace").is_dir()
     assert list(resume_tmp.iterdir()) == []  # the resume's own scratch, gone at its end
+
+
+def test_resume_finishes_a_run_whose_records_hold_no_trial_settings(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A run of a proctor that recorded no case's ``trials`` settings (mode, backend, …) in
+    ``resolved.json``, and a run with the mode given: each resumed as it was planned."""
+    cases = suite(tmp_path)
+    out = tmp_path / "out"
+    argv = ("run", "--source", str(cases), "--out", str(out), "--mode", "interactive")
+    assert proctor(*argv).code == 0
+    (run_dir,) = out.glob("run-*")
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert {t["mode"] for c in resolved["cases"] for t in c["trials"]} == {"interactive"}
+    for case in resolved["cases"]:
+        del case["trials"]
+    (run_dir / "resolved.json").write_text(json.dumps(resolved))
+    (run_dir / "trials/slow/scripted/default/2/trial.json").unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0 and f"{TRIALS - 1} kept, 1 run now" in again.err, again.err
+    check_complete(run_dir)

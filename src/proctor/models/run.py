@@ -181,6 +181,25 @@ class ResolvedProfile(CamelModel):
     forward_env: list[str] = []
 
 
+class ResolvedTrialSettings(CamelModel):
+    """How the trials of one case × agent × condition run, as the run resolved it (the
+    command line over the condition, the case, ``proctor.json``'s profile and the adapter)."""
+
+    agent: str
+    condition: str
+    mode: str | None = None
+    """``headless`` or ``interactive`` (in a terminal)."""
+    backend: str = "provider"
+    """``provider`` (the agent's own model provider) or ``scripted`` (proctor's scripted
+    model, ``--model scripted``)."""
+    agent_model: str | None = None
+    """The model asked of the agent; None: the CLI's own default."""
+    agent_effort: str | None = None
+    max_turns: int | None = None
+    max_tool_calls: int | None = None
+    serial_repeats: bool = False
+
+
 class ResolvedCaseRecord(CamelModel):
     case: str
     path: str
@@ -222,6 +241,9 @@ class ResolvedCaseRecord(CamelModel):
     agent_effort: str | None = None
     expected_files: list[str] = []
     expected_symbols: list[str] = []
+    trials: list[ResolvedTrialSettings] = []
+    """How its trials run, one entry per agent × condition (its mode, model backend, agent
+    model and effort, step budget); empty in the records of older proctors."""
 
 
 class MatrixCell(CamelModel):

@@ -13,7 +13,7 @@ from typing import Any
 
 from proctor.models.case import Case
 from proctor.models.config import AgentProfile, McpEntry, Provision
-from proctor.models.plan import ResolvedCase, RunPlan
+from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.run import (
     MatrixCell,
     ResolvedCaseRecord,
@@ -21,6 +21,7 @@ from proctor.models.run import (
     ResolvedEvaluator,
     ResolvedProfile,
     ResolvedRecord,
+    ResolvedTrialSettings,
     SkippedCaseRecord,
 )
 from proctor.util.masking import arguments_masked, credentials_masked
@@ -197,10 +198,12 @@ def resolved_case(
     profiles: Mapping[str, AgentProfile] | None = None,
     *,
     legacy: bool = False,
+    trials: list[TrialSpec] | None = None,
 ) -> ResolvedCaseRecord:
     """One case's record; ``digests`` keeps the folder fixtures' digests already taken for
     other cases of the same plan (tasks often share a repository). ``legacy``: the record as
-    a proctor before ``configDigest`` wrote it (for comparing with such a run's record)."""
+    a proctor before ``configDigest`` wrote it (for comparing with such a run's record).
+    ``trials``: the case's planned trials, whose settings (mode, backend, …) it records."""
     case = rc.case
     fixture_digest = None
     if case.fixture is not None and case.fixture_kind == "dir":
@@ -256,7 +259,27 @@ def resolved_case(
         agent_effort=rc.agent_effort,
         expected_files=case.config.expected_files,
         expected_symbols=case.config.expected_symbols,
+        trials=trial_settings(trials or []),
     )
+
+
+def trial_settings(trials: list[TrialSpec]) -> list[ResolvedTrialSettings]:
+    """How ``trials`` run, once per agent × condition, in the order they were planned."""
+    settings: dict[tuple[str, str], ResolvedTrialSettings] = {}
+    for t in trials:
+        if (t.agent, t.condition) not in settings:
+            settings[t.agent, t.condition] = ResolvedTrialSettings(
+                agent=t.agent,
+                condition=t.condition,
+                mode=t.mode,
+                backend=t.backend,
+                agent_model=t.agent_model,
+                agent_effort=t.agent_effort,
+                max_turns=t.max_turns,
+                max_tool_calls=t.max_tool_calls,
+                serial_repeats=t.serial_repeats,
+            )
+    return list(settings.values())
 
 
 def resolved_record(
@@ -266,6 +289,9 @@ def resolved_record(
     concurrency itself (Ray without a concurrency of the user's); ``legacy``: the cases'
     digests as a proctor before ``configDigest`` took them (see :func:`resolved_case`)."""
     digests: dict[str, str] = {}
+    by_case: dict[str, list[TrialSpec]] = {}
+    for t in plan.trials:
+        by_case.setdefault(t.case.name, []).append(t)
     return ResolvedRecord(
         gate=plan.gate,
         concurrency=None if cluster_sized else plan.concurrency,
@@ -280,7 +306,10 @@ def resolved_record(
         },
         pricing=dict(plan.top.pricing),
         cases=[
-            resolved_case(rc, digests, plan.top.codingagents, legacy=legacy) for rc in plan.cases
+            resolved_case(
+                rc, digests, plan.top.codingagents, legacy=legacy, trials=by_case.get(rc.name)
+            )
+            for rc in plan.cases
         ],
         matrix=[
             MatrixCell(case=t.case.name, agent=t.agent, condition=t.condition, repeat=t.repeat)

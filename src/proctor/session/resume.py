@@ -247,7 +247,15 @@ def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
     # A run of a proctor that wrote its MCP servers' values whole: read as one writes them now.
     for case in stored_cases:
         _provisions_as_recorded(case)
-    for key in ("content", "fixtureDigest", "configDigest", "filesDigest", "provisionDigest"):
+    # "trials": the settings of each case's trials, which a proctor before them did not record.
+    for key in (
+        "content",
+        "fixtureDigest",
+        "configDigest",
+        "filesDigest",
+        "provisionDigest",
+        "trials",
+    ):
         if not any(key in c for c in stored.get("cases", []) if isinstance(c, dict)):
             for case in now.get("cases", []):  # a run of a proctor that wrote no such digest
                 case.pop(key, None)

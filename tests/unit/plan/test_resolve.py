@@ -322,3 +322,38 @@ def test_a_case_planned_without_its_cause_names_every_cause_as_then() -> None:
     assert "- (not evaluated: --no-evaluate)" in render_dry_run(planned)
     shown = render_dry_run(older_plan)
     assert "- (not evaluated: --no-evaluate, --only-evaluator/--skip-evaluator " in shown
+
+
+def test_the_resolved_record_says_how_each_agent_and_condition_of_a_case_runs() -> None:
+    """Its mode (``--mode`` over the case's over the profile's over the adapter's), its model
+    backend, agent model and effort and step budget, once per agent × condition."""
+    conditions = {"baseline": {}, "treatment": {"agentModel": "big", "maxTurns": 3}}
+    p = plan([case(mode="interactive", conditions=conditions)], cli=CliOverrides(model="scripted"))
+    (record,) = resolved_record(p).cases
+    settings = [t.model_dump(by_alias=True) for t in record.trials]
+    assert settings == [
+        {
+            "agent": "scripted",
+            "condition": "baseline",
+            "mode": "interactive",
+            "backend": "scripted",
+            "agentModel": None,
+            "agentEffort": None,
+            "maxTurns": None,
+            "maxToolCalls": None,
+            "serialRepeats": False,
+        },
+        {
+            "agent": "scripted",
+            "condition": "treatment",
+            "mode": "interactive",
+            "backend": "scripted",
+            "agentModel": "big",
+            "agentEffort": None,
+            "maxTurns": 3,
+            "maxToolCalls": None,
+            "serialRepeats": False,
+        },
+    ]
+    headless = resolved_record(plan([case()], cli=CliOverrides(mode="headless"))).cases[0]
+    assert [t.mode for t in headless.trials] == ["headless"]
