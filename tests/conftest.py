@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import select
@@ -201,6 +202,15 @@ class CliResult:
         return json.loads(self.out)
 
 
+class _OnStderr(logging.Handler):
+    """The ``proctor`` logger's messages on the current stderr, as a command prints them:
+    in a process of its own, Python's last-resort handler prints them there, but under
+    pytest, whose handlers catch every record, it never does."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(self.format(record) + "\n")
+
+
 @pytest.fixture
 def proctor(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
     """Run ``proctor ARGS`` in-process and return exit code, stdout and stderr."""
@@ -211,12 +221,15 @@ def proctor(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
         # Each command as a process of its own: `proctor run` leaves the stop signals ignored
         # once its run is written (it ends as its files say), until the process exits.
         saved = {number: signal.getsignal(number) for number in _STOPS}
+        logger, printed = logging.getLogger("proctor"), _OnStderr(logging.WARNING)
+        logger.addHandler(printed)
         try:
             main(list(args))
             code = 0
         except SystemExit as exc:
             code = int(exc.code or 0)
         finally:
+            logger.removeHandler(printed)
             for number, handler in saved.items():
                 signal.signal(number, handler)
         captured = capsys.readouterr()

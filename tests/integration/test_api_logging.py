@@ -61,3 +61,33 @@ def test_the_messages_read_as_a_librarys_under_logging_and_as_ever_on_the_comman
     assert cli.returncode == 1, cli.stderr
     told = f"proctor: findings: 1 new (`proctor findings {tmp_path / 'cli'}` lists them)"
     assert told in cli.stderr.splitlines()
+
+
+_WARNED_RUN = """
+import logging
+from proctor.session.run import warn
+
+logging.basicConfig(format="%(levelname)s:%(name)s:%(message)s")
+warn("codingagents.x: a warning before the run")
+"""
+
+
+def test_a_warning_before_the_run_is_a_logger_record_and_the_same_line_on_the_command_line(
+    tmp_path: Path,
+) -> None:
+    """It was printed on stderr in the command line's words (`proctor: warning: …`) whatever
+    the script's logging said."""
+    write_case(tmp_path / "cases", "ok", plan={"turns": [{"say": "hi"}]})
+    warning = (
+        '--agent-model "scripted=big": the scripted agent plays its case\'s plan whatever the model'
+    )
+    done = _run(tmp_path, "-c", _WARNED_RUN)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "WARNING:proctor:codingagents.x: a warning before the run\n"
+    cli = _run(
+        tmp_path, "-m", "proctor", "run", "--source", "cases", "--out", "cli",
+        "--agent-model", "scripted=big",
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    said = [line for line in cli.stderr.splitlines() if "--agent-model" in line]
+    assert len(said) == 1 and said[0].startswith(f"proctor: warning: {warning}"), said

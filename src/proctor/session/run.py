@@ -4,6 +4,7 @@ the reporters' files (see :mod:`proctor.paths` for the layout)."""
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import secrets
 import sys
@@ -35,6 +36,7 @@ from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
+from proctor.util.logs import LOGGER, shown_as
 from proctor.util.masking import mask
 from proctor.util.signals import HeldStops, ignore_stops
 from proctor.util.text import fitted_summary
@@ -47,6 +49,8 @@ REPORTING = ("proctor.report.aggregate", "proctor.report.reporters")
 :class:`LoadReportingEarly`)."""
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)
@@ -305,8 +309,9 @@ def append_refusal_summary(sentence: str, command: str = "run") -> None:
 
 
 def warn(message: str) -> None:
-    """A warning before the run starts, on stderr (every registered secret masked)."""
-    print(f"proctor: warning: {mask(message)}", file=sys.stderr)
+    """A warning before the run starts (every registered secret masked), on the ``proctor``
+    logger: the command line prints it on stderr as ``proctor: warning: …``."""
+    log.warning("%s", mask(message), extra=shown_as("warning"))
 
 
 def suite_md(folder: Path) -> str:

@@ -58,14 +58,15 @@ def test_runs_within_a_hold_append_nothing(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_warning_before_the_run_masks_every_registered_key(
-    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from proctor.session.run import warn
+    from proctor.util.logs import cli_prefixes
     from proctor.util.masking import register_secret
 
     register_secret("svc-planted-warning-1")
-    warn("codingagents.x: /bin/x is version 'svc-planted-warning-1', not 1.0")
-    assert (
-        capsys.readouterr().err
-        == "proctor: warning: codingagents.x: /bin/x is version '***', not 1.0\n"
-    )
+    with cli_prefixes():
+        warn("codingagents.x: /bin/x is version 'svc-planted-warning-1', not 1.0")
+    assert [r.getMessage() for r in caplog.records] == [
+        "proctor: warning: codingagents.x: /bin/x is version '***', not 1.0"
+    ]
