@@ -48,7 +48,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord, TrialStatus
 from proctor.paths import RunPaths
-from proctor.util.logs import shown_as
+from proctor.util.logs import say_again, shown_as
 from proctor.util.signals import first_stop_only
 
 log = logging.getLogger("proctor")
@@ -268,7 +268,7 @@ class _Loop:
         spec, exceptions = task.spec, self.ray.exceptions
         trial = self.run_paths.trial(*spec.key)
         try:
-            data = self.ray.get(ref)
+            data, said = self.ray.get(ref)
         except exceptions.TaskCancelledError:
             return self._written(spec, ended_at_stop("was cancelled"))
         except exceptions.RayError as exc:
@@ -280,6 +280,7 @@ class _Loop:
                 reason = f"the trial's Ray task failed on node {task.node.label}: {first}"
                 return self._written(spec, reason)
             return self._lost(task, type(exc).__name__)
+        say_again(said)  # as a local run's worker says it, on stderr
         try:
             whole = unpack_trial(data, trial)
         except (OSError, tarfile.TarError) as exc:

@@ -37,6 +37,7 @@ from proctor.models.config import AgentProfile
 from proctor.models.plan import TrialSpec
 from proctor.paths import RunPaths, TrialPaths
 from proctor.util.files import remove_temporary, remove_tree
+from proctor.util.logs import Said, said_here
 from proctor.util.processes import process_start, still_running
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -172,8 +173,10 @@ def _interruptible() -> Iterator[None]:
 
 def run_on_node(
     spec_json: str, run_name: str, keep_workspace: bool, scratch: str = "scratch"
-) -> bytes:
-    """Run on a node: one trial, start to finish; its folder as an uncompressed tar archive.
+) -> tuple[bytes, list[Said]]:
+    """Run on a node: one trial, start to finish; its folder as an uncompressed tar archive,
+    and what the trial said on the ``proctor`` logger (a warning of its transcript), which the
+    driver prints as a local run's worker prints it (the worker's stderr reaches no one).
     Its workspace and home are in ``<TMPDIR>/proctor-XXXXXXXX/<scratch>``, the shape of a local
     run's (``scratch``: the name the driver gives it, a local run's name for the trial and
     attempt), so that a node whose temporary folder is as long as the driver's gives the trial
@@ -186,12 +189,13 @@ def run_on_node(
         (Path(tmp) / OWNER_FILE).write_text(f"{pid}:{process_start(pid)}\n")
         run = RunPaths(Path(tmp) / run_name)  # the run's name: the trial's marker is the same
         options = WorkerOptions(keep_workspace=keep_workspace)
-        try:
-            with _interruptible():
-                run_trial(spec, run, Path(tmp) / scratch, options)
-        except Interrupted:
-            pass  # arrived after trial.json was written
-        return pack(run.trial(*spec.key).root)
+        with said_here() as said:
+            try:
+                with _interruptible():
+                    run_trial(spec, run, Path(tmp) / scratch, options)
+            except Interrupted:
+                pass  # arrived after trial.json was written
+        return pack(run.trial(*spec.key).root), said
     finally:
         remove_temporary(folder)  # a kept workspace's links are never followed
 

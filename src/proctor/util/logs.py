@@ -47,3 +47,40 @@ def cli_prefixes() -> Iterator[None]:
         yield
     finally:
         logger.removeFilter(prefix)
+
+
+Said = tuple[str, int, str, str | None]
+"""A message as :func:`said_here` keeps it: its logger's name, level, text and the words the
+command line prints before it."""
+
+
+class _Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.NOTSET)
+        self.said: list[Said] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        prefix = getattr(record, _PREFIX, None)
+        self.said.append((record.name, record.levelno, record.getMessage(), prefix))
+
+
+@contextmanager
+def said_here() -> Iterator[list[Said]]:
+    """Within the block, every message on the ``proctor`` logger (and those below it), kept in
+    the list it yields: a process whose stderr no one reads (a Ray worker's) hands them to the
+    one that prints them (:func:`say_again`)."""
+    logger = logging.getLogger(LOGGER)
+    kept = _Kept()
+    logger.addHandler(kept)
+    try:
+        yield kept.said
+    finally:
+        logger.removeHandler(kept)
+
+
+def say_again(said: list[Said]) -> None:
+    """The messages another process kept (:func:`said_here`), logged here as it logged them:
+    the command line prints them with the same words before them (``proctor: warning: …``)."""
+    for name, level, text, prefix in said:
+        extra = {_PREFIX: prefix} if prefix else None
+        logging.getLogger(name).log(level, "%s", text, extra=extra)

@@ -139,3 +139,48 @@ def test_a_socket_path_too_long_for_ray_is_one_sentence_with_the_fix() -> None:
         "bytes: '/very/long/ray/session'; its socket paths are too long: set RAY_TMPDIR to a "
         "short folder, /tmp/ray)"
     )
+
+
+def test_what_a_trial_logs_on_a_node_is_said_again_by_the_driver_with_its_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Ray worker's stderr reaches no one: a warning of its trial (a transcript read without
+    its subagents) comes back with the trial's folder, and is printed by the driver as a local
+    run's worker prints it, ``proctor: warning: …``."""
+    import logging
+
+    from proctor.discover.folders import Discovery
+    from proctor.execute import ray_node
+    from proctor.models.case import Case
+    from proctor.models.config import CaseConfig, CliOverrides, TopConfig
+    from proctor.plan.resolve import build_plan
+    from proctor.util.logs import cli_prefixes, say_again, shown_as
+
+    case = Case(name="c", path=tmp_path / "c", prompt="p", config=CaseConfig())
+    plan = build_plan(
+        Discovery(cases=[case]), TopConfig(), CliOverrides(), config_path=None, cwd=tmp_path
+    )
+    (spec,) = plan.trials
+
+    def warned(spec: object, run: object, scratch: Path, options: object) -> None:
+        folder = run.trial(*spec.key).root  # type: ignore[attr-defined]
+        folder.mkdir(parents=True)
+        (folder / "trial.json").write_text("{}")
+        logging.getLogger("proctor").warning("t.jsonl: subagents", extra=shown_as("warning"))
+        logging.getLogger("proctor.addons.audit.trial").warning("audit failed")
+
+    monkeypatch.setattr(ray_node, "run_trial", warned)
+    data, said = ray_node.run_on_node(spec.model_dump_json(), "run-x", False)
+    trial = TrialPaths(tmp_path / "run" / "trials" / "c" / "scripted" / "default" / "1")
+    assert unpack_trial(data, trial)
+    assert said == [
+        ("proctor", logging.WARNING, "t.jsonl: subagents", "proctor: warning: "),
+        ("proctor.addons.audit.trial", logging.WARNING, "audit failed", None),
+    ]
+    caplog.clear()
+    with cli_prefixes():
+        say_again(said)
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [
+        ("proctor", "proctor: warning: t.jsonl: subagents"),
+        ("proctor.addons.audit.trial", "audit failed"),
+    ]
