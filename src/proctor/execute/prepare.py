@@ -4,8 +4,8 @@ before the agent (for the diff)."""
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +28,7 @@ from proctor.llm.roles import RoleSet, roles_from
 from proctor.llm.secrets import environment, load_dotenv
 from proctor.paths import cache_folder
 from proctor.util.cutting import output_tail
+from proctor.util.logs import LOGGER, shown_as
 from proctor.util.processes import MARKER_VARIABLE, run_captured
 from proctor.workspace.confine import first_link_out
 from proctor.workspace.diff import Snapshot, take_snapshot
@@ -172,4 +173,4 @@ def _give_back(lent: list[LentFile]) -> None:
     :func:`proctor.agents.credentials.give_back`), one trial at a time on this machine."""
     lock = cache_folder(os.environ) / "credentials.lock"
     for note in give_back(lent, lock):
-        print(f"proctor: note: {note}", file=sys.stderr, flush=True)
+        logging.getLogger(LOGGER).warning("%s", note, extra=shown_as("note"))

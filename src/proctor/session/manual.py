@@ -16,10 +16,10 @@ agent's own JSON report; then it masks the prepared session's folder.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shlex
 import shutil
-import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -96,6 +96,7 @@ from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
+from proctor.util.logs import LOGGER, shown_as
 from proctor.util.masking import scrub_tree
 from proctor.util.processes import run_captured
 from proctor.util.text import noun_for
@@ -522,11 +523,11 @@ def _with_findings(
     try:
         changes = update_after_run(paths.root.parent, paths.root.name)
     except KeyboardInterrupt:  # the recording is written whole: it stands, and is told so
-        print(
-            "proctor: note: stopped once the session was recorded: the recording stands; the "
-            f"findings ledger's update was cut short (the next run in {paths.root.parent} "
-            "applies it)",
-            file=sys.stderr,
+        logging.getLogger(LOGGER).warning(
+            "stopped once the session was recorded: the recording stands; the findings "
+            "ledger's update was cut short (the next run in %s applies it)",
+            paths.root.parent,
+            extra=shown_as("note"),
         )
         changes = held_changes(paths)
     again = []

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import fcntl
 import itertools
+import logging
 import os
 import signal
 import stat
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -50,6 +50,7 @@ from proctor.session.inline import resumed_options
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
+from proctor.util.logs import LOGGER, shown_as
 from proctor.util.processes import kill_marked
 from proctor.util.signals import HeldStops
 
@@ -488,7 +489,7 @@ def _resume(
 
     folder, note = key_folder(manifest)
     if note is not None:
-        print(f"proctor: note: {note}", file=sys.stderr)
+        logging.getLogger(LOGGER).warning("%s", note, extra=shown_as("note"))
     register_user_keys(folder)  # masked as the current folder's are
     # Those given, then the run's own (a run of an older proctor recorded none: Markdown):
     # a reporter file the run wrote is written anew, never left as it was.

@@ -7,7 +7,6 @@ import importlib
 import logging
 import os
 import secrets
-import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -291,10 +290,12 @@ def append_step_summary(markdown: str, whole: str = "`suite.md` in the run folde
                 fh.write(fitted_summary(markdown + "\n", room, whole))
         except OSError as exc:  # a courtesy: the results are in the run folder; said
             why = exc.strerror or str(exc)
-            print(
-                f"proctor: note: ${STEP_SUMMARY} {summary} cannot be written ({why}); the "
-                "report is in the run folder",
-                file=sys.stderr,
+            log.warning(
+                "$%s %s cannot be written (%s); the report is in the run folder",
+                STEP_SUMMARY,
+                summary,
+                why,
+                extra=shown_as("note"),
             )
 
 
@@ -452,11 +453,11 @@ def _update_ledger(
         changes = update_after_run(paths.root.parent, paths.root.name, held=held)
     except KeyboardInterrupt:
         ignore_stops()  # the run is written whole: it ends as its files say, and is told so
-        print(
-            "proctor: note: stopped once every trial had ended: the run's results stand; the "
-            f"findings ledger's update was cut short (the next run in {paths.root.parent} "
-            "applies it)",
-            file=sys.stderr,
+        log.warning(
+            "stopped once every trial had ended: the run's results stand; the findings "
+            "ledger's update was cut short (the next run in %s applies it)",
+            paths.root.parent,
+            extra=shown_as("note"),
         )
     final = HeldStops().hold()  # the run's reports are written all the same, whole
     try:

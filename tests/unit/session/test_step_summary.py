@@ -70,3 +70,26 @@ def test_a_warning_before_the_run_masks_every_registered_key(
     assert [r.getMessage() for r in caplog.records] == [
         "proctor: warning: codingagents.x: /bin/x is version '***', not 1.0"
     ]
+
+
+def test_a_job_summary_that_cannot_be_written_is_a_note_on_the_proctor_logger(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A script's logging shows it as any other of proctor's messages; the command line prints
+    it as before, `proctor: note: $GITHUB_STEP_SUMMARY … cannot be written (…)`."""
+    from proctor.session.run import append_step_summary
+    from proctor.util.logs import cli_prefixes
+
+    summary = tmp_path / "folder"
+    summary.mkdir()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with cli_prefixes():
+        append_step_summary("# report")
+    assert capsys.readouterr().err == ""
+    assert [r.getMessage() for r in caplog.records] == [
+        f"proctor: note: $GITHUB_STEP_SUMMARY {summary} cannot be written (Is a directory); "
+        "the report is in the run folder"
+    ]
