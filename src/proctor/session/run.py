@@ -4,7 +4,6 @@ the reporters' files (see :mod:`proctor.paths` for the layout)."""
 from __future__ import annotations
 
 import importlib
-import logging
 import os
 import secrets
 import time
@@ -35,7 +34,7 @@ from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
-from proctor.util.logs import LOGGER, shown_as
+from proctor.util.logs import say
 from proctor.util.masking import mask
 from proctor.util.signals import HeldStops, ignore_stops
 from proctor.util.text import fitted_summary
@@ -48,8 +47,6 @@ REPORTING = ("proctor.report.aggregate", "proctor.report.reporters")
 :class:`LoadReportingEarly`)."""
 
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
-
-log = logging.getLogger(LOGGER)
 
 
 @dataclass(frozen=True)
@@ -290,13 +287,8 @@ def append_step_summary(markdown: str, whole: str = "`suite.md` in the run folde
                 fh.write(fitted_summary(markdown + "\n", room, whole))
         except OSError as exc:  # a courtesy: the results are in the run folder; said
             why = exc.strerror or str(exc)
-            log.warning(
-                "$%s %s cannot be written (%s); the report is in the run folder",
-                STEP_SUMMARY,
-                summary,
-                why,
-                extra=shown_as("note"),
-            )
+            said = f"${STEP_SUMMARY} {summary} cannot be written ({why})"
+            say("note", f"{said}; the report is in the run folder")
 
 
 def append_refusal_summary(sentence: str, command: str = "run") -> None:
@@ -312,7 +304,7 @@ def append_refusal_summary(sentence: str, command: str = "run") -> None:
 def warn(message: str) -> None:
     """A warning before the run starts (every registered secret masked), on the ``proctor``
     logger: the command line prints it on stderr as ``proctor: warning: …``."""
-    log.warning("%s", mask(message), extra=shown_as("warning"))
+    say("warning", mask(message))
 
 
 def suite_md(folder: Path) -> str:
@@ -453,11 +445,10 @@ def _update_ledger(
         changes = update_after_run(paths.root.parent, paths.root.name, held=held)
     except KeyboardInterrupt:
         ignore_stops()  # the run is written whole: it ends as its files say, and is told so
-        log.warning(
-            "stopped once every trial had ended: the run's results stand; the findings "
-            "ledger's update was cut short (the next run in %s applies it)",
-            paths.root.parent,
-            extra=shown_as("note"),
+        say(
+            "note",
+            "stopped once every trial had ended: the run's results stand; the findings ledger's "
+            f"update was cut short (the next run in {paths.root.parent} applies it)",
         )
     final = HeldStops().hold()  # the run's reports are written all the same, whole
     try:

@@ -26,6 +26,12 @@ def shown_as(kind: str = "") -> dict[str, object]:
     return {_PREFIX: f"proctor: {kind}: " if kind else "proctor: "}
 
 
+def say(kind: str, text: str) -> None:
+    """``text``, a sentence of its own, as a warning on the ``proctor`` logger, which the
+    command line prints after ``proctor: kind: `` (see :func:`shown_as`)."""
+    logging.getLogger(LOGGER).warning("%s", text, extra=shown_as(kind))
+
+
 class _CliPrefix(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         prefix = getattr(record, _PREFIX, None)
