@@ -188,6 +188,9 @@ def test_a_failed_install_says_what_it_left_and_what_the_agents_would_load(
         "the failed install changed nothing in the scratch",
         "not run, as the install failed: project, idempotent, keeps-user",
     ]
+    assert report["notRun"] == [
+        {"name": name, "failed": "the install"} for name in ("project", "idempotent", "keeps-user")
+    ]
 
 
 def test_a_failed_install_shows_its_output_once_and_names_the_checks_not_run(
@@ -225,11 +228,21 @@ def test_a_failure_in_the_planted_scratch_names_the_uninstall_checks_not_run(
         "not run, as the install over the user's state failed: uninstall, uninstall-removes, "
         "uninstall-keeps-user"
     )
+    assert [(c["name"], c["failed"]) for c in report["notRun"]] == [  # type: ignore[attr-defined]
+        (name, "the install over the user's state")
+        for name in ("uninstall", "uninstall-removes", "uninstall-keeps-user")
+    ]
     code, report = check(proctor, "--install", "true", "--uninstall", "exit 6", "--agent", "codex")
     assert (code, failed(report)) == (1, {("uninstall", None)})
     assert report["notes"][-1] == (
         "not run, as the uninstall failed: uninstall-removes, uninstall-keeps-user"
     )
+    assert report["notRun"] == [
+        {"name": "uninstall-removes", "failed": "the uninstall"},
+        {"name": "uninstall-keeps-user", "failed": "the uninstall"},
+    ]
+    code, report = check(proctor, "--install", "true", "--uninstall", "true", "--agent", "codex")
+    assert (code, report["notRun"]) == (0, [])
 
 
 def test_a_hook_command_in_the_scratch_home_is_shown_with_the_home_placeholder(

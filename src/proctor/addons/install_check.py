@@ -50,7 +50,7 @@ from proctor.addons.install_scratch import (
 from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.models.audit import AuditReport
-from proctor.models.install_check import InstallCheck, InstallCheckReport
+from proctor.models.install_check import InstallCheck, InstallCheckReport, NotRunCheck
 from proctor.util.files import temporary_folder
 
 
@@ -237,9 +237,11 @@ def _uninstall_checks(options: InstallOptions) -> list[str]:
 
 
 def _not_run(report: InstallCheckReport, names: Sequence[str], what: str) -> None:
-    """One note naming the checks that need what failed: its failure is a check of its own,
-    with the command's output, said once (not again as a failure of each check after it)."""
+    """The checks that need what failed, listed in ``not_run`` and named in one note: its
+    failure is a check of its own, with the command's output, said once (not again as a
+    failure of each check after it)."""
     if names:
+        report.not_run += [NotRunCheck(name=name, failed=what) for name in names]
         report.notes.append(f"not run, as {what} failed: {', '.join(names)}")
 
 

@@ -19,12 +19,23 @@ class InstallCheck(CamelModel):
     message: str
 
 
+class NotRunCheck(CamelModel):
+    """A check that was not run, as a command before it failed: its name, and the step that
+    failed (``the install``, ``the install over the user's state``, ``the uninstall``)."""
+
+    name: str
+    failed: str
+
+
 class InstallCheckReport(RecordModel):
     ok: bool
     """True when every check passed."""
     checks: list[InstallCheck] = []
     installed: AuditReport | None = None
     """The audit of the scratch home and project after the first install (failed or not)."""
+    not_run: list[NotRunCheck] = []
+    """The checks not run, as a command before them failed (its failure is a check of its own,
+    with the command's output); in the order they would have run."""
     notes: list[str] = []
     """What is worth knowing but fails nothing (empty folders left by the uninstall, components
     the installer added that the expect file does not name, what a failed install left, the
