@@ -118,6 +118,36 @@ def test_prepare_finds_the_program_in_agents_and_points_every_provider_at_the_se
     assert "is version 0.16.2, but its profile pins 0.17.0" in str(AcpAgent().preflight(pinned))
 
 
+def test_a_version_other_than_the_pin_says_what_to_install_or_where_to_point_the_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the CLIs' own adapters say it: the package at the pinned version to install, or, for
+    a profile that names its binary (installing changes nothing), what to point it at."""
+    agents = tmp_path / "agents"
+    fake_npm_program(agents, "@zed-industries/claude-code-acp", "0.16.2", "claude-code-acp")
+    monkeypatch.setenv("PROCTOR_AGENTS_DIR", str(agents))
+    old = fake_npm_program(
+        tmp_path / "old", "@zed-industries/claude-code-acp", "0.15.0", "claude-code-acp"
+    )
+    adapter, profile = AcpAgent(), profile_for("acp:claude", {})
+    assert str(adapter.preflight(profile.model_copy(update={"version": "0.17.0"}))).endswith(
+        "pins 0.17.0; install @zed-industries/claude-code-acp@0.17.0 or change the pin"
+    )
+    own = profile.model_copy(update={"binary": str(old)})
+    assert str(adapter.preflight(own.model_copy(update={"version": "0.16.2"}))).endswith(
+        "pins 0.16.2; point the profile's binary at @zed-industries/claude-code-acp@0.16.2's "
+        "`claude-code-acp` (or leave it out and run `proctor agents install`), or change the pin"
+    )
+    warned = str(adapter.version_warning(own))
+    assert "is version 0.15.0, not 0.16.2" in warned and "./.agents" not in warned
+    assert (
+        "point the profile's binary at @zed-industries/claude-code-acp@0.16.2's "
+        "`claude-code-acp` (or leave it out and run `proctor agents install`), or set "
+        '"version": "0.15.0" in the profile' in warned
+    )
+    assert adapter.version_warning(profile) is None  # control: the pinned one in .agents
+
+
 def test_on_a_real_provider_no_scripted_url_or_key_is_set(tmp_path: Path) -> None:
     profile = AgentProfile(transport="acp", command=["/bin/cat"])
     launch = AcpAgent().prepare(context(tmp_path, profile))

@@ -146,6 +146,24 @@ def refuse_unsupported(provision: Provision | None) -> None:
         )
 
 
+def _pin_fix(profile: AgentProfile, program: str) -> str:
+    """What to do about a program at another version than its profile pins, as the CLIs'
+    adapters say it: the pinned package's install, or pointing the profile's binary at it."""
+    pin = ACP_PROGRAM_PINS.get(program)
+    package = pin[0] if pin else None
+    wanted = f"{package}@{profile.version}" if package else f"version {profile.version}"
+    if profile.binary:  # installing changes nothing: the profile names its program
+        also = " (or leave it out and run `proctor agents install`)"
+        pinned = pin is not None and pin[1] == profile.version
+        also = also if pinned else ""
+        return f"point the profile's binary at {wanted}'s `{program}`{also}, or change the pin"
+    if pin is not None and pin[1] == profile.version:
+        return INSTALL_HINT
+    if package is None:
+        return f"install {wanted} of `{program}` or change the pin"
+    return f"install {wanted} or change the pin"
+
+
 @register
 class AcpAgent(AgentAdapter[AcpSession]):
     spec = ACP
@@ -173,11 +191,17 @@ class AcpAgent(AgentAdapter[AcpSession]):
         found = package_version(program)
         if found == pinned:
             return None
+        if profile.binary:  # installing changes nothing: the profile names its program
+            fix = (
+                f"point the profile's binary at {package}@{pinned}'s `{command_of(profile)[0]}` "
+                "(or leave it out and run `proctor agents install`)"
+            )
+        else:
+            fix = f"`proctor agents install` puts {pinned} in ./.agents"
         return (
             f"{program} is version {found or 'unknown'}, not {pinned}, the version of {package} "
-            f"proctor pins and is tested with (its ACP messages may differ); `proctor agents "
-            f'install` puts {pinned} in ./.agents, or set "version": "{found or "…"}" in '
-            f"the profile to run this one without this warning"
+            f"proctor pins and is tested with (its ACP messages may differ); {fix}, or set "
+            f'"version": "{found or "…"}" in the profile to run this one without this warning'
         )
 
     def preflight(self, profile: AgentProfile) -> str | None:
@@ -198,7 +222,7 @@ class AcpAgent(AgentAdapter[AcpSession]):
         if profile.version is not None and found != profile.version:
             return (
                 f"agent 'acp': {program} is version {found or 'unknown'}, but its profile pins "
-                f"{profile.version}; install that version or change the pin"
+                f"{profile.version}; {_pin_fix(profile, command[0])}"
             )
         return None
 
