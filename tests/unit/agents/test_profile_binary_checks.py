@@ -185,3 +185,27 @@ def test_the_version_is_asked_for_without_the_user_s_keys(
     )
     binary.chmod(0o755)
     assert cli_version(str(binary)) == "'v=kept:none:none'"
+
+
+def test_a_scripted_profile_pinning_another_version_stops_the_run(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """The scripted agent comes with proctor: a pin it does not match is said, as a CLI's is,
+    not ignored (its trials would run at a version the profile says it does not expect)."""
+    write_case(tmp_path / "cases", "x", config={"agents": ["mine"]})
+    top = tmp_path / "p.json"
+    profiles = {"mine": {"agent": "scripted", "version": "9.9"}, "scripted": {"version": "0.1.0"}}
+    top.write_text(json.dumps({"codingagents": profiles}))
+    args = ("--source", str(tmp_path / "cases"), "--config", str(top))
+    validated = proctor("validate", *args)
+    assert validated.code == 2
+    assert (
+        "agent 'mine': the scripted agent is version 0.1.0, but its profile pins 9.9; it comes "
+        'with proctor, so no other version can be installed: set "version": "0.1.0" or leave '
+        "version out"
+    ) in validated.err
+    listed = proctor("agents", "--config", str(top), "--json", "--agent", "mine", "--check")
+    assert listed.code == 2
+    rows = {row["id"]: row for row in json.loads(listed.out)}
+    assert "but its profile pins 9.9" in rows["mine"]["problem"]
+    assert _preflight("scripted", AgentProfile(version="0.1.0")) is None  # control: its own

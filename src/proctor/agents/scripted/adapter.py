@@ -58,8 +58,16 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
         return AGENT_VERSION
 
     def preflight(self, profile: AgentProfile) -> str | None:
-        """A ``binary`` given (the Python that runs the scripted agent's program) is a program
-        that can be run: otherwise every trial would fail to start it."""
+        """A ``version`` pinned is the scripted agent's own (it comes with proctor, so another
+        cannot be installed: a pin it does not match stops the run, as a CLI's does); a
+        ``binary`` given (the Python that runs the scripted agent's program) is a program that
+        can be run: otherwise every trial would fail to start it."""
+        if profile.version is not None and profile.version != AGENT_VERSION:
+            return (
+                f"agent '{self.name}': the scripted agent is version {AGENT_VERSION}, but its "
+                f"profile pins {profile.version}; it comes with proctor, so no other version "
+                f'can be installed: set "version": "{AGENT_VERSION}" or leave version out'
+            )
         if not profile.binary or shutil.which(str(Path(profile.binary).expanduser())):
             return None
         return (
