@@ -125,3 +125,18 @@ def test_a_run_scoped_by_argument_stores_in_its_scratch_folder(
         returned = queries["migrations-tool"]["returned"]
         assert ("atlas-migrations" in returned) == ("alembic" in text), returned
     assert _fingerprint(package) == before
+
+
+def test_a_server_printing_to_stdout_is_noted_once_however_many_processes_start(
+    proctor: Run, server_entry: str
+) -> None:
+    """Process-scoped, one server process per project (the dataset has two): the stray line
+    each one prints is one cause, said once, not once per process."""
+    noisy = f"echo memory server starting; exec node {server_entry}"
+    result = proctor(
+        "memory-eval", "--dataset", DATASET,
+        "--adapter", str(EXAMPLES / "knowledge-graph.adapter.json"),
+        "--mcp", "sh", "-c", noisy,
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    assert result.err.count("not JSON-RPC ('memory server starting')") == 1, result.err

@@ -257,9 +257,17 @@ def _wrapped_masked(text: str) -> str:
 
 @asynccontextmanager
 async def open_session(
-    target: ServerTarget, *, env: dict[str, str], cwd: Path, log: Path, timeout: float
+    target: ServerTarget,
+    *,
+    env: dict[str, str],
+    cwd: Path,
+    log: Path,
+    timeout: float,
+    noted: set[str] | None = None,
 ) -> AsyncIterator[MemorySession]:
-    """Start (or connect to) the server, initialise the session, close everything on exit."""
+    """Start (or connect to) the server, initialise the session, close everything on exit.
+    ``noted``: the notes already said on stderr, shared by the sessions of one run (one
+    server process per project says a note of the same cause once, not once each)."""
     async with AsyncExitStack() as stack:
         if target.url is not None:
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
@@ -269,7 +277,7 @@ async def open_session(
                 command=target.argv[0], args=list(target.argv[1:]), env=env, cwd=cwd
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
-            stack.enter_context(_stray_stdout_said(handle))
+            stack.enter_context(_stray_stdout_said(handle, set() if noted is None else noted))
             read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
             errlog = log
         session = await stack.enter_async_context(
@@ -302,10 +310,11 @@ class _StrayStdout(logging.Handler):
     said here in one sentence instead: once on stderr, and in the server's log (whose tail a
     failure quotes)."""
 
-    def __init__(self, log: TextIO) -> None:
+    def __init__(self, log: TextIO, noted: set[str]) -> None:
         super().__init__(logging.ERROR)
         self.log = log
         self.said = False
+        self.noted = noted
 
     def emit(self, record: logging.LogRecord) -> None:
         error = record.exc_info[1] if record.exc_info else None
@@ -323,13 +332,16 @@ class _StrayStdout(logging.Handler):
         with contextlib.suppress(OSError, ValueError):
             self.log.write(f"proctor: {sentence}\n")
             self.log.flush()
+        if "stray-stdout" in self.noted:  # another process of the same server said it
+            return
+        self.noted.add("stray-stdout")
         print(f"proctor: note: {sentence}", file=sys.stderr)
 
 
 @contextmanager
-def _stray_stdout_said(log: TextIO) -> Iterator[None]:
+def _stray_stdout_said(log: TextIO, noted: set[str]) -> Iterator[None]:
     logger = logging.getLogger("mcp.client.stdio")
-    handler = _StrayStdout(log)
+    handler = _StrayStdout(log, noted)
     propagate = logger.propagate
     logger.addHandler(handler)
     logger.propagate = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +185,8 @@ class _Run:
     timeout: float
     scratch: Scratch
     forward: dict[str, str]
+    noted: set[str] = field(default_factory=set)
+    """The notes said on stderr so far: each once a run, however many processes it starts."""
 
     async def all(self) -> dict[str, list[str]]:
         env = {} if self.target.is_url else self.forward | self.scratch.environment()
@@ -214,6 +216,7 @@ class _Run:
             cwd=self.scratch.work,
             log=self.scratch.log,
             timeout=self.timeout,
+            noted=self.noted,
         )
 
     def _values(self, project: str) -> dict[str, Any]:
