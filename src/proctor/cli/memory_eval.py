@@ -3,6 +3,7 @@ and score what comes back."""
 
 from __future__ import annotations
 
+import difflib
 import os
 import shlex
 from pathlib import Path
@@ -58,9 +59,57 @@ class McpCommand(click.Command):
                 while end < len(args) and args[end].split("=", 1)[0] not in OWN_OPTIONS:
                     end += 1
                 words, rest = args[at + 1 : end], args[end:]
+            _refuse_strays(ctx, [*args[:at], *rest])
+            if not ctx.resilient_parsing:
+                _note_near_misses(words[1:])
             if words:
                 args = [*args[:at], *rest, "--mcp", words[0], "--", *words[1:]]
+        elif not ctx.resilient_parsing:
+            _refuse_strays(ctx, args)
         return super().parse_args(ctx, args)
+
+
+_FLAGS = frozenset({"--json", "--help", "-h"})
+
+
+def _note_near_misses(words: list[str]) -> None:
+    """A server's word a letter away from one of proctor's options (``--min-recal``) is the
+    server's, as the words after ``--mcp`` are: said in a note, so a slip is not silent."""
+    for word in words:
+        name = word.split("=", 1)[0]
+        if not name.startswith("--"):
+            continue
+        near = difflib.get_close_matches(name, sorted(OWN_OPTIONS), n=1, cutoff=0.88)
+        if near:
+            click.echo(
+                f"proctor: note: {name} goes to the server, as every word after --mcp up to an "
+                f"option of proctor's own does; proctor's own option is {near[0]}",
+                err=True,
+            )
+
+
+def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
+    """proctor's own words (those not after ``--mcp``) hold only its options and their values:
+    a misspelled option (``--min-recal``) or a stray word there is refused, not handed to the
+    server as one of its arguments."""
+    at = 0
+    while at < len(words):
+        word = words[at]
+        name = word.split("=", 1)[0]
+        if name in OWN_OPTIONS:
+            at += 1 if name in _FLAGS or "=" in word else 2
+            continue
+        if name.startswith("-") and name not in ("-", "--"):
+            near = difflib.get_close_matches(name, sorted(OWN_OPTIONS | {"--mcp"}), n=1)
+            hint = f"did you mean {near[0]}? " if near else ""
+            raise click.UsageError(
+                f"no such option: {name} ({hint}an option of the server's own goes after "
+                "--mcp COMMAND)",
+                ctx,
+            )
+        raise click.UsageError(
+            f"unexpected word '{word}': the server's command line goes after --mcp", ctx
+        )
 
 
 class _ServerWords(click.Argument):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
 import pytest
 
 from proctor.cli.memory_eval import command
@@ -66,3 +67,43 @@ def test_the_usage_line_names_no_argument_no_one_types() -> None:
     shown = CliRunner().invoke(command, ["--help"], prog_name="proctor memory-eval").output
     assert shown.splitlines()[0] == "Usage: proctor memory-eval [OPTIONS]"
     assert "--mcp URL | COMMAND [ARGS]..." in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        # before --mcp: never the server's, so refused rather than added to its command line
+        (("--jsn", "--dataset", "d.json", "--mcp", "srv"),
+         "no such option: --jsn (did you mean --json?"),
+        (("--dataset", "d.json", "--min-recal", "0.5", "--mcp", "srv"),
+         "no such option: --min-recal (did you mean --min-recall?"),
+        # after the `--` that ends the server's words: proctor's again
+        (("--dataset", "d.json", "--mcp", "srv", "--", "--jsn"), "no such option: --jsn"),
+        (("--dataset", "d.json", "--mpc", "srv"), "no such option: --mpc (did you mean --mcp?"),
+        (("stray", "--dataset", "d.json", "--mcp", "srv"),
+         "unexpected word 'stray': the server's command line goes after --mcp"),
+    ],
+)  # fmt: skip
+def test_a_word_of_proctor_s_that_is_no_option_of_its_is_refused(
+    args: tuple[str, ...], said: str
+) -> None:
+    with pytest.raises(click.UsageError) as raised:
+        parsed(*args)
+    assert said in raised.value.format_message()
+
+
+def test_a_server_word_close_to_an_option_of_proctor_s_is_noted(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    params = parsed("--dataset", "d.json", "--mcp", "srv", "--min-recal", "0.5", "--port", "1")
+    assert (params["server"], *params["server_args"]) == (
+        "srv",
+        "--min-recal",
+        "0.5",
+        "--port",
+        "1",
+    )
+    assert capsys.readouterr().err == (
+        "proctor: note: --min-recal goes to the server, as every word after --mcp up to an "
+        "option of proctor's own does; proctor's own option is --min-recall\n"
+    )
