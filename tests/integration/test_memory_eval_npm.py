@@ -140,3 +140,26 @@ def test_a_server_printing_to_stdout_is_noted_once_however_many_processes_start(
     )  # fmt: skip
     assert result.code == 0, result.err
     assert result.err.count("not JSON-RPC ('memory server starting')") == 1, result.err
+
+
+def test_integer_ids_are_seeded_and_scored_as_their_text(
+    proctor: Run, server_entry: str, tmp_path: Path
+) -> None:
+    """``{"id": 1}``: the note is stored under "1" and found as "1", as ``relevant: [1]`` asks."""
+    data = {
+        "notes": [
+            {"id": 1, "project": "p", "text": "migrations run with alembic"},
+            {"id": 2, "project": "p", "text": "the signing key is in the vault"},
+        ],
+        "queries": [
+            {"id": 1, "project": "p", "query": "alembic", "relevant": [1], "labels": ["extraction"]}
+        ],
+    }
+    dataset = tmp_path / "ints.json"
+    dataset.write_text(json.dumps(data))
+    result = proctor(
+        "memory-eval", "--dataset", str(dataset), "--json", "--mcp", "node", server_entry
+    )
+    assert result.code == 0, result.err
+    record = result.json()
+    assert [(q["id"], q["returned"], q["recall"]) for q in record["queries"]] == [("1", ["1"], 1.0)]

@@ -106,9 +106,22 @@ def test_jsonl_dataset(tmp_path: Path) -> None:
                        "labels": ["extraction"]}]},
          "field 'queries[0].relevant': expected a list of note ids ([\"new\"]) or an object of "
          "graded ids, got \"new\""),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["new", 7.5],
+                       "labels": ["extraction"]}]},
+         "field 'queries[0].relevant': item 1: expected a note id (a string or an integer), "
+         "got 7.5"),
+        ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": [True],
+                       "labels": ["extraction"]}]},
+         "item 0: expected a note id (a string or an integer), got true"),
+        # An integer id is its text: 7 is the note "7", which this dataset does not have.
         ({"queries": [{"id": "q", "project": "p", "query": "x", "relevant": ["new", 7],
                        "labels": ["extraction"]}]},
-         "field 'queries[0].relevant': item 1: expected a note id (a string), got 7"),
+         "field 'queries[0].relevant': '7' is not a note of project 'p'"),
+        ({"notes": [{"id": 1.5, "project": "p", "text": "t"}]},
+         "field 'notes[0].id': expected an id, a string or an integer, got 1.5"),
+        ({"notes": [{"id": "1", "project": "p", "text": "t"}, {"id": 1, "project": "p",
+                     "text": "u"}]},
+         "field 'notes[1].id': duplicate note id '1'"),
     ],
 )  # fmt: skip
 def test_bad_datasets_name_file_and_field(
@@ -119,6 +132,27 @@ def test_bad_datasets_name_file_and_field(
         load_dataset(path)
     assert str(caught.value).startswith(f"{path}: ")
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["data.json", "data.jsonl"])
+def test_integer_ids_are_taken_as_their_text(tmp_path: Path, name: str) -> None:
+    """As a server's integer id of a result item is compared as its text: ``{"id": 1}`` is the
+    note "1", wherever an id is given (a note's, a query's, ``supersedes``, ``relevant``)."""
+    items = [
+        {"id": 1, "project": "p", "text": "port 1"},
+        {"id": 2, "project": "p", "text": "port 2", "supersedes": 1},
+        {"id": 3, "project": "p", "text": "other", "supersedes": [2]},
+        {"id": 10, "project": "p", "query": "port", "relevant": [3], "labels": ["knowledge-update"]},
+        {"id": 11, "project": "p", "query": "other", "relevant": {"3": 2}, "labels": ["extraction"]},
+    ]  # fmt: skip
+    text = (
+        "\n".join(json.dumps(item) for item in items)
+        if name.endswith(".jsonl")
+        else {"notes": items[:3], "queries": items[3:]}
+    )
+    loaded = load_dataset(write(tmp_path, text, name))
+    assert [(n.id, n.supersedes) for n in loaded.notes] == [("1", []), ("2", ["1"]), ("3", ["2"])]
+    assert [(q.id, q.relevant) for q in loaded.queries] == [("10", {"3": 1}), ("11", {"3": 2})]
 
 
 def test_malformed_json_and_missing_file(tmp_path: Path) -> None:

@@ -12,9 +12,9 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
@@ -24,6 +24,20 @@ from proctor.models.loading import parse_json_text, read_json_file, read_text_fi
 Label = Literal["extraction", "multi-note", "knowledge-update", "abstention"]
 LABELS: tuple[Label, ...] = ("extraction", "multi-note", "knowledge-update", "abstention")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def _id_text(value: Any) -> Any:
+    """An id given as an integer (``{"id": 1}``) is taken as its text, ``"1"``: ids are compared
+    as text, as the ids a server returns are (an integer id of a result item is its text)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise ValueError("expected an id, a string or an integer")
+    return value
+
+
+Id = Annotated[str, BeforeValidator(_id_text)]
+"""A note or query id: a string, or an integer taken as its text."""
 
 
 def _each_once(ids: list[str]) -> list[str]:
@@ -44,15 +58,17 @@ def _safe_project(value: str) -> str:
 class Note(UserModel):
     """One memory: seeded into ``project``; ``supersedes`` names older notes it replaces."""
 
-    id: str = Field(min_length=1)
+    id: Id = Field(min_length=1)
     project: str
     text: str = Field(min_length=1)
-    supersedes: list[str] = []
+    supersedes: list[Id] = []
 
     @field_validator("supersedes", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return [value]
+        return value
 
     @field_validator("supersedes")
     @classmethod
@@ -69,7 +85,7 @@ class Query(UserModel):
     """One question to one project. ``relevant`` is a list of note ids (grade 1 each) or a map
     of note id to a graded relevance (1 or more); abstention queries have none."""
 
-    id: str = Field(min_length=1)
+    id: Id = Field(min_length=1)
     project: str
     query: str = Field(min_length=1)
     relevant: dict[str, int] = {}
@@ -90,8 +106,12 @@ class Query(UserModel):
             )
         if isinstance(value, list):
             for n, item in enumerate(value):  # as keys of grades it was "expected a string"
-                if not isinstance(item, str):
-                    raise ValueError(f"item {n}: expected a note id (a string), got {item!r}")
+                if isinstance(item, bool) or not isinstance(item, str | int):
+                    raise ValueError(
+                        f"item {n}: expected a note id (a string or an integer), got "
+                        f"{json.dumps(item)}"
+                    )
+            value = [_id_text(item) for item in value]  # 1 is "1", as a note's id 1 is
             _each_once(value)
             return dict.fromkeys(value, 1)
         return value
