@@ -338,6 +338,16 @@ def test_a_jsonl_dataset_s_mistake_names_its_line(tmp_path: Path) -> None:
     assert mistake(lines) == (
         f"{data}: line 3: field 'notes[1].supersedes': 'ghost' is not another note of project 'p'"
     )
+    # A query line whose "query" is misspelled is still a query (its "relevant" and
+    # "labels" say so), not a note without "text"; nor is it a .json dataset's layout.
+    lines[1].pop("supersedes")
+    for slip in ("qeury", "queries"):
+        lines[2] = {"id": "q1", "project": "p", slip: "alpha", "relevant": ["n1"],
+                    "labels": ["extraction"]}  # fmt: skip
+        assert mistake(lines) == (
+            f"{data}: line 5: field 'queries[0].query' is required but missing ('{slip}' is "
+            "given: did you mean 'query'?)"
+        )
 
 
 def test_a_key_given_twice_in_a_json_adapter_is_refused(tmp_path: Path) -> None:

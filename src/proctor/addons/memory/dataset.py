@@ -1,9 +1,9 @@
 """The memory dataset: notes seeded per project and the queries asked of them.
 
 A dataset is one JSON object ``{"notes": [...], "queries": [...]}`` or a JSONL file with one
-note or query per line (a line with a ``query`` key is a query). Cross-references are checked
-at load, so a typo in a ``relevant`` id is one sentence naming the file and the field, never a
-silently wrong score.
+note or query per line (a line with a ``query``, ``relevant`` or ``labels`` key is a query).
+Cross-references are checked at load, so a typo in a ``relevant`` id is one sentence naming
+the file and the field, never a silently wrong score.
 """
 
 from __future__ import annotations
@@ -179,6 +179,10 @@ def _with_line(message: str, lines: Mapping[tuple[str, int], int]) -> str:
     return f"{message[: found.start()]}line {line}: {message[found.start() :]}"
 
 
+_QUERY_KEYS = frozenset({"query", "relevant", "labels"})
+"""The keys only a query has: a JSONL line with one of them is a query."""
+
+
 def _read_jsonl(path: Path, line_of: dict[tuple[str, int], int]) -> dict[str, list[Any]]:
     """The notes and queries of a JSONL file; ``line_of`` gets each one's line number."""
     lines = read_text_file(path).splitlines()
@@ -193,13 +197,15 @@ def _read_jsonl(path: Path, line_of: dict[tuple[str, int], int]) -> dict[str, li
             raise ConfigError(said.replace(f"{path}: ", f"{path}: line {number}: ", 1)) from exc
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
-        if "notes" in item or "queries" in item:
+        if isinstance(item.get("notes"), list) or isinstance(item.get("queries"), list):
             raise ConfigError(
                 f"{path}: line {number}: holds 'notes' or 'queries', the layout of a .json "
                 "dataset; a .jsonl dataset has one note or query per line (or name the file "
                 ".json)"
             )
-        kind = "queries" if "query" in item else "notes"
+        # A query's own keys make it one, so a misspelled "query" is said as such, not as a
+        # note without "text".
+        kind = "queries" if _QUERY_KEYS & set(item) else "notes"
         line_of[(kind, len(out[kind]))] = number
         out[kind].append(item)
     return out
