@@ -188,7 +188,11 @@ def profile_for(agent_id: str, profiles: Mapping[str, AgentProfile]) -> AgentPro
     """The profile of an agent id: its own, else for ``acp:NAME`` the ACP profile ``NAME`` or
     the configured ACP agent ``NAME`` (:data:`~proctor.agents.spec.ACP_PRESETS`)."""
     if agent_id in profiles:
-        return profiles[agent_id]
+        own = profiles[agent_id]
+        if own.transport == "acp" and own.command is None and agent_id in ACP_PRESETS:
+            # the profile "gemini" of acp:gemini, run by its own id: the same configured agent
+            return own.model_copy(update={"command": list(ACP_PRESETS[agent_id])})
+        return own
     if agent_id.startswith(ACP_PREFIX):
         name = agent_id[len(ACP_PREFIX) :]
         named = profiles.get(name)

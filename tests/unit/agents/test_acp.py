@@ -240,3 +240,15 @@ def test_question_text_and_replies() -> None:
         "outcome": {"outcome": "cancelled"},
         "_meta": None,
     }
+
+
+def test_the_profile_of_a_configured_acp_agent_run_by_its_own_id_is_that_agent() -> None:
+    """The profile "gemini" with "transport": "acp" holds acp:gemini's settings (its key, say);
+    run as --agent gemini it starts Gemini CLI's ACP mode too, not the default Claude adapter."""
+    profiles = {"gemini": AgentProfile(transport="acp", forward_env=["GEMINI_API_KEY"])}
+    for agent_id in ("gemini", "acp:gemini"):
+        profile = profile_for(agent_id, profiles)
+        assert profile.command == ["gemini", "--acp"], agent_id
+        assert profile.forward_env == ["GEMINI_API_KEY"]
+    own = {"mine": AgentProfile(transport="acp")}  # control: no configured agent of that name
+    assert profile_for("mine", own).command is None
