@@ -176,4 +176,11 @@ def covered_agent(name: str, covered: Sequence[str], command: str) -> str:
         return spec.id
     if spec is not None:
         raise ConfigError(f"--agent {name}: {command} covers {', '.join(covered)}, not {spec.id}")
+    preset = name[len(ACP_PREFIX) :] if name.startswith(ACP_PREFIX) else None
+    behind = spec_for(preset) if preset in ACP_PRESETS else None
+    if behind is not None and behind.id in covered:  # acp:gemini runs Gemini CLI's own ACP mode
+        raise ConfigError(
+            f"--agent {name}: {command} covers {', '.join(covered)}, not {name}, the ACP agent "
+            f"built on {behind.id}: check {behind.id}"
+        )
     raise ConfigError(f"--agent {name}: {unknown_agent(name, covered)}")

@@ -75,3 +75,22 @@ def test_an_agent_audit_does_not_cover_is_said_so_not_unknown() -> None:
     assert str(result.exception) == (
         "--agent scripted: proctor audit covers claude-code, codex, gemini-cli, not scripted"
     )
+
+
+@pytest.mark.parametrize(
+    ("acp", "cli"), [("acp:claude", "claude-code"), ("acp:gemini", "gemini-cli")]
+)
+def test_a_configured_acp_agent_is_said_to_be_built_on_its_cli_not_unknown(
+    acp: str, cli: str
+) -> None:
+    """``addon check-install --agent acp:claude`` said "unknown agent", an agent proctor knows,
+    and suggested claude-code by spelling alone."""
+    from proctor.agents.spec import covered_agent
+    from proctor.errors import ConfigError
+
+    with pytest.raises(ConfigError) as raised:
+        covered_agent(acp, ("claude-code", "codex", "gemini-cli"), "proctor addon")
+    assert str(raised.value) == (
+        f"--agent {acp}: proctor addon covers claude-code, codex, gemini-cli, not {acp}, the "
+        f"ACP agent built on {cli}: check {cli}"
+    )
