@@ -139,3 +139,21 @@ def test_a_link_is_written_through_and_kept(proctor: Run, tmp_path: Path) -> Non
     lost = proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(nowhere))
     assert lost.code == 2 and f"whose folder {tmp_path / 'gone'} does not exist" in lost.err
     assert nowhere.is_symlink()
+
+
+def test_a_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path) -> None:
+    """``--output -`` writes the manifest on stdout, as ``run --manifest -`` reads it from
+    stdin; no file named ``-`` is made."""
+    labels = _labels(tmp_path)
+    planned = subprocess.run(
+        [sys.executable, "-m", "proctor", "plan-repeats", "--goal-labels", str(labels)]
+        + ["--output", "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert planned.returncode == 0, planned.stderr
+    assert json.loads(planned.stdout)["pairs"] == 3
+    assert "planned in - (standard output)\n" in planned.stderr
+    assert not (tmp_path / "-").exists()

@@ -197,6 +197,9 @@ def test_output_to_stdout_a_descriptor_or_a_device_writes_to_it_where_it_stands(
     with log.open("a") as appended:
         into = report_process(run, "--output", "/dev/stdout", stdout=appended)
     assert into.returncode == 0 and log.read_text() == "before\n" + printed, into.stderr
+    dash = report_process(run, "--output", "-")  # stdout, as a dash names it
+    assert dash.returncode == 0 and dash.stdout == printed, dash.stderr
+    assert "report written to - (standard output)" in dash.stderr
     to_err = report_process(run, "--output", "/dev/stderr")
     assert to_err.returncode == 0 and to_err.stderr.startswith(printed), to_err.stderr
     closed = report_process(run, "--output", "/dev/fd/9")

@@ -66,9 +66,11 @@ READER_WAIT = 5.0
 
 
 def descriptor(output: str) -> int | None:
-    """The descriptor ``--output`` names (``/dev/stdout`` is 1, ``/dev/fd/63`` 63), or None. It
+    """The descriptor ``--output`` names (``-`` and ``/dev/stdout`` are 1, ``/dev/fd/63`` 63), or None. It
     is written to itself, where it stands, as bash writes ``> /dev/stdout``: stdout sent to a
     file, a socket or a pipe is written to, not opened again from its start (or not at all)."""
+    if output == "-":  # as `--manifest -` reads standard input, `--output -` writes stdout
+        return 1
     match = _DESCRIPTOR.fullmatch(output)
     if match is None:
         return None
@@ -156,6 +158,8 @@ def write_output_file(output: Path, text: str, what: str) -> bool:
 def written_where(output: Path, given: str | None) -> str:
     """``--output`` as a line on stderr names it: as given, and of a link the file it links
     to."""
+    if given == "-":
+        return "- (standard output)"
     linked = given not in (None, str(output)) and Path(str(given)).is_symlink()
     return f"{given} (the file it links to, {output})" if linked else given or str(output)
 
