@@ -145,9 +145,9 @@ def test_a_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path) -> None
     """``--output -`` writes the manifest on stdout, as ``run --manifest -`` reads it from
     stdin; no file named ``-`` is made."""
     labels = _labels(tmp_path)
+    command = [sys.executable, "-m", "proctor", "plan-repeats", "--goal-labels", str(labels)]
     planned = subprocess.run(
-        [sys.executable, "-m", "proctor", "plan-repeats", "--goal-labels", str(labels)]
-        + ["--output", "-"],
+        [*command, "--output", "-"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -66,9 +66,10 @@ READER_WAIT = 5.0
 
 
 def descriptor(output: str) -> int | None:
-    """The descriptor ``--output`` names (``-`` and ``/dev/stdout`` are 1, ``/dev/fd/63`` 63), or None. It
-    is written to itself, where it stands, as bash writes ``> /dev/stdout``: stdout sent to a
-    file, a socket or a pipe is written to, not opened again from its start (or not at all)."""
+    """The descriptor ``--output`` names (``-`` and ``/dev/stdout`` are 1, ``/dev/fd/63``
+    63), or None. It is written to itself, where it stands, as bash writes ``> /dev/stdout``:
+    stdout sent to a file, a socket or a pipe is written to, not opened again from its start
+    (or not at all)."""
     if output == "-":  # as `--manifest -` reads standard input, `--output -` writes stdout
         return 1
     match = _DESCRIPTOR.fullmatch(output)
