@@ -295,6 +295,17 @@ def test_only_the_first_repetition_is_applied_to_the_findings_ledger(
     assert ledger["runs"] == [repetitions[1].name]
     (finding,) = ledger["findings"]
     assert finding["failures"] == 1 and finding["state"] == "open"
+    # The first repetition's report lists the finding; a later one's says why it lists none.
+    first = proctor("report", str(repetitions[1]))
+    assert f"| new | `{finding['id']}` |" in first.out
+    assert "repetition" not in first.err
+    later = proctor("report", str(repetitions[3]))
+    assert later.code == first.code and "## Findings" not in later.out
+    assert (
+        f"proctor: note: {repetitions[3].name} is repetition 3 of a repeat check; the findings "
+        "ledger takes in the first repetition only, whose report lists the findings it "
+        "proposed, reopened or resolved (`proctor findings` lists them all)\n"
+    ) in later.err
     # A later ordinary run is applied as usual.
     again, _ = run_cases(proctor, tmp_path)
     assert again.code == 1

@@ -12,6 +12,7 @@ from proctor.cli.options import label_options, relabeller, reporter_option
 from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
+    from proctor.models.run import RunManifest
     from proctor.models.suite import SuiteRecord
     from proctor.report.pooled_runs import PooledRead
 
@@ -165,7 +166,7 @@ def command(
             check_foreign_gate(run_dir, suite, force)
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
-        suite = _with_findings(suite, run_dir)
+        suite = _with_findings(suite, run_dir, run.manifest)
         suite = as_of_now(run, suite)  # of a run still running: exit 75, no verdict yet
     source = gate_source_words(suite)
     if source is not None:  # --config's gate: never shown as the run's own
@@ -395,9 +396,10 @@ def _pooled_progress(live: list[tuple[Any, int]], runs: list[Any]) -> tuple[str,
     return running, f"{own} finished so far ({every} over the {len(runs)} runs read)"
 
 
-def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
+def _with_findings(suite: SuiteRecord, run_dir: Path, manifest: RunManifest | None) -> SuiteRecord:
     """The run's aggregate with what it did to the findings ledger of its results directory,
-    when the ledger holds the run."""
+    when the ledger holds the run (a later repetition of a repeat check, which it never takes
+    in, is said so on standard error)."""
     from proctor.errors import ConfigError, SchemaVersionError
     from proctor.report.findings import load_ledger, run_changes
 
@@ -408,4 +410,13 @@ def _with_findings(suite: SuiteRecord, run_dir: Path) -> SuiteRecord:
         click.echo(f"proctor: note: {exc}; findings not shown", err=True)
         return suite
     # The ledger holds each run by its folder's name (as `findings` reads the folders).
-    return suite.model_copy(update={"findings": run_changes(ledger, root.name)})
+    changes = run_changes(ledger, root.name)
+    repetition = manifest.repetition if manifest is not None else None
+    if changes is None and repetition is not None and repetition > 1:
+        click.echo(
+            f"proctor: note: {root.name} is repetition {repetition} of a repeat check; the "
+            "findings ledger takes in the first repetition only, whose report lists the "
+            "findings it proposed, reopened or resolved (`proctor findings` lists them all)",
+            err=True,
+        )
+    return suite.model_copy(update={"findings": changes})
