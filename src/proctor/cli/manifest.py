@@ -394,7 +394,7 @@ def _manifest_run(
     from proctor.errors import ConfigError, ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import ConfigRecord, RunManifest
-    from proctor.session.resume import first_difference
+    from proctor.session.resume_plan import first_difference
 
     for manifest_file in sorted(folder.glob("run-*/run.json"), reverse=True):
         try:

@@ -28,7 +28,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
@@ -43,10 +42,10 @@ from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, ledger_holds, newest_run_in
 from proctor.plan.checks import check_keys, preflight
-from proctor.plan.records import resolved_record
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.inline import resumed_options
+from proctor.session.resume_plan import same_plan
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
@@ -196,165 +195,6 @@ def key_folder(manifest: RunManifest) -> tuple[Path, str | None]:
         else "the run does not record the folder it was started in"
     )
     return here, f"{why}: its provider keys are read from the environment and {here / '.env'}"
-
-
-def first_difference(old: Any, new: Any, where: str = "") -> str | None:
-    """The first path at which two JSON values differ, or None."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new)):
-            found = first_difference(old.get(key), new.get(key), f"{where}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(old, list) and isinstance(new, list):
-        if len(old) != len(new):
-            return f"{where} ({len(old)} entries then, {len(new)} now)"
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            found = first_difference(a, b, f"{where}[{i}]")
-            if found:
-                return found
-        return None
-    return None if old == new else where or "."
-
-
-PATH_KEYS = frozenset({"path", "fixture", "configFile"})
-
-
-def _absolute(value: Any, cwd: Path, key: str = "") -> Any:
-    """``value`` with its paths made absolute against ``cwd`` and resolved: a run planned from
-    another folder, or through ``..`` or a link, names the same files differently."""
-    if isinstance(value, dict):
-        return {k: _absolute(v, cwd, k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_absolute(v, cwd, key) for v in value]
-    if key in PATH_KEYS and isinstance(value, str) and value:
-        return str((cwd / value).resolve())  # (an absolute value stays where it is)
-    return value
-
-
-def _same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
-    import json
-
-    try:
-        stored = json.loads(paths.resolved_json.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{paths.resolved_json}: cannot be read ({exc})") from exc
-    stored_cases = [c for c in stored.get("cases", []) if isinstance(c, dict)]
-    # A run of a proctor before configDigest: its fixture digests took the first entries only.
-    legacy = bool(stored_cases) and not any("configDigest" in c for c in stored_cases)
-    now = resolved_record(plan, legacy=legacy).to_dict()
-    for record in (stored, now):
-        record.pop("schemaVersion", None)
-    # A run of a proctor that wrote its MCP servers' values whole: read as one writes them now.
-    for case in stored_cases:
-        _provisions_as_recorded(case)
-    # "trials": the settings of each case's trials, which a proctor before them did not record.
-    for key in (
-        "content",
-        "fixtureDigest",
-        "configDigest",
-        "filesDigest",
-        "provisionDigest",
-        "trials",
-    ):
-        if not any(key in c for c in stored.get("cases", []) if isinstance(c, dict)):
-            for case in now.get("cases", []):  # a run of a proctor that wrote no such digest
-                case.pop(key, None)
-    if stored.get("concurrency", 0) is None:
-        now.pop("concurrency", None)  # sized by the Ray cluster; a resume runs it locally
-        stored.pop("concurrency")
-    cases = changed_cases(stored_cases, [c for c in now.get("cases", []) if isinstance(c, dict)])
-    if cases:
-        raise ConfigError(
-            f"--resume {paths.root}: the cases changed since the run started ({cases}); start "
-            "a new run instead"
-        )
-    changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
-    if changed:
-        where = changed.lstrip(".")
-        what = DIGESTS.get(where.rsplit(".", 1)[-1], "")
-        raise ConfigError(
-            f"--resume {paths.root}: the cases or the configuration changed since the run "
-            f"started (resolved.json differs at {where}{what}); start a new run instead"
-        )
-
-
-CASE_DIGESTS = ("content", "fixtureDigest", "configDigest", "filesDigest", "provisionDigest")
-
-
-def changed_cases(stored: list[dict[str, Any]], now: list[dict[str, Any]]) -> str | None:
-    """What became of the run's cases, by name, when the source no longer holds the same ones:
-    a case renamed (one that is gone, and a new one with the same digests), one gone, one
-    added; None when it holds the same cases."""
-    was = [str(c.get("case")) for c in stored]
-    names = [str(c.get("case")) for c in now]
-    if set(was) == set(names):
-        return None
-    gone = [c for c in stored if str(c.get("case")) not in names]
-    added = [c for c in now if str(c.get("case")) not in was]
-    said: list[str] = []
-    for old in list(gone):
-        same = [c for c in added if _same_digests(old, c)]
-        if len(same) == 1:
-            said.append(f"case '{old.get('case')}' of the run is now '{same[0].get('case')}'")
-            gone.remove(old)
-            added.remove(same[0])
-    if gone:
-        said.append(f"the run's {_cases([str(c.get('case')) for c in gone], 'is', 'are')} gone")
-    new = [str(c.get("case")) for c in added]
-    if new and gone:
-        said.append(f"the source now holds {_quoted(new)} instead")
-    elif new:
-        said.append(f"{_cases(new, 'is', 'are')} new in the source")
-    return "; ".join(said)
-
-
-def _same_digests(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Whether two cases' records hold the same digests (those both record; at least one)."""
-    keys = [k for k in CASE_DIGESTS if old.get(k) is not None and new.get(k) is not None]
-    return bool(keys) and all(old[k] == new[k] for k in keys)
-
-
-def _quoted(names: list[str]) -> str:
-    return ", ".join(f"'{n}'" for n in names)
-
-
-def _cases(names: list[str], one: str, many: str) -> str:
-    quoted = _quoted(names)
-    return f"case {quoted} {one}" if len(names) == 1 else f"cases {quoted} {many}"
-
-
-def _provisions_as_recorded(case: dict[str, Any]) -> None:
-    """A stored case's provisions (its own and its conditions') as ``resolved.json`` records
-    them now (see :func:`~proctor.plan.records.recorded_provision`); one that does not read
-    is left as it is (the comparison names it)."""
-    from pydantic import ValidationError
-
-    from proctor.models.config import Provision
-    from proctor.plan.records import recorded_provision
-
-    holders = [case, *(c for c in (case.get("conditions") or {}).values() if isinstance(c, dict))]
-    for holder in holders:
-        stored = holder.get("provision")
-        if not isinstance(stored, dict):
-            continue
-        try:
-            provision = Provision.model_validate(stored)
-        except ValidationError:
-            continue
-        holder["provision"] = recorded_provision(provision).model_dump(mode="json", by_alias=True)
-
-
-DIGESTS = {
-    "content": ": the prompt, plan.json, the answering rules or a zip fixture",
-    "fixtureDigest": ": a file of the folder fixture",
-    "configDigest": ": the case's config.json (a step budget, an environment value, a "
-    "condition) or an environment value of proctor.json",
-    "filesDigest": ": a file in the case folder outside its fixture (a scoring program, a "
-    "rubric, a skill or plugin)",
-    "provisionDigest": ": an MCP server's environment value, header or credential",
-}
-"""What each digest of ``resolved.json`` covers, for the refusal of a resume."""
 
 
 def finished_record(paths: RunPaths, spec: TrialSpec) -> TrialRecord | None:
@@ -514,7 +354,7 @@ def _resume(
         plan = planned.plan
     else:
         plan = plan_run(request)
-    _same_plan(paths, plan, request.cwd or Path.cwd())
+    same_plan(paths, plan, request.cwd or Path.cwd())
     if retry_errors is not None:  # (resolved.json does not hold it)
         overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})
         plan = plan.model_copy(update={"overrides": overrides})
