@@ -7,6 +7,7 @@ the newer digests, still resumes."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from proctor.plan import records
-from proctor.plan.records import folder_digest
+from proctor.plan.records import older_folder_digest
 from tests.conftest import Run, write_case
 
 CONFIG = {
@@ -95,11 +96,49 @@ def test_a_run_of_an_older_proctor_resumes_on_what_it_recorded(
     resolved = json.loads((run_dir / "resolved.json").read_text())
     for entry in resolved["cases"]:
         del entry["configDigest"], entry["filesDigest"]
-        entry["fixtureDigest"] = folder_digest(case / "src", limit=3)
+        entry["fixtureDigest"] = older_folder_digest(case / "src", limit=3)
     (run_dir / "resolved.json").write_text(json.dumps(resolved))
     (case / "score.py").write_text(SCORE + "# a comment\n")  # not covered then
     resumed = proctor("run", "--resume", str(run_dir))
     assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+
+
+@pytest.mark.parametrize("edit", ["undone", "same-size"])
+def test_a_fixture_file_edited_then_put_back_resumes(
+    proctor: Run, tmp_path: Path, edit: str
+) -> None:
+    """A fixture is compared by its files' contents: one edited and then put back as it was
+    (its modification time changed all the same) still resumes; one edited to another
+    content of the same size is refused. It was refused as changed either way."""
+    case, run_dir = started(proctor, tmp_path, src={"data.txt": "abc\n"})
+    data = case / "src" / "data.txt"
+    data.write_text("xyz\n" if edit == "same-size" else "abc\n")
+    os.utime(data, ns=(data.stat().st_atime_ns, data.stat().st_mtime_ns + 5_000_000_000))
+    resumed = proctor("run", "--resume", str(run_dir))
+    if edit == "undone":
+        assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+    else:
+        assert resumed.code == 2 and "cases[0].fixtureDigest" in resumed.err, resumed.err
+
+
+def test_a_run_whose_fixture_was_digested_by_time_resumes_while_untouched(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A run of a proctor that digested its fixture's files by their modification times
+    resumes while they are as they were, and is refused once one is touched."""
+    case, run_dir = started(proctor, tmp_path, src={"data.txt": "abc\n"})
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    resolved["cases"][0]["fixtureDigest"] = older_folder_digest(case / "src")
+    (run_dir / "resolved.json").write_text(json.dumps(resolved))
+    data = case / "src" / "data.txt"
+    kept = (run_dir / "trials/c/scripted/default/1/trial.json").read_bytes()
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+    assert (run_dir / "trials/c/scripted/default/1/trial.json").read_bytes() == kept
+    (run_dir / "trials/c/scripted/default/2/trial.json").unlink()
+    os.utime(data, ns=(data.stat().st_atime_ns, data.stat().st_mtime_ns + 5_000_000_000))
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 2 and "cases[0].fixtureDigest" in again.err, again.err
 
 
 @pytest.mark.parametrize(

@@ -52,11 +52,14 @@ VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
 """Left out of a folder fixture's digest: a ``git status`` rewrites ``.git/index``."""
 
 
-def folder_digest(folder: Path, limit: int | None = None) -> str:
-    """A folder fixture as one digest: every entry's path, type, size and modification time
-    (links not followed, version-control folders left out); with ``limit``, only the first
-    that many entries (as older proctors took it). A resume compares it, so a file of the
-    fixture edited in between is caught without reading the files."""
+def folder_digest(folder: Path, limit: int | None = None, *, by_time: bool = False) -> str:
+    """A folder fixture as one digest: every entry's path, type and size, and each file's
+    content (one larger than :data:`CONTENT_HASHED_BYTES`: its modification time instead),
+    links not followed, version-control folders left out; with ``limit``, only the first that
+    many entries (as older proctors took it). A resume compares it, so a file of the fixture
+    edited in between is caught, and one edited and then put back as it was is not.
+    ``by_time``: every file by its modification time, as earlier proctors digested it (see
+    :func:`older_folder_digest`)."""
     digest = hashlib.sha256()
     stack, seen = [str(folder)], 0
     while stack and (limit is None or seen < limit):
@@ -81,9 +84,35 @@ def folder_digest(folder: Path, limit: int | None = None) -> str:
                     stack.append(entry.path)
                 line = f"{rel}/\n"
             else:
-                line = f"{rel}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\n"
+                line = (
+                    f"{rel}\0{st.st_mode:o}\0{st.st_size}\0{_file_stamp(entry.path, st, by_time)}\n"
+                )
             digest.update(line.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()[:16]
+
+
+def _file_stamp(path: str, st: os.stat_result, by_time: bool) -> str:
+    """What stands for a fixture's entry in its digest: a regular file's content hash (one
+    larger than :data:`CONTENT_HASHED_BYTES`: its modification time), a link's target, another
+    entry's modification time; every entry's modification time with ``by_time``."""
+    if not by_time and stat.S_ISLNK(st.st_mode):
+        try:
+            return "-> " + os.readlink(path)
+        except OSError:
+            return "unreadable"
+    if by_time or not stat.S_ISREG(st.st_mode) or st.st_size > CONTENT_HASHED_BYTES:
+        return str(st.st_mtime_ns)
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return "unreadable"
+
+
+def older_folder_digest(folder: Path, limit: int | None = None) -> str:
+    """A folder fixture's digest as a proctor that digested every file by its modification
+    time wrote it: a resume of such a run compares its fixture so."""
+    return folder_digest(folder, limit, by_time=True)
 
 
 def config_digest(rc: ResolvedCase, profiles: Mapping[str, AgentProfile]) -> str:

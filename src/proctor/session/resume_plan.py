@@ -11,6 +11,7 @@ from typing import Any
 from proctor.errors import ConfigError
 from proctor.models.plan import RunPlan
 from proctor.paths import RunPaths
+from proctor.plan import records
 from proctor.plan.records import resolved_record
 
 
@@ -73,6 +74,7 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
         now.pop("concurrency", None)  # sized by the Ray cluster; a resume runs it locally
         stored.pop("concurrency")
     now_cases = [c for c in now.get("cases", []) if isinstance(c, dict)]
+    _fixtures_digested_by_time(stored_cases, now_cases, legacy, cwd)
     cases = changed_cases(stored_cases, now_cases)
     if cases:
         raise ConfigError(
@@ -87,6 +89,23 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
             f"--resume {paths.root}: the cases or the configuration changed since the run "
             f"started (resolved.json differs at {where}{what}); start a new run instead"
         )
+
+
+def _fixtures_digested_by_time(
+    stored: list[dict[str, Any]], now: list[dict[str, Any]], legacy: bool, cwd: Path
+) -> None:
+    """A run of a proctor that digested its folder fixtures' files by their modification
+    times: each fixture whose digest now differs is digested so again (its path read against
+    ``cwd``, the folder the run is planned from), and counts as the same when that digest is
+    the one the run recorded."""
+    recorded = {str(c.get("case")): c.get("fixtureDigest") for c in stored}
+    for case in now:
+        then, fixture = recorded.get(str(case.get("case"))), case.get("fixture")
+        if not then or then == case.get("fixtureDigest") or not isinstance(fixture, str):
+            continue
+        limit = records.LEGACY_FIXTURE_ENTRIES if legacy else None
+        if records.older_folder_digest(cwd / fixture, limit) == then:
+            case["fixtureDigest"] = then
 
 
 CASE_DIGESTS = ("content", "fixtureDigest", "configDigest", "filesDigest", "provisionDigest")
