@@ -182,7 +182,10 @@ def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_
     _, run_dir = started(proctor, tmp_path)
     refused = proctor("run", "--resume", str(run_dir), "--repeats", "3")
     assert refused.code == 2
-    taken = "(with --reporter, --json, --budget-usd or --retry-errors at most)"
+    taken = (
+        "(with --reporter, --json, --budget-usd, --retry-errors or --concurrency at most; "
+        "another would make the trials it runs unlike those it keeps)"
+    )
     assert taken in refused.err, refused.err
     # ... and those given that it does not take, by name, as they were spelt.
     assert "configuration: drop --repeats; give it alone" in refused.err, refused.err
@@ -191,6 +194,27 @@ def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_
     assert "drop --agent, --no-evaluate; give it alone" in refused.err, refused.err
     resumed = proctor("run", "--resume", str(run_dir), "--budget-usd", "5")
     assert resumed.code == 0, resumed.err
+
+
+def test_a_resume_runs_its_trials_with_the_concurrency_given(proctor: Run, tmp_path: Path) -> None:
+    """How many trials run at once changes no result: a resume given --concurrency runs its
+    trials so (a bigger machine), where it was refused (`drop --concurrency`)."""
+    cases = tmp_path / "cases"
+    turns = {"turns": [{"shell": "sleep 2"}, {"say": "done"}]}
+    write_case(cases, "c", config={"repeats": 2}, plan=turns)
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    for repeat in (1, 2):
+        (run_dir / f"trials/c/scripted/default/{repeat}/trial.json").unlink()
+    resumed = proctor("run", "--resume", str(run_dir), "--concurrency", "2")
+    assert resumed.code == 0 and "0 kept, 2 run now" in resumed.err, resumed.err
+    times = [
+        json.loads((run_dir / f"trials/c/scripted/default/{r}/trial.json").read_text())["timings"]
+        for r in (1, 2)
+    ]
+    first, second = sorted(times, key=lambda t: t["startedAt"])
+    assert second["startedAt"] < first["finishedAt"], times  # they ran together
 
 
 def test_a_resume_takes_an_option_given_its_default(proctor: Run, tmp_path: Path) -> None:

@@ -171,6 +171,7 @@ def _run_pairs(
                 keys_checked=True,
                 planned=pair.resume,
                 agents_checked=True,
+                concurrency=overrides.concurrency,
             )
             codes.append(resumed.suite.exit_code)
             run_dirs.append(resumed.paths.root)

@@ -270,19 +270,25 @@ def command(
     if as_json and "json" not in names:
         names.append("json")
     if resume is not None:  # (before --prompt writes its case, or --manifest plans)
-        changed = overrides.model_copy(update={"retry_errors": 0}) != CliOverrides()
-        taken = frozenset({"resume", "reporters", "as_json", "budget_usd", "retry_errors"})
+        aside = {"retry_errors": 0, "concurrency": None}  # (they change no trial's result)
+        changed = overrides.model_copy(update=aside) != CliOverrides()
+        taken = frozenset(
+            {"resume", "reporters", "as_json", "budget_usd", "retry_errors", "concurrency"}
+        )
         given = given_options(click.get_current_context(), taken)
         if given or changed or source != Path(".") or config or dry_run:
             drop = f"drop {', '.join(given)}; " if given else ""
             raise ConfigError(
                 f"--resume takes the run's own cases and configuration: {drop}give it alone "
-                "(with --reporter, --json, --budget-usd or --retry-errors at most)"
+                "(with --reporter, --json, --budget-usd, --retry-errors or --concurrency at "
+                "most; another would make the trials it runs unlike those it keeps)"
             )
         # None given: the run's own reporters, as it recorded them.
         shown = tuple(names) if reporters or as_json else ()
         # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
-        return _resume(resume, shown, budget_usd, as_json, retry_errors)
+        from proctor.cli.resume import resume_command
+
+        return resume_command(resume, shown, budget_usd, as_json, retry_errors, concurrency)
     suite = None
     if prompt is not None:
         from proctor.session.inline import inline_suite
@@ -490,40 +496,6 @@ def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: P
     if qna is not None:
         message = message.replace(f"{case / 'qna.md'}:", f"--qna {qna}:")
     return message
-
-
-def _resume(
-    run_dir: Path,
-    names: tuple[str, ...],
-    budget: float | None,
-    as_json: bool = False,
-    retry: int | None = None,
-) -> int:
-    """``--resume RUN_DIR``: the run's unfinished trials (with ``--retry-errors N``, ``retry``:
-    its kept errors a retry runs again too), then its aggregate written anew."""
-    from proctor.cli.display import CostWarnings, make_display, spent_before
-    from proctor.report.reporters import printed
-    from proctor.session.resume import resume_run
-
-    warnings = CostWarnings(budget, spent=spent_before(run_dir) if budget else 0.0)
-    result, kept = resume_run(
-        run_dir, names, [make_display(False), warnings], ends_command=True, retry_errors=retry
-    )
-    echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
-    left = f", {result.left} left for another --resume" if result.left else ""
-    how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
-    errors = (n := result.kept_rerunnable) and (
-        f" ({n} of them {('an error', 'errors')[n > 1]} --retry-errors would run again (a worker "
-        f"that died or a provider's transient failure): {how} to run {('it', 'them')[n > 1]} again)"
-    )
-    again = result.errors_rerun and f" ({result.errors_rerun} retried after an error)"
-    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
-    echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
-    echo_unless_gone(
-        f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
-        err=True,
-    )
-    return result.suite.exit_code
 
 
 def _repeat_check(

@@ -275,6 +275,7 @@ def resume_run(
     agents_checked: bool = False,
     ends_command: bool = False,
     retry_errors: int | None = None,
+    concurrency: int | None = None,
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). ``retry_errors``: ``--retry-errors N`` given to the
@@ -286,13 +287,16 @@ def resume_run(
     CLIs (:func:`~proctor.plan.checks.preflight`) likewise. ``planned``: the run's plan, made
     before (:func:`plan_resume`), used as it is when the run's records, read again under the
     lock, make the same request; otherwise the run is planned again. ``ends_command``: the
-    command ends with the resume (see :attr:`RunRequest.ends_command`)."""
+    command ends with the resume (see :attr:`RunRequest.ends_command`). ``concurrency``:
+    ``--concurrency N`` given to the resume, how many of its trials run at once (None: the
+    run's own); it changes no trial's result."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root):
         checked = (keys_checked, agents_checked)
-        return _resume(paths, reporters, subscribers, checked, planned, ends_command, retry_errors)
+        again = (retry_errors, concurrency)
+        return _resume(paths, reporters, subscribers, checked, planned, ends_command, again)
 
 
 @contextmanager
@@ -321,9 +325,10 @@ def _resume(
     checked: tuple[bool, bool],
     planned: ResumePlan | None = None,
     ends_command: bool = False,
-    retry_errors: int | None = None,
+    given: tuple[int | None, int | None] = (None, None),
 ) -> tuple[RunResult, int]:
     keys_checked, agents_checked = checked
+    retry_errors, concurrency = given  # the resume's --retry-errors and --concurrency
     manifest, config = _read(paths)
     from proctor.agents.credentials import register_user_keys
 
@@ -358,6 +363,9 @@ def _resume(
     if retry_errors is not None:  # (resolved.json does not hold it)
         overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})
         plan = plan.model_copy(update={"overrides": overrides})
+    if concurrency is not None:  # (how many run at once: no trial's result)
+        overrides = plan.overrides.model_copy(update={"concurrency": concurrency})
+        plan = plan.model_copy(update={"overrides": overrides, "concurrency": concurrency})
     again = retry_errors or 0  # (the run's own applies only to the trials it runs)
     unfinished = [s for s in plan.trials if _to_run(paths, s, again)]
     if unfinished:

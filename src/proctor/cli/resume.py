@@ -1,0 +1,50 @@
+"""``proctor run --resume RUN_DIR``: the resume, and the lines it prints after its report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from proctor.cli.signals import echo_unless_gone
+from proctor.util.masking import mask
+from proctor.util.text import one_line
+
+
+def resume_command(
+    run_dir: Path,
+    names: tuple[str, ...],
+    budget: float | None,
+    as_json: bool = False,
+    retry: int | None = None,
+    concurrency: int | None = None,
+) -> int:
+    """``--resume RUN_DIR``: the run's unfinished trials (with ``--retry-errors N``, ``retry``:
+    its kept errors a retry runs again too; ``concurrency``: ``--concurrency N``, else the
+    run's own), then its aggregate written anew."""
+    from proctor.cli.display import CostWarnings, make_display, spent_before
+    from proctor.report.reporters import printed
+    from proctor.session.resume import resume_run
+
+    warnings = CostWarnings(budget, spent=spent_before(run_dir) if budget else 0.0)
+    result, kept = resume_run(
+        run_dir,
+        names,
+        [make_display(False), warnings],
+        ends_command=True,
+        retry_errors=retry,
+        concurrency=concurrency,
+    )
+    echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
+    left = f", {result.left} left for another --resume" if result.left else ""
+    how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
+    errors = (n := result.kept_rerunnable) and (
+        f" ({n} of them {('an error', 'errors')[n > 1]} --retry-errors would run again (a worker "
+        f"that died or a provider's transient failure): {how} to run {('it', 'them')[n > 1]} again)"
+    )
+    again = result.errors_rerun and f" ({result.errors_rerun} retried after an error)"
+    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
+    echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
+    echo_unless_gone(
+        f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",
+        err=True,
+    )
+    return result.suite.exit_code
