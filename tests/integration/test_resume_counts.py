@@ -72,6 +72,11 @@ def test_an_interrupted_resume_counts_what_it_kept_and_left(proctor: Run, tmp_pa
     assert counts, err
     kept, ran, left = map(int, counts.groups())
     assert kept == 2 and 0 < ran < TRIALS - kept and kept + ran + left == TRIALS, err
+    # Those left counted apart as the report counts them: the trial the stop cut short was
+    # left out of the line (`2 left for another --resume`).
+    apart = re.search(r"trials finished (\(\d+ cut short, recorded as interrupted[^)]*\))", err)
+    assert apart, err
+    assert f"left for another --resume {apart.group(1)}" in err, err
 
 
 def _stretches(run_dir: Path) -> list[float]:

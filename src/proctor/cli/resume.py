@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from proctor.cli.signals import echo_unless_gone
+from proctor.execute.context import was_interrupted
+from proctor.session.run import RunResult
 from proctor.util.masking import mask
 from proctor.util.text import one_line
 
@@ -34,7 +36,7 @@ def resume_command(
         concurrency=concurrency,
     )
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
-    left = f", {result.left} left for another --resume" if result.left else ""
+    left = f", {result.left} left for another --resume{_left_apart(result)}" if result.left else ""
     how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
     errors = (n := result.kept_rerunnable) and (
         f" ({n} of them {('an error', 'errors')[n > 1]} --retry-errors would run again (a worker "
@@ -48,3 +50,14 @@ def resume_command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _left_apart(result: RunResult) -> str:
+    """The trials a resume left for another counted apart, as the report counts them: those a
+    stop cut short (recorded as interrupted) and those never started; empty when none was
+    cut short."""
+    cut = sum(was_interrupted(r.reason) for r in result.report_records)
+    if not cut:
+        return ""
+    rest = result.left - cut
+    return f" ({cut} cut short, recorded as interrupted{f'; {rest} not started' if rest else ''})"
