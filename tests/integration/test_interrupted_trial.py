@@ -101,6 +101,12 @@ def test_an_interrupted_terminal_trial_keeps_what_the_agent_showed(tmp_path: Pat
     assert any(e.get("text") == "working on it" for e in events), events
     assert record["transcript"]["events"] == len(events)
     assert record["timings"]["turnsTotal"] == 1
+    # The tokens the kept transcript holds, and their cost (the scripted model's: $0), are
+    # recorded: the record had none (`"usage": {}`, no cost) though the transcript had them.
+    tokens = record["usage"]["scripted"]
+    assert tokens["inputTokens"] > 0 and tokens["outputTokens"] > 0, record["usage"]
+    assert record["cost"]["totalUsd"] == 0 and record["cost"]["byModel"], record["cost"]
+    assert record["toolCalls"] >= 1 and record["sessionId"], record
     assert not list(trial.glob(".*.tmp"))  # no file cut in half
     assert not (trial / "workspace.diff").exists() and not (trial / "workspace").exists()
 

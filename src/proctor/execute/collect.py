@@ -205,16 +205,27 @@ def read_session(
 
 def keep_cut_short(
     ctx: TrialContext, adapter: AgentAdapter[Any], launch: Launch[Any], log: SessionLog
-) -> TranscriptInfo | None:
+) -> tuple[Trajectory, TranscriptInfo] | None:
     """What a session cut short (Ctrl-C, SIGTERM, a driver that raised) left, so that its
     folder shows what the agent did and showed until then: the terminal, the transcript and
     its trajectory, the questions. Nothing is evaluated, and the workspace is neither diffed
     nor kept (``--resume`` runs the trial again in a fresh one). Each part that cannot be
-    kept is left out; the transcript's description, or None when it was not read."""
+    kept is left out; the trajectory (whose tokens the record counts) and the transcript's
+    description, or None when it was not read."""
     try:
-        return read_session(ctx, adapter, launch, log)[1]  # the terminal first, then the rest
+        return read_session(ctx, adapter, launch, log)  # the terminal first, then the rest
     except Exception:
         return None
+
+
+def cut_short_cost(ctx: TrialContext, trajectory: Trajectory) -> CostInfo:
+    """What the tokens a session cut short spent until then cost (see :func:`collect`)."""
+    return price_usage(
+        trajectory.usage,
+        ctx.spec.agent_pricing,
+        responses(trajectory.events),
+        spent_on(trajectory.events),
+    )
 
 
 def _reported_part(trajectory: Trajectory, adapter: AgentAdapter[Any]) -> dict[str, ModelUsage]:

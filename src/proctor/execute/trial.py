@@ -19,7 +19,7 @@ from proctor.agents.gemini_cli import said_turn_limit
 from proctor.agents.protocol import Launch
 from proctor.drive.driver import Driver, SessionLog
 from proctor.evaluators.combiners import below_threshold
-from proctor.execute.collect import Collected, collect, keep_cut_short
+from proctor.execute.collect import Collected, collect, cut_short_cost, keep_cut_short
 from proctor.execute.context import TrialContext, WorkerOptions, was_interrupted
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
@@ -81,7 +81,7 @@ class Phases:
     launch: Launch[Any] | None = None
     session: SessionLog | None = None
     """The driver's log, there also when the agent phase was cut short (``driven`` is None)."""
-    kept: TranscriptInfo | None = None
+    kept: tuple[Trajectory, TranscriptInfo] | None = None
     """What a session cut short left in the trial folder (see :func:`keep_cut_short`)."""
     times: dict[str, float] = field(default_factory=dict)
 
@@ -237,8 +237,12 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.exit_code = log.exit_code
         record.reported_cost_usd = log.reported_cost_usd
         record.questions = len(log.questions)
-    if done.kept is not None:
-        record.transcript = done.kept
+    if done.kept is not None:  # its tokens and their cost until the stop, as the transcript says
+        trajectory, record.transcript = done.kept
+        record.usage = trajectory.usage
+        record.cost = cut_short_cost(ctx, trajectory)
+        record.tool_calls = len(trajectory.agent_calls())
+        record.session_id = trajectory.session_id
     if done.collected is not None:
         c = done.collected
         record.transcript = c.transcript
