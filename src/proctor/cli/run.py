@@ -76,7 +76,11 @@ deterministic trials, and a difference shows up within a few."""
 @click.option("--judge-model", help="provider/model for the judge role (llm-judge).")
 @budget_option
 @click.option("--repeats", type=click.IntRange(min=1, max=10_000), help="Repeats per case × agent.")
-@click.option("--concurrency", type=click.IntRange(min=1), help="Trials run at the same time.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    help="Trials run at the same time (with --resume: left out, the run's own).",
+)
 @click.option(
     "--executor",
     type=click.Choice(["local", "ray"]),
