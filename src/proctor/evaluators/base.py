@@ -345,6 +345,8 @@ def run_logged(
     record.exit_code = outcome.returncode
     record.timed_out = outcome.timed_out
     record.stdout, record.stderr = outcome.stdout, outcome.stderr
+    record.stdout_bytes, record.stderr_bytes = outcome.stdout_bytes, outcome.stderr_bytes
+    record.stopped = outcome.stopped_for_output()
     record.duration_ms = round((time.monotonic() - started) * 1000, 3)
     write_record(log, record)
     return outcome

@@ -70,6 +70,16 @@ class Command:
         except OSError as exc:
             return error_result(spec, f"could not start /bin/sh: {exc}")
         rel = log.relative_to(ctx.trial.root).as_posix()
+        flooded = outcome.stopped_for_output()
+        if flooded:
+            # Like a timeout: the line misbehaved, whatever exit its kill gave it.
+            return scored_result(
+                spec,
+                passed=False,
+                message=f"`{params.run}` {flooded} (its log keeps the first and last 4 MiB)",
+                log=rel,
+                outputTail=output_tail(outcome),
+            )
         if outcome.timed_out:
             return scored_result(
                 spec,

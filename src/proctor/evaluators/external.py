@@ -202,6 +202,14 @@ class External:
             )
         except OSError as exc:
             return error_result(spec, f"could not start '{params.command}': {exc}")
+        flooded = outcome.stopped_for_output()
+        if flooded:
+            return error_result(
+                spec,
+                f"'{params.command}' {flooded} (its log keeps the first and last 4 MiB)",
+                log=rel,
+                outputTail=output_tail(outcome),
+            )
         if outcome.timed_out:
             return error_result(spec, f"timed out after {params.timeout_sec:g}s", log=rel)
         if outcome.returncode != 0:

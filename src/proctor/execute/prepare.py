@@ -80,8 +80,9 @@ def shell_lines(
             out.write(f"# {phase}[{i}]: {line}\n{result.stdout}")
         with open(ctx.paths.stderr_log, "a", encoding="utf-8") as err:
             err.write(f"# {phase}[{i}]: {line}\n{result.stderr}")
-        if fatal and (result.returncode != 0 or result.timed_out):
-            how = "timed out" if result.timed_out else f"exited {result.returncode}"
+        flooded = result.stopped_for_output()
+        if fatal and (result.returncode != 0 or result.timed_out or flooded):
+            how = flooded or ("timed out" if result.timed_out else f"exited {result.returncode}")
             said = output_tail(result, 300).strip()  # masked before it is cut
             detail = f": {said}" if said else " (it wrote nothing)"
             raise WorkspaceError(f"{phase} line {i + 1} `{line}` {how}{detail}")

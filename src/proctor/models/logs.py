@@ -21,6 +21,13 @@ class EvaluatorLog(RecordModel):
     stderr: str = ""
     error: str | None = None
     """Why the program could not be started, when it could not."""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    """How much the program printed on each stream; past 8 MiB only its first and last 4 MiB
+    are in ``stdout``/``stderr``, around a note of how many bytes were left out."""
+    stopped: str | None = None
+    """Why proctor stopped the program before it ended, when it did for its output
+    (``printed more than 64 MiB on stdout and was stopped there``)."""
 
 
 class RequestRecord(RecordModel):

@@ -149,8 +149,9 @@ def _set_up(spec: TrialSpec, root: Path, workspace: Path) -> None:
     for line in spec.case.setup:
         argv = ["/bin/sh", "-c", line]
         done = run_captured(argv, cwd=workspace, env=env, timeout=SETUP_TIMEOUT_SEC)
-        if done.returncode != 0 or done.timed_out:
-            how = "timed out" if done.timed_out else f"exited {done.returncode}"
+        flooded = done.stopped_for_output()
+        if done.returncode != 0 or done.timed_out or flooded:
+            how = flooded or ("timed out" if done.timed_out else f"exited {done.returncode}")
             said = output_tail(done, 300).strip()  # masked before it is cut
             detail = f": {said}" if said else " (it wrote nothing)"
             raise ConfigError(

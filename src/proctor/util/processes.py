@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import IO
 
 TAIL_CHARS = 2000
-# Each stream's output kept in memory; beyond it the middle is dropped.
+# Each stream's output kept in memory: its first and last halves, the middle dropped.
 OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024
+# A program printing more than this on one stream is stopped (``yes``, a loop printing): what
+# it printed is read as it comes and never written to disk, so nothing else bounds it.
+FLOOD_LIMIT_BYTES = 64 * 1024 * 1024
 # How long to wait for a killed program to be reaped before answering anyway.
 KILL_GRACE_SEC = 5.0
 MARKER_VARIABLE = "PROCTOR_TRIAL_MARKER"
@@ -38,8 +41,33 @@ class Outcome:
     """What the program wrote, in the clear: shown or kept, its end is
     :func:`proctor.util.cutting.output_tail` (every registered secret masked before the cut)."""
     stdout_cut: bool = False
-    """Whether the program printed more than ``output_limit`` (:func:`run_captured`) on stdout
-    and was stopped there: ``stdout`` is its first ``output_limit`` bytes."""
+    """Whether the program printed more than its limit on stdout and was stopped there
+    (``output_limit`` of :func:`run_captured`, else :data:`FLOOD_LIMIT_BYTES`)."""
+    stderr_cut: bool = False
+    """The same for stderr (only without ``output_limit``)."""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    """How much the program printed on each stream (read before it ended or was stopped),
+    kept or not."""
+    cut_at: int = 0
+    """The limit past which the program was stopped, when it was (bytes on one stream)."""
+
+    def stopped_for_output(self) -> str | None:
+        """Why the program was stopped for its output, as the end of a sentence about it
+        (``printed more than 64 MiB on stdout and was stopped there``); None when it was not."""
+        cut = [
+            name for name, on in (("stdout", self.stdout_cut), ("stderr", self.stderr_cut)) if on
+        ]
+        if not cut:
+            return None
+        limit = byte_size(self.cut_at)
+        return f"printed more than {limit} on {' and '.join(cut)} and was stopped there"
+
+
+def byte_size(count: int) -> str:
+    """``count`` bytes as a sentence says it: ``64 MiB`` for whole mebibytes, else bytes."""
+    mib = 1024 * 1024
+    return f"{count // mib} MiB" if count and count % mib == 0 else f"{count} bytes"
 
 
 def kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
@@ -61,42 +89,30 @@ def run_captured(
 ) -> Outcome:
     """Run ``argv`` in its own process group; the program's own exit decides, within ``timeout``.
 
-    Output goes to temporary files rather than pipes, so a background child that keeps them open
+    Its output is read through pipes as it comes, nothing of it on disk. The program's exit is
+    awaited, not the pipes' end, so a background child that keeps them open
     (``sleep 30 & echo started``) neither delays the result nor turns a success into a timeout.
     When the program ends or times out, everything it left behind is killed: its process group
     and any process that escaped with ``setsid`` (found by a marker only this call hands out).
     Raises OSError when the program cannot be started.
 
-    With ``output_limit``, its output is read through pipes as it comes, nothing of it on disk:
-    stdout's first ``output_limit`` bytes are kept, and a program printing more is stopped
-    there (:attr:`Outcome.stdout_cut`); stderr's last ``output_limit`` bytes are kept.
+    Without ``output_limit``, each stream's first and last :data:`OUTPUT_LIMIT_BYTES` / 2 are
+    kept around a note of how much was left out, and a program printing more than
+    :data:`FLOOD_LIMIT_BYTES` on either is stopped there (:meth:`Outcome.stopped_for_output`).
+    With ``output_limit``, stdout's first ``output_limit`` bytes are kept, and a program
+    printing more is stopped there (:attr:`Outcome.stdout_cut`); stderr's last
+    ``output_limit`` bytes are kept.
     """
     marker = uuid.uuid4().hex
     child_env = {**(os.environ if env is None else env), CALL_MARKER_VARIABLE: marker}
-    if output_limit is not None:
-        return _run_piped(argv, cwd, child_env, timeout, stdin, output_limit, marker)
-    with (
-        tempfile.TemporaryFile() as out_file,
-        tempfile.TemporaryFile() as err_file,
-        _stdin_file(stdin) as in_file,
-    ):
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env=child_env,
-            stdin=in_file if in_file is not None else subprocess.DEVNULL,
-            stdout=out_file,
-            stderr=err_file,
-            start_new_session=True,
-        )
-        try:
-            timed_out = _wait(proc, timeout)
-        finally:
-            _kill_leftovers(proc, marker)
-        returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
-        stdout = _read_bounded(out_file).decode("utf-8", "replace")
-        stderr = _read_bounded(err_file).decode("utf-8", "replace")
-    return Outcome(returncode, timed_out, stdout, stderr)
+    if output_limit is None:
+        half = OUTPUT_LIMIT_BYTES // 2
+        out = _Stream(head=half, tail=half, stop=FLOOD_LIMIT_BYTES)
+        err = _Stream(head=half, tail=half, stop=FLOOD_LIMIT_BYTES)
+    else:
+        out = _Stream(head=output_limit, tail=0, stop=output_limit)
+        err = _Stream(head=0, tail=output_limit, stop=None)
+    return _run_piped(argv, cwd, child_env, timeout, stdin, marker, out, err)
 
 
 @contextmanager
@@ -111,59 +127,44 @@ def _stdin_file(text: str | None) -> Iterator[IO[bytes] | None]:
         yield fh
 
 
-def _exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Whether ``proc`` exits within ``timeout``, noticed the moment it does.
-
-    ``Popen.wait(timeout)`` polls with growing sleeps (up to 50 ms a round); a pidfd (Linux)
-    becomes readable when the process exits, so a quick command costs no extra wait.
-    """
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):
-        try:
-            proc.wait(timeout=timeout)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
-    try:
-        ready, _, _ = select.select([fd], [], [], timeout)
-    finally:
-        os.close(fd)
-    if ready:
-        proc.wait()
-    return bool(ready)
-
-
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to ``timeout``; on expiry kill the group and reap ``proc``. True if it timed out."""
-    if _exited_within(proc, timeout):
-        return False
-    kill_group(proc.pid)
-    proc.kill()
-    try:
-        proc.wait(timeout=KILL_GRACE_SEC)
-    except subprocess.TimeoutExpired:
-        pass  # stuck in the kernel; the caller still gets its answer on time
-    return True
-
-
 def _kill_leftovers(proc: subprocess.Popen[bytes], marker: str) -> None:
     """Kill what the call left running: its process group and children that left it."""
     kill_group(proc.pid)
     kill_marked(marker, variable=CALL_MARKER_VARIABLE)
 
 
-def _read_bounded(fh: IO[bytes], limit: int = OUTPUT_LIMIT_BYTES) -> bytes:
-    """The file's content, or its head and tail around a note when it is larger than ``limit``."""
-    size = fh.seek(0, os.SEEK_END)
-    fh.seek(0)
-    if size <= limit:
-        return fh.read()
-    half = limit // 2
-    head = fh.read(half)
-    fh.seek(size - half)
-    tail = fh.read()
-    return head + f"\n[... {size - 2 * half} bytes of output omitted ...]\n".encode() + tail
+class _Stream:
+    """One stream's output as it is read: its first ``head`` and last ``tail`` bytes kept,
+    the middle counted and dropped; past ``stop`` bytes (None: never) the program is stopped."""
+
+    def __init__(self, head: int, tail: int, stop: int | None) -> None:
+        self.head_room, self.tail_room, self.stop = head, tail, stop
+        self.head, self.tail = bytearray(), bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.head_room - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk and self.tail_room:
+            self.tail += chunk
+            if len(self.tail) > 2 * self.tail_room:
+                del self.tail[: -self.tail_room]
+
+    @property
+    def full(self) -> bool:
+        """Whether the program printed past ``stop`` on this stream."""
+        return self.stop is not None and self.total > self.stop
+
+    def text(self) -> str:
+        tail = self.tail[-self.tail_room :] if self.tail_room else b""
+        omitted = self.total - len(self.head) - len(tail)
+        note = b""
+        if omitted > 0 and self.head_room and self.tail_room:
+            note = f"\n[... {omitted} bytes of output omitted ...]\n".encode()
+        return bytes(self.head + note + tail).decode("utf-8", "replace")
 
 
 def _run_piped(
@@ -172,10 +173,11 @@ def _run_piped(
     env: Mapping[str, str],
     timeout: float,
     stdin: str | None,
-    limit: int,
     marker: str,
+    out: _Stream,
+    err: _Stream,
 ) -> Outcome:
-    """:func:`run_captured` with its output read through pipes and bounded by ``limit``."""
+    """:func:`run_captured` with its output read into ``out`` and ``err``."""
     with _stdin_file(stdin) as in_file:
         proc = subprocess.Popen(
             list(argv),
@@ -187,7 +189,7 @@ def _run_piped(
             start_new_session=True,
         )
     assert proc.stdout is not None and proc.stderr is not None
-    reader = _BoundedReader(proc.stdout.fileno(), proc.stderr.fileno(), limit)
+    reader = _BoundedReader({proc.stdout.fileno(): out, proc.stderr.fileno(): err})
     try:
         timed_out = reader.wait(proc, timeout)
     finally:
@@ -196,25 +198,35 @@ def _run_piped(
         proc.stdout.close()
         proc.stderr.close()
     returncode = proc.returncode if proc.returncode is not None else -signal.SIGKILL
-    out, err = (bytes(b).decode("utf-8", "replace") for b in (reader.out, reader.err[-limit:]))
-    return Outcome(returncode, timed_out, out, err, stdout_cut=reader.cut)
+    return Outcome(
+        returncode,
+        timed_out,
+        out.text(),
+        err.text(),
+        stdout_cut=out.full,
+        stderr_cut=err.full,
+        stdout_bytes=out.total,
+        stderr_bytes=err.total,
+        cut_at=(out.stop if out.full else err.stop if err.full else None) or 0,
+    )
 
 
 class _BoundedReader:
-    """Reads a program's stdout (its head, up to ``limit``) and stderr (its last ``limit``
-    bytes) as they come."""
+    """Reads a program's streams into their :class:`_Stream` as they come."""
 
-    def __init__(self, out_fd: int, err_fd: int, limit: int) -> None:
-        self.out_fd, self.err_fd, self.limit = out_fd, err_fd, limit
-        self.out, self.err = bytearray(), bytearray()
-        self.open = {out_fd, err_fd}
-        self.cut = False
+    def __init__(self, streams: dict[int, _Stream]) -> None:
+        self.streams = streams
+        self.open = set(streams)
         for fd in self.open:
             os.set_blocking(fd, False)
 
+    @property
+    def cut(self) -> bool:
+        return any(stream.full for stream in self.streams.values())
+
     def wait(self, proc: subprocess.Popen[bytes], timeout: float) -> bool:
-        """Read until ``proc`` exits, prints past the limit (then it is killed) or ``timeout``
-        passes (killed too); True if it timed out."""
+        """Read until ``proc`` exits, prints past a stream's limit (then it is killed) or
+        ``timeout`` passes (killed too); True if it timed out."""
         deadline = time.monotonic() + timeout
         try:
             pidfd: int | None = os.pidfd_open(proc.pid)
@@ -242,9 +254,10 @@ class _BoundedReader:
         return False
 
     def drain(self) -> None:
-        """Read what is left in the pipes without waiting for more."""
+        """Read what is left in the pipes without waiting for more (nothing more of a stream
+        already past its limit)."""
         for fd in list(self.open):
-            while fd in self.open and not (fd == self.out_fd and self.cut):
+            while fd in self.open and not self.streams[fd].full:
                 if not self._read(fd):
                     break
 
@@ -259,14 +272,7 @@ class _BoundedReader:
         if not chunk:
             self.open.discard(fd)
             return False
-        if fd == self.out_fd:
-            room = self.limit - len(self.out)
-            self.out += chunk[:room]
-            self.cut = self.cut or len(chunk) > room
-        else:
-            self.err += chunk
-            if len(self.err) > 2 * self.limit:
-                del self.err[: -self.limit]
+        self.streams[fd].add(chunk)
         return True
 
 

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
-from proctor.util.processes import Outcome, _read_bounded, run_captured
+import pytest
+
+from proctor.errors import WorkspaceError
+from proctor.execute.prepare import shell_lines
+from proctor.util import processes
+from proctor.util.processes import Outcome, run_captured
 from tests.unit.evaluators.helpers import context, evaluate
 
 TAG = "PROCTOR_TEST_TAG"
@@ -113,12 +119,67 @@ def test_stdin_reaches_the_program(tmp_path: Path) -> None:
     assert outcome.returncode == 0 and outcome.stdout == "cba\n"
 
 
-def test_large_output_keeps_head_and_tail() -> None:
-    with tempfile.TemporaryFile() as fh:
-        fh.write(b"H" * 10 + b"M" * 100 + b"T" * 10)
-        kept = _read_bounded(fh, limit=20)
-    assert kept.startswith(b"H" * 10) and kept.endswith(b"T" * 10)
-    assert b"100 bytes of output omitted" in kept
+def test_large_output_keeps_head_and_tail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes, "OUTPUT_LIMIT_BYTES", 20)
+    line = "printf HHHHHHHHHH; head -c 100 /dev/zero | tr '\\0' M; printf TTTTTTTTTT"
+    _, outcome = _run(line, tmp_path, timeout=10)
+    assert outcome.returncode == 0 and not outcome.stdout_cut
+    assert outcome.stdout.startswith("H" * 10) and outcome.stdout.endswith("T" * 10)
+    assert "100 bytes of output omitted" in outcome.stdout and outcome.stdout_bytes == 120
+
+
+def test_a_flooding_program_is_stopped_with_its_output_bounded(tmp_path: Path) -> None:
+    """``yes`` is stopped once past the flood limit, long before its timeout, and no more than
+    the kept head and tail of what it printed is held."""
+    for line, stream in (("yes", "stdout"), ("yes >&2", "stderr")):
+        elapsed, outcome = _run(line, tmp_path, timeout=60)
+        assert elapsed < 20 and not outcome.timed_out
+        said = f"printed more than 64 MiB on {stream} and was stopped there"
+        assert outcome.stopped_for_output() == said
+        kept = outcome.stdout if stream == "stdout" else outcome.stderr
+        assert len(kept) < processes.OUTPUT_LIMIT_BYTES + 100
+        assert "bytes of output omitted" in kept and kept.startswith("y\ny\n")
+
+
+def test_a_background_child_writing_to_the_pipe_does_not_hold_the_result(tmp_path: Path) -> None:
+    """Read through pipes, the output a background child keeps writing (the pipe held open)
+    neither delays the result nor is waited for; the child is killed."""
+    tag = uuid.uuid4().hex
+    line = "(while :; do echo bg; sleep 0.01; done) & echo started; sleep 0.2"
+    elapsed, outcome = _run(line, tmp_path, 10, tag=tag)
+    assert outcome.returncode == 0 and not outcome.timed_out and elapsed < 5
+    assert "started" in outcome.stdout
+    assert _gone_soon(lambda: _tagged(tag))
+
+
+def test_command_evaluator_fails_a_flooding_line_saying_so(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    t0 = time.monotonic()
+    r = evaluate({"use": "command", "run": "yes", "timeoutSec": 60}, ctx)
+    assert time.monotonic() - t0 < 30
+    assert not r.passed and not r.error
+    assert r.message == (
+        "`yes` printed more than 64 MiB on stdout and was stopped there "
+        "(its log keeps the first and last 4 MiB)"
+    )
+    log = json.loads((ctx.trial.root / r.details["log"]).read_text())
+    assert log["stopped"] == "printed more than 64 MiB on stdout and was stopped there"
+    assert log["stdoutBytes"] > 64 * 1024 * 1024 and len(log["stdout"]) < 8 * 1024 * 1024 + 100
+    assert "bytes of output omitted" in log["stdout"]
+
+
+def test_external_evaluator_that_floods_is_an_error(tmp_path: Path) -> None:
+    r = evaluate({"use": "external", "command": "yes", "timeoutSec": 60}, context(tmp_path))
+    assert r.error
+    assert "'yes' printed more than 64 MiB on stdout and was stopped there" in r.message
+
+
+def test_a_flooding_setup_line_says_so(tmp_path: Path) -> None:
+    paths = SimpleNamespace(stdout_log=tmp_path / "stdout.log", stderr_log=tmp_path / "err.log")
+    ctx = SimpleNamespace(workspace=tmp_path, paths=paths)
+    with pytest.raises(WorkspaceError, match="`yes` printed more than 64 MiB on stdout and was"):
+        shell_lines(ctx, dict(os.environ), "setup", ["yes"])  # type: ignore[arg-type]
+    assert tmp_path.joinpath("stdout.log").stat().st_size < 8 * 1024 * 1024 + 200
 
 
 def test_command_evaluator_passes_a_line_that_leaves_a_background_child(tmp_path: Path) -> None:

@@ -60,8 +60,9 @@ def run_hook(
     except OSError as exc:
         return _not_run(hook, started, f"could not start bash ({exc.strerror or exc})")
     stdout, stderr = mask(outcome.stdout), mask(outcome.stderr)
-    if outcome.timed_out:
-        result = _not_run(hook, started, f"timed out after {timeout:g}s")
+    flooded = outcome.stopped_for_output()
+    if outcome.timed_out or flooded:
+        result = _not_run(hook, started, flooded or f"timed out after {timeout:g}s")
         return result.model_copy(update={"stdout": _keep(stdout), "stderr": _keep(stderr)})
     code = outcome.returncode
     error = None
