@@ -289,11 +289,17 @@ def _refuse_a_file_that_is_no_task_file(source: Path) -> None:
             "--config, and as --source the folder of cases (or a case folder, or a task file)"
         )
     if source.suffix.lower() != ".json":  # a task file by another name is read as one
+        data = b""
         try:
-            json.loads(source.read_bytes())
+            data = source.read_bytes()
+            json.loads(data)
         except (OSError, ValueError):
-            kind = f"a {source.suffix} file" if source.suffix else "a file"
-            raise DiscoveryError(not_a_source_kind(source, f"{kind} that is not JSON")) from None
+            # One that begins as JSON does (`{`, `[`) is a task file with a mistake in it (a
+            # trailing comma): the reader of task files says where.
+            if not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"[")):
+                kind = f"a {source.suffix} file" if source.suffix else "a file"
+                what = f"{kind} that is not JSON"
+                raise DiscoveryError(not_a_source_kind(source, what)) from None
 
 
 def not_a_source_kind(source: Path, what: str) -> str:

@@ -596,3 +596,11 @@ def test_every_case_name_problem_is_noted_and_the_other_cases_kept(tmp_path: Pat
     assert problems[0].startswith(f"{tmp_path / 'broken' / 'config.json'}: malformed JSON")
     assert "two cases are named alike" in problems[1]
     assert problems[2].startswith(f'"{tmp_path}/fix ": the case folder\'s name ends with')
+
+
+def test_a_task_file_of_another_name_with_a_json_mistake_is_said_where(tmp_path: Path) -> None:
+    """`--source tasks.txt` holding `[{…},]` said `a .txt file that is not JSON, which --source
+    does not take`, not where its JSON goes wrong."""
+    (tmp_path / "tasks.txt").write_text('[{"id": "t1", "prompt": "Do it."},]')
+    with pytest.raises(ConfigError, match=r"malformed JSON at line 1, column \d+: a comma before"):
+        discover_cases(tmp_path / "tasks.txt")
