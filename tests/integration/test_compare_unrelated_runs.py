@@ -81,3 +81,20 @@ def test_suites_named_apart_that_share_a_case_name_are_said_paired(
     ) in compared.err
     assert "Cases of one name in both are compared as one case." in compared.out
     assert "no group" not in compared.err
+
+
+def test_a_run_of_one_case_folder_of_a_suite_is_compared_as_of_that_suite(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`--source suites/api` and `--source suites/api/one` said the runs were of different
+    suites."""
+    write_case(tmp_path / "suites" / "api", "one", plan=PLAN)
+    base, candidate = tmp_path / "base", tmp_path / "candidate"
+    suite = tmp_path / "suites" / "api"
+    assert proctor("run", "--source", str(suite), "--out", str(base)).code == 0
+    assert proctor("run", "--source", str(suite / "one"), "--out", str(candidate)).code == 0
+    (run,) = base.glob("run-*")
+    (run2,) = candidate.glob("run-*")
+    compared = proctor("compare", str(run), str(run2))
+    assert compared.code == 0, compared.err
+    assert "different suites" not in compared.err + compared.out

@@ -227,12 +227,15 @@ def _suites_named_apart(stored: list[Any]) -> bool:
 
     from proctor.report.pooled_runs import suite_ran
 
-    names = {
-        PurePath(source).name
+    sources = [
+        PurePath(source)
         for run in stored
         if run.manifest is not None and (source := suite_ran(run.manifest))
-    }
-    return len(names) > 1
+    ]
+    # A run of one case folder (or task file) of the other run's suite is of that suite.
+    if any(a != b and a.is_relative_to(b) for a in sources for b in sources):
+        return False
+    return len({source.name for source in sources}) > 1
 
 
 def _manifest_pairs(stored: list[Any]) -> str | None:
