@@ -216,3 +216,16 @@ def test_a_case_whose_own_name_is_refused_is_said_so_not_another_case_s_problem(
         "folder's name ends with '.', which Windows drops from a folder's name (as it drops "
         "white space there): rename it"
     )
+
+
+def test_a_case_is_prepared_beside_a_broken_case_whose_problem_quotes_its_name(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Another case's `timeoutSec: "fix"` (`… got the string "fix"`) was taken for a problem
+    of the case `fix`, and `prepare fix` refused."""
+    make_case("fix", src={"a.txt": "a\n"})
+    make_case("zz", config={"agents": ["scripted"], "timeoutSec": "fix"})
+    cases, out = str(tmp_path / "cases"), str(tmp_path / "r")
+    prepared = proctor("prepare", "fix", "--source", cases, "--out", out)
+    assert prepared.code == 0, prepared.err
+    assert prepared.err.startswith(f"proctor: warning: another case under {cases} is not read: ")

@@ -45,7 +45,15 @@ def plan_one(
             discovery = discover_cases(source, problems=others)
             folder_said = (f"{source / case}{os.sep}", json_text(str(source / case), WHOLE))
             marks = (f"'{case}'", json.dumps(case), *folder_said)  # its name, its folder
-            own = [said for said in others if any(mark in said for mark in marks)]
+            # A problem of another case folder, said with its path first, is that case's own,
+            # whatever value of its configuration it quotes ("fix", the name of this one).
+            apart = [source / name for name in discovery.broken if name != case]
+            heads = tuple(h for f in apart for h in (f"{f}{os.sep}", json_text(str(f), WHOLE)))
+            own = [
+                said
+                for said in others
+                if not said.startswith(heads) and any(mark in said for mark in marks)
+            ]
             if own or (others and case not in (known := [c.name for c in discovery.cases])):
                 raise ConfigError((own or others)[0])
         except ConfigError as exc:
