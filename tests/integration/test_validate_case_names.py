@@ -137,3 +137,17 @@ def test_validate_case_naming_a_broken_case_says_its_problem_not_that_no_case_ma
     assert errors[0].startswith(f"proctor: error: {cases / 'broken' / 'config.json'}: field ")
     typo = proctor("validate", "--source", str(cases), "--case", "brokn")
     assert "--case brokn: no case matches (cases: fine)" in typo.err
+
+
+def test_validate_case_naming_a_case_refused_for_its_name_says_its_problem_alone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``--case fix.`` said the name's problem and then ``--case fix.: no case matches``."""
+    make_case("fix.")
+    make_case("fine")
+    cases = tmp_path / "cases"
+    checked = proctor("validate", "--source", str(cases), "--case", "fix.")
+    assert checked.code == 2
+    errors = [line for line in checked.err.splitlines() if line.startswith("proctor: error: ")]
+    assert errors[0].startswith(f'proctor: error: "{cases}/fix.": the case folder\'s name ends')
+    assert "no case matches" not in checked.err

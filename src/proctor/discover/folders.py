@@ -421,8 +421,10 @@ def _unique(found: Discovery, source: Path, problems: list[str] | None = None) -
             kept.append(case)
         elif problems is None:
             raise ConfigError(said)
-        elif said not in problems:
-            problems.append(said)
+        else:
+            found.broken.append(case.name)  # a --case naming it is no typo: its problem says it
+            if said not in problems:
+                problems.append(said)
     found.cases = kept
     return found
 
