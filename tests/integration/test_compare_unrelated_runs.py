@@ -66,11 +66,12 @@ def test_suites_named_apart_that_share_a_case_name_are_said_paired(
     comparison says, naming both suites."""
     for suite in ("api", "cli"):
         write_case(tmp_path / "suites" / suite, "one", plan=PLAN)
-    out = tmp_path / "out"
-    for suite in ("api", "cli"):
-        ran = proctor("run", "--source", str(tmp_path / "suites" / suite), "--out", str(out))
+    for suite in ("api", "cli"):  # a results folder each: two runs of one second sort by chance
+        out = str(tmp_path / "out" / suite)
+        ran = proctor("run", "--source", str(tmp_path / "suites" / suite), "--out", out)
         assert ran.code == 0, ran.err
-    run, run2 = sorted(out.glob("run-*"))
+    (run,) = (tmp_path / "out" / "api").glob("run-*")
+    (run2,) = (tmp_path / "out" / "cli").glob("run-*")
     compared = proctor("compare", str(run), str(run2))
     assert compared.code == 0, compared.err
     assert (
