@@ -308,3 +308,38 @@ def test_a_run_killed_whole_counts_the_trials_it_started_and_never_recorded(
     assert f"this run did not finish (the process that ran it is gone): {said}; " in page
     _, suite = recompute(paths.root, compact_records=True)
     assert suite is not None and suite.exit_reason.startswith(said)
+
+
+def test_a_run_without_its_run_json_reads_as_its_report_reads_it(tmp_path: Path) -> None:
+    """Stopped (its journal's process gone, no end written): exit 130, and no resume offered,
+    which needs the run.json; still running (its journal's process runs): in progress."""
+    import os
+    import shutil
+
+    from proctor.util.processes import process_start
+
+    example = Path(__file__).resolve().parents[1] / "fixtures" / "results-v1" / "example-suite"
+    run = tmp_path / RUN
+    shutil.copytree(example, run)
+    (run / "run.json").unlink()
+    (run / "suite.json").unlink()
+
+    def started_by(pid: int, pid_start: int | None) -> None:
+        line = JournalEntry(
+            event="run-started", time="2026-12-01T00:00:00Z", pid=pid, pid_start=pid_start
+        )
+        (run / "journal.jsonl").write_text(line.model_dump_json(by_alias=True) + "\n")
+
+    started_by(1, 1)
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = _text(client.get(f"/runs/{RUN}").text)
+        (listed,) = client.get("/api/runs").json()
+    assert listed["inProgress"] is False
+    assert "Exit code 130: interrupted after 17 trials finished" in page
+    assert "cannot finish it: start a new run instead" in page
+    assert f"--resume {run}" not in page
+    started_by(os.getpid(), process_start(os.getpid()))
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = _text(client.get(f"/runs/{RUN}").text)
+        (listed,) = client.get("/api/runs").json()
+    assert listed["inProgress"] is True and "Exit code 130" not in page

@@ -148,6 +148,14 @@ def run_entries(journal: Path) -> Iterator[JournalEntry]:
         return
 
 
+def unfinished(journal: Path) -> bool:
+    """Whether the run of ``journal`` started (or was last resumed) and has not written its
+    end: its last run-level line is not ``run-finished`` (its process still runs it, or is
+    gone); False without a journal."""
+    events = [entry.event for entry in run_entries(journal)]  # one per start or resume
+    return bool(events) and events[-1] != "run-finished"
+
+
 def orchestrator(journal: Path) -> tuple[int, int] | None:
     """The process that started (or last resumed) the run of ``journal``, as its pid and
     start time, when it has not written the run's end; else None."""

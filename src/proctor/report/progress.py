@@ -10,6 +10,12 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.report.stored import StoredRun
 
+NO_RESUME = (
+    "it has no readable run.json, so `proctor run --resume` cannot finish it: start a new run "
+    "instead"
+)
+"""How to finish a run that stopped and has no ``run.json`` to resume it from."""
+
 
 def stopped_short_notes(run: StoredRun) -> list[str]:
     """What a person reading a run that has not finished should know: it is still running
@@ -20,8 +26,10 @@ def stopped_short_notes(run: StoredRun) -> list[str]:
             f"{name} is still running (process {run.running_pid}): these are the figures of the "
             "trials so far, not its result"
         ]
-    if not run.stopped_short or run.manifest is None:
+    if not run.stopped_short:
         return []
+    if run.manifest is None:  # no run.json to resume it from
+        return [f"{name} stopped before it finished: {NO_RESUME}"]
     if run.manifest.finished_at is not None and not run.manifest.interrupted:
         return []  # finished, its missing trials counted as errors (noted above)
     planned, records = run.planned, run.records

@@ -18,7 +18,7 @@ from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
-from proctor.models.journal import live_orchestrator, stretches, unrecorded
+from proctor.models.journal import live_orchestrator, stretches, unfinished, unrecorded
 from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
@@ -43,6 +43,9 @@ class StoredRun:
     running_pid: int | None = None
     """The process (pid) that still runs the run, by its journal, when it was read (see
     :func:`proctor.models.journal.live_orchestrator`); None once it finished or stopped."""
+    unended: bool = False
+    """Of a run without its ``run.json``: its journal says it started (or was resumed) and
+    never wrote its end (see :func:`proctor.models.journal.unfinished`)."""
 
     @property
     def state(self) -> Literal["running", "stopped", "finished"]:
@@ -52,10 +55,8 @@ class StoredRun:
         if self.running_pid is not None:
             return "running"
         m = self.manifest
-        if m is None:  # run.json unreadable: as its suite.json says
-            return (
-                "finished" if self.suite is not None and not self.suite.interrupted else "stopped"
-            )
+        if m is None:  # run.json missing or unreadable: as its journal and suite.json say
+            return "stopped" if self.stopped_short else "finished"
         return "stopped" if m.interrupted or m.finished_at is None else "finished"
 
     @property
@@ -65,10 +66,12 @@ class StoredRun:
     @property
     def stopped_short(self) -> bool:
         """Interrupted, killed before it finished (no ``finishedAt``), or fewer trials on disk
-        than it planned."""
+        than it planned. Without its ``run.json`` (missing, or unreadable): when its journal
+        says it never wrote its end, else when its ``suite.json`` says it was interrupted; a
+        folder of trials with neither is read as a finished run."""
         m = self.manifest
         if m is None:
-            return False
+            return self.unended or (self.suite is not None and self.suite.interrupted)
         planned = self.planned
         return (
             m.interrupted
@@ -394,8 +397,10 @@ def with_process(run: StoredRun) -> StoredRun:
     """``run`` with its :attr:`~StoredRun.running_pid`: of a run that has not finished, the
     process that still runs it, when there is one (the rule of ``report``, ``compare`` and
     ``run --resume``). One without its run.json yet (written just after the journal's first
-    line) is asked too."""
-    if run.stopped_short or run.manifest is None:
+    line) is asked too, and its journal says whether it ended."""
+    if run.manifest is None:
+        run.unended = unfinished(run.paths.journal)
+    if run.stopped_short:
         run.running_pid = live_orchestrator(run.paths.journal)
     return run
 
@@ -452,7 +457,10 @@ def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
     :attr:`StoredRun.stopped_short` says whether the run finished (and
     :attr:`StoredRun.running_pid` whether it is still running)."""
     paths = RunPaths(run_dir)
-    return with_process(StoredRun(paths, records, _optional(paths.run_json, RunManifest, [])))
+    manifest = _optional(paths.run_json, RunManifest, [])
+    # Without its run.json, its suite.json says whether it was interrupted.
+    suite = _optional(paths.suite_json, SuiteRecord, []) if manifest is None else None
+    return with_process(StoredRun(paths, records, manifest, suite=suite))
 
 
 def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:

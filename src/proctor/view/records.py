@@ -156,12 +156,12 @@ def run_facts(run_dir: Path) -> RunFacts:
     suite = _optional(paths.suite_json, SuiteRecord, problems)
     # A run whose run.json records its end is over, unless resumed since: the resume of a
     # stopped run keeps the end (and the suite.json, its exit 130) that run wrote until it
-    # ends, and its journal names the process that runs it now.
+    # ends, and its journal names the process that runs it now. One without its run.json (not
+    # written yet: the journal's first line comes just before it) is asked too, as
+    # `proctor report` asks.
     live = (
-        manifest is not None
-        and (manifest.finished_at is None or _resumed_since(manifest))
-        and _orchestrator_alive(paths)
-    )
+        manifest is None or manifest.finished_at is None or _resumed_since(manifest)
+    ) and _orchestrator_alive(paths)
     if live:
         suite = None  # a run in progress has no aggregate yet
     if manifest is not None and manifest.finished_at is None and not live and suite is None:

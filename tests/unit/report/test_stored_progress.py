@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import proctor
-from proctor import recompute_run
+from proctor import load_run, recompute_run
 from proctor.models.run import JournalEntry
 from proctor.util.processes import process_start
 from tests.conftest import Run
@@ -66,3 +66,41 @@ def test_a_run_still_running_is_not_interrupted(proctor: Run, tmp_path: Path) ->
         pooled = proctor("report", str(other_run), str(run), "--json")
         assert pooled.code == 75, pooled.err
         assert pooled.json()["interrupted"] is interrupted
+
+
+def _finished_line(run: Path) -> None:
+    entry = JournalEntry(event="run-finished", time="2026-12-01T00:00:09Z", pid=1, pid_start=1)
+    with (run / "journal.jsonl").open("a") as fh:
+        fh.write(entry.model_dump_json(by_alias=True) + "\n")
+
+
+def test_a_run_without_its_run_json_that_stopped_is_read_as_stopped_everywhere(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Its journal says it started, never wrote its end, and the process that ran it is gone:
+    `load_run` says stopped, and `recompute_run` and `proctor report` read it so too (exit
+    130, interrupted), saying that without its run.json no resume finishes it."""
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE_RUN, run)
+    (run / "run.json").unlink()
+    (run / "suite.json").unlink()
+    _started_by(run, 1, 1)
+    stored = load_run(run)
+    assert stored.state == "stopped" and stored.stopped_short
+    note = f"{run} stopped before it finished: it has no readable run.json, so `proctor run "
+    assert stored.notes[-1].startswith(note), stored.notes
+    suite = recompute_run(run)
+    assert (suite.exit_code, suite.interrupted) == (130, True), suite.exit_reason
+    assert suite.exit_reason.startswith("interrupted after 17 trials finished;")
+    report = proctor("report", str(run))
+    assert report.code == 130, report.err
+    assert f"proctor: note: {note}" in report.err
+    # The controls: its journal writes its end (its suite.json lost), or it has no journal
+    # (a folder of trials): a finished run, read as one.
+    _finished_line(run)
+    assert load_run(run).state == "finished"
+    assert recompute_run(run).exit_code == 1
+    (run / "journal.jsonl").unlink()
+    bare = load_run(run)
+    assert (bare.state, bare.notes) == ("finished", [])
+    assert proctor("report", str(run)).code == 1

@@ -20,6 +20,7 @@ from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
 from proctor.report.aggregate import stopped_progress
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
+from proctor.report.progress import NO_RESUME
 from proctor.report.stored import UNREADABLE
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
@@ -160,10 +161,8 @@ def run_context(request: Request) -> dict[str, Any] | None:
         # Stopped (Ctrl-C, a SIGTERM) before every trial ran, or left by a process that is
         # gone (its gate then read from the trials that ran): a resume finishes it. How far
         # it got is said in the words of the report's gate line.
-        hint = f"`proctor run --resume {folder}` finishes it"
         manifest = manifest_of(folder)
-        if manifest is not None:
-            hint = manifest.finish_hint(folder)
+        hint = NO_RESUME if manifest is None else manifest.finish_hint(folder)
         progress = _progress(index, name, row["planned"] or None, folder)
         if left:
             problem = (
