@@ -154,6 +154,7 @@ def test_output_into_the_run_folder_under_another_gate_needs_force(
         "report", str(run), "--config", str(lenient), "--output", str(run / "suite.md")
     )
     assert refused.code == 2 and refused.out == "", refused.err
+    assert "proctor: note:" not in refused.err  # none of a report it does not write
     assert (
         f"--output {run / 'suite.md'}: a file in the run folder {run}, and the gate of {lenient} "
         "(minPassRate 0.5) is not the run's own (minPassRate 1.0)"
@@ -170,3 +171,27 @@ def test_output_into_the_run_folder_under_another_gate_needs_force(
         == 0
     )
     assert proctor("report", str(run), "--output", str(run / "suite.md")).code == 0
+
+
+def test_a_refused_report_prints_no_note_of_the_report_it_does_not_write(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Read together with another run (each with a note: stopped), or refused for its
+    --goal-shape: the refusal alone, not the gate's note nor the runs' that come before it."""
+    run, lenient = _run(proctor, make_case, tmp_path)
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(run.parent)).code == 0
+    for each in run.parent.glob("run-*"):
+        manifest = json.loads((each / "run.json").read_text())
+        (each / "run.json").write_text(json.dumps({**manifest, "finishedAt": None}))
+    other = next(each for each in run.parent.glob("run-*") if each != run)
+    into = ("--config", str(lenient), "--output", str(run / "suite.md"))
+    for refused in (
+        proctor("report", str(run), str(other), *into),
+        proctor("report", str(run), *into),
+        proctor("report", str(run), str(other), "--goal-shape", "none"),
+        proctor("report", str(run), "--goal-shape", "none"),
+    ):
+        assert refused.code == 2, refused.err
+        assert refused.err.startswith("proctor: error: "), refused.err
+    shown = proctor("report", str(run), str(other), *into[:2])
+    assert shown.code == 130 and "proctor: note: " in shown.err  # the control

@@ -144,6 +144,7 @@ def command(
         # --resume: a gate computed without a `failed` mark could pass.
         read = recompute_many(list(run_dirs), config, labels, strict_annotations=True)
         runs, records, suite = read.runs, read.records, read.suite
+        refuse_early(out, run_dirs, suite, force, goal_shape, records)
         echo_pooled_notes(read)
         live = [(run, run.running_pid) for run in runs if run.running_pid is not None]
         if live:
@@ -164,6 +165,7 @@ def command(
             )
         if write:
             check_foreign_gate(run_dir, suite, force)
+        refuse_early(out, run_dirs, suite, force, goal_shape, records)
         for note in [*run.notes, *stopped_short_notes(run)]:
             click.echo(f"proctor: note: {note}", err=True)
         suite = _with_findings(suite, run_dir, run.manifest)
@@ -179,15 +181,6 @@ def command(
             f"gate ({gate_words(suite.gate)}) applies, which is the run's own",
             err=True,
         )
-    if out is not None:
-        check_foreign_output(out, run_dirs, suite, force)
-    if goal_shape is not None:  # before anything is printed or written
-        shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
-        if goal_shape not in shapes:
-            raise ConfigError(
-                f"--goal-shape {goal_shape}: no trial has that goal shape "
-                f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
-            )
     files = [*names, "json"]
     if write and not reporters:
         # The files the run wrote are rewritten too: a junit.xml or report.html left as the run
@@ -336,6 +329,31 @@ def check_foreign_output(
                 f"({gate_words(source.run_gate)}): the run's folder would no longer show the "
                 "gate it ran under; give --force to write it there, or an --output FILE "
                 "outside the run folder"
+            )
+
+
+def refuse_early(
+    out: Path | None,
+    run_dirs: tuple[Path, ...],
+    suite: SuiteRecord,
+    force: bool,
+    goal_shape: str | None,
+    records: list[Any],
+) -> None:
+    """The refusals (exit 2) that need the runs read, made before any note of the report is
+    printed: a refused command prints no note of a report it does not write. An ``--output``
+    file in a run folder under a gate not the run's own (:func:`check_foreign_output`), and a
+    ``--goal-shape`` no trial has."""
+    from proctor.errors import ConfigError
+
+    if out is not None:
+        check_foreign_output(out, run_dirs, suite, force)
+    if goal_shape is not None:
+        shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
+        if goal_shape not in shapes:
+            raise ConfigError(
+                f"--goal-shape {goal_shape}: no trial has that goal shape "
+                f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
             )
 
 
