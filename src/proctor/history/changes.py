@@ -431,10 +431,11 @@ def _signed_seconds(delta: ChangeDelta, item: ChangeComparison) -> str:
 
 def _sign(value: float, shown: str) -> str:
     """The sign before a difference ``shown`` (its magnitude): none when it shows as 0
-    (``0.0 s``, neither ``+0.0 s`` nor ``−0.0 s``)."""
+    (``0.0 s``, neither ``+0.0 s`` nor ``-0.0 s``); ``-`` before a negative one, as
+    every report writes it."""
     if not any(digit in shown for digit in "123456789"):
         return ""
-    return "−" if value < 0 else "+"
+    return "-" if value < 0 else "+"
 
 
 def _timed(timed: int, tasks: int) -> str:

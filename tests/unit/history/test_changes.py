@@ -77,7 +77,7 @@ def test_three_tasks_a_side_are_compared() -> None:
     assert delta.share_verified == 1 / 3  # the float each side's share is, never rounded
     assert delta.median_seconds_ci is not None and delta.share_verified_ci is not None
     assert delta.share_verified_ci[0] < 0 < delta.share_verified_ci[1]  # 3 a side: no claim
-    assert "| after − before | | −2m 20s [" in table and "| +33 pp [" in table
+    assert "| after − before | | -2m 20s [" in table and "| +33 pp [" in table
     assert (result.after.sessions, result.after.first_start) == (
         ["/h/20.jsonl", "/h/21.jsonl", "/h/22.jsonl"],
         "2026-11-20T10:00:00+00:00",
@@ -1160,10 +1160,10 @@ def test_an_iso_week_date_of_no_such_week_or_day_says_which(
 
 
 def test_a_difference_shown_as_0_has_no_sign() -> None:
-    """-0.01 steps shows as 0.0, not −0.0, and 0 s as 0.0 s, not +0.0 s: a sign before a
+    """-0.01 steps shows as 0.0, not -0.0, and 0 s as 0.0 s, not +0.0 s: a sign before a
     figure shown as 0 says a difference the table does not show."""
     from proctor.history.changes import _signed_points, _signed_steps, _signed_time
 
-    assert [_signed_steps(x) for x in (-0.01, 0.0, 0.04, -1.26)] == ["0.0", "0.0", "0.0", "−1.3"]
+    assert [_signed_steps(x) for x in (-0.01, 0.0, 0.04, -1.26)] == ["0.0", "0.0", "0.0", "-1.3"]
     assert [_signed_time(x) for x in (0.0, -0.02, 140)] == ["0.0 s", "0.0 s", "+2m 20s"]
     assert [_signed_points(x) for x in (-0.001, 0.0, 0.33)] == ["0 pp", "0 pp", "+33 pp"]
