@@ -49,6 +49,7 @@ class McpCommand(click.Command):
     (``--mcp srv --timeout 5 -- --json``: the server gets ``--timeout 5``, proctor ``--json``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = _mcp_split(args)
         if "--mcp" in args:
             at = args.index("--mcp")
             if "--" in args[at + 1 :]:
@@ -70,6 +71,17 @@ class McpCommand(click.Command):
 
 
 _FLAGS = frozenset({"--json", "--help", "-h"})
+
+
+def _mcp_split(args: list[str]) -> list[str]:
+    """``--mcp=COMMAND`` (or ``--mcp=URL``) as ``--mcp COMMAND``, so that it takes the server's
+    words as ``--mcp COMMAND`` does and is not refused as an option of no one's."""
+    for at, word in enumerate(args):
+        if word in ("--", "--mcp"):
+            break
+        if word.startswith("--mcp="):
+            return [*args[:at], "--mcp", word.split("=", 1)[1], *args[at + 1 :]]
+    return args
 
 
 def _note_near_misses(words: list[str]) -> None:

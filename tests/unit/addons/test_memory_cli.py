@@ -107,3 +107,17 @@ def test_a_server_word_close_to_an_option_of_proctor_s_is_noted(
         "proctor: note: --min-recal goes to the server, as every word after --mcp up to an "
         "option of proctor's own does; proctor's own option is --min-recall\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "server"),
+    [
+        (("--dataset", "d.json", "--mcp=http://127.0.0.1:9/mcp"), ("http://127.0.0.1:9/mcp",)),
+        (("--mcp=srv", "--port", "1", "--dataset", "d.json"), ("srv", "--port", "1")),
+    ],
+)
+def test_mcp_with_an_equals_sign_is_the_server_as_with_a_space(
+    args: tuple[str, ...], server: tuple[str, ...]
+) -> None:
+    params = parsed(*args)
+    assert (params["server"], *params["server_args"]) == server
