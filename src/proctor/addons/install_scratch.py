@@ -130,12 +130,17 @@ class Run:
     tail: str
     """The end of its output, every registered key masked."""
     seconds: float
+    stopped: str | None = None
+    """Why proctor stopped it for its output, when it did (see
+    :meth:`~proctor.util.processes.Outcome.stopped_for_output`)."""
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and not self.timed_out
+        return self.returncode == 0 and not self.timed_out and self.stopped is None
 
     def describe(self, what: str) -> str:
+        if self.stopped is not None:  # its exit is the kill's, not its own
+            return f"the {what} command {self.stopped}: {self.tail[-400:]}"
         if self.timed_out:
             return f"the {what} command timed out after {self.seconds:.0f}s: {self.tail[-400:]}"
         if self.returncode != 0:
@@ -160,7 +165,9 @@ def run_command(
         refuse_unstartable(command, scratch, env, option)
     # The tail masked before it is cut: a key the cut would split shows no part of it.
     tail = output_tail(outcome)
-    return Run(command, outcome.returncode, outcome.timed_out, tail, time.monotonic() - started)
+    took = time.monotonic() - started
+    stopped = outcome.stopped_for_output()
+    return Run(command, outcome.returncode, outcome.timed_out, tail, took, stopped)
 
 
 def refuse_unstartable(

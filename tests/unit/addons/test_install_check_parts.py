@@ -114,6 +114,13 @@ def test_a_failing_command_is_a_result_and_one_that_cannot_start_a_config_error(
     assert slow.timed_out and not slow.ok
     with pytest.raises(ConfigError, match="--install: the command .no-such-installer-x. cannot"):
         run_command("no-such-installer-x", scratch, env, 10, "--install")
+    flooding = run_command("yes", scratch, env, 60, "--install")
+    assert not flooding.ok and not flooding.timed_out
+    said = flooding.describe("install")
+    assert said.startswith(
+        "the install command printed more than 64 MiB on stdout and was stopped there: "
+    ), said[:200]
+    assert said.endswith("y\ny\ny")
 
 
 def test_snapshots_see_content_mode_and_link_changes(tmp_path: Path) -> None:
