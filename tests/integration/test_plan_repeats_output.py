@@ -157,3 +157,16 @@ def test_a_dash_is_standard_output_not_a_file_named_dash(tmp_path: Path) -> None
     assert json.loads(planned.stdout)["pairs"] == 3
     assert "planned in - (standard output)\n" in planned.stderr
     assert not (tmp_path / "-").exists()
+
+
+def test_a_dash_is_standard_output_beside_a_folder_named_dash(tmp_path: Path) -> None:
+    """A folder named ``-`` where proctor runs is not the ``--output -`` it writes."""
+    labels = _labels(tmp_path)
+    (tmp_path / "-").mkdir()
+    planned = subprocess.run(
+        [sys.executable, "-m", "proctor", "plan-repeats", "--goal-labels", str(labels),
+         "--output", "-"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert planned.returncode == 0, planned.stderr
+    assert json.loads(planned.stdout)["pairs"] == 3

@@ -57,6 +57,7 @@ def command(
     from proctor.cli.options import check_folder_of
     from proctor.cli.output_file import (
         check_file_path,
+        descriptor,
         followed,
         is_stream,
         write_output_file,
@@ -71,7 +72,7 @@ def command(
     stream = is_stream(output, "a manifest")
     # As `> FILE`: a link is written through, a pipe or device written to, never replaced.
     path = Path(output) if stream else followed(output)
-    if path.is_dir():
+    if descriptor(output) is None and path.is_dir():  # (`-` is stdout, whatever is here)
         raise ConfigError(f"--output {output}: a folder, not a file (the manifest is one file)")
     if not stream:
         check_folder_of("--output", path)  # as `model serve --log`: a missing folder is not made

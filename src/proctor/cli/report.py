@@ -245,7 +245,7 @@ def check_output(
     device (see :mod:`proctor.cli.output_file`) is returned as given, written to as it is,
     never read nor replaced. The file to write, or None to print."""
     from proctor.cli.options import check_folder_of
-    from proctor.cli.output_file import check_file_path, followed, is_stream
+    from proctor.cli.output_file import check_file_path, descriptor, followed, is_stream
     from proctor.errors import ConfigError
     from proctor.report.reporters import written_by_proctor
 
@@ -260,7 +260,7 @@ def check_output(
     stream = is_stream(output, "a report")
     # A link to a file is written through: the file it links to, even one not there yet.
     path = Path(output) if stream else followed(output)
-    if path.is_dir():
+    if descriptor(output) is None and path.is_dir():  # (`-` is stdout, whatever is here)
         raise ConfigError(f"--output {output}: a folder, not a file (the report is one file)")
     if len(names) > 1:
         raise ConfigError(
