@@ -44,8 +44,14 @@ def test_buckets_slice_compare_and_goal_labels_filter_report(
     report = proctor(
         "report", run_dir, "--goal-labels", str(shapes), "--goal-shape", "strong_multi_goal"
     )
-    rows = [line for line in report.out.splitlines() if "strong_multi_goal" in line]
+    # The repeated view's rows (case, agent, …); the A/B report's `## By goal shape` has its own.
+    rows = [
+        line
+        for line in report.out.splitlines()
+        if "strong_multi_goal" in line and not line.startswith("| strong_multi_goal |")
+    ]
     assert rows and all(line.startswith("| one |") for line in rows)
+    assert "| strong_multi_goal | 1 | 1/1 | 1/1 |" in report.out  # By goal shape
     typo = proctor("report", run_dir, "--goal-labels", str(shapes), "--goal-shape", "strong")
     assert typo.code == 2
     assert "--goal-shape strong: no trial has that goal shape (shapes: strong_multi_goal)" in (
@@ -98,3 +104,33 @@ def test_buckets_are_shown_in_the_markdown_of_a_run_comparison(
     assert "| easy | 2 | 2/2 | 2/2 | no claim 2 |" in section  # one case, two conditions
     assert "| hard | 2 | 2/2 | 2/2 | no claim 2 |" in section
     assert "## By bucket" not in proctor("compare", run_dir, run_dir).out
+
+
+def test_goal_shapes_are_shown_in_the_markdown_of_both_comparisons(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    for name in ("one", "two"):
+        make_case(name, config=AB, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = str(single_run_dir(out))
+    shapes = tmp_path / "shapes.csv"
+    shapes.write_text("one,single_goal\ntwo,strong_multi_goal\n")
+    # Two runs: the groups of each goal shape, as `## By bucket` counts them.
+    compared = proctor("compare", run_dir, run_dir, "--goal-labels", str(shapes))
+    assert compared.code == 0, compared.err
+    section = compared.out.split("## By goal shape\n", 1)[1].split("\n## ", 1)[0]
+    assert "| goal shape | groups | before passed | after passed | classifications |" in section
+    assert "| single_goal | 2 | 2/2 | 2/2 | no claim 2 |" in section
+    assert "| strong_multi_goal | 2 | 2/2 | 2/2 | no claim 2 |" in section
+    # One run's conditions: the paired deltas of each goal shape, in the Markdown and the JSON.
+    ab = ("compare", run_dir, "--treatment", "treatment", "--baseline", "baseline")
+    paired = proctor(*ab, "--goal-labels", str(shapes))
+    assert paired.code == 0, paired.err
+    section = paired.out.split("## By goal shape\n", 1)[1].split("\n## ", 1)[0]
+    assert "| goal shape | pairs | treatment passed | baseline passed |" in section
+    assert "| single_goal | 1 | 1/1 | 1/1 |" in section
+    as_json = json.loads(proctor(*ab, "--goal-labels", str(shapes), "--json").out)
+    assert sorted(as_json["byDimension"]["goalShape"]) == ["single_goal", "strong_multi_goal"]
+    # Without the file, no goal shape: no section.
+    assert "## By goal shape" not in proctor("compare", run_dir, run_dir).out
+    assert "## By goal shape" not in proctor(*ab).out

@@ -19,6 +19,7 @@ import jinja2
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
+from proctor.report.ab.analysis import dimension_title
 from proctor.report.ab.markdown import (
     ab_overall_table,
     metric_label,
@@ -78,6 +79,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["seconds"] = seconds_text
     env.filters["dollars"] = dollars_text
     env.filters["metric"] = metric_label
+    env.filters["dimension"] = dimension_title
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation
     env.filters["ab_overall"] = ab_overall_table

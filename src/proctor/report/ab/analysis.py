@@ -39,9 +39,26 @@ from proctor.util.text import bound_text, plural
 
 __all__ = ["DIMENSIONS", "UNLABELLED", "ab_gate", "analyse_ab"]
 
-#: Label fields a report is sliced by; pairs without the label go under :data:`UNLABELLED`.
-DIMENSIONS: tuple[str, ...] = ("repository", "category", "framework", "bucket")
+#: Label fields a report is sliced by, as the JSON names them (``byDimension``'s keys, the
+#: keys of a trial's ``labels``); pairs without the label go under :data:`UNLABELLED`.
+DIMENSIONS: tuple[str, ...] = ("repository", "category", "framework", "bucket", "goalShape")
 UNLABELLED = "(none)"
+_FIELDS = {"goalShape": "goal_shape"}
+_TITLES = {"goalShape": "goal shape"}
+
+
+def label_value(labels: CaseLabels, dimension: str) -> str | None:
+    """The value of ``labels`` for a :data:`DIMENSIONS` name (``"goalShape"``'s is
+    ``labels.goal_shape``)."""
+    value = getattr(labels, _FIELDS.get(dimension, dimension))
+    return value if isinstance(value, str) else None
+
+
+def dimension_title(dimension: str) -> str:
+    """A dimension as people read it: ``"goalShape"`` as ``"goal shape"``."""
+    return _TITLES.get(dimension, dimension)
+
+
 #: Allowed rounding when the CI's lower bound equals ``-max_pass_rate_drop`` exactly.
 _GATE_TOLERANCE = 1e-9
 
@@ -110,7 +127,7 @@ def _by_dimension(
     for dimension in DIMENSIONS:
         slices: dict[str, list[ABPair]] = defaultdict(list)
         for pair in pairs:
-            slices[getattr(pair.labels, dimension) or UNLABELLED].append(pair)
+            slices[label_value(pair.labels, dimension) or UNLABELLED].append(pair)
         result[dimension] = {
             value: _group(slices[value], seed, min_samples) for value in sorted(slices)
         }

@@ -18,7 +18,7 @@ from proctor.models.ab import (
     RunComparison,
     RunGroup,
 )
-from proctor.report.ab.analysis import DIMENSIONS, UNLABELLED
+from proctor.report.ab.analysis import DIMENSIONS, UNLABELLED, dimension_title, label_value
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.util import argtypes
 from proctor.util.text import (
@@ -297,10 +297,11 @@ def render_ab_markdown(report: ABReport) -> str:
             ]
             for value, g in slices.items()
         ]
-        lines += ["", f"## By {dimension}", ""]
+        title = dimension_title(dimension)
+        lines += ["", f"## By {title}", ""]
         lines += _table(
             [
-                dimension,
+                title,
                 "pairs",
                 "treatment passed",
                 "baseline passed",
@@ -413,14 +414,14 @@ def render_runs_markdown(comparison: RunComparison) -> str:
 
 
 def _runs_by_label(c: RunComparison) -> list[str]:
-    """A section per label (bucket, category, …) that some compared group carries (as
-    ``--buckets FILE`` sets it): each value's groups, their classifications and the trials that
-    passed in each run, as the A/B report's slices."""
+    """A section per label (bucket, goal shape, category, …) that some compared group carries
+    (as ``--buckets FILE`` or ``--goal-labels FILE`` sets it): each value's groups, their
+    classifications and the trials that passed in each run, as the A/B report's slices."""
     lines: list[str] = []
     for dimension in DIMENSIONS:
         slices: dict[str, list[RunGroup]] = {}
         for g in c.groups:
-            slices.setdefault(getattr(g.labels, dimension) or UNLABELLED, []).append(g)
+            slices.setdefault(label_value(g.labels, dimension) or UNLABELLED, []).append(g)
         if not slices or set(slices) == {UNLABELLED}:
             continue
         rows = []
@@ -437,8 +438,7 @@ def _runs_by_label(c: RunComparison) -> list[str]:
                     ", ".join(f"{verdict_word(k)} {v}" for k, v in counts.items() if v),
                 ]
             )
-        lines += ["", f"## By {dimension}", ""]
-        lines += _table(
-            [dimension, "groups", "before passed", "after passed", "classifications"], rows
-        )
+        title = dimension_title(dimension)
+        lines += ["", f"## By {title}", ""]
+        lines += _table([title, "groups", "before passed", "after passed", "classifications"], rows)
     return lines
