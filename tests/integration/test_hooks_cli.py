@@ -563,8 +563,50 @@ def test_an_unknown_agent_option_names_the_option_not_the_cases_file(proctor: Ru
         "hooks", "test", str(EXAMPLE / "guard-plugin"), "--cases", cases, "--agent", "bogus"
     )
     assert result.code == 2
-    assert "--agent: 'bogus' is not one of claude-code, codex, gemini-cli" in result.err
+    assert "--agent bogus: unknown agent 'bogus' (known: claude-code, codex, gemini-cli)" in (
+        result.err
+    )
     assert "cases.json" not in result.err
+
+
+@pytest.mark.parametrize(
+    ("agent", "said"),
+    [
+        (
+            "acp:gemini",
+            "--agent acp:gemini: proctor hooks test covers claude-code, codex, gemini-cli, not "
+            "acp:gemini, the ACP agent built on gemini-cli: check gemini-cli",
+        ),
+        (
+            "scripted",
+            "--agent scripted: proctor hooks test covers claude-code, codex, gemini-cli, "
+            "not scripted",
+        ),
+    ],
+)
+def test_an_agent_whose_hooks_are_not_imitated_is_said_so_as_audit_says_it(
+    proctor: Run, agent: str, said: str
+) -> None:
+    cases = str(EXAMPLE / "cases.json")
+    result = proctor(
+        "hooks", "test", str(EXAMPLE / "guard-plugin"), "--cases", cases, "--agent", agent
+    )
+    assert result.code == 2 and said in result.err, result.err
+
+
+def test_a_case_naming_an_acp_agent_is_told_the_agent_it_is_built_on(
+    proctor: Run, tmp_path: Path
+) -> None:
+    data = json.loads((EXAMPLE / "cases.json").read_text())
+    data["cases"][0]["agent"] = "acp:claude"
+    cases = write(tmp_path / "cases.json", data)
+    result = proctor("hooks", "test", str(EXAMPLE / "guard-plugin"), "--cases", str(cases))
+    case = data["cases"][0]["id"]
+    assert result.code == 2
+    assert (
+        f"{cases}: case '{case}', field 'agent': proctor hooks test covers claude-code, codex, "
+        "gemini-cli, not acp:claude, the ACP agent built on claude-code: name claude-code"
+    ) in result.err
 
 
 @pytest.mark.parametrize(

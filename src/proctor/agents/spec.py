@@ -166,21 +166,30 @@ def unknown_agent(name: str, known: Iterable[str]) -> str:
     return f"unknown agent '{name}' ({hint}known: {', '.join(names)})"
 
 
-def covered_agent(name: str, covered: Sequence[str], command: str) -> str:
+def covered_agent(
+    name: str,
+    covered: Sequence[str],
+    command: str,
+    *,
+    where: str | None = None,
+    advice: str = "check",
+) -> str:
     """The id of the agent ``name`` names (an id or an alias such as ``claude``) when
     ``command`` covers it; a ConfigError otherwise, naming the nearest for an unknown name and
     the agents ``command`` covers for a known one it does not (``proctor audit --agent
-    scripted``)."""
+    scripted``). The error starts with ``where`` (``--agent NAME`` unless given: a file's
+    field), and tells of an ACP agent built on a covered one to ``advice`` that one."""
+    where = f"--agent {name}" if where is None else where
     spec = spec_for(name)
     if spec is not None and spec.id in covered:
         return spec.id
     if spec is not None:
-        raise ConfigError(f"--agent {name}: {command} covers {', '.join(covered)}, not {spec.id}")
+        raise ConfigError(f"{where}: {command} covers {', '.join(covered)}, not {spec.id}")
     preset = name[len(ACP_PREFIX) :] if name.startswith(ACP_PREFIX) else None
     behind = spec_for(preset) if preset in ACP_PRESETS else None
     if behind is not None and behind.id in covered:  # acp:gemini runs Gemini CLI's own ACP mode
         raise ConfigError(
-            f"--agent {name}: {command} covers {', '.join(covered)}, not {name}, the ACP agent "
-            f"built on {behind.id}: check {behind.id}"
+            f"{where}: {command} covers {', '.join(covered)}, not {name}, the ACP agent "
+            f"built on {behind.id}: {advice} {behind.id}"
         )
-    raise ConfigError(f"--agent {name}: {unknown_agent(name, covered)}")
+    raise ConfigError(f"{where}: {unknown_agent(name, covered)}")

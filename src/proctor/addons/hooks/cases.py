@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from proctor.agents.spec import spec_for
+from proctor.agents.spec import covered_agent
 from proctor.errors import ConfigError
 from proctor.models.base import UserModel
 from proctor.models.errors_format import EXPECTED_TYPE, describe_validation_error, format_loc
@@ -291,21 +291,21 @@ def load_cases(path: Path, default_agent: str = "claude-code") -> list[HookCase]
 
 
 def check_default_agent(agent: str) -> str:
-    """``--agent``'s value as an agent id (aliases such as ``claude`` accepted)."""
-    spec = spec_for(agent)
-    if spec is None or spec.id not in AGENTS:
-        raise ConfigError(f"--agent: '{agent}' is not one of {', '.join(AGENTS)}")
-    return spec.id
+    """``--agent``'s value as an agent id (aliases such as ``claude`` accepted); an agent whose
+    hook input is not imitated (``scripted``, ``acp:gemini``) is a ConfigError saying so."""
+    return covered_agent(agent, AGENTS, "proctor hooks test")
 
 
 def _agent(path: Path, case: HookCase, default_agent: str) -> str:
-    spec = spec_for(case.agent or default_agent)
-    if spec is None or spec.id not in AGENTS:
-        raise ConfigError(
-            f"{path}: case '{case.id}', field 'agent': '{case.agent or default_agent}' is not "
-            f"one of {', '.join(AGENTS)}"
-        )
-    return spec.id
+    if case.agent is None:
+        return check_default_agent(default_agent)
+    return covered_agent(
+        case.agent,
+        AGENTS,
+        "proctor hooks test",
+        where=f"{path}: case '{case.id}', field 'agent'",
+        advice="name",
+    )
 
 
 def _check_event(path: Path, case: HookCase) -> None:
