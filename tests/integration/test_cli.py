@@ -21,7 +21,11 @@ from tests.conftest import single_run_dir, write_case
             (),
             "unknown evaluator 'nope'",
         ),
-        (lambda c: write_case(c, "x"), ("--agent", "ghost"), "--agent: unknown agent 'ghost'"),
+        (
+            lambda c: write_case(c, "x"),
+            ("--agent", "ghost"),
+            "--agent ghost: unknown agent 'ghost'",
+        ),
         (
             lambda c: write_case(c, "x", config={"agents": ["ghost"]}),
             (),

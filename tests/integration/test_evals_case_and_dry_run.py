@@ -122,7 +122,9 @@ def test_a_dry_run_is_refused_what_the_run_is_refused(proctor: Run, tmp_path: Pa
     assert "define_eval_config(max_concurrency=…) is required to run evals" in result.err
     root = project(tmp_path, FILES)
     result = proctor("eval", "--dir", str(root), "--dry-run", "--agent", "claude-cod")
-    assert result.code == 2 and "--agent: unknown agent 'claude-cod'" in result.err, result.err
+    assert result.code == 2 and "--agent claude-cod: unknown agent 'claude-cod'" in result.err, (
+        result.err
+    )
     result = proctor("eval", "--dir", str(root), "--dry-run", "--list")
     assert result.code == 2
     assert "--list prints the ids and --dry-run what a run would run" in result.err

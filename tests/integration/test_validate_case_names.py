@@ -151,3 +151,30 @@ def test_validate_case_naming_a_case_refused_for_its_name_says_its_problem_alone
     errors = [line for line in checked.err.splitlines() if line.startswith("proctor: error: ")]
     assert errors[0].startswith(f'proctor: error: "{cases}/fix.": the case folder\'s name ends')
     assert "no case matches" not in checked.err
+
+
+def test_validate_says_what_a_refused_option_leaves_of_the_suite(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`--agent typo` said `0 runnable` as of an empty suite, and named the option without its
+    value; a refused `--only-evaluator` listed every case with `0 evaluators`."""
+    evaluated = {"evaluators": [{"use": "file-exists", "must": ["a.txt"]}]}
+    make_case("one", config=evaluated)
+    make_case("two", config=evaluated)
+    source = str(tmp_path / "cases")
+    typo = proctor("validate", "--source", source, "--agent", "nope")
+    assert typo.code == 2
+    assert (
+        typo.out.splitlines()[-1] == "0 runnable of 2 cases found, 0 skipped, 1 problem, 0 trials"
+    )
+    assert "proctor: error: --agent nope: unknown agent 'nope' (" in typo.err
+    picked = proctor("validate", "--source", source, "--case", "one")
+    assert (
+        picked.out.splitlines()[-1] == "1 runnable of 2 cases found, 0 skipped, 0 problems, 1 trial"
+    )
+    every = proctor("validate", "--source", source)
+    assert every.out.splitlines()[-1] == "2 runnable, 0 skipped, 0 problems, 2 trials"
+    only = proctor("validate", "--source", source, "--only-evaluator", "nope")
+    assert only.code == 2 and "--only-evaluator nope: no case has an evaluator" in only.err
+    assert "0 evaluators" not in only.out
+    assert "ok       one: agents scripted; repeats 1; 1 evaluator" in only.out

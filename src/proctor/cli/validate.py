@@ -198,9 +198,12 @@ def command(
     if len(problems) > 1:  # one problem is the one sentence of the error below
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)
+    # Of the cases found, when not every one is runnable: `--agent typo` or `--case typo`
+    # leaves every case of the suite out, and "0 runnable" alone reads as an empty suite.
+    found = f" of {plural(plan.found, 'case')} found" if plan.found > len(plan.cases) else ""
     echo_unless_gone(
         # Problems, not cases: one case may have several, and proctor.json its own.
-        f"{len(plan.cases)} runnable, {len(plan.skipped)} skipped, {len(problems)} "
+        f"{len(plan.cases)} runnable{found}, {len(plan.skipped)} skipped, {len(problems)} "
         f"{'problem' if len(problems) == 1 else 'problems'}, {plural(len(plan.trials), 'trial')}"
     )
     if len(problems) == 1:
@@ -271,6 +274,7 @@ def _print_json(
     found: dict[str, Any] = {
         "ok": not problems,
         "source": str(source),
+        "found": plan.found,
         "cases": cases,
         "skipped": [
             {"name": s.name, "path": str(s.path), "reason": s.reason} for s in plan.skipped

@@ -122,3 +122,6 @@ class RunPlan(FrozenModel):
     out: Path
     overrides: CliOverrides
     skipped: list[SkippedCase] = []
+    found: int = 0
+    """The case folders and task files found (skipped ones apart), chosen or not: ``cases``
+    are those of them that the options chose and whose configuration is valid."""

@@ -56,7 +56,7 @@ def resolve_case(
         if agent not in known:
             # Named where the list was written: a flag, the case's config.json, or the
             # top-level configuration that every case without a list of its own takes.
-            holder = "--agent" if cli.agents else where if cfg.agents else top_where
+            holder = f"--agent {agent}" if cli.agents else where if cfg.agents else top_where
             source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
             raise ConfigError(f"{source}: {unknown_agent(agent, known)}")
     combiner = cfg.combiner or DEFAULT_COMBINER
@@ -492,7 +492,6 @@ def build_plan(
     checks: tuple[Callable[[], None], ...] = (
         lambda: _check_case_names(found, cli),
         lambda: _check_tags(found, cli),
-        lambda: _check_evaluator_names(chosen, cli),
         lambda: _check_limits(top, where, problems),
         lambda: _check_agent_flags(top, cli),
     )
@@ -503,15 +502,25 @@ def build_plan(
             if problems is None:
                 raise
             problems.append(str(exc))
+    planned = cli  # the options the cases are resolved with
+    try:
+        _check_evaluator_names(chosen, cli)
+    except ConfigError as exc:
+        if problems is None:
+            raise
+        problems.append(str(exc))
+        # A refused name chooses nothing: the cases are planned with their own evaluators, not
+        # with none (`validate --only-evaluator typo` listing every case as `0 evaluators`).
+        planned = cli.model_copy(update={"only_evaluators": [], "skip_evaluators": []})
     unusable = set(check_profiles(top, where, problems))  # noted: their cases are left out
     resolved = []
     for case in chosen:
         try:
-            rc = resolve_case(case, top, cli, str(config_path or "proctor.json"))
+            rc = resolve_case(case, top, planned, str(config_path or "proctor.json"))
             if unusable & set(rc.agents):
                 continue
             if problems is not None:
-                _trials([rc], top, cli, config_path, dotenv)  # what the matrix would check
+                _trials([rc], top, planned, config_path, dotenv)  # what the matrix would check
             resolved.append(rc)
         except ConfigError as exc:
             if problems is None:
@@ -542,12 +551,13 @@ def build_plan(
         top=top,
         config_path=config_path,
         cases=resolved,
-        trials=_trials(resolved, top, cli, config_path, dotenv),
+        trials=_trials(resolved, top, planned, config_path, dotenv),
         gate=top.gate or DEFAULT_GATE,
         concurrency=cli.concurrency or top.concurrency or DEFAULT_CONCURRENCY,
         out=out if out.is_absolute() else cwd / out,
         overrides=cli,
         skipped=list(found.skipped),
+        found=len(found.cases),
     )
 
 

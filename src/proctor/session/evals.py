@@ -540,6 +540,7 @@ def _check_point(
     agent, where = agent_of(point, request, project)
     known_ids = known_agent_ids(top.codingagents)  # proctor.json's agent profiles too
     if agent not in known_ids:
+        where = f"--agent {agent}" if where == "--agent" else where  # as --case x: says it
         raise ConfigError(f"{where}: {unknown_agent(agent, sorted(known_ids))}")
     judge, where = _judge(point, request, project)
     if judge:

@@ -57,7 +57,7 @@ def test_setup_lines_concatenate_top_first() -> None:
 def test_unknown_agents_and_combiners_name_the_field() -> None:
     with pytest.raises(ConfigError, match=r"field 'agents\[0\]': unknown agent 'nope'"):
         resolve_case(case(agents=["nope"]), TopConfig(), CliOverrides())
-    with pytest.raises(ConfigError, match="--agent: unknown agent 'nope'"):
+    with pytest.raises(ConfigError, match="--agent nope: unknown agent 'nope'"):
         resolve_case(case(), TopConfig(), CliOverrides(agents=["nope"]))
     with pytest.raises(ConfigError, match="unknown combiner 'median'"):
         resolve_case(case(combiner="median"), TopConfig(), CliOverrides())

@@ -153,10 +153,10 @@ def test_the_config_s_model_when_no_flag_gives_one(
 @pytest.mark.parametrize(
     ("config", "given", "said"),
     [
-        ("", {"agent": "nope"}, "--agent: unknown agent 'nope'"),
+        ("", {"agent": "nope"}, "--agent nope: unknown agent 'nope'"),
         (", agent='nope'", {}, "evals.config.py: agent: unknown agent 'nope'"),
         # The flag is named first: it decides the agent.
-        (", agent='nope'", {"agent": "nope2"}, "--agent: unknown agent 'nope2'"),
+        (", agent='nope'", {"agent": "nope2"}, "--agent nope2: unknown agent 'nope2'"),
         # The CLI a person meant by its short name comes first.
         ("", {"agent": "gemini"}, "'gemini' (did you mean 'gemini-cli' or 'acp:gemini'? known"),
     ],
