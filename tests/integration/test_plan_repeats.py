@@ -89,7 +89,7 @@ def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
     empty = tmp_path / "empty.json"
     empty.write_text("{}")
     nothing = proctor("plan-repeats", "--goal-labels", str(empty), "--output", str(tmp_path / "m"))
-    assert nothing.code == 2 and "--goal-labels: the file names no task" in nothing.err
+    assert nothing.code == 2 and f"--goal-labels {empty}: the file names no task" in nothing.err
     for pairs in ("0", "1001"):
         many = proctor(
             "plan-repeats", "--goal-labels", str(labels), "--pairs", pairs,

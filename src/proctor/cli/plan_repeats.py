@@ -79,7 +79,10 @@ def command(
         if path.exists() and not force:
             raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
-    manifest = plan_repeats(read_label_file(goal_labels, "--goal-labels"), goal_shape, pairs, names)
+    labels = read_label_file(goal_labels, "--goal-labels")
+    if not labels:  # named with the file, as every other problem of it is
+        raise ConfigError(f"--goal-labels {goal_labels}: the file names no task")
+    manifest = plan_repeats(labels, goal_shape, pairs, names)
     if not write_output_file(path, model_to_json(manifest), "a manifest"):
         return 0  # its reader went away, as a manifest printed to a closed pipe
     click.echo(
