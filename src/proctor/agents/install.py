@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
-from proctor.util.cutting import masked_tail
+from proctor.util.cutting import masked_tail, output_tail
 from proctor.util.masking import credentials_masked, mask
 from proctor.util.processes import run_captured
 
@@ -125,6 +125,13 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
     # Its own process group, killed whole when proctor is interrupted (an install script's
     # download included), rather than npm alone.
     proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=NPM_TIMEOUT_SEC)
+    flooded = proc.stopped_for_output()
+    if flooded:  # an install script printing without end, most likely
+        said = output_tail(proc, 300).strip()  # masked before it is cut
+        raise AgentError(
+            f"npm install {flooded}, so nothing was taken as installed; its last output: "
+            f"{said or '(none)'}"
+        )
     if proc.timed_out:
         raise AgentError(
             f"npm install did not finish in {NPM_TIMEOUT_SEC:.0f} s and was stopped; "

@@ -25,6 +25,7 @@ from proctor.addons.install_scratch import (
 )
 from proctor.errors import ConfigError
 from proctor.models.audit import AgentAudit, AuditComponent
+from proctor.util import processes
 
 
 def test_an_expect_file_in_json_or_toml_is_read(tmp_path: Path) -> None:
@@ -121,6 +122,22 @@ def test_a_failing_command_is_a_result_and_one_that_cannot_start_a_config_error(
         "the install command printed more than 64 MiB on stdout and was stopped there: "
     ), said[:200]
     assert said.endswith("y\ny\ny")
+
+
+def test_a_command_stopped_for_its_output_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the exit its kill gave it (-9): why it was stopped."""
+    monkeypatch.setattr(processes, "FLOOD_LIMIT_BYTES", 1024 * 1024)
+    scratch = Scratch.create(tmp_path / "s")
+    env = installer_environment(scratch, {"PATH": "/usr/bin:/bin"})
+    run = run_command("yes installing", scratch, env, 60, "--install")
+    assert not run.ok and not run.timed_out
+    said = run.describe("install")
+    assert said.startswith(
+        "the install command printed more than 1 MiB on stdout and was stopped there: "
+    )
+    assert said.endswith("installing") and "-9" not in said
 
 
 def test_snapshots_see_content_mode_and_link_changes(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 from proctor.agents import install
 from proctor.agents.install import install_agents, missing_pins
 from proctor.errors import AgentError
+from proctor.util import processes
 from tests.conftest import Run
 
 PINS = {"@scope/cli": "1.2.3"}
@@ -316,3 +317,22 @@ def test_a_dead_proxy_is_said_with_the_proxy_settings_to_check(
         "npm could not reach the registry https://registry.npmjs.org/ (connect ETIMEDOUT "
         "104.16.0.1:443); check the network and the proxy npm goes through"
     )
+
+
+def test_an_install_printing_without_end_says_it_was_stopped_for_its_output(
+    tmp_path: Path, fake_npm: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """npm stopped for its output (an install script's endless printing) says so, not the
+    exit its kill gave it."""
+    monkeypatch.setattr(processes, "FLOOD_LIMIT_BYTES", 1024 * 1024)
+    npm = tmp_path / "bin" / "npm"
+    npm.write_text(FAKE_NPM.replace("sleep 30 &", "yes postinstall; sleep 30 &"))
+    with pytest.raises(AgentError) as caught:
+        install_agents(tmp_path / "agents", PINS)
+    said = str(caught.value)
+    assert said.startswith(
+        "npm install printed more than 1 MiB on stdout and was stopped there, so nothing was "
+        "taken as installed; its last output: "
+    )
+    assert said.endswith("postinstall") and "failed (-9)" not in said
+    assert missing_pins(tmp_path / "agents", PINS) == ["@scope/cli@1.2.3"]
