@@ -84,8 +84,8 @@ def test_an_advisor_printing_without_end_is_stopped_at_the_bound_not_the_timeout
     report = run("cat >/dev/null; yes 'word 15'")
     (result,) = report.results
     assert result.error == (
-        "the advisor printed more than 1 MB of advice and was stopped there "
-        "(its first 1 MB are kept)"
+        "the advisor printed more than 1 MiB of advice and was stopped there "
+        "(its first 1 MiB are kept)"
     )
     assert len(result.advice) <= 1024 * 1024 and result.advice.startswith("word 15")
     assert exit_code(report) == ExitCode.TRIAL_ERRORS

@@ -20,7 +20,7 @@ from proctor.models.base import CamelModel
 from proctor.util.cutting import secret_spans
 from proctor.util.files import temporary_folder
 from proctor.util.masking import mask, register_secret
-from proctor.util.processes import OUTPUT_LIMIT_BYTES, run_captured
+from proctor.util.processes import OUTPUT_LIMIT_BYTES, byte_size, run_captured
 from proctor.util.text import plural
 from proctor.workspace.environment import agent_environment
 
@@ -173,7 +173,7 @@ def _check_one(
     said = outcome.stdout.strip()
     advice = mask(said)
     if outcome.stdout_cut:
-        limit = f"{ADVICE_LIMIT_BYTES // (1024 * 1024)} MB"
+        limit = byte_size(ADVICE_LIMIT_BYTES)
         message = f"the advisor printed more than {limit} of advice and was stopped there"
         return _error(checkpoint, waste, f"{message} (its first {limit} are kept)", advice)
     if outcome.timed_out:
