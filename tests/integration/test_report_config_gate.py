@@ -156,10 +156,15 @@ def test_output_into_the_run_folder_under_another_gate_needs_force(
     assert refused.code == 2 and refused.out == "", refused.err
     assert "proctor: note:" not in refused.err  # none of a report it does not write
     assert (
-        f"--output {run / 'suite.md'}: a file in the run folder {run}, and the gate of {lenient} "
+        f"--output {run / 'suite.md'}: a file inside the run folder {run}, and the gate of {lenient} "
         "(minPassRate 0.5) is not the run's own (minPassRate 1.0)"
     ) in refused.err
     assert (run / "suite.md").read_bytes() == own
+    # A folder of the run's (a trial's) is the run's too.
+    trial = next(p for p in (run / "trials").iterdir() if p.is_dir())
+    inside = proctor("report", str(run), "--config", str(lenient), "--output", str(trial / "x.md"))
+    assert inside.code == 2 and not (trial / "x.md").exists(), inside.err
+    assert f"--output {trial / 'x.md'}: a file inside the run folder {run}, and" in inside.err
     forced = ("--config", str(lenient), "--output", str(run / "suite.md"), "--force")
     assert proctor("report", str(run), *forced).code == 0
     assert "given with `--config`" in (run / "suite.md").read_text()

@@ -311,7 +311,8 @@ def check_foreign_gate(run_dir: Path, suite: SuiteRecord, force: bool) -> None:
 def check_foreign_output(
     out: Path, run_dirs: tuple[Path, ...], suite: SuiteRecord, force: bool
 ) -> None:
-    """A ConfigError (exit 2) for ``--output FILE`` in a run folder read, under a ``--config``
+    """A ConfigError (exit 2) for ``--output FILE`` inside a run folder read (in it or in a
+    folder of it), under a ``--config``
     gate that is not the run's own, unless ``force``: as with ``--write``, the run's folder
     would hold a report of a gate it did not run under (its own report replaced, for one)."""
     from proctor.errors import ConfigError
@@ -322,9 +323,9 @@ def check_foreign_output(
         return
     where = out.resolve().parent
     for run_dir in run_dirs:
-        if run_dir.resolve() == where:
+        if where.is_relative_to(run_dir.resolve()):  # its trial folders too
             raise ConfigError(
-                f"--output {out}: a file in the run folder {run_dir}, and "
+                f"--output {out}: a file inside the run folder {run_dir}, and "
                 f"{given_gate(suite)} is not the run's own "
                 f"({gate_words(source.run_gate)}): the run's folder would no longer show the "
                 "gate it ran under; give --force to write it there, or an --output FILE "
