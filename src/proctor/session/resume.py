@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import itertools
+import json
 import logging
 import os
 import signal
@@ -35,7 +36,7 @@ from proctor.execute.events import Subscriber
 from proctor.execute.executor import SCRATCH_MARK
 from proctor.execute.retry import clear_for_rerun, due_again, is_transient, keep_attempt
 from proctor.models.compact import compact
-from proctor.models.config import CliOverrides
+from proctor.models.config import SAFE_NAME, CliOverrides
 from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
@@ -174,9 +175,10 @@ def plan_resume(run_dir: Path) -> ResumePlan:
     :func:`resume_run` given it plans no further when the run's records still make the same
     request."""
     paths = RunPaths(Path(os.path.abspath(run_dir)))
-    manifest, config = _read(paths)
-    request = request_of(paths, manifest, config, ())
-    plan = plan_run(request)
+    with _names_refused_now(paths):
+        manifest, config = _read(paths)
+        request = request_of(paths, manifest, config, ())
+        plan = plan_run(request)
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     return ResumePlan(paths.root, request, plan, unfinished)
 
@@ -293,10 +295,54 @@ def resume_run(
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
-    with _resuming(paths.root):
+    with _resuming(paths.root), _names_refused_now(paths):
         checked = (keys_checked, agents_checked)
         again = (retry_errors, concurrency)
         return _resume(paths, reporters, subscribers, checked, planned, ends_command, again)
+
+
+@contextmanager
+def _names_refused_now(paths: RunPaths) -> Iterator[None]:
+    """A run of an older proctor may hold a name this one refuses (a condition ``v1.``, now
+    refused as Windows drops a folder name's final dot): planned again, the run's records or
+    its cases are refused over that name. Said as such: the run cannot be resumed, its
+    trials still read, and a new run needs the name changed."""
+    try:
+        yield
+    except ConfigError as exc:
+        said = str(exc)
+        for what, name in _run_names(paths):
+            if not SAFE_NAME.fullmatch(name) and name in said:
+                why = (
+                    "ends in '.', which proctor no longer accepts in a name (Windows drops "
+                    "the dot from a folder's name)"
+                    if name.endswith(".")
+                    else "is a name proctor no longer accepts"
+                )
+                raise ConfigError(
+                    f"--resume {paths.root}: the run's {what} '{name}' {why}, so the run "
+                    f"cannot be resumed; its trials still read (`proctor report {paths.root}`)"
+                    f"; rename the {what} and start a new run ({said})"
+                ) from None
+        raise
+
+
+def _run_names(paths: RunPaths) -> list[tuple[str, str]]:
+    """The task ids, agent profiles and conditions the run's ``resolved.json`` plans, as
+    (what, name); none when it does not read."""
+    try:
+        matrix = json.loads(paths.resolved_json.read_text(encoding="utf-8"))["matrix"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    fields = (("condition", "condition"), ("agent", "agent profile"), ("case", "task id"))
+    names = {
+        (what, entry[field])
+        for entry in (matrix if isinstance(matrix, list) else [])
+        if isinstance(entry, dict)
+        for field, what in fields
+        if isinstance(entry.get(field), str)
+    }
+    return sorted(names)
 
 
 @contextmanager
