@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -141,7 +142,14 @@ def test_resume_refuses_a_changed_suite_and_extra_options(
     assert f"(the newest: {run_dir})" in results.err
     missing = proctor("run", "--resume", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such run folder" in missing.err
-    (run_dir / "run.json").unlink()  # as a kill before the run wrote it leaves the folder
+    (run_dir / "run.json").unlink()  # lost: its trials are there
+    lost = proctor("run", "--resume", str(run_dir))
+    assert lost.code == 2 and "not a run folder" not in lost.err
+    assert lost.err == (
+        f"proctor: error: --resume {run_dir}: the run's run.json is missing, so the run cannot "
+        f"be resumed: start a new run instead (its trials still read: `proctor report {run_dir}`)\n"
+    )
+    shutil.rmtree(run_dir / "trials")  # as a kill before the run wrote run.json leaves it
     unstarted = proctor("run", "--resume", str(run_dir))
     assert unstarted.code == 2 and "not a run folder" in unstarted.err
     assert "start a new run" in unstarted.err and "Traceback" not in unstarted.err

@@ -76,6 +76,12 @@ def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
                 f"--resume {paths.root}: a folder inside the run {run}; name the run folder "
                 "to resume"
             )
+        if _holds_trials(paths):
+            raise ConfigError(
+                f"--resume {paths.root}: the run's run.json is missing, so the run cannot be "
+                f"resumed: start a new run instead (its trials still read: `proctor report "
+                f"{paths.root}`)"
+            )
         raise ConfigError(
             f"--resume {paths.root}: not a run folder (no run.json), or a run stopped before "
             "it started any trial; start a new run instead"
@@ -88,6 +94,14 @@ def _read(paths: RunPaths) -> tuple[RunManifest, ConfigRecord]:
             "in its folder)"
         )
     return manifest, read_record(paths.config_json, ConfigRecord)
+
+
+def _holds_trials(paths: RunPaths) -> bool:
+    """Whether the folder holds a trial's folder (``trials/CASE/…``), of a run started."""
+    try:
+        return paths.trials_dir.is_dir() and any(paths.trials_dir.iterdir())
+    except OSError:
+        return False
 
 
 def request_of(
