@@ -213,6 +213,27 @@ def test_the_compare_page_never_shows_a_claimed_interval_reaching_zero(tmp_path:
             record = trial_record("case-000", "scripted", condition, repeat, status=status)
             write_record(paths.trial("case-000", "scripted", condition, repeat).trial_json, record)
     page = _page(tmp_path, "/compare?run=run-b&treatment=b&baseline=a")
-    assert "pass rate: 0.500 → 1.000 (+0.500, CI [0.00006, 0.812])" in page
-    # A difference of 0 carries no sign, as in every report (not +0.000).
-    assert "median tool calls: 3.000 → 3.000 (0.000, CI [0.000, 0.000])" in page, page
+    assert "pass rate: 50% → 100% (+50 pts, CI [+0.006, +81] pts)" in page
+    # A difference of 0 carries no sign, as in every report (not +0).
+    assert "median tool calls: 3 → 3 (0, CI [0, 0])" in page, page
+
+
+def test_the_compare_page_gives_each_groups_figures_as_proctor_compare_prints_them(
+    tmp_path: Path,
+) -> None:
+    """A group's figures read as ``proctor compare`` prints their kind: a rate in percent and
+    points, seconds with two decimals, a count whole with a thousands separator; not every
+    figure as a fraction with three decimals (``pass rate: 0.667 → 1.000``, ``median tokens:
+    2749.000 → 956.000``)."""
+    write_run(tmp_path, "run-a", trials=3, cases=1)
+    paths = write_run(tmp_path, "run-b", trials=3, cases=1)
+    for repeat in range(1, 4):
+        record = trial_record("case-000", "scripted", "default", repeat, status="passed")
+        record.usage = {"m": ModelUsage(input_tokens=2000, output_tokens=749)}
+        write_record(paths.trial("case-000", "scripted", "default", repeat).trial_json, record)
+    page = _page(tmp_path, "/compare?a=run-a&b=run-b")
+    figures = re.findall(r'<div class="small">([^<]*)</div>', page)
+    assert "pass rate: 67% → 100% (+33 pts, CI [-29, +79] pts)" in figures, figures
+    assert "median elapsed (s): 0.80 → 0.80 (0.00, CI [0.00, 0.00])" in figures, figures
+    assert "median tokens: 0 → 2,749 (+2,749, CI [+2,749, +2,749])" in figures, figures
+    assert not [f for f in figures if ".000" in f], figures

@@ -22,6 +22,7 @@ from proctor.models.trial import TrialRecord
 from proctor.report.ab.analysis import dimension_title
 from proctor.report.ab.markdown import (
     ab_overall_table,
+    comparison_figure,
     metric_label,
     no_claim,
     runs_overall_table,
@@ -79,6 +80,8 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["seconds"] = seconds_text
     env.filters["dollars"] = dollars_text
     env.filters["metric"] = metric_label
+    # A group's figure, baseline → treatment (delta, CI), as `proctor compare` prints its kind.
+    env.filters["figure"] = comparison_figure
     env.filters["dimension"] = dimension_title
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation

@@ -320,6 +320,17 @@ def _arrow(c: MetricComparison) -> str:
     return f"{_num(c.metric, c.baseline)} → {_num(c.metric, c.treatment)}"
 
 
+def comparison_figure(c: MetricComparison) -> str:
+    """One group's figure, baseline first, as ``proctor compare`` prints its kind: ``67% → 100%
+    (+33 pts, CI [-21, +81] pts)`` for a rate, ``1.41 → 1.38 (-0.03)`` in seconds and ``2,749 →
+    956 (-1,793, CI [-1,793, -1,793])`` for a count (the viewer's Compare page, per group)."""
+    if _is_rate(c.metric):
+        sides, delta = f"{_percent(c.baseline)} → {_percent(c.treatment)}", _points(c.delta)
+    else:
+        sides, delta = _arrow(c), _num(c.metric, c.delta, True)
+    return f"{sides} ({delta}, CI {_ci(c)})" if c.ci_low is not None else f"{sides} ({delta})"
+
+
 def _renamed_line(c: RunComparison) -> list[str]:
     renamed = [g for g in c.groups if g.candidate_condition is not None]
     if not renamed:
