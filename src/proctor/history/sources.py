@@ -248,21 +248,46 @@ def _identity(file: str) -> tuple[int, int] | str:
     return found.st_dev, found.st_ino
 
 
-def _missing_reason(agent: str, folder: Path) -> str | None:
-    """Why ``agent``'s history ``folder`` is not there to be read; None when it is."""
+HOME_VARIABLES = {
+    "claude-code": "CLAUDE_CONFIG_DIR set to its folder",
+    "codex": "CODEX_HOME set to its folder",
+    "gemini-cli": "GEMINI_CLI_HOME set to the folder that holds its .gemini",
+}
+"""The variable each CLI reads to keep its history elsewhere than under the home folder."""
+
+
+def _elsewhere(agent: str, home: Path | None) -> str:
+    """The next step when ``agent``'s history is not where it was looked for: where else it
+    may be, and how to have it read (the variable is not read under ``--home``)."""
+    if home is not None:
+        return "a history kept elsewhere is read when its folder is given as a PATH"
+    return (
+        f"a history kept elsewhere is read with {HOME_VARIABLES[agent]}, or with its "
+        "folder given as a PATH"
+    )
+
+
+def _missing_reason(agent: str, folder: Path, home: Path | None = None) -> str | None:
+    """Why ``agent``'s history ``folder`` is not there to be read, with where else it may be;
+    None when it is. (The folder is the line's own path: the reason does not name it again.)"""
     wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
     try:
         if not folder.is_dir():
             if folder.exists():  # a file (or a pipe) where the CLI keeps its folder
-                return f"{folder} is not a folder: {agent} keeps no history there"
-            return f"no history folder {folder}"
+                return f"not a folder: {agent} keeps no history there"
+            return (
+                f"no such folder: {agent} has recorded no session here; {_elsewhere(agent, home)}"
+            )
         if agent == "codex" and (folder / "archived_sessions").is_dir():
             return None
         inner = folder / wanted
         if not inner.is_dir():
             if inner.exists():  # a file where the CLI keeps its sessions
                 return f"{inner} is not a folder: {agent} keeps no session there"
-            return f"{folder} has no {wanted}/ folder: {agent} has recorded no session here"
+            return (
+                f"no {wanted}/ folder in it: {agent} has recorded no session here; "
+                f"{_elsewhere(agent, home)}"
+            )
     except OSError as exc:  # the folder, or one above it, cannot be entered
         return unreachable(exc, folder)
     return None
@@ -279,7 +304,7 @@ def find_sessions(
         if (unnamed := unnamed_config_dir(agent, home, env)) is not None:
             unavailable.append(Unavailable(agent=agent, path="$CLAUDE_CONFIG_DIR", reason=unnamed))
         for folder in history_folders(agent, home, env):
-            reason = _missing_reason(agent, folder)
+            reason = _missing_reason(agent, folder, home)
             if reason is None:
                 # Each folder on its own: one that fails as it is listed loses no other's.
                 unreadable: list[Unavailable] = []

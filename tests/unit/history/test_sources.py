@@ -137,7 +137,7 @@ def test_a_config_dir_of_commas_and_spaces_names_no_folder(
     value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``CLAUDE_CONFIG_DIR=","``: said to name no folder, never read as a folder named ``,``
-    ("no history folder ,"); the other agents are still read, and the exit is 0, as for a
+    ("no such folder: ,"); the other agents are still read, and the exit is 0, as for a
     history folder that is not there."""
     import json
 
@@ -176,11 +176,8 @@ def test_a_file_where_a_cli_keeps_its_history_folder_is_said_to_be_one(tmp_path:
     (tmp_path / ".gemini").write_text("not a folder")
     _, unavailable = find_sessions(["gemini-cli", "codex"], tmp_path, {})
     reasons = {u.agent: u.reason for u in unavailable}
-    assert (
-        reasons["gemini-cli"]
-        == f"{tmp_path}/.gemini is not a folder: gemini-cli keeps no history there"
-    )
-    assert reasons["codex"] == f"no history folder {tmp_path}/.codex"  # the control: none there
+    assert reasons["gemini-cli"] == "not a folder: gemini-cli keeps no history there"
+    assert reasons["codex"].startswith("no such folder: ")  # the control: none there
 
 
 def test_a_file_where_a_cli_keeps_its_sessions_folder_is_said_to_be_one(tmp_path: Path) -> None:
@@ -194,8 +191,36 @@ def test_a_file_where_a_cli_keeps_its_sessions_folder_is_said_to_be_one(tmp_path
         == f"{tmp_path}/.codex/sessions is not a folder: codex keeps no session there"
     )
     assert reasons["claude-code"] == (
-        f"{tmp_path}/.claude has no projects/ folder: claude-code has recorded no session here"
+        "no projects/ folder in it: claude-code has recorded no session here; a history kept "
+        "elsewhere is read when its folder is given as a PATH"
     )
+
+
+@pytest.mark.parametrize(
+    ("agent", "variable"),
+    [
+        ("claude-code", "CLAUDE_CONFIG_DIR set to its folder"),
+        ("codex", "CODEX_HOME set to its folder"),
+        ("gemini-cli", "GEMINI_CLI_HOME set to the folder that holds its .gemini"),
+    ],
+)
+def test_a_missing_history_folder_says_where_else_it_is_read_from(
+    agent: str, variable: str, tmp_path: Path
+) -> None:
+    """A history folder that is not there is said once (the line names it: its reason does
+    not again) with the next step: the variable that moves the CLI's history, or a PATH; under
+    ``--home``, which no variable moves, the PATH alone."""
+    _, unavailable = find_sessions([agent], None, {"HOME": str(tmp_path)})
+    assert [u.reason for u in unavailable] == [
+        f"no such folder: {agent} has recorded no session here; a history kept elsewhere is "
+        f"read with {variable}, or with its folder given as a PATH"
+    ]
+    assert str(tmp_path) not in unavailable[0].reason
+    _, under_home = find_sessions([agent], tmp_path, {})
+    assert [u.reason for u in under_home] == [
+        f"no such folder: {agent} has recorded no session here; a history kept elsewhere is "
+        "read when its folder is given as a PATH"
+    ]
 
 
 def test_a_plain_folders_sessions_come_in_the_order_their_paths_sort(tmp_path: Path) -> None:
