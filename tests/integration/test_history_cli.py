@@ -571,6 +571,25 @@ def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:
     assert "none of" not in proctor("history", "--home", str(home)).err  # the control
 
 
+def test_a_project_no_session_ran_in_says_the_next_step(
+    proctor: Run, home: Path, tmp_path: Path
+) -> None:
+    """A --project that keeps no session says whether the folder is there, and where to see
+    the folders the sessions ran in; a --since alone that keeps none needs no such step."""
+    gone = proctor("history", "--home", str(home), "--project", str(tmp_path / "nope"))
+    assert gone.code == 0
+    assert (
+        f"none of the 10 sessions listed passes --project {tmp_path / 'nope'} (no such folder "
+        "here); `proctor history --by project` lists the folders they ran in"
+    ) in gone.err
+    there = proctor("history", "--home", str(home), "--project", str(tmp_path))
+    assert (
+        f"passes --project {tmp_path}; `proctor history --by project` lists the folders they ran in"
+    ) in there.err
+    late = proctor("history", "--home", str(home), "--since", "2030-01-01")
+    assert late.err.rstrip().endswith("none of the 10 sessions listed passes --since 2030-01-01")
+
+
 def test_a_table_by_group_with_no_session_left_says_so(proctor: Run, home: Path) -> None:
     """The Markdown printed the table's head alone; the JSON's groups are an empty list."""
     for by in ("day", "week", "month", "project", "agent"):

@@ -270,7 +270,11 @@ def command(
         if not replayed and sessions and filters != Filters():
             asked = [f"--project {project}"] if project is not None else []
             asked += window
-            echo_note(f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}")
+            said = f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}"
+            if project is not None:  # the next step: the folders they ran in
+                said += "" if os.path.isdir(project) else " (no such folder here)"
+                said += "; `proctor history --by project` lists the folders they ran in"
+            echo_note(said)
         # A Gemini CLI chat known by its project's hash is named by the folder of that hash
         # when another session (or --project) names it.
         name_hashed_projects(replayed, [str(filters.project)] if filters.project else [])
