@@ -16,6 +16,7 @@ from proctor.history.projects import project_key, same_project
 from proctor.history.record import SessionRecord
 from proctor.models.history import ChangeComparison, ChangeDelta, ChangeMark, SideFigures
 from proctor.util.text import (
+    count_text,
     duration_text,
     fixed,
     markdown_cell,
@@ -449,8 +450,8 @@ def _signed_time(seconds: float) -> str:
 
 
 def _signed_steps(steps: float) -> str:
-    shown = fixed(abs(steps), 1)
-    return f"{_sign(steps, shown)}{shown}"
+    """A difference of steps as the summary shows a count: ``-2``, ``+1.5``, ``+1,204``."""
+    return count_text(steps, signed=True)
 
 
 def _signed_points(share: float) -> str:
@@ -470,8 +471,9 @@ def _with_ci(
     if time:
         text = duration_text(value)
         return text if ci is None else f"{text} [{duration_text(ci[0])}–{duration_text(ci[1])}]"
-    scale, unit, digits = (100, "%", 0) if percent else (1, "", 1)
-    text = f"{fixed(value * scale, digits)}{unit}"
-    if ci is not None:
-        text += f" [{fixed(ci[0] * scale, digits)}–{fixed(ci[1] * scale, digits)}{unit}]"
-    return text
+    if percent:
+        text = f"{fixed(value * 100)}%"
+        return text if ci is None else f"{text} [{fixed(ci[0] * 100)}–{fixed(ci[1] * 100)}%]"
+    # Steps as the summary shows them: a count (12, 1,204), a median between two with its half.
+    text = count_text(value)
+    return text if ci is None else f"{text} [{count_text(ci[0])}–{count_text(ci[1])}]"

@@ -68,7 +68,7 @@ def test_three_tasks_a_side_are_compared() -> None:
     assert result.after.share_verified_ci == pytest.approx((0.4385, 1.0), abs=1e-4)
     table = render_changes([result])
     low_text, high_text = duration_text(low), duration_text(high)
-    assert f"| before | 3 | 3m 20s [{low_text}–{high_text}] | 4.0 [" in table
+    assert f"| before | 3 | 3m 20s [{low_text}–{high_text}] | 4 [" in table
     assert "| after | 3 | 1m 00s [" in table and "| 100% [44–100%] |" in table
     # After minus before: 60 - 200 seconds, 2 - 4 steps, 100% - 67% verified.
     delta = result.delta
@@ -1063,8 +1063,8 @@ def test_halves_are_rounded_up_as_people_round_them() -> None:
     before = [task(d, 100, 3, d <= 1) for d in range(1, 9)]  # 1 of 8
     after = [task(20 + d, 100, 3, d <= 3) for d in range(1, 9)]  # 3 of 8
     table = render_changes([compare_change(CHANGE, [*before, *after])])
-    assert "| before | 8 | 1m 40s [1m 40s–1m 40s] | 3.0 [3.0–3.0] | 13% [" in table
-    assert "| after | 8 | 1m 40s [1m 40s–1m 40s] | 3.0 [3.0–3.0] | 38% [" in table
+    assert "| before | 8 | 1m 40s [1m 40s–1m 40s] | 3 [3–3] | 13% [" in table
+    assert "| after | 8 | 1m 40s [1m 40s–1m 40s] | 3 [3–3] | 38% [" in table
     assert "| +25 pp [" in table
     assert f"{12.5:.0f}" == "12"  # the control: what a format gives
 
@@ -1160,10 +1160,17 @@ def test_an_iso_week_date_of_no_such_week_or_day_says_which(
 
 
 def test_a_difference_shown_as_0_has_no_sign() -> None:
-    """-0.01 steps shows as 0.0, not -0.0, and 0 s as 0.0 s, not +0.0 s: a sign before a
-    figure shown as 0 says a difference the table does not show."""
+    """0 steps shows as 0, not +0, and 0 s as 0.0 s, not +0.0 s: a sign before a figure shown
+    as 0 says a difference the table does not show. Steps show as the summary shows a count:
+    whole, with a thousands separator, a half kept (a median of two), a bound that is not 0
+    with its first significant digit (-0.01, never -0.0)."""
     from proctor.history.changes import _signed_points, _signed_steps, _signed_time
 
-    assert [_signed_steps(x) for x in (-0.01, 0.0, 0.04, -1.26)] == ["0.0", "0.0", "0.0", "-1.3"]
+    assert [_signed_steps(x) for x in (-0.01, 0.0, 0.5, -1.26, 1204, -2)] == [
+        "-0.01", "0", "+0.5", "-1.3", "+1,204", "-2",
+    ]  # fmt: skip
+    from proctor.history.changes import _with_ci
+
+    assert _with_ci(1527.5, (1204.0, 2000.0)) == "1,527.5 [1,204–2,000]"  # as the summary's
     assert [_signed_time(x) for x in (0.0, -0.02, 140)] == ["0.0 s", "0.0 s", "+2m 20s"]
     assert [_signed_points(x) for x in (-0.001, 0.0, 0.33)] == ["0 pp", "0 pp", "+33 pp"]
