@@ -560,6 +560,30 @@ def test_a_proctor_json_of_the_folder_that_does_not_read_is_a_note(
     assert config.read_text() == '{"suite": 5, "pricing": {}}'  # left as the user wrote it
 
 
+def test_the_summary_says_what_its_options_kept_and_on_which_clock(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Sessions: 2`` of a --since, --agent or --project run read as the whole history's:
+    a line under the title says what the options kept, and the time zone the days, weeks and
+    months are of; a summary of the whole history, by no day, has none."""
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    narrowed = proctor(
+        "history", "--home", str(home), "--agent", "claude-code", "--project", PROJECT_A,
+        "--since", "2026-11-01", "--until", "2026-11-30", "--by", "week",
+    )  # fmt: skip
+    assert narrowed.code == 0
+    assert narrowed.out.startswith(
+        f"# History\n\nSessions of claude-code only, that ran in {PROJECT_A}, started "
+        "2026-11-01 to 2026-11-30 (days of the local time zone, America/Los_Angeles).\n\n- "
+    )
+    since = proctor("history", "--home", str(home), "--since", "2026-11-01")
+    assert "\nSessions started on 2026-11-01 or after (days of the local time zone, " in since.out
+    by_week = proctor("history", "--home", str(home), "--by", "week")
+    assert "# History\n\nWeeks of the local time zone, America/Los_Angeles.\n\n" in by_week.out
+    whole = proctor("history", "--home", str(home), "--by", "agent")
+    assert whole.out.startswith("# History\n\n- Sessions: ")  # the control
+
+
 def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:
     result = proctor(
         "history", "--home", str(home), "--project", "/nowhere", "--since", "2026-11-01"

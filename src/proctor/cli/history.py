@@ -135,7 +135,13 @@ def command(
     from proctor.history.record import SessionRecord
     from proctor.history.replay import Filters, replay
     from proctor.history.sources import OTHER_AGENTS_ONLY, find_sessions, sessions_under
-    from proctor.history.summary import history_json, history_report, in_order, render_history
+    from proctor.history.summary import (
+        history_json,
+        history_report,
+        in_order,
+        render_history,
+        scope_text,
+    )
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
@@ -314,7 +320,10 @@ def command(
             out.write(text)
             out.write(b"\n")
     else:
-        click.echo(render_history(report), nl=False)
+        scope = scope_text(
+            agents, None if project is None else str(project), filters.since, filters.until, by
+        )
+        click.echo(render_history(report, scope), nl=False)
     return 0
 
 

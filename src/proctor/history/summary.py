@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import statistics
 from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 
 import msgspec
 from pydantic_core import PydanticSerializationError
@@ -257,12 +258,14 @@ def _counted(n: int, noun: str) -> str:
     return f"{count_text(n)} {noun_for(n, noun)}"
 
 
-def render_history(report: HistoryReport) -> str:
-    """The summary as Markdown: totals, tokens and cost per model, a table per group."""
+def render_history(report: HistoryReport, scope: str = "") -> str:
+    """The summary as Markdown: totals, tokens and cost per model, a table per group; under
+    its title, ``scope`` (what the options kept: :func:`scope_text`) when there is one."""
     total = report.total
     lines = [
         "# History",
         "",
+        *([markdown_text(_one_line(scope)), ""] if scope else []),
         f"- Sessions: {count_text(total.sessions)} ({_counted(total.tasks, 'task')}, "
         f"{count_text(total.non_tasks)} "
         "without a code change)",
@@ -341,6 +344,46 @@ def render_history(report: HistoryReport) -> str:
         lines.append(f"- {markdown_text(shown)}")
     # A name that is not UTF-8 shows its bytes as the JSON report does (caf\xe9).
     return escape_surrogates("\n".join(lines) + "\n")
+
+
+def scope_text(
+    agents: Sequence[str],
+    project: str | None,
+    since: date | None,
+    until: date | None,
+    by: str | None,
+) -> str:
+    """What a summary covers, when options narrowed it or its rows are days: ``"Sessions of
+    codex only, that ran in /work/app, started 2026-12-01 to 2026-12-07 (days of the local
+    time zone, America/Los_Angeles)."``; empty when nothing was narrowed."""
+    parts = []
+    if agents:
+        parts.append(f"of {' and '.join(dict.fromkeys(agents))} only")
+    if project is not None:
+        parts.append(f"that ran in {project}")
+    if since is not None and until is not None:
+        parts.append(f"started {since} to {until}")
+    elif since is not None:
+        parts.append(f"started on {since} or after")
+    elif until is not None:
+        parts.append(f"started on {until} or before")
+    dated = since is not None or until is not None or by in ("day", "week", "month")
+    if not parts and not dated:
+        return ""
+    if not parts:  # rows by day, week or month only
+        return f"{(by or 'day').capitalize()}s of the local time zone, {local_zone()}."
+    said = f"Sessions {', '.join(parts)}"
+    if dated:  # which clock the days are on (a machine in UTC, a laptop in its own zone)
+        said += f" (days of the local time zone, {local_zone()})"
+    return said + "."
+
+
+def local_zone() -> str:
+    """The machine's time zone as its user set it: ``TZ`` when set (``Europe/Paris``), else
+    the zone's abbreviation (``UTC``, ``CET``)."""
+    from datetime import datetime
+
+    return os.environ.get("TZ", "").lstrip(":") or datetime.now().astimezone().tzname() or "UTC"
 
 
 PRICES_HINT = (
