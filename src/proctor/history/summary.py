@@ -277,7 +277,8 @@ def render_history(report: HistoryReport, scope: str = "") -> str:
         ),
         (
             f"- Median time: {_time_spread(total.duration_seconds, total.tasks)}; median steps: "
-            f"{_spread_text(total.steps, unit=' tool calls')} (ranges in brackets, over tasks)"
+            f"{_spread_text(total.steps, unit=' tool calls')} "
+            "(lowest–highest in parentheses, over tasks)"
             if total.tasks
             else "- Median time and steps: – (no task)"  # not "– tool calls"
         ),

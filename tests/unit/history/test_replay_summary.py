@@ -259,6 +259,9 @@ def test_the_markdown_summary_states_the_proxy_and_the_figures(home: Path) -> No
     assert "4 (2 tasks, 2 without a code change)" in text
     assert "1/2 (50%)" in text
     assert "Median time: 5m 30s (5m 00s–6m 00s)" in text and "4.5 (4–5)" in text
+    # The ranges are said as they are shown: in parentheses, the lowest and the highest
+    # (--changes shows its intervals in square brackets).
+    assert "4.5 (4–5) tool calls (lowest–highest in parentheses, over tasks)" in text
     assert "| claude-test-1 | 1,500 | 150 |" in text and "| claude-helper-1 | 1,000 | 100 |" in text
     assert "proxy gold" in text
     assert "$0.0030 (unpriced: claude-helper-1)\n(A model's price, dollars per million" in text
