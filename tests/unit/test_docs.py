@@ -231,3 +231,15 @@ def test_transcripts_md_tool_kinds_are_the_kinds_the_parsers_give() -> None:
                 if kind_of(name) != kind.strip("`"):
                     wrong.append(f"{name}: {kind_of(name)}, not {kind}")
     assert not wrong
+
+
+def test_history_md_names_every_key_of_a_history_report() -> None:
+    """`proctor history --json`: the report's keys, a summary's (`total` and each group), a
+    model's usage and an unavailable entry's, each named in docs/history.md."""
+    from proctor.models.history import GroupSummary, HistoryReport, SessionSummary, Unavailable
+    from proctor.models.trajectory import ModelUsage
+
+    named = _named(_section("docs/history.md", "## `proctor history`", "## Before and after"))
+    for model in (HistoryReport, GroupSummary, SessionSummary, Unavailable, ModelUsage):
+        missing = _aliases(model) - named
+        assert not missing, f"docs/history.md does not name {sorted(missing)} of {model.__name__}"
