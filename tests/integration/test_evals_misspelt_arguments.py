@@ -160,3 +160,41 @@ def test_a_keyword_given_by_position_inside_a_test_names_the_keywords(
         "(name), and 3 were given by position"
     )
     assert record["error"] == f"{said} (at {root / 'evals' / 'a'}.eval.py:5)", record
+
+
+def test_a_misspelt_name_inside_a_test_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
+    """A misspelt method of a turn, of a gate's handle, or a misspelt name, is said with the
+    near one, as Python's traceback would suggest it (its message alone does not)."""
+    files = {
+        f"{name}.eval.py": f"""
+            from proctor.evals import define_eval, includes
+            async def test(t):
+                first = await t.send("go")
+                {body}
+            eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+        """
+        for name, body in {
+            "turn": 'first.caled_tool("write")',
+            "handle": 'first.message_includes("done").sof()',
+            "name": 't.check(t.reply, includs("done"))',
+        }.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "turn": "AttributeError: 'TurnResult' object has no attribute 'caled_tool' "
+        "(did you mean 'called_tool'?)",
+        "handle": "AttributeError: 'Handle' object has no attribute 'sof' (did you mean 'soft'?)",
+        "name": "NameError: name 'includs' is not defined (did you mean 'includes'?)",
+    }.items():
+        record = by_id[name]
+        assert record["status"] == "eval-error", record
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+
+
+def test_a_misspelt_import_in_an_eval_file_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
+    err = refused(proctor, tmp_path, "from proctor.evals import define_evl\n")
+    assert "a.eval.py:1: cannot be imported (ImportError: cannot import name 'define_evl'" in err
+    assert err.rstrip().endswith("(did you mean 'define_eval'?))"), err

@@ -20,6 +20,7 @@ from proctor.evals.awaited import NotAwaited, unawaited
 from proctor.evals.context import TestContext
 from proctor.evals.define import TestFn
 from proctor.evals.judges import JudgeError
+from proctor.evals.names import near_names
 from proctor.evaluators.gates.assertions import Assertion, RequireFailed, Skipped
 from proctor.evaluators.gates.matching import calls_of
 from proctor.models.io import write_record
@@ -116,7 +117,7 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             if isinstance(ended, NotAwaited) and ended.where is not None:
                 where = ended.where  # the line of the call, not of the check after the test
             # An exception without a message (a bare ``assert``) is shown by its line's code.
-            said = str(ended) or (where.line or "").strip()
+            said = (str(ended) or (where.line or "").strip()) + (near_names(ended) or "")
             error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno})"
             # t.send(timout_ms=...): the near ones named; t.check(1, 2, "x"): which are keywords
             misspelt = argument_error(ended)

@@ -28,6 +28,7 @@ from proctor.evals.define import (
     TestFn,
 )
 from proctor.evals.loaders import set_project_root
+from proctor.evals.names import near_names
 from proctor.evals.stops import Stops, stops_noted
 from proctor.models.io import escape_surrogates
 from proctor.util.text import did_you_mean
@@ -154,7 +155,7 @@ def _import(path: Path, root: Path) -> ModuleType:
         if misspelt is not None:
             raise ConfigError(f"{path}{line}: {misspelt}") from exc
         raise ConfigError(
-            f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc})"
+            f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc}{near_names(exc) or ''})"
         ) from exc
     return module
 

@@ -1,0 +1,56 @@
+"""The near names of a misspelt one in an eval file, as Python's own traceback suggests them
+(``Did you mean: 'called_tool'?``) but its exception's text does not: proctor shows an
+error of the test or of an import by that text alone, so ``turn.caled_tool(...)`` would say
+only ``'TurnResult' object has no attribute 'caled_tool'``. The hint is added in proctor's
+words: ``(did you mean 'called_tool'?)``."""
+
+from __future__ import annotations
+
+import builtins
+import difflib
+import re
+import sys
+from collections.abc import Iterable
+
+_CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def near_names(error: BaseException) -> str | None:
+    """`` (did you mean 'x'?)`` for a name the error says is missing (an attribute, a
+    variable, a name imported from a module) when a near one exists; None otherwise."""
+    wrong: str | None = None
+    known: Iterable[str] = ()
+    if isinstance(error, AttributeError) and error.name and error.obj is not None:
+        wrong, known = error.name, _attributes(error.obj)
+    elif isinstance(error, NameError) and error.name:
+        wrong, known = error.name, _visible(error)
+    elif type(error) is ImportError:
+        said = _CANNOT_IMPORT.match(str(error))
+        module = sys.modules.get(said.group(2)) if said else None
+        if said is not None and module is not None:
+            wrong, known = said.group(1), _attributes(module)
+    if not wrong:
+        return None
+    # A private name is offered only for a private one, as Python offers it.
+    names = [n for n in known if n != wrong and (wrong.startswith("_") or not n.startswith("_"))]
+    close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
+    return f" (did you mean {close[0]!r}?)" if close else None
+
+
+def _attributes(obj: object) -> list[str]:
+    try:
+        return list(dir(obj))
+    except Exception:  # an object whose __dir__ raises offers nothing
+        return []
+
+
+def _visible(error: BaseException) -> list[str]:
+    """The names the innermost frame of the error could read: its locals, its module's
+    globals and the builtins."""
+    tb = error.__traceback__
+    if tb is None:
+        return list(vars(builtins))
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    return [*frame.f_locals, *frame.f_globals, *vars(builtins)]
