@@ -136,6 +136,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         # second, though its generated plan.json holds only that one).
         unplayed = _unplayed(case.plan, case.iteration(talk.repeat), t) if ended_well else None
         warnings = [unplayed] if unplayed else []
+        if ended_well and not turns and not unplayed and t.recorded.assertions:
+            warnings.append(NO_MESSAGE)
         _write_eval_json(talk, t, case, skipped, error, warnings)
         return Talked(
             outcome=last,
@@ -209,6 +211,14 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     if forgotten is not None:
         # The turn (or judge) it meant never ran: the gates read a conversation without it.
         raise NotAwaited(forgotten)
+
+
+NO_MESSAGE = (
+    "the test sent no message, so no agent ran and its gates read an empty conversation; "
+    "call await t.send(...) before them"
+)
+"""A case that passed or failed on gates alone: a forgotten ``t.send`` passes every
+``not_called_tool`` and a ``t.check`` of a constant."""
 
 
 class OutOfTime(TimeoutError):

@@ -1,0 +1,54 @@
+"""A test that sends no message runs no agent, and its gates read an empty conversation:
+a ``not_called_tool`` or a ``t.check`` of a constant then pass. Such a case
+passed in silence; its result now says why it ran nothing, as a warning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+SAID = (
+    "the test sent no message, so no agent ran and its gates read an empty conversation; "
+    "call await t.send(...) before them"
+)
+
+
+def test_gates_on_a_conversation_no_message_started_are_warned_of(
+    proctor: Run, tmp_path: Path
+) -> None:
+    files = {
+        "a.eval.py": """
+            from proctor.evals import case, define_eval
+            async def gates_only(t):
+                t.not_called_tool("shell")
+                t.check(1, 1)
+            async def sends(t):
+                await t.send("hi")
+                t.succeeded()
+            async def nothing(t):
+                pass
+            eval = define_eval(cases=[
+                case(id="gates", test=gates_only),
+                case(id="sends", test=sends),
+                case(id="nothing", test=nothing),
+            ])
+        """
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err  # a/nothing failed
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["a/gates"]["status"] == "passed", by_id
+    assert by_id["a/gates"]["warnings"] == [SAID]
+    assert by_id["a/sends"]["warnings"] == []
+    # No gate at all: the case fails, and its reason already says no message was sent.
+    assert by_id["a/nothing"]["status"] == "failed" and by_id["a/nothing"]["warnings"] == []
+    trial = next(Path(out["runDir"]).glob("trials/a.gates/*/*/1/trial.json"))
+    assert json.loads(trial.read_text())["warnings"] == [SAID]
+    text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "a/gates")
+    assert f"    warning: {SAID}" in text.out, text.out
