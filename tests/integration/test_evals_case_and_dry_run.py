@@ -203,3 +203,20 @@ def test_a_long_id_widens_its_column_rather_than_pushing_its_row_out_of_line(
     result = proctor("run", "--source", str(case.parent), "--dry-run")
     head, row = result.out.splitlines()[2:4]
     assert row.index("scripted") == head.index("agent") > 40, result.out
+
+
+def test_a_concurrency_above_the_config_s_is_lowered_and_said(proctor: Run, tmp_path: Path) -> None:
+    """``--concurrency`` can lower evals.config.py's max_concurrency, never raise it: a larger
+    one was lowered in silence, so the run went slower than the user asked without a word."""
+    root = project(tmp_path, FILES)
+    args = ("eval", "--dir", str(root), "--out", str(tmp_path / "out"), "--dry-run")
+    result = proctor(*args, "--concurrency", "5")
+    assert result.code == 0, result.err
+    config = root / "evals" / "evals.config.py"
+    assert result.err.strip() == (
+        f"proctor: warning: --concurrency 5 is above {config}'s max_concurrency 2, so 2 cases "
+        "run at once"
+    )
+    assert "concurrency 2; reporters" in result.out
+    lowered = proctor(*args, "--concurrency", "1")
+    assert lowered.err == "" and "concurrency 1; reporters" in lowered.out

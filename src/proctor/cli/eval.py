@@ -101,7 +101,10 @@ if TYPE_CHECKING:
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=200),
-    help="Cases at once (at most the config's max_concurrency: a larger number is lowered to it).",
+    help=(
+        "Cases at once (at most the config's max_concurrency: a larger number is lowered to "
+        "it, with a warning)."
+    ),
 )
 @keep_workspace_option
 @reporter_option

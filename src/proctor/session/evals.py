@@ -315,6 +315,12 @@ def plan_evals(
             f"{where}: define_eval_config(max_concurrency=…) is required to run evals"
         )
     concurrency = min(request.concurrency, most) if request.concurrency else most
+    if request.concurrency and request.concurrency > most:  # lowered, never raised: said so
+        named = project.config_file or "evals.config.py"
+        warn(
+            f"--concurrency {request.concurrency} is above {named}'s max_concurrency {most}, "
+            f"so {most} cases run at once"
+        )
     if request.reporters:
         reporters = reporter_names(request.reporters)
     else:
