@@ -52,3 +52,35 @@ def test_gates_on_a_conversation_no_message_started_are_warned_of(
     assert json.loads(trial.read_text())["warnings"] == [SAID]
     text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "a/gates")
     assert f"    warning: {SAID}" in text.out, text.out
+
+
+def test_a_test_a_failed_require_stopped_is_not_said_to_have_sent_too_few(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A failed ``t.require`` (or ``require_input_request``) stops the test: the steps its
+    later sends would have played were written, not forgotten, so no warning says they never
+    played, as none does for a test that raised."""
+    files = {
+        "a.eval.py": """
+            from proctor.evals import define_eval
+            PLAN = {"turns": [{"say": "one"}, {"endTurn": True}, {"say": "two"}]}
+            async def test(t):
+                await t.send("go")
+                t.require_input_request("format")
+                await t.send("again")
+            eval = define_eval(plan=PLAN, test=test)
+        """,
+        "b.eval.py": """
+            from proctor.evals import define_eval
+            async def test(t):
+                t.require(1, 2)
+                await t.send("go")
+            eval = define_eval(test=test)
+        """,
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 1, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["a"]["status"] == "failed" and by_id["a"]["warnings"] == [], by_id["a"]
+    assert by_id["b"]["status"] == "failed" and by_id["b"]["warnings"] == [], by_id["b"]

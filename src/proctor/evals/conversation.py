@@ -131,7 +131,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         if last.kind == "timeout" and not timed_out and t._turns[-1].at:
             # The agent's turn ran out of the case's time, and the test went on to return.
             stopped_at = f"{t._turns[-1].at}, in turn {len(turns)}"
-        ended_well = not (timed_out or skipped or error or t._agent_failure())
+        # A failed t.require stopped the test: the sends after it were written, not forgotten.
+        stopped = isinstance(ended, RequireFailed)
+        ended_well = not (timed_out or skipped or error or stopped or t._agent_failure())
         # Named by the iteration's variant in the plan as written (a/2 run alone plays the
         # second, though its generated plan.json holds only that one).
         unplayed = _unplayed(case.plan, case.iteration(talk.repeat), t) if ended_well else None
