@@ -397,6 +397,12 @@ class TestContext(Gates):
             target = (workspace / rel).resolve()
             if not target.is_relative_to(workspace.resolve()):
                 raise RuntimeError(f"workspace_files: {rel!r} leads outside the workspace")
+            if target == workspace.resolve() or rel.endswith(("/", "\\")) or target.is_dir():
+                # Python's IsADirectoryError would name the temporary workspace, not the key.
+                raise RuntimeError(
+                    f"workspace_files: {rel!r} is not the path of a file (a key is a file's "
+                    "path relative to the workspace, such as 'src/app.py')"
+                )
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
 
