@@ -387,3 +387,21 @@ def test_gate_messages_count_in_words() -> None:
     assert messages[1:4] == ["1 call of 'edit'", "4 tool calls", "4 tool_result events matched"]
     assert messages[4] == "turns 2, 3 did not complete"
     assert not any("(s)" in m for m in messages)
+
+
+def test_called_tool_that_matched_no_call_shows_what_the_calls_of_that_name_had() -> None:
+    """``called_tool('edit', input={'path': …})`` failed with only "0 matching calls; calls
+    seen: [...]", though an Edit ran: its input (keyed ``file_path``) is shown, so the wrong
+    key is seen at once; likewise the status or output a call had."""
+    g = Planted(RUN)
+    g.called_tool("edit", input={"path": "app.py"})
+    g.called_tool("shell", status="failed")
+    g.called_tool("read", output="nope")
+    g.called_tool("web", input={"url": "x"})  # no call of it: nothing more to show
+    messages = [a.message for a in g.recorded]
+    assert messages[0].endswith('; 1 call of \'edit\': Edit (input {"file_path": "app.py"})')
+    assert messages[1].endswith("; 1 call of 'shell': Bash (status completed)")
+    assert messages[2].endswith("; 1 call of 'read': Read (output \"out1\")")
+    assert (
+        messages[3].startswith("0 matching calls; calls seen: [") and "call of" not in (messages[3])
+    )

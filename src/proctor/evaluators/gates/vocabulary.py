@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -168,7 +169,25 @@ class Gates:
         parts += [f"status={status!r}"] if status is not None else []
         seen = sorted({v.name for v in self._views()})
         message = f"{plural(len(found), 'matching call')}; calls seen: {seen or 'none'}"
+        if not found:
+            message += self._misses(name, input, output, status)
         return self._gate(f"called_tool({', '.join(parts)})", ok, message)
+
+    def _misses(self, name: str, input: Any, output: Any, status: str | None) -> str:
+        """What the calls of ``name`` had where ``input``, ``output`` or ``status`` matched
+        none of them (``; 1 call of 'write': Write (input {"file_path": "a.txt"})``): a key
+        the agent's tool names otherwise, such as ``path`` for ``file_path``, shows there."""
+        named = [v for v in self._views() if name_matches(v.call, name)]
+        if not named or (input is None and output is None and status is None):
+            return ""
+        shown = []
+        for view in named[:3]:
+            bits = [f"input {_short(view.input)}"] if input is not None else []
+            bits += [f"output {_short(view.output)}"] if output is not None else []
+            bits += [f"status {view.status}"] if status is not None else []
+            shown.append(f"{view.name} ({', '.join(bits)})")
+        more = f"; and {len(named) - 3} more" if len(named) > 3 else ""
+        return f"; {plural(len(named), 'call')} of {name!r}: {'; '.join(shown)}{more}"
 
     def _call_args(self, method: str, name: str, status: str | None) -> None:
         """The tool name and status of ``called_tool`` or ``require_tool_call``."""
@@ -521,3 +540,9 @@ def _listed(found: Sequence[Finding], limit: int = 5) -> str:
     shown = "; ".join(str(f) for f in found[:limit])
     more = f"; and {len(found) - limit} more" if len(found) > limit else ""
     return shown + more
+
+
+def _short(value: Any, most: int = 120) -> str:
+    """A call's input or output in a gate's message: its JSON, cut to ``most`` characters."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    return text if len(text) <= most else text[: most - 1] + "…"
