@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime
 import email.utils
 import importlib
+import json
 import math
 import re
 import sys
@@ -224,8 +225,31 @@ def provider_error(exc: BaseException) -> ProviderError:
     status = status if isinstance(status, int) else None
     if kind == "network":
         return ProviderError(kind, f"{LABELS[kind]}: {excerpt(str(exc))}", None)
-    body = excerpt(str(getattr(exc, "body", "") or exc))
+    body = excerpt(said_by_provider(getattr(exc, "body", None)) or str(exc))
     return ProviderError(kind, f"{LABELS[kind]} ({status}): {body}", status, retry_after(exc))
+
+
+def said_by_provider(body: object) -> str:
+    """What an error reply's body says, as its provider wrote it: a JSON error's type and
+    message (``authentication_error: invalid x-api-key``; the SDKs hand the body over parsed,
+    Anthropic's whole, OpenAI's ``error`` object, Google's a list holding one), other JSON as
+    JSON, never as a Python ``repr`` (``{'type': 'error', …}``); text as it is."""
+    if isinstance(body, str) or body is None:
+        return body or ""
+    error: object = body[0] if isinstance(body, list) and body else body
+    if isinstance(error, dict) and isinstance(error.get("error"), dict):
+        error = error["error"]
+    if not isinstance(error, dict):
+        error = {}
+    message = error.get("message")
+    if isinstance(message, str) and message.strip():
+        labels = [error.get(name) for name in ("type", "code", "status")]
+        label = next((x for x in labels if isinstance(x, str) and x.strip()), None)
+        return f"{label}: {message}" if label else message
+    try:
+        return json.dumps(body, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):  # (a value json cannot write, such as a circular one)
+        return str(body)
 
 
 RETRY_AFTER_CAP_SEC = 60.0

@@ -168,3 +168,64 @@ def test_a_key_split_far_into_a_long_body_is_no_trace_once_the_keys_before_it_ar
     error = provider_error(status_error(anthropic, 400, body))
     assert KEY[:8] not in str(error) and long[:8] not in str(error), str(error)
     assert str(error).endswith("y" * 60 + "***" + "b" * (200 - 24 - 15 - 60 - 3))
+
+
+def parsed_error(sdk: object, status: int, body: object) -> Exception:
+    """An SDK's status error whose body is parsed JSON, as the SDKs hand it over."""
+    cls = getattr(sdk, CLASSES.get(status, "APIStatusError"))
+    error: Exception = cls(
+        "Error code", response=httpx.Response(status, request=REQUEST), body=body
+    )
+    return error
+
+
+@pytest.mark.parametrize(
+    ("sdk", "status", "body", "said"),
+    [
+        (  # Anthropic's whole body
+            anthropic,
+            401,
+            {
+                "type": "error",
+                "error": {"type": "authentication_error", "message": "invalid x-api-key"},
+            },
+            "authentication failed (401): authentication_error: invalid x-api-key",
+        ),
+        (  # OpenAI's error object, its key masked
+            openai,
+            401,
+            {
+                "message": f"Incorrect API key provided: {KEY}.",
+                "type": "invalid_request_error",
+                "code": "invalid_api_key",
+            },
+            "authentication failed (401): invalid_request_error: Incorrect API key provided: ***.",
+        ),
+        (  # Google's list holding one error
+            openai,
+            400,
+            [
+                {
+                    "error": {
+                        "code": 400,
+                        "message": "API key not valid.",
+                        "status": "INVALID_ARGUMENT",
+                    }
+                }
+            ],
+            "authentication failed (400): INVALID_ARGUMENT: API key not valid.",
+        ),
+        (  # JSON of another shape stays JSON
+            anthropic,
+            500,
+            {"detail": "upstream down"},
+            'server error (500): {"detail": "upstream down"}',
+        ),
+    ],
+)
+def test_a_json_error_is_quoted_as_the_provider_wrote_it_not_as_a_python_repr(
+    sdk: object, status: int, body: object, said: str
+) -> None:
+    error = provider_error(parsed_error(sdk, status, body))
+    assert str(error) == said
+    assert "{'" not in str(error)
