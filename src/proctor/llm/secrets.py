@@ -9,11 +9,13 @@ forked workers inherit them in memory, and every key found is registered with
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from proctor.errors import ConfigError
+from proctor.util.logs import say
 from proctor.util.masking import register_secret
 
 STANDARD_KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -26,17 +28,42 @@ def key_variables(provider: str) -> list[str]:
     return names
 
 
+_WARNED: set[Path] = set()
+"""The ``.env`` files whose unreadable lines were said already (once per file and process: the
+keys are looked up several times before a run, and workers inherit this)."""
+
+
 def read_dotenv(path: Path) -> dict[str, str]:
     """``KEY=value`` lines of a ``.env`` file, read by python-dotenv without interpolation;
-    empty when there is none or it cannot be read."""
+    empty when there is none or it cannot be read. Lines it cannot read are skipped, said once
+    as a warning naming the file and the lines (not python-dotenv's own log line, which
+    names neither the file nor proctor, once per lookup)."""
     if not path.is_file():
         return {}
+    import io
+
     from dotenv import dotenv_values  # here: most runs have no .env, and it costs ~3 ms
+    from dotenv.parser import parse_stream
 
     try:
-        values = dotenv_values(path, interpolate=False, encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
+    muted = logging.getLogger("dotenv.main")
+    was_disabled, muted.disabled = muted.disabled, True
+    try:
+        values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    finally:
+        muted.disabled = was_disabled
+    bad = [str(b.original.line) for b in parse_stream(io.StringIO(text)) if b.error]
+    if bad and path.absolute() not in _WARNED:
+        _WARNED.add(path.absolute())
+        lines = f"line {bad[0]} is" if len(bad) == 1 else f"lines {', '.join(bad)} are"
+        say(
+            "warning",
+            f"{dotenv_name(DotEnv({}, path))}: {lines} not NAME=VALUE and skipped "
+            "(the keys of its other lines are read)",
+        )
     return {name: value for name, value in values.items() if value is not None}
 
 
