@@ -431,7 +431,7 @@ def register_user_keys(folder: Path | None = None) -> None:
 
     dotenv: Mapping[str, str]
     try:
-        dotenv = load_dotenv(folder)
+        dotenv = load_dotenv(folder, quiet=True)  # (its lines are said where it serves keys)
     except OSError:  # the current folder was deleted meanwhile: it holds no .env
         dotenv = {}
     names = {name for kind in KINDS.values() for name in kind.keys}

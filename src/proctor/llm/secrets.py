@@ -33,11 +33,12 @@ _WARNED: set[Path] = set()
 keys are looked up several times before a run, and workers inherit this)."""
 
 
-def read_dotenv(path: Path) -> dict[str, str]:
+def read_dotenv(path: Path, *, quiet: bool = False) -> dict[str, str]:
     """``KEY=value`` lines of a ``.env`` file, read by python-dotenv without interpolation;
     empty when there is none or it cannot be read. Lines it cannot read are skipped, said once
     as a warning naming the file and the lines (not python-dotenv's own log line, which
-    names neither the file nor proctor, once per lookup)."""
+    names neither the file nor proctor, once per lookup); ``quiet``: not said (a file read only
+    to mask its keys, such as the current folder's in a resume, which reads another)."""
     if not path.is_file():
         return {}
     import io
@@ -56,7 +57,7 @@ def read_dotenv(path: Path) -> dict[str, str]:
     finally:
         muted.disabled = was_disabled
     bad = [str(b.original.line) for b in parse_stream(io.StringIO(text)) if b.error]
-    if bad and path.absolute() not in _WARNED:
+    if bad and not quiet and path.absolute() not in _WARNED:
         _WARNED.add(path.absolute())
         lines = f"line {bad[0]} is" if len(bad) == 1 else f"lines {', '.join(bad)} are"
         say(
@@ -122,9 +123,9 @@ def dotenv_name(dotenv: Mapping[str, str]) -> str:
     return "./.env" if here else str(path)
 
 
-def load_dotenv(cwd: Path | None = None) -> DotEnv:
+def load_dotenv(cwd: Path | None = None, *, quiet: bool = False) -> DotEnv:
     path = (cwd or Path.cwd()) / ".env"
-    return DotEnv(read_dotenv(path), path)
+    return DotEnv(read_dotenv(path, quiet=quiet), path)
 
 
 def environment() -> dict[str, str]:

@@ -37,3 +37,20 @@ def test_a_well_formed_env_says_nothing(
     caplog.set_level(logging.WARNING)
     assert secrets.load_dotenv(tmp_path) == {"OPENAI_API_KEY": "sk-x y", "A": "1"}
     assert caplog.records == []
+
+
+def test_a_env_read_only_to_mask_its_keys_says_nothing_of_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A resume masks the keys of the current folder's ``.env`` but reads its roles' keys from
+    the folder its run was started in: the current one's lines are not its business."""
+    from proctor.agents.credentials import register_user_keys
+    from proctor.util import masking
+
+    monkeypatch.setattr(secrets, "_WARNED", set())
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-proj-abcdefghijklmnop\nnot a line\n")
+    caplog.set_level(logging.WARNING)
+    register_user_keys(tmp_path)
+    assert masking.mask("sk-proj-abcdefghijklmnop") == "***"
+    assert caplog.records == []
