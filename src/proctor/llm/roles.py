@@ -160,8 +160,22 @@ def build_roles(
                 raise ConfigError(
                     f"{chosen}the {role} role ({ref}) needs a key: set {' or '.join(looked)} "
                     f"(in the environment or in {dotenv_name(dotenv)})"
+                    + _set_empty(looked, env, dotenv)
                 )
     return roles
+
+
+def _set_empty(looked: list[str], env: Mapping[str, str], dotenv: Mapping[str, str]) -> str:
+    """``; ANTHROPIC_API_KEY is set but empty in ./.env`` when a variable looked at is there
+    with no value (an unfilled template line, ``export KEY=`` of an unset variable), which a
+    user would otherwise take for a key set; else nothing."""
+    empty = [
+        f"{name} is set but empty {where}"
+        for source, where in ((env, "in the environment"), (dotenv, f"in {dotenv_name(dotenv)}"))
+        for name in looked
+        if name in source and not source[name]
+    ]
+    return f"; {', and '.join(empty)}" if empty else ""
 
 
 def roles_from(models: RoleModels, env: Mapping[str, str], dotenv: Mapping[str, str]) -> RoleSet:

@@ -204,3 +204,21 @@ def test_a_key_from_another_folder_s_env_is_said_to_be_there(
     monkeypatch.chdir(empty)
     with pytest.raises(ConfigError, match=r"in the environment or in \./\.env\)"):
         build_roles(refs, dict(refs), {}, load_dotenv())
+
+
+def test_a_key_variable_set_but_empty_is_named_so(tmp_path: Any) -> None:
+    """An unfilled ``ANTHROPIC_API_KEY=`` line reads as a key set; the sentence says it is
+    empty, and where, so the user does not look for the key elsewhere."""
+    from proctor.llm.secrets import load_dotenv
+
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=\n")
+    refs = role_refs([("proctor.json", {"judge": "anthropic/claude-x"})])
+    with pytest.raises(ConfigError) as raised:
+        build_roles(refs, dict(refs), {"PROCTOR_ANTHROPIC_KEY": ""}, load_dotenv(tmp_path))
+    assert str(raised.value).endswith(
+        "; PROCTOR_ANTHROPIC_KEY is set but empty in the environment, and ANTHROPIC_API_KEY is "
+        f"set but empty in {tmp_path / '.env'}"
+    )
+    with pytest.raises(ConfigError) as unset:
+        build_roles(refs, dict(refs), {}, {})
+    assert "empty" not in str(unset.value)
