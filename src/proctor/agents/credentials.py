@@ -172,9 +172,11 @@ def problem(
     if not find(agent, env).empty:
         return None
     folder = user_folder(kind, env)
+    empty = [name for name in kind.keys if name in env and not env[name]]
+    blank = f" ({' and '.join(empty)} set but empty)" if empty else ""
     said = (
-        f"agent '{agent}' cannot authenticate: no {' or '.join(kind.keys)} in the environment "
-        f"and no login in {folder} ({kind.fix}; or run with --model scripted)"
+        f"agent '{agent}' cannot authenticate: no {' or '.join(kind.keys)} in the environment"
+        f"{blank} and no login in {folder} ({kind.fix}; or run with --model scripted)"
     )
     from proctor.llm.secrets import dotenv_name, load_dotenv
 

@@ -77,6 +77,15 @@ def test_no_key_and_no_login_is_one_sentence_with_the_fix(tmp_path: Path) -> Non
     assert problem("scripted", FORWARD, env) is None
 
 
+def test_a_key_variable_set_but_empty_is_named_so(tmp_path: Path) -> None:
+    """``ANTHROPIC_API_KEY=`` exported empty reads as a key set: the sentence says it is empty."""
+    env = {"HOME": str(tmp_path), "ANTHROPIC_API_KEY": ""}
+    sentence = problem("claude-code", FORWARD, env, tmp_path)
+    assert sentence is not None
+    assert "in the environment (ANTHROPIC_API_KEY set but empty) and no login in" in sentence
+    assert "set but empty" not in (problem("codex", FORWARD, env, tmp_path) or "")
+
+
 def test_a_key_only_in_dotenv_is_said_to_be_there(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
