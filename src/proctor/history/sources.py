@@ -256,38 +256,43 @@ HOME_VARIABLES = {
 """The variable each CLI reads to keep its history elsewhere than under the home folder."""
 
 
-def _elsewhere(agent: str, home: Path | None) -> str:
+def _elsewhere(agent: str, home: Path | None, env: Mapping[str, str]) -> str:
     """The next step when ``agent``'s history is not where it was looked for: where else it
-    may be, and how to have it read (the variable is not read under ``--home``)."""
+    may be, and how to have it read (the variable is not read under ``--home``; one set
+    already named the folder looked in, and is said so rather than advised)."""
     if home is not None:
         return "a history kept elsewhere is read when its folder is given as a PATH"
+    variable = HOME_VARIABLES[agent].split(" ", 1)[0]
+    if env.get(variable):
+        return (
+            f"{variable}, as set, leads here: a history kept elsewhere is read with "
+            f"{HOME_VARIABLES[agent]} instead, or with its folder given as a PATH"
+        )
     return (
         f"a history kept elsewhere is read with {HOME_VARIABLES[agent]}, or with its "
         "folder given as a PATH"
     )
 
 
-def _missing_reason(agent: str, folder: Path, home: Path | None = None) -> str | None:
+def _missing_reason(
+    agent: str, folder: Path, home: Path | None = None, env: Mapping[str, str] | None = None
+) -> str | None:
     """Why ``agent``'s history ``folder`` is not there to be read, with where else it may be;
     None when it is. (The folder is the line's own path: the reason does not name it again.)"""
+    elsewhere = _elsewhere(agent, home, env or {})
     wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
     try:
         if not folder.is_dir():
             if folder.exists():  # a file (or a pipe) where the CLI keeps its folder
                 return f"not a folder: {agent} keeps no history there"
-            return (
-                f"no such folder: {agent} has recorded no session here; {_elsewhere(agent, home)}"
-            )
+            return f"no such folder: {agent} has recorded no session here; {elsewhere}"
         if agent == "codex" and (folder / "archived_sessions").is_dir():
             return None
         inner = folder / wanted
         if not inner.is_dir():
             if inner.exists():  # a file where the CLI keeps its sessions
                 return f"{inner} is not a folder: {agent} keeps no session there"
-            return (
-                f"no {wanted}/ folder in it: {agent} has recorded no session here; "
-                f"{_elsewhere(agent, home)}"
-            )
+            return f"no {wanted}/ folder in it: {agent} has recorded no session here; {elsewhere}"
     except OSError as exc:  # the folder, or one above it, cannot be entered
         return unreachable(exc, folder)
     return None
@@ -304,7 +309,7 @@ def find_sessions(
         if (unnamed := unnamed_config_dir(agent, home, env)) is not None:
             unavailable.append(Unavailable(agent=agent, path="$CLAUDE_CONFIG_DIR", reason=unnamed))
         for folder in history_folders(agent, home, env):
-            reason = _missing_reason(agent, folder, home)
+            reason = _missing_reason(agent, folder, home, env)
             if reason is None:
                 # Each folder on its own: one that fails as it is listed loses no other's.
                 unreadable: list[Unavailable] = []

@@ -238,3 +238,25 @@ def test_a_plain_folders_sessions_come_in_the_order_their_paths_sort(tmp_path: P
     found = [Path(s.file).relative_to(tmp_path) for s in sessions]
     assert found == sorted(Path(name) for name in names)
     assert [str(p) for p in found] != sorted(names)  # (the text's order differs)
+
+
+@pytest.mark.parametrize(
+    ("agent", "variable", "to"),
+    [
+        ("claude-code", "CLAUDE_CONFIG_DIR", "its folder"),
+        ("codex", "CODEX_HOME", "its folder"),
+        ("gemini-cli", "GEMINI_CLI_HOME", "the folder that holds its .gemini"),
+    ],
+)
+def test_a_missing_history_folder_its_variable_named_is_not_advised_to_set_it(
+    agent: str, variable: str, to: str, tmp_path: Path
+) -> None:
+    """``CODEX_HOME=/x`` with no /x: the next step does not advise setting CODEX_HOME as if it
+    were not, when it led to the folder looked in: it says so, and to set it elsewhere."""
+    env = {"HOME": str(tmp_path), variable: str(tmp_path / "moved")}
+    _, unavailable = find_sessions([agent], None, env)
+    assert [u.reason for u in unavailable] == [
+        f"no such folder: {agent} has recorded no session here; {variable}, as set, leads "
+        f"here: a history kept elsewhere is read with {variable} set to {to} instead, or with "
+        "its folder given as a PATH"
+    ]
