@@ -19,7 +19,7 @@ import jinja2
 
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
-from proctor.report.ab.analysis import dimension_title
+from proctor.report.ab.analysis import UNLABELLED, dimension_title
 from proctor.report.ab.markdown import (
     ab_overall_table,
     comparison_figure,
@@ -83,6 +83,8 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     # A group's figure, baseline → treatment (delta, CI), as `proctor compare` prints its kind.
     env.filters["figure"] = comparison_figure
     env.filters["dimension"] = dimension_title
+    # A slice table only where some pair carries the label, as the Markdown shows them.
+    env.filters["labelled"] = lambda slices: bool(slices) and set(slices) != {UNLABELLED}
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation
     env.filters["ab_overall"] = ab_overall_table

@@ -7,6 +7,7 @@ from proctor.models.config import Gate
 from proctor.models.trial import CaseLabels, TrialRecord
 from proctor.report.ab import compare_runs, render_runs_markdown
 from proctor.report.aggregate import aggregate
+from proctor.report.html import render_html
 from proctor.report.markdown import render_markdown
 from proctor.util.text import code_span, markdown_name, markdown_quoting, markdown_text
 
@@ -150,3 +151,16 @@ def test_a_pass_rate_on_a_half_percent_is_rounded_half_up_in_every_report() -> N
     html = render_html(suite, records)
     assert "63% <span" in html and "13% <span" in html
     assert "62% <span" not in html
+
+
+def test_the_html_ab_section_slices_by_a_label_only_when_some_pair_carries_it() -> None:
+    """As the Markdown: a `By bucket` table for the buckets given, none of a label no pair
+    carries (`By goal shape` with its one row `(none)`, in every report of a suite with no
+    goal shapes)."""
+    records = _ab_records("fix", "ui")
+    suite = aggregate(records, Gate(min_pass_rate=0.0), run_id="r")
+    page = render_html(suite, records, folders={})
+    assert "<h3>By bucket</h3>" in page
+    for title in ("repository", "category", "framework", "goal shape"):
+        assert f"<h3>By {title}</h3>" not in page
+    assert "## By goal shape" not in render_markdown(suite, records)  # as the Markdown
