@@ -236,6 +236,8 @@ def said_by_provider(body: object) -> str:
     JSON, never as a Python ``repr`` (``{'type': 'error', …}``); text as it is."""
     if isinstance(body, str) or body is None:
         return body or ""
+    if isinstance(body, dict | list) and not body:  # `{}` says nothing: the SDK's text does
+        return ""
     error: object = body[0] if isinstance(body, list) and body else body
     if isinstance(error, dict) and isinstance(error.get("error"), dict):
         error = error["error"]

@@ -229,3 +229,11 @@ def test_a_json_error_is_quoted_as_the_provider_wrote_it_not_as_a_python_repr(
     error = provider_error(parsed_error(sdk, status, body))
     assert str(error) == said
     assert "{'" not in str(error)
+
+
+@pytest.mark.parametrize("body", [{}, []])
+def test_an_empty_json_error_body_leaves_the_sdks_message(body: object) -> None:
+    """A reply whose body is `{}` says nothing of the error: the SDK's own message is quoted,
+    as for a reply with no body, not the `{}`."""
+    error = provider_error(parsed_error(anthropic, 500, body))
+    assert str(error) == "server error (500): Error code"
