@@ -214,8 +214,8 @@ def test_a_concurrency_above_the_config_s_is_lowered_and_said(proctor: Run, tmp_
     assert result.code == 0, result.err
     config = root / "evals" / "evals.config.py"
     assert result.err.strip() == (
-        f"proctor: warning: --concurrency 5 is above {config}'s max_concurrency 2, so 2 cases "
-        "run at once"
+        f"proctor: warning: --concurrency 5 is above {config}'s max_concurrency 2, so at most 2 "
+        "cases run at once"
     )
     assert "concurrency 2; reporters" in result.out
     lowered = proctor(*args, "--concurrency", "1")

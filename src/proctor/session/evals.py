@@ -319,7 +319,7 @@ def plan_evals(
         named = project.config_file or "evals.config.py"
         warn(
             f"--concurrency {request.concurrency} is above {named}'s max_concurrency {most}, "
-            f"so {most} cases run at once"
+            f"so at most {most} cases run at once"
         )
     if request.reporters:
         reporters = reporter_names(request.reporters)
