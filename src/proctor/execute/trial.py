@@ -28,6 +28,7 @@ from proctor.execute.verdict import Verdict, decide, failure_verdict, talked_ver
 from proctor.models.audit import AUDITED_AGENTS, AuditReport
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
+from proctor.models.pricing import CostInfo
 from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
@@ -239,10 +240,13 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
         record.questions = len(log.questions)
     if done.kept is not None:  # its tokens and their cost until the stop, as the transcript says
         trajectory, record.transcript = done.kept
-        record.usage = trajectory.usage
-        record.cost = cut_short_cost(ctx, trajectory)
-        record.tool_calls = len(trajectory.agent_calls())
-        record.session_id = trajectory.session_id
+        try:  # a transcript cut mid-write: its figures are a bonus, its trial.json is not
+            record.cost = cut_short_cost(ctx, trajectory)
+            record.usage = trajectory.usage
+            record.tool_calls = len(trajectory.agent_calls())
+            record.session_id = trajectory.session_id
+        except Exception:
+            record.cost = CostInfo()
     if done.collected is not None:
         c = done.collected
         record.transcript = c.transcript
