@@ -34,12 +34,18 @@ keys are looked up several times before a run, and workers inherit this)."""
 
 
 def read_dotenv(path: Path, *, quiet: bool = False) -> dict[str, str]:
-    """``KEY=value`` lines of a ``.env`` file, read by python-dotenv without interpolation;
-    empty when there is none or it cannot be read. Lines it cannot read are skipped, said once
+    """``KEY=value`` lines of a ``.env`` file, read by python-dotenv without interpolation
+    (UTF-8, or UTF-16 with its byte order mark); empty when there is none or it cannot be read
+    (a folder, a link to nothing, bytes of another encoding: said once as a warning, as a
+    ``.env`` that is there but serves no key is a key the user thinks is given). Lines it
+    cannot read are skipped, said once
     as a warning naming the file and the lines (not python-dotenv's own log line, which
     names neither the file nor proctor, once per lookup); ``quiet``: not said (a file read only
     to mask its keys, such as the current folder's in a resume, which reads another)."""
     if not path.is_file():
+        if not quiet and (path.is_symlink() or path.exists()):  # a folder, a dangling link
+            what = "a link to nothing" if not path.exists() else "not a file"
+            _said_once(path, f"{_named(path)} is {what}: no key is read from it")
         return {}
     import io
 
@@ -47,8 +53,19 @@ def read_dotenv(path: Path, *, quiet: bool = False) -> dict[str, str]:
     from dotenv.parser import parse_stream
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = _dotenv_text(path.read_bytes())
+    except OSError as exc:
+        if not quiet:
+            reason = exc.strerror or type(exc).__name__
+            _said_once(path, f"{_named(path)} could not be read ({reason}): no key is read from it")
+        return {}
+    except UnicodeDecodeError as exc:
+        if not quiet:
+            _said_once(
+                path,
+                f"{_named(path)} is not UTF-8 text (byte {exc.start + 1} is not): no key is "
+                "read from it; save it as UTF-8",
+            )
         return {}
     muted = logging.getLogger("dotenv.main")
     was_disabled, muted.disabled = muted.disabled, True
@@ -57,15 +74,35 @@ def read_dotenv(path: Path, *, quiet: bool = False) -> dict[str, str]:
     finally:
         muted.disabled = was_disabled
     bad = [str(b.original.line) for b in parse_stream(io.StringIO(text)) if b.error]
-    if bad and not quiet and path.absolute() not in _WARNED:
-        _WARNED.add(path.absolute())
+    if bad and not quiet:
         lines = f"line {bad[0]} is" if len(bad) == 1 else f"lines {', '.join(bad)} are"
-        say(
-            "warning",
-            f"{dotenv_name(DotEnv({}, path))}: {lines} not NAME=VALUE and skipped "
+        _said_once(
+            path,
+            f"{_named(path)}: {lines} not NAME=VALUE and skipped "
             "(the keys of its other lines are read)",
         )
     return {name: value for name, value in values.items() if value is not None}
+
+
+def _dotenv_text(data: bytes) -> str:
+    """A ``.env`` file's text: UTF-8, its byte order mark left out (a Windows editor writes
+    one, which would make the first line's name another), or UTF-16 with its mark (another
+    editor's "Unicode"). UnicodeDecodeError for any other bytes."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    return data.decode("utf-8-sig")
+
+
+def _named(path: Path) -> str:
+    return dotenv_name(DotEnv({}, path))
+
+
+def _said_once(path: Path, message: str) -> None:
+    """A warning about a ``.env`` file, said once per file and process."""
+    if path.absolute() in _WARNED:
+        return
+    _WARNED.add(path.absolute())
+    say("warning", message)
 
 
 def resolve_key(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,4 +54,65 @@ def test_a_env_read_only_to_mask_its_keys_says_nothing_of_its_lines(
     caplog.set_level(logging.WARNING)
     register_user_keys(tmp_path)
     assert masking.mask("sk-proj-abcdefghijklmnop") == "***"
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        ("\ufeffANTHROPIC_API_KEY=sk-ant-abcdefghijklmnop\r\n", "utf-8"),
+        ("ANTHROPIC_API_KEY=sk-ant-abcdefghijklmnop\r\n", "utf-16"),
+    ],
+    ids=["utf-8 with its byte order mark", "utf-16"],
+)
+def test_a_env_an_editor_saved_with_a_byte_order_mark_serves_its_keys(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    data: str,
+    encoding: str,
+) -> None:
+    """Notepad's "UTF-8 with BOM" made the first name ``\\ufeffANTHROPIC_API_KEY`` (no key
+    found, silently); its "Unicode" (UTF-16) made the whole file no ``.env``."""
+    monkeypatch.setattr(secrets, "_WARNED", set())
+    (tmp_path / ".env").write_bytes(data.encode(encoding))
+    caplog.set_level(logging.WARNING)
+    assert secrets.load_dotenv(tmp_path) == {"ANTHROPIC_API_KEY": "sk-ant-abcdefghijklmnop"}
+    assert caplog.records == []
+
+
+def _make_folder(env: Path) -> str:
+    env.mkdir()
+    return "./.env is not a file: no key is read from it"
+
+
+def _make_dangling_link(env: Path) -> str:
+    env.symlink_to(env.parent / "gone")
+    return "./.env is a link to nothing: no key is read from it"
+
+
+def _make_latin1(env: Path) -> str:
+    env.write_bytes("# clé\nANTHROPIC_API_KEY=sk-ant-abcdefghijklmnop\n".encode("latin-1"))
+    return "./.env is not UTF-8 text (byte 5 is not): no key is read from it; save it as UTF-8"
+
+
+@pytest.mark.parametrize("make", [_make_folder, _make_dangling_link, _make_latin1])
+def test_a_env_that_serves_no_key_is_said_once(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    make: Any,
+) -> None:
+    """A ``.env`` that is there but cannot be read was silently no ``.env``: the user's key
+    then "was not found" with no word of the file that holds it."""
+    monkeypatch.setattr(secrets, "_WARNED", set())
+    monkeypatch.chdir(tmp_path)
+    expected = make(tmp_path / ".env")
+    caplog.set_level(logging.WARNING)
+    for _ in range(2):
+        assert secrets.load_dotenv() == {}
+    assert [r.getMessage() for r in caplog.records] == [expected]
+    caplog.clear()
+    monkeypatch.setattr(secrets, "_WARNED", set())
+    assert secrets.load_dotenv(quiet=True) == {}
     assert caplog.records == []
