@@ -5,7 +5,9 @@ one used as its result (``turn = t.send(...)``, then ``turn.called_tool``) says 
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import threading
 import traceback
 from collections.abc import Coroutine, Generator
 from typing import Any, TypeVar
@@ -104,3 +106,63 @@ def unawaited(made: list[Tracked[Any]]) -> Tracked[Any] | None:
         call.close()
     running = [c for c in made if c.awaited and not c.finished]
     return left[0] if left else running[0] if running else None
+
+
+class LeftRunning(RuntimeError):
+    """A task the test started (``asyncio.create_task``) and left running when it returned:
+    the loop cancels it as it closes, so the gates after the line it waited at never ran."""
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        coro = task.get_coro()
+        name = getattr(coro, "__qualname__", None) or task.get_name()
+        frames = task.get_stack()
+        self.where: traceback.FrameSummary | None = None
+        waiting = ""
+        if frames and frames[-1].f_code.co_filename.endswith(".eval.py"):
+            frame = frames[-1]
+            self.where = traceback.FrameSummary(
+                frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
+            )
+            waiting = f" at line {frame.f_lineno}"
+        super().__init__(
+            f"the task {name}() the test started was still running{waiting} when the test "
+            "returned, so it was cancelled and no gate after that line ever ran; await the "
+            "task (or cancel it) before the test returns"
+        )
+
+
+def left_running() -> asyncio.Task[Any] | None:
+    """A task of the running loop, other than the current one, that is neither done nor
+    being cancelled: one the test started and left."""
+    here = asyncio.current_task()
+    for task in asyncio.all_tasks():
+        if task is not here and not task.done() and not task.cancelling():
+            return task
+    return None
+
+
+def left_thread() -> threading.Thread | None:
+    """A thread running a function of an eval file, still alive: one the test started and
+    left running (a gate it records would come after the case's verdict). A daemon one too:
+    a thread the test starts is a daemon as the test's own thread is."""
+    for thread in threading.enumerate():
+        run = getattr(thread, "_target", None) or type(thread).run
+        code = getattr(run, "__code__", None)
+        if thread.is_alive() and code is not None and code.co_filename.endswith(".eval.py"):
+            return thread
+    return None
+
+
+class ThreadLeftRunning(RuntimeError):
+    """A thread the test started was still running when it returned."""
+
+    def __init__(self, thread: threading.Thread) -> None:
+        frame = sys._current_frames().get(thread.ident or 0)
+        own = [f for f in traceback.extract_stack(frame) if f.filename.endswith(".eval.py")]
+        self.where: traceback.FrameSummary | None = own[-1] if own else None
+        at = f" at line {own[-1].lineno}" if own else ""
+        super().__init__(
+            f"the thread {thread.name!r} the test started was still running{at} when the test "
+            "returned, so a gate it records could not decide the case; join it (or stop it) "
+            "before the test returns"
+        )

@@ -227,6 +227,9 @@ class Recorded:
     assertions: list[Assertion] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
     metrics: dict[str, float] = field(default_factory=dict)
+    late: list[Assertion] = field(default_factory=list)
+    """Gates recorded after the test returned (by a task or thread it left running): they
+    cannot decide the case, and the case says so."""
 
 
 class TestContext(Gates):
@@ -257,6 +260,10 @@ class TestContext(Gates):
         self._lock = threading.Lock()
         self._on_log = on_log
         self._stopped_at: str | None = None
+        self._returned = False
+        """Set when the test function returned (or raised, or was left behind out of time)."""
+        self._on_late: Callable[[Assertion], None] | None = None
+        """Called with a gate recorded after the case's verdict was made (set by the runner)."""
         """Where the test was when its time ran out (set by the runner)."""
         self._sending: int | None = None
         """The turn being sent now (1-based), while a send runs."""
@@ -511,6 +518,12 @@ class TestContext(Gates):
         if assertion.at is None:
             where = caller_line()
             assertion.at = f"{where.filename}:{where.lineno}" if where is not None else None
+        if self._returned:
+            # A task or thread the test left running: the case is decided without it.
+            self.recorded.late.append(assertion)
+            if self._on_late is not None:
+                self._on_late(assertion)
+            return Handle(assertion)
         self.recorded.assertions.append(assertion)
         return Handle(assertion)
 

@@ -16,7 +16,14 @@ from typing import Any
 from proctor.drive.driver import TurnOutcome
 from proctor.drive.talk import Talk, Talked
 from proctor.evals.arguments import argument_error
-from proctor.evals.awaited import NotAwaited, unawaited
+from proctor.evals.awaited import (
+    LeftRunning,
+    NotAwaited,
+    ThreadLeftRunning,
+    left_running,
+    left_thread,
+    unawaited,
+)
 from proctor.evals.context import TestContext
 from proctor.evals.define import TestFn
 from proctor.evals.judges import JudgeError
@@ -103,6 +110,7 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         # until the worker ends with the trial.
         shown, sys.stdout = sys.stdout, sys.stderr
         ended = run_with_watchdog(case.test, t, left)
+        t._returned = True  # a test left behind out of time records nothing that counts
         if not isinstance(ended, OutOfTime):
             sys.stdout = shown
         skipped = error = None
@@ -114,7 +122,10 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             error = f"{ended} (at {where.filename}:{where.lineno})"
         elif ended is not None and not isinstance(ended, (OutOfTime, RequireFailed)):
             where = _test_line(ended)
-            if isinstance(ended, NotAwaited) and ended.where is not None:
+            if (
+                isinstance(ended, NotAwaited | LeftRunning | ThreadLeftRunning)
+                and ended.where is not None
+            ):
                 where = ended.where  # the line of the call, not of the check after the test
             # An exception without a message (a bare ``assert``) is shown by its line's code.
             said = (str(ended) or (where.line or "").strip()) + (near_names(ended) or "")
@@ -123,6 +134,10 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             misspelt = argument_error(ended)
             if misspelt is not None:
                 error = f"{misspelt} (at {where.filename}:{where.lineno})"
+        seen = list(t.recorded.late)
+        late = _late(seen)
+        if late is not None and error is None and not skipped and not timed_out:
+            error = late
         turns = t.turns
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
         if not timed_out and turns and turns[-1].outcome in ("exited", "timeout"):
@@ -138,9 +153,15 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         # second, though its generated plan.json holds only that one).
         unplayed = _unplayed(case.plan, case.iteration(talk.repeat), t) if ended_well else None
         warnings = [unplayed] if unplayed else []
+        if late is not None and error != late:
+            warnings.append(late)
         if ended_well and not turns and not unplayed and t.recorded.assertions:
             warnings.append(NO_MESSAGE)
         _write_eval_json(talk, t, case, skipped, error, warnings)
+        # A gate recorded from now on comes after the verdict: said on stderr, as it comes.
+        t._on_late = lambda a: _warn_late(case.run_id(talk.repeat), a)
+        for gate in t.recorded.late[len(seen) :]:
+            _warn_late(case.run_id(talk.repeat), gate)
         return Talked(
             outcome=last,
             results=[to_result(a) for a in list(t.recorded.assertions)],
@@ -155,6 +176,28 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         )
 
     return converse
+
+
+def _late(gates: list[Assertion]) -> str | None:
+    """The sentence for gates the test recorded after it returned, or None."""
+    if not gates:
+        return None
+    first = gates[0]
+    more = f" (and {len(gates) - 1} more)" if len(gates) > 1 else ""
+    return (
+        f"the gate {first.name}{more} was recorded after the test returned, by a task or "
+        "thread the test left running, so it could not decide the case; wait for what records "
+        f"it before the test returns{_at(first)}"
+    )
+
+
+def _warn_late(run_id: str, gate: Assertion) -> None:
+    """A gate recorded after its case was decided (a thread the test left running)."""
+    print(
+        f"proctor: warning: {run_id}: the gate {gate.name}{_at(gate)} was recorded after the "
+        "case was decided, by a thread the test left running, so it is not counted",
+        file=sys.stderr,
+    )
 
 
 def _stream_log(run_id: str, message: str) -> None:
@@ -208,11 +251,19 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
         t._stopped_at = _where(frames, t)
         raise OutOfTime(f"the test did not return within {seconds:g}s") from exc
     finally:
+        t._returned = True  # a gate recorded from now on is late (a task or thread left)
         timer.cancel()
         forgotten = unawaited(t._made)  # each closed, so Python does not warn of it too
     if forgotten is not None:
         # The turn (or judge) it meant never ran: the gates read a conversation without it.
         raise NotAwaited(forgotten)
+    task = left_running()
+    if task is not None:
+        # asyncio.run cancels it as it closes the loop: a gate after its await never runs.
+        raise LeftRunning(task)
+    thread = left_thread()
+    if thread is not None:
+        raise ThreadLeftRunning(thread)
 
 
 NO_MESSAGE = (

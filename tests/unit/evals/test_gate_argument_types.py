@@ -435,3 +435,23 @@ def test_a_value_of_the_right_type_keeps_its_own_message(
 ) -> None:
     with pytest.raises(error, match=re.escape(said)):
         call(TestContext(None))
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (
+            lambda t: t.called_tool("write", status="complete"),
+            "status='complete': expected one of completed, failed, denied, pending; "
+            "did you mean 'completed'?",
+        ),
+        (lambda t: t.require_tool_call("write", status="denyed"), "did you mean 'denied'?"),
+        (lambda t: t.not_event("tool_cal"), "; did you mean 'tool_call'?"),
+    ],
+)
+def test_a_misspelt_status_or_event_type_is_told_the_near_one(call: Call, said: str) -> None:
+    """``status="complete"`` was told the four statuses but not the one meant, where a
+    misspelt argument or event key is told it: every misspelt value names the near one."""
+    with pytest.raises(ValueError) as raised:
+        call(TestContext(None))
+    assert str(raised.value).endswith(said)

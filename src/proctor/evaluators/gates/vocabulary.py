@@ -195,7 +195,10 @@ class Gates:
         argtypes.text(status, self._at(method), "status", optional=True)
         if status is not None and status not in CALL_STATUSES:
             # A misspelt status would match no call, so count=0 could never fail.
-            raise ValueError(f"status={status!r}: expected one of {', '.join(CALL_STATUSES)}")
+            raise ValueError(
+                f"status={status!r}: expected one of {', '.join(CALL_STATUSES)}"
+                + _near(status, CALL_STATUSES)
+            )
 
     def not_called_tool(self, name: str) -> Handle:
         _named(name, self._at("not_called_tool"), "tool")
@@ -476,7 +479,10 @@ def _known_type(
     if not isinstance(type_, str):
         raise argtypes.wrong_type(where, args[0], "an event type (a string)", type_)
     if type_ not in EVENT_TYPES:
-        raise ValueError(f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})")
+        raise ValueError(
+            f"unknown event type {type_!r} (known: {', '.join(sorted(EVENT_TYPES))})"
+            + _near(type_, sorted(EVENT_TYPES))
+        )
     if (
         matcher is not None
         and not isinstance(matcher, (dict, re.Pattern))
@@ -495,12 +501,16 @@ def _known_type(
         known = _event_keys(type_)
         for key in matcher:
             if key not in known:
-                near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-                hint = f"; did you mean {near[0]!r}?" if near else ""
                 raise ValueError(
                     f"{type_} events have no key {key!r} (they have: {', '.join(sorted(known))})"
-                    + hint
+                    + _near(str(key), known)
                 )
+
+
+def _near(value: str, known: Sequence[str]) -> str:
+    """``; did you mean 'x'?`` for a misspelt value close to one of ``known``, else ''."""
+    near = difflib.get_close_matches(value, known, n=1, cutoff=0.6)
+    return f"; did you mean {near[0]!r}?" if near else ""
 
 
 @functools.cache

@@ -1,0 +1,86 @@
+"""A gate recorded by a task or thread the test left running came after the case was
+decided and was silently lost: the case is ``eval-error`` with one sentence that names the
+task or thread and the line of the eval file it was at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.integration.test_evals_cli import project, run_json
+
+Run = Any
+
+PLAN = '{"turns": [{"say": "hi"}]}'
+
+
+def _eval(body: str) -> str:
+    lines = "\n".join("    " + line for line in body.splitlines())
+    return (
+        "import asyncio, threading, time\nfrom proctor.evals import define_eval\n\n"
+        f"async def test(t):\n{lines}\n\n"
+        f"eval = define_eval(plan={PLAN}, test=test)\n"
+    )
+
+
+def test_gates_left_running_are_errors(proctor: Run, tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {
+            # line 7: the task waits there when the test returns, and is cancelled
+            "task.eval.py": _eval(
+                'await t.send("hello")\nasync def later():\n    await asyncio.sleep(0.2)\n'
+                "    t.check(1, 2)\nasyncio.create_task(later())"
+            ),
+            # line 7: the thread sleeps there; its failing check came after the verdict
+            "thread.eval.py": _eval(
+                'await t.send("hello")\ndef later():\n    time.sleep(0.5)\n'
+                "    t.check(1, 2)\nthreading.Thread(target=later).start()"
+            ),
+            # a task or thread waited for (or a task cancelled) is fine
+            "fine.eval.py": _eval(
+                'await t.send("hello")\nasync def later():\n    t.check(1, 1)\n'
+                "await asyncio.create_task(later())\n"
+                "th = threading.Thread(target=lambda: t.check(2, 2))\nth.start()\nth.join()\n"
+                "asyncio.create_task(asyncio.sleep(5)).cancel()"
+            ),
+        },
+    )
+    _, out = run_json(proctor, root, tmp_path)
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["fine"]["status"] == "passed", by_id["fine"]
+    task = by_id["task"]
+    assert task["status"] == "eval-error", task
+    assert task["error"] == (
+        "LeftRunning: the task test.<locals>.later() the test started was still running at "
+        "line 7 when the test returned, so it was cancelled and no gate after that line ever "
+        "ran; await the task (or cancel it) before the test returns "
+        f"(at {root / 'evals' / 'task.eval.py'}:7)"
+    )
+    thread = by_id["thread"]
+    assert thread["status"] == "eval-error", thread
+    assert thread["error"].startswith("ThreadLeftRunning: the thread 'Thread-")
+    assert thread["error"].endswith(
+        "(later)' the test started was still running at line 7 when the test returned, so "
+        "a gate it records could not decide the case; join it (or stop it) before the test "
+        f"returns (at {root / 'evals' / 'thread.eval.py'}:7)"
+    )
+
+
+def test_a_gate_recorded_after_the_test_returned_is_not_counted() -> None:
+    """A gate that arrives after the test returned (a task that caught its cancellation) is
+    kept apart from the case's gates, and the case's error names it."""
+    from proctor.evals.context import TestContext
+    from proctor.evals.conversation import _late
+
+    t = TestContext(None)
+    t.check(1, 1)
+    t._returned = True
+    t.check(1, 2)
+    assert [a.name for a in t.recorded.assertions] == ["check(equals 1)"]
+    assert [a.name for a in t.recorded.late] == ["check(equals 2)"]
+    said = _late(t.recorded.late)
+    assert said is not None and said.startswith(
+        "the gate check(equals 2) was recorded after the test returned, by a task or thread "
+        "the test left running, so it could not decide the case"
+    )
