@@ -37,10 +37,13 @@ from proctor.models.trial import (
     EvalToolCall,
     EvaluatorResult,
 )
+from proctor.scripted.offered import played_steps
 from proctor.scripted.plan import unplayed
 from proctor.util.masking import mask
 from proctor.util.text import joined_lines
 
+MODEL_REQUESTS = "model-requests.jsonl"
+"""The scripted model server's request log in the trial's folder (``paths.model_requests``)."""
 EVAL_RESULT = "eval.json"
 """Beside ``trial.json``: the case's assertions, logs, metrics and inputs as the test saw them."""
 
@@ -301,9 +304,12 @@ def _test_line(error: BaseException) -> traceback.FrameSummary:
 def _unplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str | None:
     """The plan's steps no message of the test reached (:func:`unplayed`), when every turn
     completed: a turn that parked or exited says so itself."""
-    if plan is None or any(not turn.ok for turn in t.turns):
+    if plan is None or any(not turn.ok for turn in t.turns) or t._talk is None:
         return None
-    return unplayed(plan, "default", repeat, len(t.turns), "the test")
+    # A real CLI on the scripted model: its request log says which steps it played (a
+    # question it asked as plain text ended its turn, and the test's answer was a message).
+    played = played_steps(t._talk.trial_dir / MODEL_REQUESTS) if t.turns else None
+    return unplayed(plan, "default", repeat, len(t.turns), "the test", played)
 
 
 def _write_eval_json(

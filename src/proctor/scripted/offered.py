@@ -53,3 +53,27 @@ def _sentence(tool: str, turn: object, response: object, agent: str, tools: list
         f"the model (it offered {names}{more}): the CLI answers such a call as an unknown tool; "
         f"a read, search, write, edit or shell step is played with the CLI's own tool"
     )
+
+
+def played_steps(log: Path) -> set[int] | None:
+    """The plan's steps the scripted model played, as its request log ``log`` names them
+    (``played.steps``); None when no request of the log played the plan (the scripted agent
+    plays it itself; a judge's requests play none of it)."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    steps: set[int] = set()
+    found = False
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        played = record.get("played") if type(record) is dict else None
+        if type(played) is dict and "segment" in played:
+            found = True
+            listed = played.get("steps")
+            if type(listed) is list:
+                steps.update(i for i in listed if type(i) is int)
+    return steps if found else None

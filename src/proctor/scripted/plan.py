@@ -548,15 +548,25 @@ def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
     return list(variants[(repeat - 1) % len(variants)])
 
 
+ASKED = ", some answering a question the agent asked as plain text (which ended its turn)"
+
+
 def unplayed(
-    data: dict[str, Any], condition: str, repeat: int, sent: int, sender: str
+    data: dict[str, Any],
+    condition: str,
+    repeat: int,
+    sent: int,
+    sender: str,
+    played: set[int] | None = None,
 ) -> str | None:
     """A warning naming the steps no message reached, when ``sent`` messages (each a turn the
     agent completed) left turns to spare in the plan (an ``endTurn`` no message followed):
     those steps never ran, and nothing else would say so. ``sender`` says who sent them
     (``the test``). Counted by ``endTurn``, so a turn an ``ask`` split in two is one turn here
     (no false warning; a miss at worst). Each step is named by its JSON path in the plan file
-    (``conditions.baseline.variants[1][2]``, as validate names it) and its action."""
+    (``conditions.baseline.variants[1][2]``, as validate names it) and its action. ``played``,
+    the steps the scripted model's request log says it played, counts exactly instead (an
+    ``ask`` a CLI asked as plain text ended a turn, and its answer was a message)."""
     plan = plan_for_condition(data, condition) or {"turns": []}
     steps = steps_for_repeat(plan, repeat)
     turns: list[list[int]] = [[]]
@@ -568,6 +578,8 @@ def unplayed(
     while turns and not turns[-1]:
         turns.pop()  # a plan that ends with endTurn has no turn after it
     left = [i for turn in turns[sent:] for i in turn]
+    if played is not None:
+        left = [i for turn in turns for i in turn if i not in played]
     if not left:
         return None
     at = _field("conditions", condition) if "conditions" in data else ""
@@ -581,5 +593,6 @@ def unplayed(
     more = f" and {len(left) - 5} more" if len(left) > 5 else ""
     return (
         f"the plan has {plural(len(turns), 'turn')} (split by endTurn) and {sender} sent "
-        f"{plural(sent, 'message')}, so these steps never played: {named}{more}"
+        f"{plural(sent, 'message')}{ASKED if played is not None and sent >= len(turns) else ''}"
+        f", so these steps never played: {named}{more}"
     )
