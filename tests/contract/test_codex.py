@@ -282,3 +282,30 @@ def test_a_check_polled_with_write_stdin_has_the_outcome_its_exit_gives(
     process = out["trial"]["process"]
     assert [c["outcome"] for c in process["checks"]] == ["fail"]
     assert process["verified"] is False
+
+
+def test_steps_after_a_question_asked_as_text_are_said_unplayed(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """Codex offers the model no question tool: an ``ask`` step is asked as plain text, which
+    ends the turn, and the answer is the case's next message. Counted by ``endTurn``, that
+    answer took the plan's second turn's place and the ``write`` after it never played,
+    without a word; the request log says which steps played."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"ask": "Which file should I write?"},
+            {"say": "ok"},
+            {"endTurn": True},
+            {"write": {"path": "a.txt", "content": "x"}},
+        ]
+    }
+    out = run_cli(AGENT, plan, qna="```rules\n(?i)which file => a.txt\n```\n")
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert trial["questions"] == 1
+    assert trial["warnings"] == [
+        "the plan has 2 turns (split by endTurn) and the case (prompt and followUps) sent 2 "
+        "messages, some answering a question the agent asked as plain text (which ended its "
+        "turn), so these steps never played: turns[3] (write)"
+    ]

@@ -32,7 +32,7 @@ from proctor.models.pricing import CostInfo
 from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
-from proctor.scripted.offered import unoffered_calls
+from proctor.scripted.offered import played_steps, unoffered_calls
 from proctor.scripted.plan import unplayed
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
@@ -229,7 +229,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     )
     if done.prepared is not None:
         record.agent_version = done.prepared.agent_version
-        record.warnings = _plan_warnings(spec, done)
+        record.warnings = _plan_warnings(ctx, spec, done)
         record.warnings += _unoffered(ctx, done)
         record.warnings += done.driven.log.warnings if done.driven is not None else []
     record.audit = done.audit
@@ -268,7 +268,7 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
     return record
 
 
-def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
+def _plan_warnings(ctx: TrialContext, spec: TrialSpec, done: Phases) -> list[str]:
     """The plan's steps no message reached (a trial's other ``warnings`` are its driver's).
     An eval written as code counts its test's messages itself (:class:`Talked`'s
     ``warnings``, also in its ``eval.json``); a case folder's are its prompt and
@@ -284,7 +284,11 @@ def _plan_warnings(spec: TrialSpec, done: Phases) -> list[str]:
     if not scripted or driven.outcome.kind != "turn-end" or driven.log.stopped:
         return []
     sent = driven.log.turns  # the prompt, the follow-ups and the answers to questions
-    told = unplayed(plan, spec.condition, spec.repeat, sent, "the case (prompt and followUps)")
+    # A real CLI on the scripted model: its request log says which steps it played (a
+    # question it asked as plain text ended its turn, and the answer was a message).
+    played = played_steps(ctx.paths.model_requests) if spec.backend == "scripted" else None
+    sender = "the case (prompt and followUps)"
+    told = unplayed(plan, spec.condition, spec.repeat, sent, sender, played)
     return [told] if told else []
 
 
