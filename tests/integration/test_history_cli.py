@@ -584,6 +584,28 @@ def test_the_summary_says_what_its_options_kept_and_on_which_clock(
     assert whole.out.startswith("# History\n\n- Sessions: ")  # the control
 
 
+def test_a_tz_the_system_does_not_know_is_said_to_leave_the_days_in_utc(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The C library reads a ``TZ`` it has no zone for as UTC: the line under the title says
+    so, rather than calling UTC's days those of the zone ``TZ`` names."""
+    monkeypatch.setenv("TZ", "Nowhere/Land")
+    by_day = proctor("history", "--home", str(home), "--by", "day")
+    assert by_day.out.startswith(
+        "# History\n\nDays of UTC, since TZ=Nowhere/Land names no time zone this system "
+        "knows.\n\n"
+    )
+    since = proctor("history", "--home", str(home), "--since", "2026-11-01")
+    assert (
+        "\nSessions started on 2026-11-01 or after (days of UTC, since TZ=Nowhere/Land names "
+        "no time zone this system knows).\n" in since.out
+    )
+    monkeypatch.setenv("TZ", "EST5EDT")  # a POSIX TZ string needs no zone file: the control
+    assert "Days of the local time zone, EST5EDT.\n" in proctor(
+        "history", "--home", str(home), "--by", "day"
+    ).out
+
+
 def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:
     result = proctor(
         "history", "--home", str(home), "--project", "/nowhere", "--since", "2026-11-01"

@@ -20,7 +20,7 @@ from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.process import RULE_NAMES
 from proctor.models.spread import Spread
 from proctor.models.trajectory import sum_usage
-from proctor.util.clock import utc_day
+from proctor.util.clock import local_clock, utc_day
 from proctor.util.text import (
     cache_write_text,
     controls_escaped,
@@ -372,19 +372,11 @@ def scope_text(
     if not parts and not dated:
         return ""
     if not parts:  # rows by day, week or month only
-        return f"{(by or 'day').capitalize()}s of the local time zone, {local_zone()}."
+        return f"{(by or 'day').capitalize()}s of {local_clock()}."
     said = f"Sessions {', '.join(parts)}"
     if dated:  # which clock the days are on (a machine in UTC, a laptop in its own zone)
-        said += f" (days of the local time zone, {local_zone()})"
+        said += f" (days of {local_clock()})"
     return said + "."
-
-
-def local_zone() -> str:
-    """The machine's time zone as its user set it: ``TZ`` when set (``Europe/Paris``), else
-    the zone's abbreviation (``UTC``, ``CET``)."""
-    from datetime import datetime
-
-    return os.environ.get("TZ", "").lstrip(":") or datetime.now().astimezone().tzname() or "UTC"
 
 
 PRICES_HINT = (
