@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -26,7 +27,8 @@ from proctor.models.trajectory import (
     TurnEnd,
     Usage,
 )
-from proctor.util.text import cache_write_text
+from proctor.util.clock import local_clock
+from proctor.util.text import cache_write_text, noun_for
 
 if TYPE_CHECKING:
     from proctor.transcripts.builder import EventSink, StartHook
@@ -173,11 +175,16 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
         )
         echo("")
 
+    day_shown: str | None = None
+
     def sink(data: dict[str, Any]) -> None:
-        nonlocal count
+        nonlocal count, day_shown
         count += 1
         event = EVENT_ADAPTER.validate_python(data)
-        clock = (event.ts or "")[11:19]
+        day, clock = local_day_and_clock(event.ts)
+        if day is not None and day != day_shown:  # the date, as history's days, when it changes
+            echo(f"     {day}" + ("" if day_shown else f" (times of {local_clock()})"))
+            day_shown = day
         head = f"{count:>4} {clock:<8} {event.type:<14} "
         echo(escape_surrogates(head + _short(describe(event), LINE_WIDTH - len(head))))
 
@@ -186,6 +193,24 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
         start(trajectory.session_id, trajectory.agent_version)
     for line in footer(trajectory, check):
         echo(line)
+
+
+def local_day_and_clock(ts: str | None) -> tuple[str | None, str]:
+    """The day (``2026-11-29``) and time (``10:00:04``) of an event's time on the machine's
+    clock, as ``proctor history`` takes its days; a time without an offset as it is written,
+    one that is no time as its text's time part."""
+    if not ts:
+        return None, ""
+    try:
+        moment = datetime.fromisoformat(ts)
+    except ValueError:
+        return None, ts[11:19]
+    if moment.utcoffset() is not None:
+        try:
+            moment = moment.astimezone()
+        except (OverflowError, ValueError, OSError):  # a damaged clock's year 1
+            pass
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}", moment.strftime("%H:%M:%S")
 
 
 def _short(text: str | None, width: int) -> str:
@@ -208,9 +233,9 @@ def describe(event: Event) -> str:
         return f"{side}{event.id} {state}: {event.output}"
     if isinstance(event, Usage):
         return (
-            f"{side}{event.model} in={event.input_tokens} out={event.output_tokens} "
-            f"cache_read={event.cache_read_tokens} cache_write={event.cache_write_tokens}"
-            + (f" (1h={event.cache_write_1h_tokens})" if event.cache_write_1h_tokens else "")
+            f"{side}{event.model} in={event.input_tokens:,} out={event.output_tokens:,} "
+            f"cache_read={event.cache_read_tokens:,} cache_write={event.cache_write_tokens:,}"
+            + (f" (1h={event.cache_write_1h_tokens:,})" if event.cache_write_1h_tokens else "")
         )
     if isinstance(event, TurnEnd):
         took = f"{event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
@@ -233,10 +258,10 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
         out.append("  (none)")
     for model, usage in sorted(trajectory.usage.items()):
         out.append(
-            f"  {model}: input {usage.input_tokens}, output {usage.output_tokens}, "
-            f"cache read {usage.cache_read_tokens}, cache write "
-            f"{cache_write_text(usage.cache_write_tokens, usage.cache_write_1h_tokens, '')} "
-            f"({usage.responses} responses)"
+            f"  {model}: input {usage.input_tokens:,}, output {usage.output_tokens:,}, "
+            f"cache read {usage.cache_read_tokens:,}, cache write "
+            f"{cache_write_text(usage.cache_write_tokens, usage.cache_write_1h_tokens)} "
+            f"({usage.responses:,} {noun_for(usage.responses, 'response')})"
         )
     if check is not None:
         verdict = {True: "matches", False: "DIFFERS", None: "no total in the rollout"}[check["ok"]]
@@ -250,7 +275,7 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
     unknown = ", ".join(f"{k} ×{v}" for k, v in sorted(coverage.unknown_record_types.items()))
     out += [
         "",
-        f"coverage: {coverage.lines} lines, {coverage.unparsed_lines} unparsed, "
+        f"coverage: {coverage.lines:,} {noun_for(coverage.lines, 'line')}, {coverage.unparsed_lines:,} unparsed, "
         f"unknown record types: {unknown or 'none'}",
     ]
     return out

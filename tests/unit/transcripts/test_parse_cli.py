@@ -60,10 +60,60 @@ def test_human_output_lists_events_usage_and_coverage() -> None:
     assert any("tool_result" in x and "call_rm_4 denied" in x for x in lines)
     assert any("tool_result" in x and "call_pytest_3 error" in x for x in lines)
     assert (
-        "  gpt-5.5: input 11172, output 355, cache read 41728, cache write 0 (5 responses)" in lines
+        "  gpt-5.5: input 11,172, output 355, cache read 41,728, cache write 0 (5 responses)"
+        in lines
     )
     assert lines[-1].startswith("coverage: 43 lines, 1 unparsed, unknown record types:")
     assert max(len(x) for x in lines if x[:4].strip().isdigit()) <= 100
+
+
+@pytest.fixture
+def zone(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's clock in Los Angeles for the test (and put back after it)."""
+    import time
+
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("zone")
+def test_human_output_dates_its_times_on_the_clock_history_keeps_days_by(tmp_path: Path) -> None:
+    """Times are shown on the machine's clock, whatever offset the file wrote them in, under
+    a line naming their day (again when the day changes) and, once, their zone, as `proctor
+    history` takes its days; token counts have thousands separators as its tables do."""
+    session = "7f3c2a10-0000-4000-8000-0000000000aa"
+
+    def line(uuid: int, at: str, message: dict) -> str:
+        kind = message["role"]
+        return json.dumps(
+            {"type": kind, "sessionId": session, "cwd": "/ws", "timestamp": at, "message": message,
+             "uuid": f"00000000-0000-4000-8000-{uuid:012d}", "isSidechain": False}
+        )  # fmt: skip
+
+    answer = {
+        "role": "assistant", "id": "msg_1", "model": "claude-opus-4-8",
+        "content": [{"type": "text", "text": "Done."}],
+        "usage": {"input_tokens": 12345, "output_tokens": 7, "cache_read_input_tokens": 1000000},
+    }  # fmt: skip
+    file = tmp_path / f"{session}.jsonl"
+    file.write_text(
+        line(1, "2026-11-30T09:59:00+02:00", {"role": "user", "content": "Go."}) + "\n"
+        + line(2, "2026-11-30T08:00:01Z", answer) + "\n"
+    )  # fmt: skip
+    lines = CliRunner().invoke(command, [str(file)]).output.splitlines()
+    assert lines[3:8] == [
+        "     2026-11-29 (times of the local time zone, America/Los_Angeles)",
+        "   1 23:59:00 user_message   Go.",
+        "     2026-11-30",
+        "   2 00:00:01 assistant_text Done.",
+        "   3 00:00:01 usage          claude-opus-4-8 in=12,345 out=7 cache_read=1,000,000 "
+        "cache_write=0",
+    ]
+    assert "  claude-opus-4-8: input 12,345, output 7, cache read 1,000,000, cache write 0 " \
+        "(1 response)" in lines  # fmt: skip
 
 
 def test_missing_path_is_a_config_error(tmp_path: Path) -> None:
