@@ -4,6 +4,7 @@ agent."""
 from __future__ import annotations
 
 import os
+import re
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
@@ -326,15 +327,18 @@ def render_history(report: HistoryReport, scope: str = "") -> str:
             "orientation | loops | $ |",
             "|---" * 9 + "|",
         ]
+        labels = group_labels(report.groups)
         for group in report.groups:
             lines.append(
-                f"| {markdown_cell(group.key)} | {count_text(group.sessions)} | "
+                f"| {markdown_cell(labels[group.key])} | {count_text(group.sessions)} | "
                 f"{count_text(group.tasks)} | "
                 f"{_share(group)} | {_time_spread(group.duration_seconds, group.tasks)} | "
                 f"{_spread_text(group.steps)} | {_spread_text(group.orientation_reads)} | "
                 f"{count_text(group.loops)} | {_dollars_cell(group)} |"
             )
         lines += _unpriced_note(report.by, report.groups)
+        if any(labels[key] != key for key in labels):
+            lines.append(HASHED_NOTE)
         lines += _rules_by_group(report.by, report.groups)
         lines += _usage_by_group(report.by, report.groups)
     if report.unavailable:
@@ -402,6 +406,27 @@ def _usage_rows(group: GroupSummary, key: str | None = None) -> list[str]:
     return rows
 
 
+_HASHED = re.compile(r"gemini:([0-9a-f]{64})")
+HASHED_NOTE = (
+    "(`gemini:1a2b3c4d…`: a Gemini CLI project known only by the SHA-256 of its folder's "
+    "path, shortened here; `--json` gives it whole.)"
+)
+
+
+def group_labels(groups: Sequence[GroupSummary]) -> dict[str, str]:
+    """Each group's key as a table shows it: a Gemini CLI project known by its hash alone
+    (``gemini:<64 hex digits>``) by the hash's first 8 digits (``gemini:1a2b3c4d…``), more
+    when two such projects share them; any other key as it is."""
+    hashes = [m[1] for g in groups if (m := _HASHED.fullmatch(g.key))]
+    digits = 8
+    while digits < 64 and len({h[:digits] for h in hashes}) < len(set(hashes)):
+        digits += 4
+    return {
+        g.key: f"gemini:{m[1][:digits]}…" if (m := _HASHED.fullmatch(g.key)) else g.key
+        for g in groups
+    }
+
+
 def _rules_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
     """The rules broken in each group, as the summary counts them: on how many of its tasks
     each fired (``–`` for a group without a task)."""
@@ -415,12 +440,13 @@ def _rules_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
         f"| {by} | " + " | ".join(rules) + " |",
         "|---" * (len(rules) + 1) + "|",
     ]
+    labels = group_labels(groups)
     for group in groups:
         cells = [
             _of(group.rule_counts.get(rule, 0), group.tasks) if group.tasks else "–"
             for rule in rules
         ]
-        lines.append(f"| {markdown_cell(group.key)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {markdown_cell(labels[group.key])} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -435,8 +461,9 @@ def _usage_by_group(by: str, groups: Sequence[GroupSummary]) -> list[str]:
         f"| {by} | model | input | output | cache read | cache write | $ |",
         "|---" * 7 + "|",
     ]
+    labels = group_labels(groups)
     for group in groups:
-        lines += _usage_rows(group, group.key)
+        lines += _usage_rows(group, labels[group.key])
     return lines
 
 

@@ -73,3 +73,39 @@ def test_the_folder_project_names_names_a_chat_of_its_hash(tmp_path: Path) -> No
     # The Codex session ran elsewhere: only --project names the chat's folder.
     report = history(tmp_path, folder, other, "--project", str(other))
     assert projects(report) == {"gemini-cli": str(other)}
+
+
+def test_a_hashed_project_is_shortened_in_the_tables_and_whole_in_the_json(
+    tmp_path: Path,
+) -> None:
+    """A project known by its 64-digit hash alone is `gemini:<first 8 digits>…` in every
+    table of `--by project`, with a line saying so; the JSON keeps the whole hash."""
+    folder, other = tmp_path / "app", tmp_path / "other"
+    folder.mkdir()
+    other.mkdir()
+    digest = hashlib.sha256(str(other).encode()).hexdigest()
+    report = history(tmp_path, folder, other, "--by", "project")
+    assert f"gemini:{digest}" in [row["key"] for row in report["groups"]]  # type: ignore[attr-defined,index]
+    result = CliRunner().invoke(
+        cli,
+        ["history", "--home", str(tmp_path / "home"), "--by", "project", "--no-cache"],
+        env={"PROCTOR_CACHE_DIR": str(tmp_path / "c")},
+    )
+    assert result.exit_code == 0, result.output
+    assert digest not in result.stdout
+    rows = [line for line in result.stdout.splitlines() if f"| gemini:{digest[:8]}… |" in line]
+    assert len(rows) == 3  # the figures, the rules broken and the tokens of each model
+    assert "a Gemini CLI project known only by the SHA-256 of its folder's path" in result.stdout
+
+
+def test_two_hashed_projects_that_share_their_first_digits_are_told_apart() -> None:
+    from proctor.history.summary import group_labels
+    from proctor.models.history import GroupSummary
+
+    keys = ["gemini:" + "ab12cd34" + "0" * 56, "gemini:" + "ab12cd34" + "1" * 56, "/work/app"]
+    groups = [GroupSummary.model_construct(key=key) for key in keys]
+    assert list(group_labels(groups).values()) == [
+        "gemini:ab12cd340000…",
+        "gemini:ab12cd341111…",
+        "/work/app",
+    ]
