@@ -592,8 +592,7 @@ def test_a_tz_the_system_does_not_know_is_said_to_leave_the_days_in_utc(
     monkeypatch.setenv("TZ", "Nowhere/Land")
     by_day = proctor("history", "--home", str(home), "--by", "day")
     assert by_day.out.startswith(
-        "# History\n\nDays of UTC, since TZ=Nowhere/Land names no time zone this system "
-        "knows.\n\n"
+        "# History\n\nDays of UTC, since TZ=Nowhere/Land names no time zone this system knows.\n\n"
     )
     since = proctor("history", "--home", str(home), "--since", "2026-11-01")
     assert (
@@ -601,9 +600,10 @@ def test_a_tz_the_system_does_not_know_is_said_to_leave_the_days_in_utc(
         "no time zone this system knows).\n" in since.out
     )
     monkeypatch.setenv("TZ", "EST5EDT")  # a POSIX TZ string needs no zone file: the control
-    assert "Days of the local time zone, EST5EDT.\n" in proctor(
-        "history", "--home", str(home), "--by", "day"
-    ).out
+    assert (
+        "Days of the local time zone, EST5EDT.\n"
+        in proctor("history", "--home", str(home), "--by", "day").out
+    )
 
 
 def test_filters_that_keep_nothing_say_so(proctor: Run, home: Path) -> None:

@@ -275,7 +275,8 @@ def footer(trajectory: Trajectory, check: dict[str, Any] | None) -> list[str]:
     unknown = ", ".join(f"{k} ×{v}" for k, v in sorted(coverage.unknown_record_types.items()))
     out += [
         "",
-        f"coverage: {coverage.lines:,} {noun_for(coverage.lines, 'line')}, {coverage.unparsed_lines:,} unparsed, "
+        f"coverage: {coverage.lines:,} {noun_for(coverage.lines, 'line')}, "
+        f"{coverage.unparsed_lines:,} unparsed, "
         f"unknown record types: {unknown or 'none'}",
     ]
     return out
