@@ -198,13 +198,13 @@ def stream_text(file: Path, fmt: str, echo: Callable[[str], Any]) -> None:
 def local_day_and_clock(ts: str | None) -> tuple[str | None, str]:
     """The day (``2026-11-29``) and time (``10:00:04``) of an event's time on the machine's
     clock, as ``proctor history`` takes its days; a time without an offset as it is written,
-    one that is no time as its text's time part."""
+    ``?`` for a text that is no time."""
     if not ts:
         return None, ""
     try:
         moment = datetime.fromisoformat(ts)
     except ValueError:
-        return None, ts[11:19]
+        return None, "?"
     if moment.utcoffset() is not None:
         try:
             moment = moment.astimezone()

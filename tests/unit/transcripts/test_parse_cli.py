@@ -255,3 +255,12 @@ def test_a_trial_s_own_record_names_the_transcript_beside_it(tmp_path: Path, nam
         f"{tmp_path / name}: a record proctor wrote of a trial, not a transcript: parse the "
         f"trial's native transcript, {tmp_path / 'raw-transcript.jsonl'}"
     )
+
+
+@pytest.mark.usefixtures("zone")
+def test_an_event_time_that_is_no_time_is_shown_as_unknown() -> None:
+    from proctor.cli.parse import local_day_and_clock
+
+    assert local_day_and_clock("nonsense-timestamp") == (None, "?")
+    assert local_day_and_clock("2026-11-29T10:00:00") == ("2026-11-29", "10:00:00")
+    assert local_day_and_clock(None) == (None, "")
