@@ -28,7 +28,7 @@ from proctor.models.trajectory import (
     Usage,
 )
 from proctor.util.clock import local_clock
-from proctor.util.text import cache_write_text, noun_for
+from proctor.util.text import cache_write_text, controls_escaped, noun_for
 
 if TYPE_CHECKING:
     from proctor.transcripts.builder import EventSink, StartHook
@@ -53,7 +53,8 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     session folder (a Claude Code <session>/ folder or project folder, a CODEX_HOME, a .gemini
     folder, any folder with sessions below it): of several sessions, the newest is shown, with
     a note. Events are printed as they are parsed, so a transcript of any size runs in flat
-    memory. An empty file or a file in no known format is an error (exit 2).
+    memory; their times are on this machine's clock, under their date, as `proctor history`
+    takes its days. An empty file or a file in no known format is an error (exit 2).
     """
     from proctor.session.transcript import session_in
 
@@ -78,9 +79,16 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
 def _note_other_sessions(folder: Path, shown: Path, count: int) -> None:
     """A folder of many sessions: say which one is shown, and what reads them all."""
     if count > 1:
+        import shlex
+
+        def named(path: Path | str) -> str:  # a terminal's escape shown, never obeyed
+            return controls_escaped(escape_surrogates(str(path)))
+
+        # The command is one to copy: a folder with a space in its name is quoted.
         click.echo(
-            f"proctor: note: {folder} holds {count} session files; this is the newest, "
-            f"{shown} (`proctor history {folder}` summarises them all)",
+            f"proctor: note: {named(folder)} holds {count:,} session files; this is the "
+            f"newest, {named(shown)} (`proctor history {named(shlex.quote(str(folder)))}` "
+            "summarises them all)",
             err=True,
         )
 

@@ -264,3 +264,17 @@ def test_an_event_time_that_is_no_time_is_shown_as_unknown() -> None:
     assert local_day_and_clock("nonsense-timestamp") == (None, "?")
     assert local_day_and_clock("2026-11-29T10:00:00") == ("2026-11-29", "10:00:00")
     assert local_day_and_clock(None) == (None, "")
+
+
+def test_the_command_a_folder_s_note_suggests_can_be_copied_as_it_is(tmp_path: Path) -> None:
+    """A folder with a space in its name is quoted in the `proctor history` the note offers,
+    and a terminal's escape sequence in it is shown, never obeyed."""
+    folder = tmp_path / "my hist\x1b[31m"
+    folder.mkdir()
+    for rollout in (FIXTURES / "codex").glob("rollout-*.jsonl"):
+        (folder / rollout.name).write_bytes(rollout.read_bytes())
+    result = CliRunner().invoke(command, [str(folder)])
+    assert result.exit_code == 0, result.output
+    shown = str(tmp_path / "my hist\\x1b[31m")
+    assert f"(`proctor history '{shown}'` summarises them all)" in result.stderr
+    assert "\x1b" not in result.stderr
