@@ -338,7 +338,7 @@ def render_history(report: HistoryReport, scope: str = "") -> str:
             )
         lines += _unpriced_note(report.by, report.groups)
         if any(labels[key] != key for key in labels):
-            lines.append(HASHED_NOTE)
+            lines += ["", HASHED_NOTE]  # a line right under a table would be one of its rows
         lines += _rules_by_group(report.by, report.groups)
         lines += _usage_by_group(report.by, report.groups)
     if report.unavailable:
@@ -408,8 +408,8 @@ def _usage_rows(group: GroupSummary, key: str | None = None) -> list[str]:
 
 _HASHED = re.compile(r"gemini:([0-9a-f]{64})")
 HASHED_NOTE = (
-    "(`gemini:1a2b3c4d…`: a Gemini CLI project known only by the SHA-256 of its folder's "
-    "path, shortened here; `--json` gives it whole.)"
+    "(`gemini:…`: a Gemini CLI project known only by the SHA-256 of its folder's path, whose "
+    "first digits are shown here; `--json` gives the whole hash.)"
 )
 
 

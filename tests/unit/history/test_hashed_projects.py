@@ -95,7 +95,10 @@ def test_a_hashed_project_is_shortened_in_the_tables_and_whole_in_the_json(
     assert digest not in result.stdout
     rows = [line for line in result.stdout.splitlines() if f"| gemini:{digest[:8]}… |" in line]
     assert len(rows) == 3  # the figures, the rules broken and the tokens of each model
-    assert "a Gemini CLI project known only by the SHA-256 of its folder's path" in result.stdout
+    assert (
+        "|\n\n(`gemini:…`: a Gemini CLI project known only by the SHA-256 of its folder's path, "
+        "whose first digits are shown here; `--json` gives the whole hash.)\n" in result.stdout
+    )
 
 
 def test_two_hashed_projects_that_share_their_first_digits_are_told_apart() -> None:
