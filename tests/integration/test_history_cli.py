@@ -184,6 +184,25 @@ def test_a_change_time_reads_alike_in_mark_and_in_the_changes_table(
     ]  # fmt: skip
 
 
+def test_mark_says_a_time_without_a_zone_is_taken_in_utc_when_tz_names_no_zone(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Without a zone, on this machine's clock" is UTC when TZ names a zone the system does
+    not have: mark says so, rather than leave the user thinking it was their zone's."""
+    monkeypatch.setenv("PROCTOR_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("TZ", "Nowhere/Land")
+    said = (
+        "proctor: note: --at 2026-11-03T14:00 has no zone, and TZ=Nowhere/Land names no time "
+        "zone this system knows: it is taken in UTC"
+    )
+    marked = proctor("mark", "x", "--project", PROJECT_A, "--at", "2026-11-03T14:00")
+    assert marked.code == 0 and said in marked.err, marked.err
+    day = proctor("mark", "y", "--project", PROJECT_A, "--at", "2026-W45-2")
+    assert "--at 2026-W45-2 has no zone" in day.err, day.err
+    zoned = proctor("mark", "z", "--project", PROJECT_A, "--at", "2026-11-03T14:00+01:00")
+    assert zoned.code == 0 and "has no zone" not in zoned.err  # the control
+
+
 def test_mark_then_changes(
     proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

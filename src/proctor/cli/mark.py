@@ -85,6 +85,14 @@ def command(text: str, project: str | None, at: str | None) -> int:
     gap = clock_gap(at) if at is not None else None
     if gap is not None:
         echo_note(gap)
+    from proctor.util.clock import unknown_tz
+
+    unknown = unknown_tz()
+    if at is not None and unknown is not None and _without_zone(at):
+        echo_note(
+            f"--at {at} has no zone, and TZ={unknown} names no time zone this system knows: "
+            "it is taken in UTC"
+        )
     import re
 
     if at is not None and re.search(r"[.,]\d{7,}", at):
@@ -105,6 +113,17 @@ def command(text: str, project: str | None, at: str | None) -> int:
             "that ran in that folder"
         )
     return 0
+
+
+def _without_zone(at: str) -> bool:
+    """Whether ``--at`` (a form ``mark`` took) is on the machine's clock: a date, an ISO
+    week date or a time without an offset."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(at.strip()).tzinfo is None
+    except ValueError:  # a form Python does not read alike: a date's, without a zone
+        return True
 
 
 def _unwritable(path: Path, exc: OSError) -> str:
