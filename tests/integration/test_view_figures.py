@@ -237,3 +237,21 @@ def test_the_compare_page_gives_each_groups_figures_as_proctor_compare_prints_th
     assert "median elapsed (s): 0.80 → 0.80 (0.00, CI [0.00, 0.00])" in figures, figures
     assert "median tokens: 0 → 2,749 (+2,749, CI [+2,749, +2,749])" in figures, figures
     assert not [f for f in figures if ".000" in f], figures
+
+
+def test_a_trial_a_stop_cut_short_is_left_out_of_cost_against_success(tmp_path: Path) -> None:
+    """An interrupted trial is no "not passed" point: it is left out, and the caption says so."""
+    results = tmp_path / "results"
+    paths = _run(results, ["passed", "failed"])
+    trial = paths.trial("case-000", "scripted", "default", 2).trial_json
+    record = json.loads(trial.read_text())
+    record.update(status="infra-error", reason="interrupted: the run was stopped")
+    trial.write_text(json.dumps(record))
+    older = trial.stat().st_mtime - 10
+    os.utime(paths.suite_json, (older, older))
+    page = _page(results, "/runs/run-a")
+    points = _figures(page)["costSuccess"]
+    assert isinstance(points, list)
+    assert [(p["status"], p["y"]) for p in points] == [("passed", 1)]
+    caption = _figure(page, "Cost against success")
+    assert "and so is the trial a stop cut short (interrupted)" in caption

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.models.suite import GroupStats, SuiteRecord
-from proctor.models.trial import SCORED_STATUSES, TrialRecord
+from proctor.models.trial import INTERRUPTED_PREFIX, SCORED_STATUSES, TrialRecord
 
 
 @dataclass(frozen=True)
@@ -202,8 +202,11 @@ def figures(
                 "url": p.url,
             }
             for p in points
-            if p.status != "skipped"  # skipped or excluded: no sample, as the statistics count
+            # Skipped or excluded: no sample, as the statistics count; nor is a trial a stop cut
+            # short (interrupted), which neither passed nor failed: the caption says so.
+            if p.status != "skipped" and not p.reason.startswith(INTERRUPTED_PREFIX)
         ],
+        "cutShort": sum(1 for p in points if p.reason.startswith(INTERRUPTED_PREFIX)),
         "phases": {
             "agent": [sum(p.agent_ms for p in per_group[g]) / 1000 for g in groups],
             "harness": [sum(p.harness_ms for p in per_group[g]) / 1000 for g in groups],
@@ -242,7 +245,13 @@ def _no_data(data: dict[str, Any], *, aggregated: bool, skipped: bool) -> dict[s
             "no trial has a score (none was evaluated: a run with --no-evaluate, or every "
             "trial skipped or in an error)",
         ),
-        "fig-cost": (not data["costSuccess"], every_skipped),
+        "fig-cost": (
+            not data["costSuccess"],
+            "every trial that was not skipped was cut short by a stop (interrupted): it neither "
+            "passed nor failed, and is left out"
+            if data["cutShort"]
+            else every_skipped,
+        ),
         "fig-phases": (
             not any(phases["agent"]) and not any(phases["harness"]),
             every_skipped

@@ -111,3 +111,21 @@ def test_time_per_phase_leaves_out_skipped_trials_as_the_statistics_do() -> None
     assert only_skipped["phases"] == {"agent": [0.0], "harness": [0.0]}
     assert "fig-phases" in only_skipped["noData"]
     assert only_skipped["noData"]["fig-phases"].startswith("every trial was skipped")
+
+
+def test_a_trial_a_stop_cut_short_is_no_point_of_cost_against_success() -> None:
+    """An interrupted trial neither passed nor failed: it is not drawn on the "not passed"
+    line, and the caption counts it as left out."""
+    points = [
+        _point("a", "passed", 1, 100),
+        replace(
+            _point("a", "agent-error", 2, None),
+            reason="interrupted: the run was stopped before this trial ended",
+        ),
+    ]
+    data = figures(points, None, lambda case, agent, condition: f"/g/{case}")
+    assert [p["status"] for p in data["costSuccess"]] == ["passed"]
+    assert data["cutShort"] == 1 and "fig-cost" not in data["noData"]
+    only_cut = figures([points[1]], None, lambda *k: "/g")
+    assert only_cut["costSuccess"] == []
+    assert only_cut["noData"]["fig-cost"].startswith("every trial that was not skipped was cut")
