@@ -355,3 +355,31 @@ def test_a_trial_s_warnings_show_on_the_run_page_and_its_own_quietly(tmp_path: P
     trial_page = _page(results, "/runs/run-a/trials/case-000/scripted/default/1")
     assert f'<li class="warning">warning: {said}</li>' in trial_page
     assert "status-passed" in trial_page and "outcome-fail" not in trial_page
+
+
+def test_an_eval_run_is_named_by_the_evals_its_person_ran_not_proctors_copy(
+    tmp_path: Path,
+) -> None:
+    """`proctor eval` writes its cases under the results directory (evals-src/<timestamp>),
+    and its run.json's source names that copy: the Runs list and the Run page named the copy;
+    they name the evals folder the run recorded (its suite, whole) and its eval files."""
+    results = tmp_path / "results"
+    paths = write_run(results, "run-a", trials=1, cases=1, events_per_trial=0)
+    copy = (results / "evals-src" / "20261201T000000Z").as_posix()
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(
+        paths.run_json,
+        manifest.model_copy(
+            update={
+                "argv": ["proctor", "eval"],
+                "source": copy,
+                "suite": "proj/evals",
+                "eval_files": ["builds/index.eval.py"],
+            }
+        ),
+    )
+    named = f"{Path(os.path.realpath(tmp_path)).as_posix()}/proj/evals (builds/index.eval.py)"
+    page = html.unescape(_page(results, "/runs/run-a"))
+    assert f"source {named}, its cases written to {copy}," in page
+    listed = html.unescape(_page(results, "/"))
+    assert named in listed and copy not in listed

@@ -283,7 +283,7 @@ class ResultsIndex:
                 for col in ("agent", "condition", "case_name")
             }
             db.execute(
-                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 23)})",
+                f"INSERT OR REPLACE INTO runs ({RUN_COLUMNS}) VALUES ({', '.join('?' * 24)})",
                 fitted(run_values(facts, sig, dict(totals), counts, facets)),
             )
             db.execute(

@@ -3,8 +3,9 @@ stay the source of truth; these rows are a cache of them)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
@@ -12,7 +13,7 @@ from proctor.models.journal import alive, orchestrator
 from proctor.models.run import RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
-from proctor.paths import RunPaths
+from proctor.paths import GENERATED_SOURCES, RunPaths
 from proctor.report.effort import cost_rollup
 from proctor.report.stored import (
     TrialKey,
@@ -66,6 +67,26 @@ class RunFacts:
     wall: tuple[float | None, bool] = (None, False)
     """Its wall time in milliseconds and whether it is a lower bound, as ``proctor report``
     tells them (from the journal's stretches: see :func:`proctor.report.stored.run_wall`)."""
+    source: str | None = None
+    """What the run ran, as the pages name it (see :func:`ran_source`)."""
+
+
+def ran_source(run_dir: Path, manifest: RunManifest | None) -> str | None:
+    """The source a person ran: the manifest's ``source``; of a run of the cases proctor
+    writes into the results directory (``proctor eval``'s ``evals-src/<timestamp>``), the
+    suite it recorded, whole (it is kept relative to the folder holding the results
+    directory), and the eval files it ran: ``/work/app/evals (builds/index.eval.py)``."""
+    if manifest is None or not manifest.source:
+        return None
+    if PurePath(manifest.source).parent.name not in GENERATED_SOURCES:
+        return manifest.source
+    suite = manifest.suite
+    if not suite or suite in GENERATED_SOURCES:  # an inline --prompt run: no other source
+        return manifest.source
+    if not PurePath(suite).is_absolute():
+        suite = (Path(os.path.realpath(run_dir)).parent.parent / suite).as_posix()
+    files = ", ".join(manifest.eval_files)
+    return f"{suite} ({files})" if files else suite
 
 
 def trial_row(run: str, record: TrialRecord) -> TrialRow:
@@ -179,6 +200,7 @@ def run_facts(run_dir: Path) -> RunFacts:
         "; ".join(problems) or None,
         manifest_problem,
         wall_of(suite, paths.journal, manifest),
+        ran_source(run_dir, manifest),
     )
 
 

@@ -29,7 +29,7 @@ SCHEMA_VERSION = 1
 RUN_COLUMNS = (
     "name, run_id, started_at, finished_at, source, agents, conditions, cases, planned, trials, "
     "scored, passes, status_counts, exit_code, exit_reason, cost_usd, wall_ms, in_progress, "
-    "signature, problem, wall_lower_bound, command, cut_short"
+    "signature, problem, wall_lower_bound, command, cut_short, cases_copy"
 )
 """The columns of :func:`run_values`, in its order: named when a row is written, since a column
 added to an older index (``ADDED_COLUMNS``) stands where it was added, not where ``SCHEMA``
@@ -46,7 +46,7 @@ CREATE TABLE runs (
   agents TEXT, conditions TEXT, cases TEXT, planned INTEGER, trials INTEGER, scored INTEGER,
   passes INTEGER, status_counts TEXT, exit_code INTEGER, exit_reason TEXT, cost_usd REAL,
   wall_ms REAL, in_progress INTEGER, signature TEXT, problem TEXT, wall_lower_bound INTEGER,
-  command TEXT, cut_short INTEGER
+  command TEXT, cut_short INTEGER, cases_copy TEXT
 );
 CREATE TABLE trials (
   run TEXT, key TEXT, case_name TEXT, agent TEXT, condition TEXT, repeat INTEGER,
@@ -73,6 +73,7 @@ ADDED_COLUMNS = (
     ("trials", "warnings", "TEXT"),
     ("runs", "command", "TEXT"),
     ("runs", "cut_short", "INTEGER"),
+    ("runs", "cases_copy", "TEXT"),
 )
 """Columns added since an index of this schema version was first made: added in place, so that
 an index in use by another viewer is never rebuilt under it (a column added to ``trials`` or
@@ -96,7 +97,7 @@ def run_values(
         m.run_id if m is not None else facts.name,
         m.started_at if m is not None else None,
         m.finished_at if m is not None else None,
-        m.source if m is not None else None,
+        facts.source,
         json.dumps(facets["agent"]),
         json.dumps(facets["condition"]),
         json.dumps(facets["case_name"]),
@@ -125,6 +126,9 @@ def run_values(
         # The trials a stop cut short (recorded as interrupted): not finished, as the gate
         # line of `proctor run` and `proctor report` counts them.
         totals["cut"] or 0,
+        # The folder proctor wrote the cases it ran into (`proctor eval`), when that is not the
+        # source named above.
+        m.source if m is not None and m.source != facts.source else None,
     )
 
 

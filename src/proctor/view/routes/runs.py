@@ -50,6 +50,10 @@ class RunSummary:
     """Of ``trials``, those a stop cut short (recorded as interrupted): not finished, as the
     run's gate line counts them."""
 
+    cases_copy: str | None = None
+    """The folder proctor wrote the cases it ran into (``proctor eval``'s copy under the
+    results directory), when ``source`` names the one the person ran."""
+
     @property
     def finished_trials(self) -> int:
         """The trials that finished: those with a record, less those a stop cut short."""
@@ -142,6 +146,7 @@ def summary(row: Any) -> RunSummary:
         wall_lower_bound=bool(row["wall_lower_bound"]),
         command=row["command"] or "run",
         cut_short=row["cut_short"] or 0,
+        cases_copy=row["cases_copy"],
     )
 
 
