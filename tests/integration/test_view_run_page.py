@@ -383,3 +383,31 @@ def test_an_eval_run_is_named_by_the_evals_its_person_ran_not_proctors_copy(
     assert f"source {named}, its cases written to {copy}," in page
     listed = html.unescape(_page(results, "/"))
     assert named in listed and copy not in listed
+
+
+def test_a_run_without_run_json_whose_journal_never_ended_is_stopped_as_report_reads_it(
+    tmp_path: Path,
+) -> None:
+    """No run.json, a suite.json of an earlier end (not interrupted) and a journal that says
+    the run started again and never ended: `proctor report` reads it stopped (exit 130); the
+    Run page showed the stale suite.json's verdict (exit 0), and the Runs list its exit code."""
+    results, run_dir = _fix_a_bug_run(tmp_path)
+    paths = RunPaths(run_dir)
+    paths.run_json.unlink()
+    lines = paths.journal.read_text().splitlines(keepends=True)
+    assert json.loads(lines[-1])["event"] == "run-finished"
+    paths.journal.write_text("".join(lines[:-1]))
+    report = subprocess.run(
+        [sys.executable, "-m", "proctor", "report", str(run_dir), "--json"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+    )
+    assert json.loads(report.stdout)["exitCode"] == 130, report.stdout  # control
+    page = html.unescape(_page(results, f"/runs/{run_dir.name}"))
+    assert "Exit code <strong>130</strong>" in page and "Exit code <strong>0<" not in page
+    assert "this run did not finish (the process that ran it is gone)" in page
+    listed = _page(results, "/")
+    row = listed[listed.index(f">{run_dir.name}<") :]
+    assert "did not finish" in row[: row.index("</tr>")]

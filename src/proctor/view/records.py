@@ -22,6 +22,7 @@ from proctor.report.stored import (
     read_annotations,
     wall_of,
 )
+from proctor.view.stored import stale_aggregate
 
 
 @dataclass(frozen=True)
@@ -185,6 +186,12 @@ def run_facts(run_dir: Path) -> RunFacts:
     ) and _orchestrator_alive(paths)
     if live:
         suite = None  # a run in progress has no aggregate yet
+    elif (
+        suite is not None
+        and (manifest is None or manifest.finished_at is None)
+        and stale_aggregate(run_dir, suite)
+    ):
+        suite = None  # stale: it stopped since, as `proctor report` reads it (no exit code)
     if manifest is not None and manifest.finished_at is None and not live and suite is None:
         # How to finish it, as the run page and `proctor report` say it (an eval run is run
         # again, not resumed).

@@ -11,7 +11,7 @@ from proctor.models.io import read_record, read_trial
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import apply_annotations, read_annotations, recompute
+from proctor.report.stored import apply_annotations, read_annotations, recompute, stored_run
 
 Stamp = tuple[int, int]
 _SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None, int], SuiteRecord | None]] = {}
@@ -38,11 +38,23 @@ def suite_of(run_dir: Path, *, missing: int = 0, stopped: str | None = None) -> 
     ``stopped`` is the index's signature of a run that wrote no ``suite.json`` and that
     nothing runs any more (killed, or its machine stopped): its aggregate is the one
     ``proctor report`` computes from the trials that ran (interrupted, exit code 130),
-    cached while the signature holds."""
+    cached while the signature holds. So is the aggregate of such a run whose ``suite.json``
+    is stale (see :func:`stale_aggregate`)."""
     paths = RunPaths(run_dir)
     written = _stamp(paths.suite_json)
     if written is None:
         return None if stopped is None else _stopped_suite(run_dir, stopped)
+    if stopped is not None:
+        with _LOCK:
+            cached_stop = _STOPPED.get(run_dir)
+        if cached_stop is not None and cached_stop[0] == stopped:
+            return cached_stop[1]
+        try:
+            written_suite: SuiteRecord | None = read_record(paths.suite_json, SuiteRecord)
+        except (ConfigError, SchemaVersionError):
+            written_suite = None
+        if written_suite is not None and stale_aggregate(run_dir, written_suite):
+            return _stopped_suite(run_dir, stopped)
     marks = _stamp(paths.annotations)
     stamp = (written, marks, missing)
     with _LOCK:
@@ -60,6 +72,15 @@ def suite_of(run_dir: Path, *, missing: int = 0, stopped: str | None = None) -> 
     with _LOCK:
         _SUITES[paths.suite_json] = (stamp, suite)
     return suite
+
+
+def stale_aggregate(run_dir: Path, suite: SuiteRecord) -> bool:
+    """Whether the run's ``suite.json`` (``suite``) says it finished while ``proctor report``
+    reads the run as stopped short: of a run without its ``run.json``, a journal that says it
+    started again and never wrote its end (a resume killed); of one whose ``run.json``
+    records no end, that alone. Its verdict is then the one recomputed from its trials
+    (interrupted, exit code 130), as ``proctor report`` gives it."""
+    return not suite.interrupted and stored_run(run_dir, []).stopped_short
 
 
 def _stopped_suite(run_dir: Path, signature: str) -> SuiteRecord | None:
