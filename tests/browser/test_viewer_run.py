@@ -102,6 +102,20 @@ def test_a_stopped_run_says_what_its_report_says_and_lists_the_trials_not_starte
         progress = " ".join(page.inner_text("#run-progress").split())
         expected = f"{finished} of {planned} trials finished ({cut.group(1)} cut short, recorded"
         assert f"{expected} as interrupted), pass rate" in progress, progress
+        # "Cost against success" draws no point of the trial the stop cut short: it neither
+        # passed nor failed (it was drawn on the "not passed" line), and its caption says so.
+        (cut_key,) = [
+            "/".join(trial.parent.relative_to(run / "trials").parts)
+            for trial in run.glob("trials/*/*/*/*/trial.json")
+            if json.loads(trial.read_text())["reason"].startswith("interrupted:")
+        ]
+        page.wait_for_function("() => document.getElementById('fig-cost').chart !== undefined")
+        drawn = page.evaluate(
+            "() => document.getElementById('fig-cost').chart.data.datasets"
+            ".flatMap(d => d.data.map(p => p.trial))"
+        )
+        assert cut_key not in drawn and len(drawn) == int(finished), drawn
+        assert "a stop cut short (interrupted)" in page.inner_text("#fig-cost-text")
         summary = page.locator("#not-started summary")
         assert summary.inner_text() == f"{waiting} not started"
         links = page.locator("#not-started a")
