@@ -144,6 +144,18 @@ def test_bad_input_is_one_sentence_and_exit_2(proctor: Run, args: list[str], mes
     assert result.code == 2 and message in result.err and "Traceback" not in result.err
 
 
+def test_a_folder_inside_a_run_is_refused_and_its_run_folder_named(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A run's trials/ (or a trial's folder) was taken for a results directory: the viewer
+    listed no run and wrote its index into the run's trials/ folder."""
+    paths = write_run(tmp_path / "results", "run-a", trials=1, cases=1)
+    result = proctor("view", "--no-open", str(paths.trials_dir))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert f"a folder inside the run folder {paths.root.resolve()}, not a results" in result.err
+    assert not list(paths.trials_dir.glob(".proctor-view*"))
+
+
 def test_a_busy_port_given_explicitly_is_a_config_error(proctor: Run, tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -25,9 +25,21 @@ def open_results(path: Path) -> tuple[Path, str | None]:
     if not path.is_dir():
         raise ConfigError(f"{path}: expected a results directory or a run folder, not a file")
     path = path.resolve()
-    if (path / "run.json").is_file() or (path / "trials").is_dir():
+    if _is_run(path):
         return path.parent, path.name
+    # A folder inside a run (its trials/, a trial's) is no results directory: viewing it
+    # would list no run and write the viewer's index into the run.
+    run = next((parent for parent in path.parents if (parent / "run.json").is_file()), None)
+    if run is not None:
+        raise ConfigError(
+            f"{path}: a folder inside the run folder {run}, not a results directory; give "
+            f"that run folder (proctor view {run}) or its results directory"
+        )
     return path, None
+
+
+def _is_run(path: Path) -> bool:
+    return (path / "run.json").is_file() or (path / "trials").is_dir()
 
 
 def listen(host: str, port: int, fallback: bool) -> socket.socket:
