@@ -17,7 +17,12 @@ from proctor.models.suite import (
     SuiteRecord,
     SuiteTotals,
 )
-from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
+from proctor.models.trial import (
+    ERROR_STATUSES,
+    INTERRUPTED_PREFIX,
+    TrialRecord,
+    not_evaluated_cause,
+)
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.report.pooled_runs import gate_line
@@ -295,10 +300,14 @@ def render_markdown(
         "| statuses | gate |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
+    cut: dict[tuple[str, str, str], int] = {}
+    for r in records:
+        if r.reason.startswith(INTERRUPTED_PREFIX):
+            cut[(r.case, r.agent, r.condition)] = cut.get((r.case, r.agent, r.condition), 0) + 1
     for g in suite.groups:
         statuses = ", ".join(f"{k} {v}" for k, v in g.status_counts.items())
         sd = f" ± {g.stddev:.1f}" if g.stddev is not None else ""
-        verdict = _verdict(g)
+        verdict = _verdict(g, cut.get((g.case, g.agent, g.condition), 0))
         lines.append(
             f"| {_name(g.case)} | {_name(g.agent)} | {_name(g.condition)} | "
             f"{g.passes}/{g.scored} | {_pct(g.pass_rate)} | {_num(g.mean_score)}{sd} | "
@@ -347,9 +356,10 @@ def _no_verdict(g: GroupStats) -> bool:
     return not g.scored and not g.not_gated and not g.gate_failed_in_errors
 
 
-def _verdict(g: GroupStats) -> str:
+def _verdict(g: GroupStats, cut_short: int = 0) -> str:
     """The group's gate, as the exit code counts it (``gatePassed`` is false for a group
-    with no scored trial, which fails no gate)."""
+    with no scored trial, which fails no gate); of its trials in an error status,
+    ``cut_short`` were cut short by a stop (interrupted), and are said so."""
     if g.not_gated:
         return "not gated (every trial skipped)"
     failed = [c.message or c.name for c in g.gate_checks if not c.passed] if g.scored else []
@@ -362,10 +372,14 @@ def _verdict(g: GroupStats) -> str:
     if failed:
         return "FAIL (" + "; ".join(failed) + ")"
     if not g.scored:
-        errors = sum(v for k, v in g.status_counts.items() if k in ERROR_STATUSES)
+        errors = sum(v for k, v in g.status_counts.items() if k in ERROR_STATUSES) - cut_short
         skipped = g.status_counts.get("skipped", 0)
-        also = f", {skipped} skipped" if skipped else ""
-        return f"no verdict (no scored trial: {errors} in error{also})"
+        said = [f"{errors} in error"] if errors or not cut_short else []
+        if cut_short:
+            said.append(f"{cut_short} cut short by the stop (interrupted)")
+        if skipped:
+            said.append(f"{skipped} skipped")
+        return f"no verdict (no scored trial: {', '.join(said)})"
     return "pass" if g.gate_passed else "FAIL"
 
 

@@ -130,3 +130,26 @@ def test_a_gate_of_an_agent_that_crashed_before_its_first_tool_call_decides_noth
     assert aggregate([rec("p", "passed"), unread], GATE, run_id="r").exit_code == 1
     judged = idle.model_copy(update={"status": "eval-error"})  # not a crash
     assert aggregate([rec("p", "passed"), judged], GATE, run_id="r").exit_code == 1
+
+
+def test_a_group_whose_trials_a_stop_cut_short_says_so_not_in_error() -> None:
+    """The trials a stop cut short are recorded in an error status with an interrupted:
+    reason; the Markdown said the group had "2 in error", as if they had failed to run."""
+    cut = [
+        rec("c", "infra-error", r).model_copy(update={"reason": "interrupted: the run was stopped"})
+        for r in (1, 2)
+    ]
+    records = [
+        rec("p", "passed"),
+        *cut,
+        rec("m", "agent-error"),
+        cut[0].model_copy(update={"case": "m", "repeat": 2}),
+    ]
+    suite = aggregate(records, GATE, run_id="r", interrupted=True)
+    text = render_markdown(suite, records)
+    assert row_of(text, "c").endswith(
+        "| no verdict (no scored trial: 2 cut short by the stop (interrupted)) |"
+    )
+    assert row_of(text, "m").endswith(
+        "| no verdict (no scored trial: 1 in error, 1 cut short by the stop (interrupted)) |"
+    )
