@@ -3,6 +3,7 @@ other problems, a name's unseen characters listed as escapes, a mistyped name's 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run
@@ -170,7 +171,8 @@ def test_validate_says_what_a_refused_option_leaves_of_the_suite(
     assert "proctor: error: --agent nope: unknown agent 'nope' (" in typo.err
     picked = proctor("validate", "--source", source, "--case", "one")
     assert (
-        picked.out.splitlines()[-1] == "1 runnable of 2 cases found, 0 skipped, 0 problems, 1 trial"
+        picked.out.splitlines()[-1]
+        == "1 runnable of 2 cases found (1 not chosen), 0 skipped, 0 problems, 1 trial"
     )
     every = proctor("validate", "--source", source)
     assert every.out.splitlines()[-1] == "2 runnable, 0 skipped, 0 problems, 2 trials"
@@ -178,3 +180,36 @@ def test_validate_says_what_a_refused_option_leaves_of_the_suite(
     assert only.code == 2 and "--only-evaluator nope: no case has an evaluator" in only.err
     assert "0 evaluators" not in only.out
     assert "ok       one: agents scripted; repeats 1; 1 evaluator" in only.out
+
+
+def test_validate_counts_the_cases_the_options_left_out_apart_from_broken_ones(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`--case one` on a suite of valid cases said `1 runnable of 3 cases found`, as if the
+    two others were broken: those the options did not choose are said to be so, and a
+    chosen case with a problem is not among them."""
+    make_case("one", config={"conditions": {"a": {}, "b": {}}})
+    make_case("two")
+    make_case("bad", config={"agents": ["nope"]})
+    source = str(tmp_path / "cases")
+    picked = proctor("validate", "--source", source, "--case", "one")
+    assert picked.code == 0
+    assert (
+        picked.out.splitlines()[-1]
+        == "1 runnable of 3 cases found (2 not chosen), 0 skipped, 0 problems, 2 trials"
+    )
+    # A case without the condition asked for is not chosen either.
+    conditioned = proctor(
+        "validate", "--source", source, "--case", "one", "--case", "two", "--condition", "a"
+    )
+    assert conditioned.out.splitlines()[-1] == (
+        "1 runnable of 3 cases found (2 not chosen), 0 skipped, 0 problems, 1 trial"
+    )
+    broken = proctor("validate", "--source", source, "--case", "one", "--case", "bad")
+    assert broken.code == 2
+    assert broken.out.splitlines()[-1] == (
+        "1 runnable of 3 cases found (1 not chosen), 0 skipped, 1 problem, 2 trials"
+    )
+    shown = proctor("validate", "--source", source, "--case", "one", "--json")
+    found = json.loads(shown.out)
+    assert (found["found"], found["chosen"], len(found["cases"])) == (3, 1, 1)

@@ -199,8 +199,11 @@ def command(
         for problem in problems:
             click.echo(f"proctor: error: {problem}", err=True)
     # Of the cases found, when not every one is runnable: `--agent typo` or `--case typo`
-    # leaves every case of the suite out, and "0 runnable" alone reads as an empty suite.
-    found = f" of {plural(plan.found, 'case')} found" if plan.found > len(plan.cases) else ""
+    # leaves every case of the suite out, and "0 runnable" alone reads as an empty suite;
+    # those the options did not choose are counted apart, as they are not broken.
+    unchosen = plan.found - plan.chosen
+    apart = f" ({unchosen} not chosen)" if unchosen > 0 else ""
+    found = f" of {plural(plan.found, 'case')} found{apart}" if plan.found > len(plan.cases) else ""
     echo_unless_gone(
         # Problems, not cases: one case may have several, and proctor.json its own.
         f"{len(plan.cases)} runnable{found}, {len(plan.skipped)} skipped, {len(problems)} "
@@ -275,6 +278,7 @@ def _print_json(
         "ok": not problems,
         "source": str(source),
         "found": plan.found,
+        "chosen": plan.chosen,
         "cases": cases,
         "skipped": [
             {"name": s.name, "path": str(s.path), "reason": s.reason} for s in plan.skipped

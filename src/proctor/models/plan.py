@@ -125,3 +125,6 @@ class RunPlan(FrozenModel):
     found: int = 0
     """The case folders and task files found (skipped ones apart), chosen or not: ``cases``
     are those of them that the options chose and whose configuration is valid."""
+    chosen: int = 0
+    """Of those found, the ones the options chose (``--case``, ``--tag``, ``--condition``),
+    valid or not: ``found - chosen`` were left out by the options, not by a problem."""

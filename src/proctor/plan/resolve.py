@@ -528,6 +528,7 @@ def build_plan(
             if str(exc) not in problems:  # proctor.json's, found again by each case taking it
                 problems.append(str(exc))
     defined, everywhere = _conditions_of(chosen, top), _conditions_of(found.cases, top)
+    unchosen = 0
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
@@ -539,6 +540,8 @@ def build_plan(
             if problems is None:
                 raise ConfigError(said)
             problems.append(said)
+        # A case without the conditions asked for is not chosen, as one --case leaves out.
+        unchosen = sum(not rc.conditions for rc in resolved)
         resolved = [rc for rc in resolved if rc.conditions]
     try:
         _check_conditions(resolved, defined, everywhere, top, cli, where)
@@ -558,6 +561,7 @@ def build_plan(
         overrides=cli,
         skipped=list(found.skipped),
         found=len(found.cases),
+        chosen=len(chosen) - unchosen,
     )
 
 
