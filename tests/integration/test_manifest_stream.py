@@ -3,6 +3,7 @@ once, to its end, and run as its file would be; a terminal is refused in a sente
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -70,4 +71,34 @@ def test_a_manifest_piped_in_runs_every_pair(
         input=b"[1]", capture_output=True, timeout=120,
     )  # fmt: skip
     assert broken.returncode == 2
-    assert f"proctor: error: {name}: expected a JSON object" in broken.stderr.decode()
+    said = "the manifest read from standard input" if name == "-" else name
+    assert f"proctor: error: {said}: expected a JSON object" in broken.stderr.decode()
+
+
+def test_a_manifest_from_standard_input_is_named_so_not_dash(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`--manifest -` named the manifest `-` in its notes and errors (`note: - lists 1 of its
+    2 pairs`): it is said to be the one read from standard input."""
+    manifest = json.loads(planned(proctor, make_case, tmp_path))
+    manifest["runs"] = manifest["runs"][:1]
+    command = [sys.executable, "-m", "proctor", "run", "--manifest", "-",
+               "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out")]  # fmt: skip
+    ran = subprocess.run(
+        command, input=json.dumps(manifest).encode(), capture_output=True, timeout=120
+    )
+    err = ran.stderr.decode()
+    assert ran.returncode == 0, err
+    assert "proctor: note: the manifest read from standard input lists 1 of its 2 pairs" in err
+    assert "- lists" not in err and "note: -:" not in err
+    manifest["tasks"] = ["nope"]
+    wrong = subprocess.run(
+        [*command[:-1], str(tmp_path / "other")],
+        input=json.dumps(manifest).encode(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert wrong.returncode == 2
+    assert "proctor: error: the manifest read from standard input: tasks nope" in (
+        wrong.stderr.decode()
+    )

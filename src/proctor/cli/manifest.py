@@ -73,7 +73,7 @@ def _stopped_junit(junit: Path | None, path: Path, code: int, reason: str) -> No
 
     try:
         junit.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(junit, mask(render_stopped(str(path), code, reason)))
+        write_text_atomic(junit, mask(render_stopped(manifest_shown(path), code, reason)))
     except OSError:
         return  # (an unwritable results folder: the sentence on stderr says so)
 
@@ -111,11 +111,12 @@ def _run_pairs(
 
     plan_of = _read_manifest(path)
     if note := manifest_order_note(plan_of):
-        click.echo(f"proctor: note: {path}: {note}", err=True)
+        click.echo(f"proctor: note: {manifest_shown(path)}: {note}", err=True)
     if len(plan_of.runs) < plan_of.pairs:  # split between machines, or a run deleted by hand
         numbers = ", ".join(str(entry.pair) for entry in plan_of.runs)
         click.echo(
-            f"proctor: note: {path} lists {len(plan_of.runs)} of its {plan_of.pairs} pairs "
+            f"proctor: note: {manifest_shown(path)} lists {len(plan_of.runs)} of its "
+            f"{plan_of.pairs} pairs "
             f"(pair {numbers}): the others are not run here, and the counterbalancing holds "
             "only where `proctor report` reads every pair's run folder together",
             err=True,
@@ -228,20 +229,21 @@ def _plan(
     """The plan of one pair (``planner``'s), its mistakes said in the manifest's terms."""
     from proctor.errors import ConfigError
 
+    said = manifest_shown(path)
     try:
         plan, resume = planner()
     except ConfigError as exc:
         text = str(exc)
         if text.startswith("--case "):  # the cases are the manifest's tasks
-            raise ConfigError(f"{path}: tasks {text.removeprefix('--case ')}") from exc
+            raise ConfigError(f"{said}: tasks {text.removeprefix('--case ')}") from exc
         if text.startswith(("--condition ", "--first-condition ")):  # and its conditions
             raise ConfigError(
-                f"{path}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
+                f"{said}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
                 "cases' conditions (`proctor plan-repeats --conditions A,B`)"
             ) from exc
         raise
     if not plan.trials:
-        raise ConfigError(f"{path}: none of its tasks is a case under {source}")
+        raise ConfigError(f"{said}: none of its tasks is a case under {source}")
     return plan, resume
 
 
@@ -344,6 +346,12 @@ def _pooled(
     return int(pooled.exit_code)
 
 
+def manifest_shown(path: Path) -> str:
+    """The manifest as notes and errors name it: its path, or, for ``--manifest -``, what
+    ``-`` stands for (a sentence naming ``-`` reads as a typo)."""
+    return "the manifest read from standard input" if str(path) == "-" else str(path)
+
+
 MANIFEST_LIMIT = 16 * 1024 * 1024
 """The most bytes a manifest read from a stream may hold (one of 1000 pairs is some 200 kB):
 ``--manifest /dev/zero`` is refused, not read for ever."""
@@ -360,8 +368,8 @@ def _read_manifest(path: Path) -> RepeatManifest:
     from proctor.models.run import RepeatManifest
     from proctor.session.repeats import read_manifest
 
-    name = str(path)
-    if name != "-":
+    name = manifest_shown(path)
+    if str(path) != "-":
         try:
             mode = os.stat(path).st_mode
         except OSError:
@@ -369,10 +377,11 @@ def _read_manifest(path: Path) -> RepeatManifest:
         if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
             return read_manifest(path)
     try:
-        with open(0 if name == "-" else path, "rb", closefd=name != "-") as stream:
+        with open(0 if str(path) == "-" else path, "rb", closefd=str(path) != "-") as stream:
             if stream.isatty():
                 raise ConfigError(
-                    f"{name}: a terminal, not a manifest: pipe one in (`proctor run "
+                    f"{'--manifest -: standard input' if str(path) == '-' else name} is a "
+                    "terminal, not a manifest: pipe one in (`proctor run "
                     "--manifest - < repeats.json`) or give its file"
                 )
             raw = stream.read(MANIFEST_LIMIT + 1)
@@ -431,9 +440,11 @@ def _manifest_interrupted(path: Path, runs: list[ManifestRun], stopped: Manifest
     from proctor.exit_codes import ExitCode
 
     left = len(runs) - runs.index(stopped) - 1
+    again = " (the same manifest piped in again)" if str(path) == "-" else ""
     click.echo(
-        f"proctor: interrupted; {plural(left, 'run')} of {path} not started: the same command "
-        "again keeps the pairs that finished, resumes the one cut short and runs the others",
+        f"proctor: interrupted; {plural(left, 'run')} of {manifest_shown(path)} not started: "
+        f"the same command{again} keeps the pairs that finished, resumes the one cut short and "
+        "runs the others",
         err=True,
     )
     return int(ExitCode.INTERRUPTED)
