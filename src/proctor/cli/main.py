@@ -17,7 +17,13 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from proctor._version import __version__
-from proctor.cli.signals import drop_gone_output, echo_unless_gone, terminate_as_interrupt
+from proctor.cli.signals import (
+    Interrupted,
+    drop_gone_output,
+    echo_unless_gone,
+    echoed_ctrl_c,
+    terminate_as_interrupt,
+)
 from proctor.exit_codes import ExitCode, short_legend
 from proctor.util.logs import cli_prefixes
 from proctor.util.text import SHOWN
@@ -129,11 +135,15 @@ def until_output_gone(call: Callable[[], T]) -> T:
     command returned, when it returned (only its last output was still on its way), else 0.
     Click would exit 1, an exit code that means a failed gate. A command whose exit code is
     its result (``report``, ``eval``, ``validate``, …) prints with
-    :func:`~proctor.cli.signals.echo_unless_gone`, and so goes on to that code itself."""
+    :func:`~proctor.cli.signals.echo_unless_gone`, and so goes on to that code itself.
+    A stop (Ctrl-C, SIGTERM) is raised as :class:`~proctor.cli.signals.Interrupted`, which
+    :func:`main` says, not as the KeyboardInterrupt Click would say after a blank line."""
     returned: list[T] = []
     try:
         returned.append(call())
         sys.stdout.flush()  # while a reader that left is handled here, not at the exit
+    except KeyboardInterrupt as exc:
+        raise Interrupted from exc
     except OSError as exc:
         if not drop_gone_output(exc):
             raise
@@ -252,6 +262,11 @@ def main(argv: list[str] | None = None) -> Any:
         # The messages on the `proctor` logger printed as the command line words them.
         with terminate_as_interrupt(), cli_prefixes():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
+    except Interrupted:
+        if echoed_ctrl_c():  # the line after the terminal's ^C, as Click ends it
+            echo_unless_gone("", err=True)
+        error("interrupted")
+        sys.exit(ExitCode.INTERRUPTED)
     except click.exceptions.Abort:
         error("interrupted")
         sys.exit(ExitCode.INTERRUPTED)

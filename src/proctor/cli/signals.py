@@ -14,8 +14,28 @@ from contextlib import contextmanager
 from typing import Any
 
 
+class Interrupted(BaseException):
+    """A stop (Ctrl-C, SIGTERM, SIGHUP) that reached the command's invocation, raised in place
+    of KeyboardInterrupt so that Click does not catch it: Click prints a blank line first (to
+    close a terminal's ``^C`` echo), a stray one after SIGTERM or where stderr is no terminal."""
+
+
+_signalled: list[int] = []
+"""The signals :func:`terminate_as_interrupt` turned into KeyboardInterrupt, in turn."""
+
+
 def _interrupt(signum: int, frame: object) -> None:
+    _signalled.append(signum)
     raise KeyboardInterrupt
+
+
+def echoed_ctrl_c() -> bool:
+    """Whether the last stop may have left the terminal's ``^C`` echo on stderr's line: it was
+    Ctrl-C (no SIGTERM or SIGHUP turned into one) and stderr is a terminal."""
+    try:
+        return not _signalled and sys.stderr.isatty()
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 @contextmanager
@@ -32,6 +52,7 @@ def terminate_as_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _signalled.clear()
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, _interrupt)}
     if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:  # under nohup it stays ignored
         previous[signal.SIGHUP] = signal.signal(signal.SIGHUP, _interrupt)

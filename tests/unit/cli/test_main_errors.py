@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,29 @@ def test_mirror_with_the_ray_executor_is_refused_before_anything_runs(
     assert refused.code == 2
     assert "--mirror streams the terminals of trials on this machine" in refused.err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_before_any_trial_says_interrupted_without_a_blank_line_before(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    number: int,
+) -> None:
+    """A SIGTERM while `validate` (or `run`, before its first trial) planned printed a blank
+    line (Click's, closing a terminal's ^C echo) before `proctor: error: interrupted`."""
+    import os
+
+    import proctor.plan.resolve
+    from proctor.cli.main import main
+    from proctor.exit_codes import ExitCode
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        os.kill(os.getpid(), number)  # raised as KeyboardInterrupt where it lands
+
+    monkeypatch.setattr(proctor.plan.resolve, "load_run_plan", stopped)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        main(["validate", "--source", str(tmp_path)])
+    assert ended.value.code == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err == "proctor: error: interrupted\n"
