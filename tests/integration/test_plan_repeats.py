@@ -367,10 +367,13 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     (next(second.glob("trials/t1/*/treatment/1")) / "trial.json").unlink()
     for path in sorted((out / "pair-3").rglob("*"), reverse=True):
         path.rmdir() if path.is_dir() else path.unlink()
-    again = proctor(*argv, "--out", str(out))
+    # --keep-workspace, which changes no result, is no other plan: the cut pair is resumed,
+    # the trials it runs keeping their workspaces (it was refused, `.keepWorkspace differs`).
+    again = proctor(*argv, "--out", str(out), "--keep-workspace")
     assert again.code == 0, again.err
     assert "pair-1: finished before, kept" in again.err
     assert f"pair-2: resuming {second}" in again.err
+    assert (next(second.glob("trials/t1/*/treatment/1")) / "workspace").is_dir()
     assert [len(list((out / f"pair-{n}").glob("run-*"))) for n in (1, 2, 3)] == [1, 1, 1]
     (third,) = (out / "pair-3").glob("run-*")
     pooled = proctor("report", str(first), str(second), str(third), "--reporter", "json")

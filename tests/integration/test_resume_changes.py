@@ -183,8 +183,9 @@ def test_a_resume_refuses_other_options_naming_those_it_takes(proctor: Run, tmp_
     refused = proctor("run", "--resume", str(run_dir), "--repeats", "3")
     assert refused.code == 2
     taken = (
-        "(with --reporter, --json, --budget-usd, --retry-errors or --concurrency at most; "
-        "another would make the trials it runs unlike those it keeps)"
+        "(with --reporter, --json, --budget-usd, --retry-errors, --concurrency, "
+        "--keep-workspace or --mirror at most; another would make the trials it runs unlike "
+        "those it keeps)"
     )
     assert taken in refused.err, refused.err
     # ... and those given that it does not take, by name, as they were spelt.
@@ -215,6 +216,28 @@ def test_a_resume_runs_its_trials_with_the_concurrency_given(proctor: Run, tmp_p
     ]
     first, second = sorted(times, key=lambda t: t["startedAt"])
     assert second["startedAt"] < first["finishedAt"], times  # they ran together
+
+
+def test_a_resume_keeps_the_workspaces_of_the_trials_it_runs_given_keep_workspace(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """--keep-workspace and --mirror change no trial's result (what is kept and shown of it)
+    and were refused (`drop --keep-workspace`): the trials a resume runs keep their
+    workspaces, passed ones too; those it keeps stay as they were."""
+    cases = tmp_path / "cases"
+    write_case(cases, "c", config={"repeats": 2}, plan={"turns": [{"say": "done"}]})
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    trials = run_dir / "trials/c/scripted/default"
+    assert not (trials / "1/workspace").exists()  # passed: not kept
+    (trials / "2/trial.json").unlink()
+    resumed = proctor("run", "--resume", str(run_dir), "--keep-workspace", "--mirror")
+    assert resumed.code == 0 and "1 kept, 1 run now" in resumed.err, resumed.err
+    assert (trials / "2/workspace").is_dir()
+    assert not (trials / "1/workspace").exists()
+    recorded = json.loads((run_dir / "resolved.json").read_text())
+    assert recorded.get("keepWorkspace", False) is False  # the run's own, as it started
 
 
 def test_a_resume_takes_an_option_given_its_default(proctor: Run, tmp_path: Path) -> None:

@@ -168,11 +168,12 @@ def _run_pairs(
             resumed, _ = resume_run(
                 earlier[0],
                 names,
-                [make_display(False), CostWarnings(budget)],
+                [make_display(overrides.mirror), CostWarnings(budget)],
                 keys_checked=True,
                 planned=pair.resume,
                 agents_checked=True,
                 concurrency=overrides.concurrency,
+                kept_as=(overrides.keep_workspace, overrides.mirror),
             )
             codes.append(resumed.suite.exit_code)
             run_dirs.append(resumed.paths.root)
@@ -181,7 +182,8 @@ def _run_pairs(
             continue
         assert pair.plan is not None  # (planned above: the pair runs)
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
-        result = run_plan(pair.plan, pair.request, [make_display(False), CostWarnings(budget)])
+        watch = make_display(overrides.mirror)
+        result = run_plan(pair.plan, pair.request, [watch, CostWarnings(budget)])
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
         run_dirs.append(result.paths.root)
@@ -415,8 +417,8 @@ def _manifest_run(
         if manifest.session_label != session:
             continue
         # What makes the plan: not where the results go (the run was found there), nor how
-        # many trials run at once or the budget's warning.
-        aside = {"out", "concurrency", "budgetUsd"}
+        # many trials run at once, the budget's warning, or what is kept and shown of them.
+        aside = {"out", "concurrency", "budgetUsd", "keepWorkspace", "mirror"}
         now = overrides.model_dump(mode="json", by_alias=True, exclude_defaults=True)
         then = recorded.cli.model_dump(mode="json", by_alias=True, exclude_defaults=True)
         changed = first_difference(

@@ -18,10 +18,13 @@ def resume_command(
     as_json: bool = False,
     retry: int | None = None,
     concurrency: int | None = None,
+    keep_workspace: bool = False,
+    mirror: bool = False,
 ) -> int:
     """``--resume RUN_DIR``: the run's unfinished trials (with ``--retry-errors N``, ``retry``:
     its kept errors a retry runs again too; ``concurrency``: ``--concurrency N``, else the
-    run's own), then its aggregate written anew."""
+    run's own; ``keep_workspace`` and ``mirror``: ``--keep-workspace`` and ``--mirror``, for
+    the trials it runs), then its aggregate written anew."""
     from proctor.cli.display import CostWarnings, make_display, spent_before
     from proctor.report.reporters import printed
     from proctor.session.resume import resume_run
@@ -30,10 +33,11 @@ def resume_command(
     result, kept = resume_run(
         run_dir,
         names,
-        [make_display(False), warnings],
+        [make_display(mirror), warnings],
         ends_command=True,
         retry_errors=retry,
         concurrency=concurrency,
+        kept_as=(keep_workspace, mirror),
     )
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
     left = f", {result.left} left for another --resume{_left_apart(result)}" if result.left else ""

@@ -274,25 +274,28 @@ def command(
     if as_json and "json" not in names:
         names.append("json")
     if resume is not None:  # (before --prompt writes its case, or --manifest plans)
-        aside = {"retry_errors": 0, "concurrency": None}  # (they change no trial's result)
+        # They change no trial's result: how many run at once, what is kept and shown of them.
+        kept = ("retry_errors", "concurrency", "keep_workspace", "mirror")
+        aside = {"retry_errors": 0, "concurrency": None, "keep_workspace": False, "mirror": False}
         changed = overrides.model_copy(update=aside) != CliOverrides()
-        taken = frozenset(
-            {"resume", "reporters", "as_json", "budget_usd", "retry_errors", "concurrency"}
-        )
+        taken = frozenset({"resume", "reporters", "as_json", "budget_usd", *kept})
         given = given_options(click.get_current_context(), taken)
         if given or changed or source != Path(".") or config or dry_run:
             drop = f"drop {', '.join(given)}; " if given else ""
             raise ConfigError(
                 f"--resume takes the run's own cases and configuration: {drop}give it alone "
-                "(with --reporter, --json, --budget-usd, --retry-errors or --concurrency at "
-                "most; another would make the trials it runs unlike those it keeps)"
+                "(with --reporter, --json, --budget-usd, --retry-errors, --concurrency, "
+                "--keep-workspace or --mirror at most; another would make the trials it runs "
+                "unlike those it keeps)"
             )
         # None given: the run's own reporters, as it recorded them.
         shown = tuple(names) if reporters or as_json else ()
         # Given, even 0, it stands for the run's own; left out (None), the run's own holds.
         from proctor.cli.resume import resume_command
 
-        return resume_command(resume, shown, budget_usd, as_json, retry_errors, concurrency)
+        return resume_command(
+            resume, shown, budget_usd, as_json, retry_errors, concurrency, keep_workspace, mirror
+        )
     suite = None
     if prompt is not None:
         from proctor.session.inline import inline_suite

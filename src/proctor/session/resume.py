@@ -292,6 +292,7 @@ def resume_run(
     ends_command: bool = False,
     retry_errors: int | None = None,
     concurrency: int | None = None,
+    kept_as: tuple[bool, bool] = (False, False),
 ) -> tuple[RunResult, int]:
     """Finish the run in ``run_dir``; its result and how many trials it kept as they were
     (the result says how many ran now). ``retry_errors``: ``--retry-errors N`` given to the
@@ -305,13 +306,16 @@ def resume_run(
     lock, make the same request; otherwise the run is planned again. ``ends_command``: the
     command ends with the resume (see :attr:`RunRequest.ends_command`). ``concurrency``:
     ``--concurrency N`` given to the resume, how many of its trials run at once (None: the
-    run's own); it changes no trial's result."""
+    run's own); it changes no trial's result. ``kept_as``: ``--keep-workspace`` and
+    ``--mirror`` given to the resume, for the trials it runs: every workspace kept (the run's
+    own ``--keep-workspace`` holds too), the terminals streamed (only when given: a run's own
+    ``--mirror`` is how it was watched then, not a setting of its trials)."""
     # Absolute: what the trials are given (an external evaluator's paths) must not depend on
     # the folder proctor was started in.
     paths = RunPaths(Path(os.path.abspath(run_dir)))
     with _resuming(paths.root), _names_refused_now(paths):
         checked = (keys_checked, agents_checked)
-        again = (retry_errors, concurrency)
+        again = (retry_errors, concurrency, *kept_as)
         return _resume(paths, reporters, subscribers, checked, planned, ends_command, again)
 
 
@@ -385,10 +389,11 @@ def _resume(
     checked: tuple[bool, bool],
     planned: ResumePlan | None = None,
     ends_command: bool = False,
-    given: tuple[int | None, int | None] = (None, None),
+    given: tuple[int | None, int | None, bool, bool] = (None, None, False, False),
 ) -> tuple[RunResult, int]:
     keys_checked, agents_checked = checked
-    retry_errors, concurrency = given  # the resume's --retry-errors and --concurrency
+    # The resume's --retry-errors, --concurrency, --keep-workspace and --mirror.
+    retry_errors, concurrency, keep_workspace, mirror = given
     manifest, config = _read(paths)
     from proctor.agents.credentials import register_user_keys
 
@@ -426,6 +431,10 @@ def _resume(
     if concurrency is not None:  # (how many run at once: no trial's result)
         overrides = plan.overrides.model_copy(update={"concurrency": concurrency})
         plan = plan.model_copy(update={"overrides": overrides, "concurrency": concurrency})
+    # What is kept and shown of the trials it runs (no trial's result; resolved.json keeps the
+    # run's own keepWorkspace, as it keeps its concurrency).
+    shown = {"keep_workspace": keep_workspace or plan.overrides.keep_workspace, "mirror": mirror}
+    plan = plan.model_copy(update={"overrides": plan.overrides.model_copy(update=shown)})
     again = retry_errors or 0  # (the run's own applies only to the trials it runs)
     unfinished = [s for s in plan.trials if _to_run(paths, s, again)]
     if unfinished:
