@@ -177,7 +177,8 @@ def test_validate_reports_every_problem_of_every_case_in_one_pass(
     assert any("timeoutSec" in e for e in errors) and any("no-such-evaluator" in e for e in errors)
     assert any("bad-plan" in e or "teleport" in e for e in errors)
     assert "ok       good:" in result.out
-    assert "1 runnable, 0 skipped, 4 problems, " in result.out  # 3 cases and proctor.json
+    # 3 cases and proctor.json; the three broken cases among the 4 found
+    assert "1 runnable of 4 cases found, 0 skipped, 4 problems, " in result.out
     assert "Traceback" not in result.err
     # Control: `run` still stops at the first problem, before any trial.
     run = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))

@@ -213,3 +213,23 @@ def test_validate_counts_the_cases_the_options_left_out_apart_from_broken_ones(
     shown = proctor("validate", "--source", source, "--case", "one", "--json")
     found = json.loads(shown.out)
     assert (found["found"], found["chosen"], len(found["cases"])) == (3, 1, 1)
+
+
+def test_validate_counts_a_case_whose_config_is_refused_among_those_found(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A case whose config.json is refused was left out of the count: `2 runnable, 0 skipped,
+    1 problem` read as if every case found ran."""
+    make_case("one")
+    make_case("two")
+    make_case("bad", config={"repeats": 0})
+    source = str(tmp_path / "cases")
+    every = proctor("validate", "--source", source)
+    assert every.code == 2
+    assert every.out.splitlines()[-1] == (
+        "2 runnable of 3 cases found, 0 skipped, 1 problem, 2 trials"
+    )
+    picked = proctor("validate", "--source", source, "--case", "one")
+    assert picked.out.splitlines()[-1] == (
+        "1 runnable of 3 cases found (2 not chosen), 0 skipped, 1 problem, 1 trial"
+    )

@@ -123,8 +123,9 @@ class RunPlan(FrozenModel):
     overrides: CliOverrides
     skipped: list[SkippedCase] = []
     found: int = 0
-    """The case folders and task files found (skipped ones apart), chosen or not: ``cases``
-    are those of them that the options chose and whose configuration is valid."""
+    """The case folders and task files found (skipped ones apart), chosen or not, one whose
+    files were refused too: ``cases`` are those of them that the options chose and whose
+    configuration is valid."""
     chosen: int = 0
     """Of those found, the ones the options chose (``--case``, ``--tag``, ``--condition``),
     valid or not: ``found - chosen`` were left out by the options, not by a problem."""

@@ -346,6 +346,14 @@ def _first(*values: float | None) -> float:
     return next(value for value in values if value is not None)
 
 
+def _broken_chosen(broken: list[str], cli: CliOverrides) -> int:
+    """How many of the cases whose files were refused the options would have chosen: by name
+    (``--case``); their tags unread, ``--tag`` leaves them all out."""
+    if cli.tags:
+        return 0
+    return sum(not cli.cases or any(picks(name, g) for g in cli.cases) for name in broken)
+
+
 def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
     chosen = cases
     if cli.cases:
@@ -560,8 +568,8 @@ def build_plan(
         out=out if out.is_absolute() else cwd / out,
         overrides=cli,
         skipped=list(found.skipped),
-        found=len(found.cases),
-        chosen=len(chosen) - unchosen,
+        found=len(found.cases) + len(found.broken),  # a case whose files are refused too
+        chosen=len(chosen) - unchosen + _broken_chosen(found.broken, cli),
     )
 
 
