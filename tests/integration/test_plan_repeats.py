@@ -385,7 +385,7 @@ def test_a_manifest_run_again_keeps_finished_pairs_and_resumes_the_cut_one(
     assert same.code == 0 and "pair-1: finished before, kept" in same.err, same.err
     # The same --out for another plan (here another option): no pair of it is taken as run.
     other = proctor(*argv, "--out", str(out), "--timeout", "99")
-    assert other.code == 2 and "of another plan (" in other.err, other.err
+    assert other.code == 2 and "of another plan (--timeout differs)" in other.err, other.err
     assert [len(list((out / f"pair-{n}").glob("run-*"))) for n in (1, 2, 3)] == [1, 1, 1]
 
 

@@ -425,6 +425,7 @@ def _manifest_run(
             {k: v for k, v in then.items() if k not in aside},
             {k: v for k, v in now.items() if k not in aside},
         )
+        changed = changed and _option_of(changed)
         ran_from = Path(manifest.cwd or ".") / (manifest.source or ".")
         if changed is None and os.path.realpath(ran_from) != os.path.realpath(source):
             changed = "the source"
@@ -436,6 +437,29 @@ def _manifest_run(
         done = manifest.finished_at is not None and not manifest.interrupted
         return manifest_file.parent, done
     return None
+
+
+def _option_of(path: str) -> str:
+    """What a difference between two runs' recorded options (``.timeoutSec``, ``.cases[0]``)
+    is to the person who gives them: the manifest's tasks, its conditions, or the option
+    (``--timeout``); the path itself when no option of ``run`` records it."""
+    from proctor.cli.run import command
+    from proctor.models.config import CliOverrides
+
+    key = path.lstrip(".").split(".")[0].split("[")[0].split(" ")[0]
+    if key == "cases":
+        return "its tasks"
+    if key in ("conditions", "firstCondition"):
+        return "its conditions"
+    if key == "model":  # (run's --model is its parameter `backend`)
+        return "--model"
+    if key == "roleModels":
+        return "a role's model (--fast-model, --workhorse-model or --judge-model)"
+    field = next((n for n, f in CliOverrides.model_fields.items() if f.alias == key), key)
+    for param in command.params:
+        if param.name == field and isinstance(param, click.Option):
+            return next((o for o in param.opts if o.startswith("--")), param.opts[0])
+    return path
 
 
 def _manifest_interrupted(path: Path, runs: list[ManifestRun], stopped: ManifestRun) -> int:
