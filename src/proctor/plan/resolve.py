@@ -346,14 +346,6 @@ def _first(*values: float | None) -> float:
     return next(value for value in values if value is not None)
 
 
-def _broken_chosen(broken: list[str], cli: CliOverrides) -> int:
-    """How many of the cases whose files were refused the options would have chosen: by name
-    (``--case``); their tags unread, ``--tag`` leaves them all out."""
-    if cli.tags:
-        return 0
-    return sum(not cli.cases or any(picks(name, g) for g in cli.cases) for name in broken)
-
-
 def select_cases(cases: list[Case], cli: CliOverrides) -> list[Case]:
     chosen = cases
     if cli.cases:
@@ -536,7 +528,10 @@ def build_plan(
             if str(exc) not in problems:  # proctor.json's, found again by each case taking it
                 problems.append(str(exc))
     defined, everywhere = _conditions_of(chosen, top), _conditions_of(found.cases, top)
-    unchosen = 0
+    # A case without the conditions asked for is not chosen, as one --case leaves out; one
+    # whose files are refused is chosen by its name alone (its tags unread).
+    unchosen = sum(not rc.conditions for rc in resolved) if cli.conditions else 0
+    named = [n for n in found.broken if any(picks(n, g) for g in cli.cases or ["*"])]
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
@@ -548,8 +543,6 @@ def build_plan(
             if problems is None:
                 raise ConfigError(said)
             problems.append(said)
-        # A case without the conditions asked for is not chosen, as one --case leaves out.
-        unchosen = sum(not rc.conditions for rc in resolved)
         resolved = [rc for rc in resolved if rc.conditions]
     try:
         _check_conditions(resolved, defined, everywhere, top, cli, where)
@@ -569,7 +562,7 @@ def build_plan(
         overrides=cli,
         skipped=list(found.skipped),
         found=len(found.cases) + len(found.broken),  # a case whose files are refused too
-        chosen=len(chosen) - unchosen + _broken_chosen(found.broken, cli),
+        chosen=len(chosen) - unchosen + (0 if cli.tags else len(named)),
     )
 
 
