@@ -22,7 +22,6 @@ from proctor.models.config import (
     DEFAULT_AGENTS,
     DEFAULT_COMBINER,
     DEFAULT_CONCURRENCY,
-    DEFAULT_GATE,
     DEFAULT_OUT,
     DEFAULT_PASS_THRESHOLD,
     DEFAULT_REPEATS,
@@ -38,6 +37,7 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
+from proctor.report.aggregate import applied_gate
 from proctor.util.text import did_you_mean, noun_for, unknown_name
 
 DEFAULT_CONDITION = "default"
@@ -384,7 +384,7 @@ def _check_conditions(
             f"({did_you_mean(cli.first_condition, runnable)}conditions: "
             f"{', '.join(runnable) or 'none'})"
         )
-    gate = top.gate or DEFAULT_GATE
+    gate = applied_gate(top.gate)
     if gate.ab is None or not resolved:
         return
     known = {name for rc in resolved for name in rc.conditions}
@@ -556,7 +556,7 @@ def build_plan(
         config_path=config_path,
         cases=resolved,
         trials=_trials(resolved, top, planned, config_path, dotenv),
-        gate=top.gate or DEFAULT_GATE,
+        gate=applied_gate(top.gate),
         concurrency=cli.concurrency or top.concurrency or DEFAULT_CONCURRENCY,
         out=out if out.is_absolute() else cwd / out,
         overrides=cli,

@@ -24,7 +24,7 @@ from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, S
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, run_holding, runs_below
-from proctor.report.aggregate import aggregate
+from proctor.report.aggregate import aggregate, applied_gate
 from proctor.util.masking import MASK
 
 
@@ -486,7 +486,7 @@ def gate_from(
     were planned (``cells``, the run's matrix: a run stopped before a condition ran has it),
     and whether the file holds one (when not, the gate is proctor's default)."""
     held = config_gate(config)
-    gate = held or DEFAULT_GATE
+    gate = applied_gate(held)
     ran = {r.condition for r in records} | {cell[2] for cell in cells}
     for name in (gate.ab.treatment, gate.ab.baseline) if gate.ab is not None else ():
         if name not in ran:

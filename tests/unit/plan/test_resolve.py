@@ -357,3 +357,22 @@ def test_the_resolved_record_says_how_each_agent_and_condition_of_a_case_runs() 
     ]
     headless = resolved_record(plan([case()], cli=CliOverrides(mode="headless"))).cases[0]
     assert [t.mode for t in headless.trials] == ["headless"]
+
+
+def test_an_ab_gate_adds_to_the_default_gate_of_every_group() -> None:
+    """``"gate": {"ab": {…}}`` adds the A/B gate, as documented: it used to drop every
+    group's default ``minPassRate 1.0``, so a failed case passed its gate."""
+    conditions = {"conditions": {"base": {}, "with": {}}}
+    ab = {"treatment": "with", "baseline": "base"}
+    top = TopConfig.model_validate({**conditions, "gate": {"ab": ab}})
+    gate = plan([case()], top).gate
+    assert gate.min_pass_rate == 1.0 and gate.ab is not None and gate.ab.treatment == "with"
+    # A per-group threshold of its own replaces the default; {} gates nothing, as it says.
+    own = TopConfig.model_validate({**conditions, "gate": {"minScore": 60, "ab": ab}})
+    assert (plan([case()], own).gate.min_pass_rate, plan([case()], own).gate.min_score) == (
+        None,
+        60,
+    )
+    empty = TopConfig.model_validate({"gate": {}})
+    assert plan([case()], empty).gate.model_dump(exclude_none=True) == {}
+    assert plan([case()]).gate.min_pass_rate == 1.0
