@@ -28,7 +28,7 @@ from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.models.io import dump_json
 from proctor.util.cutting import masked_data, masked_head
 from proctor.util.masking import mask
-from proctor.util.text import joined_lines, one_line, plural
+from proctor.util.text import controls_escaped, joined_lines, one_line, plural
 
 if TYPE_CHECKING:
     from proctor.session.evals import EvalPlan, EvalRequest
@@ -142,6 +142,7 @@ def command(
     from proctor.agents.credentials import register_user_keys
     from proctor.cli.display import CostWarnings
     from proctor.cli.options import blank_refused, id_pairs
+    from proctor.evals.discover import imported_once
     from proctor.execute.events import Subscriber
     from proctor.session.evals import (
         EvalRequest,
@@ -194,6 +195,12 @@ def command(
         verbose=verbose and not no_stream,  # t.log lines stream to stderr
         argv=("proctor", *sys.argv[1:]),
     )
+    # Each eval file is imported once by this command, however often its evals are read.
+    click.get_current_context().with_resource(imported_once())
+    with _stdout_is_ours():
+        # Every broken eval file (and, to run, every case's unknown agent, judge or plan)
+        # named at once, not only the first: the user mends them in one go.
+        _refuse_every_problem(request, cases_checked=not list_only)
     if list_only:
         with _stdout_is_ours():
             project = project_of(request)
@@ -245,6 +252,54 @@ def command(
         reason = mask(one_line(str(result.summary["reason"])))
         echo_unless_gone(f"proctor: exit {result.exit_code}: {reason}", err=True)
     return result.exit_code
+
+
+def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
+    """Say every problem of the eval files at once, a line each, and stop (exit 2): each file
+    that does not load and, when ``cases_checked`` (a run's, ``--dry-run``'s), each selected
+    case's agent, judge or plan a run would refuse. One problem is the one sentence of the
+    error. Nothing is said when the files load and at most one case has a problem: the run's
+    own checks then stop at it, in their order."""
+    from proctor.evals.discover import EvalFileProblems
+    from proctor.session.evals import (
+        _check_point,  # the checks a run makes of each case before any runs
+        project_config,
+        project_of,
+        selection,
+    )
+
+    try:
+        project = project_of(request)
+        problems: list[str] = []
+    except EvalFileProblems as exc:
+        project, problems = exc.project, list(exc.problems)
+    except ConfigError:
+        return  # (no evals folder, say): the run's own error, said as the run reaches it
+    if cases_checked:
+        try:  # the cases of the files that loaded, as the run would choose them
+            chosen = selection(request, project)
+            top = project_config(request)[0]
+        except ConfigError:
+            chosen = []  # the run's own error, said when the files load
+        found = []
+        for point, _ in chosen:
+            try:
+                _check_point(point, request, project, top)
+            except ConfigError as exc:
+                found.append(str(exc))
+        if problems or len(set(found)) > 1:
+            problems += found
+    problems = list(dict.fromkeys(problems))  # (--agent nope: the same for every case)
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        for problem in problems:
+            click.echo(f"proctor: error: {controls_escaped(mask(problem))}", err=True)
+        done = "no eval was run" if cases_checked else "none was listed"
+        raise ConfigError(
+            f"{len(problems)} problems in {request.dir.resolve() / 'evals'}, each named "
+            f"above; {done}"
+        )
 
 
 def _render_dry_run(plan: EvalPlan, request: EvalRequest) -> str:

@@ -11,7 +11,7 @@ import importlib.util
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -258,30 +258,92 @@ def discover(root: Path) -> EvalProject:
         else:
             where += _case_folders_hint(root)
         raise ConfigError(f"{evals_dir}: no evals folder ({where})")
+    if _kept is not None and root in _kept:  # imported once by this command already
+        kept = _kept[root]
+        if isinstance(kept, EvalFileProblems):
+            raise kept
+        return kept
     points: list[EvalPoint] = []
+    problems: list[str] = []  # every file that does not load, not only the first
     for path in sorted(evals_dir.rglob(f"*{SUFFIX}")):
-        module = _import(path, root)
-        definition = _one(module, EvalDefinition, path, "define_eval(...)")
-        points += _points(definition, file_id(evals_dir, path), path)
-    _refuse_repeated_ids(evals_dir, points)
+        try:
+            module = _import(path, root)
+            definition = _one(module, EvalDefinition, path, "define_eval(...)")
+            points += _points(definition, file_id(evals_dir, path), path)
+        except ConfigError as exc:
+            problems.append(str(exc))
+    try:
+        _refuse_repeated_ids(evals_dir, points)
+        _refuse_shared_folders(evals_dir, points)
+    except ConfigError as exc:
+        problems.append(str(exc))
+    config_file = evals_dir / CONFIG_FILE
+    config = None
+    if config_file.is_file():
+        try:
+            config = _one(
+                _import(config_file, root), EvalConfig, config_file, "define_eval_config(...)"
+            )
+        except ConfigError as exc:
+            problems.append(str(exc))
+    project = EvalProject(
+        root, sorted(points, key=lambda p: p.id), config, config_file if config else None
+    )
+    found: EvalProject | EvalFileProblems = project
+    if problems:
+        found = EvalFileProblems(problems, evals_dir, project)
+    if _kept is not None:
+        _kept[root] = found
+    if isinstance(found, EvalFileProblems):
+        raise found
+    return project
+
+
+class EvalFileProblems(ConfigError):
+    """Every problem of the files of an evals folder (an eval file that does not import or
+    defines no one eval, ids two evals share, ``evals.config.py``), one sentence each: one
+    run runs none of the evals while one of its files is broken, as ``proctor run`` runs no
+    case while a case folder's configuration is broken, and the user mends them all at once.
+    ``project`` holds the evals of the files that loaded."""
+
+    def __init__(self, problems: list[str], evals_dir: Path, project: EvalProject) -> None:
+        if len(problems) == 1:
+            said = problems[0]
+        else:
+            said = f"{evals_dir}: {len(problems)} problems: " + "; ".join(problems)
+        super().__init__(said)
+        self.problems = problems
+        self.project = project
+
+
+_kept: dict[Path, EvalProject | EvalFileProblems] | None = None
+
+
+@contextlib.contextmanager
+def imported_once() -> Iterator[None]:
+    """Within it, :func:`discover` imports an evals folder's files once: a later call for the
+    same folder gives what the first found (its evals, or its problems), so a command that
+    checks the evals first and then runs them runs no file's module code twice."""
+    global _kept
+    before = _kept
+    _kept = {}
+    try:
+        yield
+    finally:
+        _kept = before
+
+
+def _refuse_shared_folders(evals_dir: Path, points: Sequence[EvalPoint]) -> None:
+    """A ConfigError when two ids would share one results folder (``a.b/c`` next to
+    ``a/b.c``), naming the evals and their files, not only the folder."""
     names = [p.case_name for p in points]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
-        # (a.b/c next to a/b.c, say): name the evals and their files, not only the folder.
         both = [f"{p.id} ({p.where})" for p in points if p.case_name == clash[0]]
         raise ConfigError(
             f"{evals_dir}: {' and '.join(both)} would share the results folder {clash[0]!r}; "
             "rename one of them"
         )
-    config_file = evals_dir / CONFIG_FILE
-    config = None
-    if config_file.is_file():
-        config = _one(
-            _import(config_file, root), EvalConfig, config_file, "define_eval_config(...)"
-        )
-    return EvalProject(
-        root, sorted(points, key=lambda p: p.id), config, config_file if config else None
-    )
 
 
 def _case_folders_hint(root: Path) -> str:
