@@ -84,3 +84,45 @@ def test_a_gate_recorded_after_the_test_returned_is_not_counted() -> None:
         "the gate check(equals 2) was recorded after the test returned, by a task or thread "
         "the test left running, so it could not decide the case"
     )
+
+
+KEEPALIVE = """\
+import asyncio
+
+
+class Client:
+    async def connect(self):
+        self.pings = 0
+        self.keepalive = asyncio.create_task(self._ping())
+        return self
+
+    async def _ping(self):
+        while True:
+            self.pings += 1
+            await asyncio.sleep(0.01)
+"""
+
+
+def test_a_task_a_library_started_is_the_librarys(proctor: Run, tmp_path: Path) -> None:
+    """Only the tasks the test's own code started are its to end: a library's background task
+    (a client's keep-alive) left running is cancelled as the loop closes, quietly, while a task
+    the eval file asked for is still an error, whatever its coroutine."""
+    root = project(
+        tmp_path,
+        {
+            "library.eval.py": _eval(
+                'await t.send("hello")\nfrom keepalive import Client\n'
+                "client = await Client().connect()\nawait asyncio.sleep(0.05)\n"
+                "t.check(client.pings > 0, True)"
+            ),
+            # line 6: a coroutine of asyncio's, but the eval file started its task
+            "own.eval.py": _eval('await t.send("hello")\nasyncio.create_task(asyncio.sleep(5))'),
+        },
+    )
+    (root / "keepalive.py").write_text(KEEPALIVE)
+    _, out = run_json(proctor, root, tmp_path)
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["library"]["status"] == "passed", by_id["library"]
+    own = by_id["own"]
+    assert own["status"] == "eval-error", own
+    assert own["error"].startswith("LeftRunning: the task sleep() the test started"), own

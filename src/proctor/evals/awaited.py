@@ -6,9 +6,11 @@ one used as its result (``turn = t.send(...)``, then ``turn.called_tool``) says 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 import traceback
+import weakref
 from collections.abc import Coroutine, Generator
 from typing import Any, TypeVar
 
@@ -131,12 +133,46 @@ class LeftRunning(RuntimeError):
         )
 
 
-def left_running() -> asyncio.Task[Any] | None:
-    """A task of the running loop, other than the current one, that is neither done nor
-    being cancelled: one the test started and left."""
+_ASYNCIO = os.path.dirname(asyncio.__file__) + os.sep
+
+
+def _of_eval_file(coro: object) -> bool:
+    """Whether the task of ``coro`` is the test's own: its coroutine is defined in an eval
+    file, or the code that asked for the task (the first frame outside asyncio, which
+    ``gather``, ``ensure_future`` and a ``TaskGroup`` pass through) is in one."""
+    code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
+    if code is not None and code.co_filename.endswith(".eval.py"):
+        return True
+    frame = sys._getframe(2)  # (past the task factory)
+    while frame is not None and frame.f_code.co_filename.startswith(_ASYNCIO):
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and frame.f_code.co_filename.endswith(".eval.py")
+
+
+def tasks_of_the_test() -> weakref.WeakSet[asyncio.Future[Any]]:
+    """The tasks of the running loop the test's own code starts from now on (see
+    :func:`_of_eval_file`): a library's task it calls starts (a client's keep-alive) is not
+    one, and is the library's to end (the loop cancels it as it closes)."""
+    loop = asyncio.get_running_loop()
+    own: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
+    before = loop.get_task_factory()
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
+        task = before(loop, coro, **kwargs) if before else asyncio.Task(coro, loop=loop, **kwargs)
+        if _of_eval_file(coro):
+            own.add(task)
+        return task
+
+    loop.set_task_factory(factory)
+    return own
+
+
+def left_running(own: weakref.WeakSet[asyncio.Future[Any]]) -> asyncio.Task[Any] | None:
+    """A task the test started (of ``own``, see :func:`tasks_of_the_test`), other than the
+    current one, that is neither done nor being cancelled: one the test left."""
     here = asyncio.current_task()
     for task in asyncio.all_tasks():
-        if task is not here and not task.done() and not task.cancelling():
+        if task is not here and task in own and not task.done() and not task.cancelling():
             return task
     return None
 

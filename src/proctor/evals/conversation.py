@@ -22,6 +22,7 @@ from proctor.evals.awaited import (
     ThreadLeftRunning,
     left_running,
     left_thread,
+    tasks_of_the_test,
     unawaited,
 )
 from proctor.evals.context import TestContext
@@ -241,6 +242,7 @@ GRACE_SEC = 0.5
 
 async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     loop = asyncio.get_running_loop()
+    own = tasks_of_the_test()  # (a library's task the test's calls start is not one)
     timer = loop.call_later(seconds, t.signal.set)
     started = loop.time()
     try:
@@ -260,7 +262,7 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     if forgotten is not None:
         # The turn (or judge) it meant never ran: the gates read a conversation without it.
         raise NotAwaited(forgotten)
-    task = left_running()
+    task = left_running(own)
     if task is not None:
         # asyncio.run cancels it as it closes the loop: a gate after its await never runs.
         raise LeftRunning(task)
