@@ -125,4 +125,8 @@ def test_a_task_a_library_started_is_the_librarys(proctor: Run, tmp_path: Path) 
     assert by_id["library"]["status"] == "passed", by_id["library"]
     own = by_id["own"]
     assert own["status"] == "eval-error", own
-    assert own["error"].startswith("LeftRunning: the task sleep() the test started"), own
+    assert own["error"] == (  # waiting in asyncio's sleep: named by the line that started it
+        "LeftRunning: the task sleep() the test started at line 6 was still running when the "
+        "test returned, so it was cancelled and no gate after that line ever ran; await the "
+        f"task (or cancel it) before the test returns (at {root / 'evals' / 'own.eval.py'}:6)"
+    )

@@ -114,20 +114,25 @@ class LeftRunning(RuntimeError):
     """A task the test started (``asyncio.create_task``) and left running when it returned:
     the loop cancels it as it closes, so the gates after the line it waited at never ran."""
 
-    def __init__(self, task: asyncio.Task[Any]) -> None:
+    def __init__(
+        self, task: asyncio.Task[Any], started: traceback.FrameSummary | None = None
+    ) -> None:
         coro = task.get_coro()
         name = getattr(coro, "__qualname__", None) or task.get_name()
         frames = task.get_stack()
         self.where: traceback.FrameSummary | None = None
-        waiting = ""
+        waiting = begun = ""
         if frames and frames[-1].f_code.co_filename.endswith(".eval.py"):
             frame = frames[-1]
             self.where = traceback.FrameSummary(
                 frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name
             )
             waiting = f" at line {frame.f_lineno}"
+        elif started is not None:  # waiting in asyncio's code (a sleep): the line it started
+            self.where = started
+            begun = f" at line {started.lineno}"
         super().__init__(
-            f"the task {name}() the test started was still running{waiting} when the test "
+            f"the task {name}() the test started{begun} was still running{waiting} when the test "
             "returned, so it was cancelled and no gate after that line ever ran; await the "
             "task (or cancel it) before the test returns"
         )
@@ -136,38 +141,46 @@ class LeftRunning(RuntimeError):
 _ASYNCIO = os.path.dirname(asyncio.__file__) + os.sep
 
 
-def _of_eval_file(coro: object) -> bool:
-    """Whether the task of ``coro`` is the test's own: its coroutine is defined in an eval
-    file, or the code that asked for the task (the first frame outside asyncio, which
-    ``gather``, ``ensure_future`` and a ``TaskGroup`` pass through) is in one."""
+def _started_by_test(coro: object) -> tuple[bool, traceback.FrameSummary | None]:
+    """Whether the task of ``coro`` is the test's own, and the line of the eval file that
+    asked for it, when one did: its coroutine is defined in an eval file, or the code that
+    asked for the task (the first frame outside asyncio, which ``gather``, ``ensure_future``
+    and a ``TaskGroup`` pass through) is in one."""
     code = getattr(coro, "cr_code", None) or getattr(coro, "gi_code", None)
-    if code is not None and code.co_filename.endswith(".eval.py"):
-        return True
+    own = code is not None and code.co_filename.endswith(".eval.py")
     frame = sys._getframe(2)  # (past the task factory)
     while frame is not None and frame.f_code.co_filename.startswith(_ASYNCIO):
         frame = frame.f_back  # type: ignore[assignment]
-    return frame is not None and frame.f_code.co_filename.endswith(".eval.py")
+    if frame is not None and frame.f_code.co_filename.endswith(".eval.py"):
+        code = frame.f_code
+        return True, traceback.FrameSummary(code.co_filename, frame.f_lineno, code.co_name)
+    return own, None
 
 
-def tasks_of_the_test() -> weakref.WeakSet[asyncio.Future[Any]]:
+Started = weakref.WeakKeyDictionary[asyncio.Future[Any], traceback.FrameSummary | None]
+
+
+def tasks_of_the_test() -> Started:
     """The tasks of the running loop the test's own code starts from now on (see
-    :func:`_of_eval_file`): a library's task it calls starts (a client's keep-alive) is not
-    one, and is the library's to end (the loop cancels it as it closes)."""
+    :func:`_started_by_test`), each with the line that started it: a library's task it calls
+    starts (a client's keep-alive) is not one, and is the library's to end (the loop cancels
+    it as it closes)."""
     loop = asyncio.get_running_loop()
-    own: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
+    own: Started = weakref.WeakKeyDictionary()
     before = loop.get_task_factory()
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> Any:
         task = before(loop, coro, **kwargs) if before else asyncio.Task(coro, loop=loop, **kwargs)
-        if _of_eval_file(coro):
-            own.add(task)
+        ours, line = _started_by_test(coro)
+        if ours:
+            own[task] = line
         return task
 
     loop.set_task_factory(factory)
     return own
 
 
-def left_running(own: weakref.WeakSet[asyncio.Future[Any]]) -> asyncio.Task[Any] | None:
+def left_running(own: Started) -> asyncio.Task[Any] | None:
     """A task the test started (of ``own``, see :func:`tasks_of_the_test`), other than the
     current one, that is neither done nor being cancelled: one the test left."""
     here = asyncio.current_task()

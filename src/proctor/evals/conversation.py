@@ -265,7 +265,7 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     task = left_running(own)
     if task is not None:
         # asyncio.run cancels it as it closes the loop: a gate after its await never runs.
-        raise LeftRunning(task)
+        raise LeftRunning(task, own.get(task))
     thread = left_thread()
     if thread is not None:
         raise ThreadLeftRunning(thread)
