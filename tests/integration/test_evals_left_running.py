@@ -4,6 +4,10 @@ task or thread and the line of the eval file it was at."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -130,3 +134,23 @@ def test_a_task_a_library_started_is_the_librarys(proctor: Run, tmp_path: Path) 
         "test returned, so it was cancelled and no gate after that line ever ran; await the "
         f"task (or cancel it) before the test returns (at {root / 'evals' / 'own.eval.py'}:6)"
     )
+
+
+def test_a_gather_left_running_says_one_sentence(tmp_path: Path) -> None:
+    """The future of an ``asyncio.gather`` the test left is cancelled with its task: the case
+    says so in its error, and asyncio's "exception was never retrieved" traceback is not
+    printed besides (a process of its own: asyncio logs it as the future is collected)."""
+    body = 'await t.send("hello")\nasyncio.gather(asyncio.sleep(5))'
+    root = project(tmp_path, {"gather.eval.py": _eval(body)})
+    args = ["eval", "--dir", str(root), "--json", "--no-stream", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-m", "proctor", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(tmp_path / "home")},
+        timeout=120,
+    )
+    (case,) = json.loads(done.stdout)["results"]
+    assert case["status"] == "eval-error", case
+    assert "the task sleep() the test started at line 6" in case["error"]
+    assert "never retrieved" not in done.stderr, done.stderr

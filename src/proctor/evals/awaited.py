@@ -180,6 +180,26 @@ def tasks_of_the_test() -> Started:
     return own
 
 
+def quiet_cancelled_futures() -> None:
+    """Keep asyncio from logging, with a traceback on stderr, the cancellation of a future
+    the test left (an ``asyncio.gather``'s, cancelled with its tasks as the loop closes) as
+    an "exception never retrieved": the case's error has said the test left it."""
+    loop = asyncio.get_running_loop()
+    before = loop.get_exception_handler()
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if isinstance(context.get("exception"), asyncio.CancelledError) and isinstance(
+            context.get("future"), asyncio.Future
+        ):
+            return
+        if before is not None:
+            before(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+
+
 def left_running(own: Started) -> asyncio.Task[Any] | None:
     """A task the test started (of ``own``, see :func:`tasks_of_the_test`), other than the
     current one, that is neither done nor being cancelled: one the test left."""

@@ -22,6 +22,7 @@ from proctor.evals.awaited import (
     ThreadLeftRunning,
     left_running,
     left_thread,
+    quiet_cancelled_futures,
     tasks_of_the_test,
     unawaited,
 )
@@ -243,6 +244,7 @@ GRACE_SEC = 0.5
 async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     loop = asyncio.get_running_loop()
     own = tasks_of_the_test()  # (a library's task the test's calls start is not one)
+    quiet_cancelled_futures()
     timer = loop.call_later(seconds, t.signal.set)
     started = loop.time()
     try:
