@@ -366,7 +366,8 @@ class RepeatCheck:
 
 def _run_line(run: Repetition) -> str:
     if run.folder is not None:
-        cut = "" if run.finished else ", interrupted"
+        stopped = not run.finished or run.exit_code == ExitCode.INTERRUPTED  # (its reports)
+        cut = ", interrupted" + " after its trials ended" * run.finished if stopped else ""
         return f"- {run.number}: `{run.folder}` (its own exit code {run.exit_code}{cut})"
     if not run.finished:
         return f"- {run.number}: interrupted"

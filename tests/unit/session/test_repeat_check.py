@@ -249,6 +249,12 @@ def test_an_interrupted_check_counts_the_repetitions_that_finished(tmp_path: Pat
     data = check.to_dict()
     assert (data["trialsCompared"], data["evaluatorsCompared"], data["identical"]) == (0, 0, False)
     assert f"- 2: `{tmp_path / 'r2'}` (its own exit code 130, interrupted)" in check.markdown()
+    # Stopped as it wrote its reports, every trial ended: compared, and said interrupted.
+    check.runs[1] = Repetition(2, tmp_path / "r2", 130)
+    assert "(its own exit code 130, interrupted after its trials ended)" in check.markdown()
+    check.runs[1] = Repetition(2, tmp_path / "r2", 0, finished=False)  # cut before its end
+    assert f"- 2: `{tmp_path / 'r2'}` (its own exit code 0, interrupted)" in check.markdown()
+    check.runs[1] = Repetition(2, tmp_path / "r2", 130, finished=False)
     check.runs.insert(1, Repetition(2, tmp_path / "r1b", 0))  # two finished: compared
     assert "- trials compared: 17 per repetition" in check.markdown()
     assert check.to_dict()["trialsCompared"] == 17
