@@ -84,7 +84,9 @@ def _properties(parent: ET.Element, values: dict[str, object]) -> None:
     props = ET.SubElement(parent, "properties")
     for name, value in values.items():
         if value is not None:
-            ET.SubElement(props, "property", name=name, value=str(value))
+            # A boolean as XML Schema and JSON write it (true, false), not Python's True.
+            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            ET.SubElement(props, "property", name=name, value=text)
 
 
 def _outcome(record: TrialRecord, tolerated: bool) -> str | None:

@@ -217,3 +217,17 @@ def test_a_trial_s_warnings_are_lines_of_its_system_out_never_a_failure() -> Non
     out = first.find("system-out")
     assert out is not None and out.text == f"warning: {warned.warnings[0]}"
     assert second.find("system-out") is None
+
+
+def test_boolean_properties_are_written_true_and_false() -> None:
+    """``gatePassed`` was written as Python writes a boolean, ``True``, which no XML or JSON
+    reader takes for one."""
+    _, root = render([rec("passed"), rec("failed", case="x")], Gate(min_pass_rate=1.0))
+    values = {
+        (s.get("name"), p.get("name")): p.get("value")
+        for s in root.iter("testsuite")
+        for p in s.iter("property")
+    }
+    assert values[("c/a/default", "gatePassed")] == "true"
+    assert values[("x/a/default", "gatePassed")] == "false"
+    assert not {v for v in values.values() if v in ("True", "False")}
