@@ -144,7 +144,7 @@ def test_a_group_with_no_scored_trial_has_no_verdict_on_the_run_page(tmp_path: P
     # The thresholds applied are the Gate line's; no failed check lists them.
     assert '<p class="gate-line">Gate: minPassRate 1.0</p>' in gate
     checks = gate.replace('<p class="gate-line">Gate: minPassRate 1.0</p>', "")
-    assert "no verdict: no scored trial (1 in error)" in gate and "minPassRate" not in checks
+    assert "no verdict (no scored trial: 1 in error)" in gate and "minPassRate" not in checks
     assert _cells(_matrix_row(page, "case-001"))[-1] == "no verdict"
     assert _cells(_matrix_row(page, "case-000"))[-1] == "passed"  # control
 

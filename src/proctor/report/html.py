@@ -29,6 +29,7 @@ from proctor.report.ab.markdown import (
     verdict_word,
 )
 from proctor.report.ab.measures import ELAPSED_MEANS
+from proctor.report.cut_short import no_scored_trial_of
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.pooled_runs import gate_line
 from proctor.report.stored import reason_before_annotation
@@ -94,6 +95,9 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     # The thresholds applied, and a gate given with --config said so with the run's own: the
     # Markdown's Gate line.
     env.globals["gate_line"] = gate_line
+    # A group with no scored trial: its trials in error and those a stop cut short, counted
+    # apart in the Markdown's words.
+    env.globals["no_scored_trial"] = no_scored_trial_of
     return env
 
 

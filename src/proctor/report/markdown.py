@@ -17,14 +17,15 @@ from proctor.models.suite import (
     SuiteRecord,
     SuiteTotals,
 )
-from proctor.models.trial import (
-    ERROR_STATUSES,
-    INTERRUPTED_PREFIX,
-    TrialRecord,
-    not_evaluated_cause,
-)
+from proctor.models.trial import ERROR_STATUSES, TrialRecord, not_evaluated_cause
 from proctor.report.ab.markdown import render_ab_markdown
 from proctor.report.ab.measures import ELAPSED_MEANS
+from proctor.report.cut_short import (
+    CUT_SHORT,
+    cut_short_by_group,
+    no_scored_trial,
+    statuses_cut_short,
+)
 from proctor.report.pooled_runs import gate_line
 from proctor.util.text import (
     cache_write_text,
@@ -238,7 +239,8 @@ def render_markdown(
         f"{_exit_reason(suite.exit_reason)}.",
         "",
         *(f"- {line}" for line in (runs.lines if runs is not None else ())),
-        f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'})",
+        f"- Trials: {t.n} ({', '.join(f'{k} {v}' for k, v in t.status_counts.items()) or 'none'}"
+        f"{f'; {stopped}' if (stopped := statuses_cut_short(records)) else ''})",
         f"- Pass rate: {_pct(t.pass_rate)} ({t.passes}/{plural(t.scored, 'scored trial')}; "
         f"error statuses excluded)",
         f"- Groups passing the gate: {t.groups_passed}/{t.groups}{not_gated}",
@@ -300,10 +302,7 @@ def render_markdown(
         "| statuses | gate |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    cut: dict[tuple[str, str, str], int] = {}
-    for r in records:
-        if r.reason.startswith(INTERRUPTED_PREFIX):
-            cut[(r.case, r.agent, r.condition)] = cut.get((r.case, r.agent, r.condition), 0) + 1
+    cut = cut_short_by_group(records)
     for g in suite.groups:
         statuses = ", ".join(f"{k} {v}" for k, v in g.status_counts.items())
         sd = f" ± {g.stddev:.1f}" if g.stddev is not None else ""
@@ -339,7 +338,7 @@ def render_markdown(
         lines += [
             "",
             f"{plural(errors, 'trial')} ended in an error status (agent-error, infra-error, "
-            "eval-error); "
+            f"eval-error){_of_them_cut_short(sum(cut.values()), errors)}; "
             f"{'it is' if errors == 1 else 'they are'} excluded from pass rates and scores.",
         ]
     lines += _outcomes(suite)
@@ -348,6 +347,15 @@ def render_markdown(
     if suite.findings is not None:
         text += "\n" + render_findings(suite.findings)
     return text
+
+
+def _of_them_cut_short(cut_short: int, errors: int) -> str:
+    """What the note on the trials in an error status adds for those a stop cut short."""
+    if not cut_short:
+        return ""
+    if cut_short == errors:
+        return f", {'' if errors == 1 else 'all '}{CUT_SHORT}, which `--resume` runs again"
+    return f", {cut_short} of them {CUT_SHORT}, which `--resume` runs again"
 
 
 def _no_verdict(g: GroupStats) -> bool:
@@ -372,14 +380,7 @@ def _verdict(g: GroupStats, cut_short: int = 0) -> str:
     if failed:
         return "FAIL (" + "; ".join(failed) + ")"
     if not g.scored:
-        errors = sum(v for k, v in g.status_counts.items() if k in ERROR_STATUSES) - cut_short
-        skipped = g.status_counts.get("skipped", 0)
-        said = [f"{errors} in error"] if errors or not cut_short else []
-        if cut_short:
-            said.append(f"{cut_short} cut short by the stop (interrupted)")
-        if skipped:
-            said.append(f"{skipped} skipped")
-        return f"no verdict (no scored trial: {', '.join(said)})"
+        return f"no verdict ({no_scored_trial(g, cut_short)})"
     return "pass" if g.gate_passed else "FAIL"
 
 

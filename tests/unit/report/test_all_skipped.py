@@ -94,7 +94,7 @@ def test_the_html_report_shows_a_skipped_group_as_not_gated() -> None:
     gate = html[html.index('id="gate"') : html.index('id="matrix"')]
     assert 's · a · default</td><td colspan="4">not gated: every trial skipped' in gate
     # The control: a group whose trials errored has no verdict either, said apart (exit 3).
-    assert 'e · a · default</td><td colspan="4">no verdict: no scored trial (1 in error)' in gate
+    assert 'e · a · default</td><td colspan="4">no verdict (no scored trial: 1 in error)' in gate
     matrix = html[html.index('id="matrix"') :]
     row = matrix[matrix.index('data-case="s"') :]
     assert row[: row.index("</tr>")].endswith('<span class="muted">–</span></td>')

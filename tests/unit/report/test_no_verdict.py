@@ -63,7 +63,7 @@ def test_a_group_whose_trials_all_errored_has_no_verdict_in_the_html_report() ->
     html = render_html(suite, records)
     gate = gate_section(html)
     assert (
-        'e · a · default</td><td colspan="4">no verdict: no scored trial (2 in error)</td>' in gate
+        'e · a · default</td><td colspan="4">no verdict (no scored trial: 2 in error)</td>' in gate
     )
     checks = gate.split("<table>", 1)[1]  # no failed check listed (the Gate line names them all)
     assert "minPassRate" not in checks and "n/a" not in checks
@@ -152,4 +152,47 @@ def test_a_group_whose_trials_a_stop_cut_short_says_so_not_in_error() -> None:
     )
     assert row_of(text, "m").endswith(
         "| no verdict (no scored trial: 1 in error, 1 cut short by the stop (interrupted)) |"
+    )
+
+
+def test_the_html_gate_says_the_trials_a_stop_cut_short_as_the_markdown_does() -> None:
+    """The HTML report's Gate section said "no verdict: no scored trial (2 in error)" of a
+    group whose trials the stop cut short; it says them in the Markdown's words."""
+    cut = [
+        rec("c", "infra-error", r).model_copy(update={"reason": "interrupted: the run was stopped"})
+        for r in (1, 2)
+    ]
+    records = [rec("p", "passed"), *cut, rec("m", "agent-error")]
+    records.append(cut[0].model_copy(update={"case": "m", "repeat": 2}))
+    suite = aggregate(records, GATE, run_id="r", interrupted=True)
+    gate = gate_section(render_html(suite, records))
+    said = '<td colspan="4">no verdict (no scored trial: {})</td>'
+    assert said.format("2 cut short by the stop (interrupted)") in gate
+    assert said.format("1 in error, 1 cut short by the stop (interrupted)") in gate
+    assert "2 in error" not in gate
+
+
+def test_the_markdown_count_of_trials_says_which_a_stop_cut_short() -> None:
+    """``- Trials: 5 (infra-error 2, passed 3)`` read as two trials broken by infrastructure,
+    when the stop had cut them short."""
+    cut = rec("c", "infra-error", 2).model_copy(
+        update={"reason": "interrupted: the run was stopped"}
+    )
+    records = [rec("c", "passed"), cut, rec("d", "infra-error"), rec("d", "passed", 2)]
+    suite = aggregate(records, GATE, run_id="r", interrupted=True)
+    text = render_markdown(suite, records)
+    assert (
+        "- Trials: 4 (infra-error 2, passed 2; 1 of the 2 infra-error was cut short by the stop "
+        "(interrupted))" in text
+    )
+    assert (
+        "2 trials ended in an error status (agent-error, infra-error, eval-error), 1 of them cut "
+        "short by the stop (interrupted), which `--resume` runs again;" in text
+    )
+    only = [rec("c", "passed"), cut]
+    text = render_markdown(aggregate(only, GATE, run_id="r", interrupted=True), only)
+    assert "- Trials: 2 (infra-error 1, passed 1; the 1 infra-error was cut short" in text
+    assert (
+        "1 trial ended in an error status (agent-error, infra-error, eval-error), cut short by "
+        "the stop (interrupted), which `--resume` runs again; it is excluded" in text
     )
