@@ -18,7 +18,9 @@ Classnames are unique in the file (see :func:`classnames`): when two groups woul
 (cases ``a.b`` and ``a_b``), each whose names hold a dot gets a suffix derived from its names,
 the same in every run. A failed trial
 (``failed``, ``timeout``) carries a ``failure`` when its group failed its gate, a trial in an
-error status an ``error``, a skipped one ``skipped``, each with the reason; the score and key
+error status an ``error``, a skipped one ``skipped``, each with the reason (a trial a stop cut
+short, recorded as ``infra-error`` with an ``interrupted:`` reason, is ``skipped`` too, its
+message ``cut short by the stop (interrupted): …``: it neither failed nor broke); the score and key
 figures are ``property`` elements of the testcase. A failed trial in a group whose gate passed
 (a ``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it
 failed and why: the file is green exactly when the exit code is 0. A trial's warnings (which
@@ -34,8 +36,9 @@ when the run has one (classname ``gates``, name ``A/B <treatment> vs <baseline>`
 failed) and one failed testcase for each group whose gate failed over its scored trials (name
 ``<case>/<agent>/<condition>``), or where a gate evaluator failed in a trial that then ended in
 an error status, as the exit code counts a failed gate. A run whose exit code is not 0 although
-no test says why (stopped before its first trial ended: nothing to show) gets a testcase ``run``
-in ``gates`` with an ``error`` giving the exit code and its reason.
+no test says why (stopped before its first trial ended: nothing to show), and every stopped run
+(exit 130: the trials it cut short are skipped, those it never started have no testcase), gets a
+testcase ``run`` in ``gates`` with an ``error`` giving the exit code and its reason.
 """
 
 from __future__ import annotations
@@ -47,9 +50,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from proctor.models.suite import SuiteRecord
-from proctor.models.trial import ERROR_STATUSES, TrialRecord
+from proctor.models.trial import ERROR_STATUSES, INTERRUPTED_PREFIX, TrialRecord
 from proctor.report.ab.measures import total_tokens
 from proctor.report.aggregate import IN_ERRORS, FailedGates, failed_gates, group_records
+from proctor.report.cut_short import CUT_SHORT, is_cut_short
 from proctor.report.pooled_runs import gate_line
 
 if TYPE_CHECKING:
@@ -95,6 +99,8 @@ def _outcome(record: TrialRecord, tolerated: bool) -> str | None:
     gate and fails no test."""
     if record.status in FAILURE_STATUSES:
         return None if tolerated else "failure"
+    if is_cut_short(record):  # the stop's doing, not the trial's: said by the run's error
+        return "skipped"
     if record.status in ERROR_STATUSES:
         return "error"
     return "skipped" if record.status == "skipped" else None
@@ -185,7 +191,10 @@ def _testcase(
         error = ET.SubElement(case, "error", message=reason, type=record.status)
         error.text = record.error.traceback if record.error and record.error.traceback else reason
     elif outcome == "skipped":
-        ET.SubElement(case, "skipped", message=reason)
+        if is_cut_short(record):  # "interrupted: the run was stopped …", said once
+            reason = f"{CUT_SHORT}: {reason.removeprefix(INTERRUPTED_PREFIX).strip()}"
+        # Jenkins shows the message, GitLab the element's text: both say it.
+        ET.SubElement(case, "skipped", message=reason).text = reason
     said = [] if own is None else [f"trial {own.where}"]
     if outcome is None and record.status in FAILURE_STATUSES:  # tolerated: said, not failed
         said.append(f"{record.status}, tolerated by its group's gate: {reason}")
@@ -221,7 +230,9 @@ def _gates(root: ET.Element, suite: SuiteRecord, failing: FailedGates) -> None:
     for group in failing.in_errors:
         cases.append((f"{group.case}/{group.agent}/{group.condition}", "failure", IN_ERRORS))
     said = root.get("failures") != "0" or root.get("errors") != "0" or failing
-    if suite.exit_code != 0 and not said:
+    # A stopped run says so whatever its trials did: its trials cut short are skipped, and
+    # those not started have no testcase.
+    if suite.exit_code != 0 and (not said or suite.interrupted):
         reason = f"exit {suite.exit_code}: {suite.exit_reason}"
         cases.append(("run", "error", reason))
     if not cases:

@@ -231,3 +231,40 @@ def test_boolean_properties_are_written_true_and_false() -> None:
     assert values[("c/a/default", "gatePassed")] == "true"
     assert values[("x/a/default", "gatePassed")] == "false"
     assert not {v for v in values.values() if v in ("True", "False")}
+
+
+def cut_short(repeat: int, case: str = "c") -> TrialRecord:
+    return rec("infra-error", repeat, case=case).model_copy(
+        update={"reason": "interrupted: the run was stopped before this trial ended"}
+    )
+
+
+def test_a_trial_a_stop_cut_short_is_skipped_and_the_stop_is_the_error() -> None:
+    """A trial the stop cut short was an ``error`` of type ``infra-error``, as if the
+    infrastructure had broken; it is skipped, saying so, and the run's stop is the one error."""
+    records = [rec("passed"), cut_short(2), cut_short(1, case="d")]
+    code, root = render(records, Gate(min_pass_rate=1.0), interrupted=True, planned=6)
+    assert code == 130 and red(root)
+    tallies_hold(root)
+    assert root.get("errors") == "1" and root.get("skipped") == "2"
+    said = "cut short by the stop (interrupted): the run was stopped before this trial ended"
+    for case in root.iter("testcase"):
+        if case.get("classname") == "gates":
+            continue
+        skipped = case.find("skipped")
+        if case.get("name") == "repeat 2" or case.get("classname") == "d.a.default":
+            assert skipped is not None and skipped.get("message") == said == skipped.text
+            assert case.find("error") is None
+    (run,) = [c for c in root.iter("testcase") if c.get("classname") == "gates"]
+    error = run.find("error")
+    assert run.get("name") == "run" and error is not None
+    assert error.get("message", "").startswith("exit 130: interrupted after 1 of 6 trials")
+
+
+def test_a_stopped_run_whose_other_trials_failed_still_says_it_was_stopped() -> None:
+    records = [rec("failed"), cut_short(2)]
+    code, root = render(records, Gate(min_pass_rate=1.0), interrupted=True, planned=3)
+    assert code == 130
+    tallies_hold(root)
+    names = [c.get("name") for c in root.iter("testcase") if c.get("classname") == "gates"]
+    assert "run" in names
