@@ -29,7 +29,7 @@ from proctor.report.ab.markdown import (
     verdict_word,
 )
 from proctor.report.ab.measures import ELAPSED_MEANS
-from proctor.report.cut_short import no_scored_trial_of
+from proctor.report.cut_short import CUT_SHORT, no_scored_trial_of
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.pooled_runs import gate_line
 from proctor.report.stored import reason_before_annotation
@@ -98,6 +98,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     # A group with no scored trial: its trials in error and those a stop cut short, counted
     # apart in the Markdown's words.
     env.globals["no_scored_trial"] = no_scored_trial_of
+    env.globals["cut_short_words"] = CUT_SHORT
     return env
 
 

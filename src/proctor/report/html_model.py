@@ -15,6 +15,7 @@ from typing import Any
 
 from proctor.models.suite import GroupStats, SuiteRecord
 from proctor.models.trial import INTERRUPTED_PREFIX, SCORED_STATUSES, TrialRecord
+from proctor.report.cut_short import is_cut_short
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Cell:
     """The gate as the exit code counts it; None when the group has no verdict."""
     outcome: str
     """``pass``, ``fail``, ``mixed`` or ``none``: the colour of the cell."""
+    cut_short: int = 0
+    """Of its ``errors``, the trials a stop cut short (interrupted), said apart."""
 
 
 def point_of(record: TrialRecord, url: str) -> TrialPoint:
@@ -133,6 +136,7 @@ def matrix(points: Sequence[TrialPoint], suite: SuiteRecord | None) -> list[Cell
                 tokens=_median(p.tokens for p in scored),
                 gate_passed=_gate_verdict(group),
                 outcome=_outcome(passes, len(scored)),
+                cut_short=sum(map(is_cut_short, members)),
             )
         )
     return cells

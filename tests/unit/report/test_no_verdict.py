@@ -196,3 +196,15 @@ def test_the_markdown_count_of_trials_says_which_a_stop_cut_short() -> None:
         "1 trial ended in an error status (agent-error, infra-error, eval-error), cut short by "
         "the stop (interrupted), which `--resume` runs again; it is excluded" in text
     )
+
+
+def test_the_html_matrix_says_which_errors_a_stop_cut_short() -> None:
+    """The matrix's errors column counted a trial the stop cut short as an error, nothing more."""
+    cut = rec("c", "infra-error", 2).model_copy(
+        update={"reason": "interrupted: the run was stopped"}
+    )
+    records = [rec("c", "passed"), cut, rec("e", "agent-error")]
+    html = render_html(aggregate(records, GATE, run_id="r", interrupted=True), records)
+    assert '<td class="num">1 <span class="muted cut-short"' in matrix_row(html, "c")
+    assert "(1 cut short by the stop)</span></td>" in matrix_row(html, "c")
+    assert "cut short" not in matrix_row(html, "e")
