@@ -40,6 +40,8 @@ def test_an_interrupted_trial_keeps_no_workspace(tmp_path: Path) -> None:
     os.killpg(run.pid, signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err
+    # Its line says the stop cut it short, as `proctor eval`'s does, not an infra-error.
+    assert "[1/1] interrupted long/scripted/default/1: the run was stopped" in err, err
     (trial,) = out.glob("run-*/trials/long/scripted/default/1")
     record = json.loads((trial / "trial.json").read_text())
     assert record["reason"].startswith("interrupted:"), record["reason"]

@@ -21,6 +21,8 @@ from proctor.execute.events import (
     TrialFinished,
     TrialStarted,
 )
+from proctor.models.trial import INTERRUPTED_PREFIX
+from proctor.report.cut_short import is_cut_short
 from proctor.util.masking import mask
 from proctor.util.text import duration_text, one_line, plural
 
@@ -75,10 +77,16 @@ class PlainProgress:
             self.running.pop((r.case, r.agent, r.condition, r.repeat), None)
             score = f" (score {r.score:g})" if r.score is not None else ""
             reason = f": {r.reason}" if r.status != "passed" else ""
+            status: str = r.status
+            if is_cut_short(r):  # the stop cut it short: it broke nothing (see report.cut_short)
+                status, reason = (
+                    "interrupted",
+                    f": {r.reason.removeprefix(INTERRUPTED_PREFIX).strip()}",
+                )
             # One line, whatever a case name or a check's label holds (a line break, a
             # terminal's escape sequence): shown, never obeyed.
             trial = mask(one_line(f"{r.case}/{r.agent}/{r.condition}/{r.repeat}{score}{reason}"))
-            self._print(f"[{self.done}/{self.total}] {r.status} {trial}")
+            self._print(f"[{self.done}/{self.total}] {status} {trial}")
             for warning in r.warnings:  # decides nothing, but the trial ran less than written
                 self._print(f"    warning: {mask(one_line(warning))}")
         elif isinstance(event, Tick):
