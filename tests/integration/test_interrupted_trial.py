@@ -46,6 +46,10 @@ def test_an_interrupted_trial_keeps_no_workspace(tmp_path: Path) -> None:
     record = json.loads((trial / "trial.json").read_text())
     assert record["reason"].startswith("interrupted:"), record["reason"]
     assert record.get("workspace") is None and not (trial / "workspace").exists()
+    # suite.json counts it apart from the errors it is recorded among.
+    suite = json.loads((trial.parents[4] / "suite.json").read_text())
+    assert (suite["groups"][0]["cutShort"], suite["totals"]["cutShort"]) == (1, 1)
+    assert suite["totals"]["statusCounts"] == {"infra-error": 1}
 
 
 def _shown_by_agent(out: Path, text: str) -> bool:

@@ -110,6 +110,10 @@ class GroupStats(CamelModel):
     condition: str
     n: int
     status_counts: dict[str, int]
+    cut_short: int = 0
+    """Of the trials in ``status_counts``' error statuses, those a stop cut short (their
+    reason ``interrupted: …``), which ``--resume`` runs again: the person who stopped the run
+    broke nothing."""
     scored: int
     """Trials that count in the pass rate (passed + failed + timeout): its denominator."""
     passes: int
@@ -156,6 +160,8 @@ class GroupStats(CamelModel):
 class SuiteTotals(CamelModel):
     n: int = 0
     status_counts: dict[str, int] = {}
+    cut_short: int = 0
+    """Trials a stop cut short, as each group's ``cutShort``."""
     scored: int = 0
     passes: int = 0
     pass_rate: float | None = None

@@ -39,6 +39,7 @@ from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.choose import choose_pair, records_for_pair
 from proctor.report.ab.measures import excluded_by_hand
 from proctor.report.ab.pairs import Cell
+from proctor.report.cut_short import is_cut_short
 from proctor.report.effort import (
     cost_rollup,
     effort_stats,
@@ -125,6 +126,7 @@ def group_stats(records: Sequence[TrialRecord], gate: Gate) -> GroupStats:
         condition=first.condition,
         n=len(records),
         status_counts=dict(sorted(counts.items())),
+        cut_short=sum(map(is_cut_short, records)),
         scored=len(scored),
         passes=passes,
         pass_rate=rate,
@@ -358,6 +360,7 @@ def aggregate(
     totals = SuiteTotals(
         n=len(records),
         status_counts=dict(sorted(counts.items())),
+        cut_short=sum(map(is_cut_short, records)),
         scored=len(scored),
         passes=passes,
         pass_rate=pass_rate(passes, len(scored)),
