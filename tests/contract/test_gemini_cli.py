@@ -301,8 +301,14 @@ def test_a_subagents_chat_is_read_with_the_trial(run_cli: Callable[..., dict[str
         assert trial["usage"][model]["responses"] == responses
         # Gemini CLI's report counts the subagent's tokens: they agree.
         assert model not in (trial["usageCheck"] or {}).get("differences", {}), trial["usageCheck"]
-    kept = sorted(p.name for p in (out["dir"] / "transcript").glob("*.jsonl"))
-    assert len(kept) == 2, kept
+    # The subagent's chat in its session's folder, as Gemini CLI keeps it: its header names
+    # no session, the folder does.
+    kept = sorted(
+        p.relative_to(out["dir"] / "transcript")
+        for p in (out["dir"] / "transcript").rglob("*.jsonl")
+    )
+    assert [len(p.parts) for p in kept] == [2, 1], kept
+    assert kept[0].parent.name == trial["sessionId"], kept
 
 
 @pytest.mark.parametrize(("listed", "outcome"), [(True, "fail"), (False, "unknown")])

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 
 from tests.contract.conftest import require_cli
+from tests.contract.test_codex import SPAWN
+from tests.contract.test_gemini_cli import INVOKE
 
 CALC = "def add(a, b):\n    return a - b\n"
 TEST = (
@@ -115,4 +117,31 @@ def test_history_measures_the_session_as_its_trial_did(
         assert session["agent"] == agent
         assert session["unknownRecords"] == 0
         assert session["path"] == str((out["dir"] / "raw-transcript.jsonl").resolve())
+        assert _session_figures(session) == expected, path
+
+
+@pytest.mark.parametrize(("agent", "plan"), [("codex", SPAWN), ("gemini-cli", INVOKE)])
+def test_history_measures_a_session_with_subagents_as_its_trial_did(
+    run_cli: Callable[..., dict[str, Any]], proctor: Any, agent: str, plan: dict[str, Any]
+) -> None:
+    """The trial keeps every file of a session with subagents in ``transcript/``, as the CLI
+    laid them out: ``proctor history`` of that folder, or of the trial's, counts the subagents'
+    steps and tokens in the session, as the trial did (the main file alone has none of them)."""
+    require_cli(agent)
+    out = run_cli(agent, plan, config={"timeoutSec": 60})
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    expected = _trial_figures(trial)
+    assert expected["steps"]["byKind"]["subagent"] >= 1
+    for path in (out["dir"] / "transcript", out["dir"]):
+        result = proctor("history", str(path), "--json", "--no-cache")
+        assert result.code == 0, result.err
+        report = json.loads(result.out)
+        (session,) = report["sessions"]
+        assert session["unknownRecords"] == 0
+        # The trial folder's raw-transcript.jsonl is the same session's main file again.
+        others = [
+            row for row in report["unavailable"] if "copy of the session" not in row["reason"]
+        ]
+        assert others == [], report["unavailable"]
         assert _session_figures(session) == expected, path

@@ -529,9 +529,23 @@ def test_record_keeps_every_file_of_a_session_with_subagents_as_a_run_does(
     assert result.code == 1, result.err  # b.txt is missing: the case fails
     (trial,) = out.glob(f"run-*/trials/add-b/{agent}/default/1")
     assert (trial / "raw-transcript.jsonl").read_bytes() == given.read_bytes()
-    kept = sorted((trial / "transcript").iterdir())
-    assert [p.name for p in kept] == sorted(p.name for p in files)
-    assert all((trial / "transcript" / p.name).read_bytes() == p.read_bytes() for p in files)
+    # Each file where the CLI laid it out under the session's file's folder (a Gemini CLI
+    # subagent's chat names its session by that folder alone), else by its name.
+    kept = sorted(p for p in (trial / "transcript").rglob("*") if p.is_file())
+    laid = {
+        p: p.relative_to(given.parent) if p.is_relative_to(given.parent) else p.name for p in files
+    }
+    assert kept == sorted(trial / "transcript" / rel for rel in laid.values())
+    assert all((trial / "transcript" / laid[p]).read_bytes() == p.read_bytes() for p in files)
+    # `proctor history` reads the kept files as the trial read them: one session, its
+    # subagents' steps and tokens with it.
+    history = proctor("history", str(trial / "transcript"), "--json", "--no-cache")
+    report = json.loads(history.out)
+    assert report["unavailable"] == [], report["unavailable"]
+    (session,) = report["sessions"]
+    measured = json.loads((trial / "trial.json").read_text())
+    assert session["steps"] == measured["process"]["steps"]
+    assert session["usage"] == measured["usage"]
     events = [json.loads(line) for line in (trial / "trajectory.jsonl").read_text().splitlines()]
     assert any(e.get("sidechain") for e in events)  # the subagents' events, parsed as before
     assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before

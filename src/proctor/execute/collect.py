@@ -58,12 +58,22 @@ class Collected:
 
 
 def copy_session_files(files: list[Path], dest: Path) -> None:
-    """Copy every native file of the session byte for byte, keeping names unique."""
+    """Copy every native file of the session (its own first) byte for byte, keeping names
+    unique. A file in a folder under the session's file's folder keeps its path under it, as
+    the CLI laid it out (a Claude Code session's ``<session>/subagents/``, a Gemini CLI chat's
+    ``<session id>/``): a Gemini CLI subagent's chat names no session but by that folder, and
+    ``proctor history`` reads the copies as one session with its subagents, as the trial did."""
     dest.mkdir(parents=True, exist_ok=True)
+    base = files[0].parent if files else dest
     for i, path in enumerate(files):
-        target = dest / path.name
+        try:
+            kept = path.relative_to(base)
+        except ValueError:  # elsewhere (a Codex thread's rollout of another day): by name
+            kept = Path(path.name)
+        target = dest / kept
         if target.exists():
-            target = dest / f"{i}-{path.name}"
+            target = target.parent / f"{i}-{path.name}"
+        target.parent.mkdir(parents=True, exist_ok=True)
         copy_file_atomic(path, target)
 
 
