@@ -56,7 +56,7 @@ def _trial_figures(trial: dict[str, Any]) -> dict[str, Any]:
         "steps": process["steps"],
         "orientation": process["orientation"],
         "checks": len(process["checks"]),
-        "failedChecks": process["rework"],
+        "failedChecks": sum(check["outcome"] == "fail" for check in process["checks"]),
         "loops": process["loops"],
         "rulesFired": sorted(rule["rule"] for rule in trial["rules"] if rule["fired"]),
         "usage": trial["usage"],
@@ -107,6 +107,7 @@ def test_history_measures_the_session_as_its_trial_did(
     assert expected["steps"]["byKind"] == {"shell": 4, "search": 1, "read": 2, "edit": 1}
     assert (expected["failedChecks"], expected["loops"], expected["verified"]) == (3, 1, True)
     assert expected["rulesFired"] == ["loops"]
+    assert trial["process"]["rework"] == expected["failedChecks"]
     assert next(iter(expected["usage"].values()))["responses"] >= 9
     for path in (out["dir"] / "raw-transcript.jsonl", out["dir"]):
         result = proctor("history", str(path), "--json", "--no-cache")
