@@ -56,3 +56,62 @@ def test_control_the_same_options_given_values_are_taken(proctor: Run) -> None:
         "run", "--source", str(EXAMPLES / "cases"), "--agent-model", "scripted=x", "--dry-run"
     )
     assert planned.code == 0, planned.err
+
+
+CASES = str(EXAMPLES / "cases")
+NAMED = [
+    ("run", "--source", CASES, "--dry-run", "--agent"),
+    ("run", "--source", CASES, "--dry-run", "--case"),
+    ("run", "--source", CASES, "--dry-run", "--tag"),
+    ("run", "--source", CASES, "--dry-run", "--condition"),
+    ("run", "--source", CASES, "--dry-run", "--first-condition"),
+    ("run", "--source", CASES, "--dry-run", "--only-evaluator"),
+    ("run", "--source", CASES, "--dry-run", "--skip-evaluator"),
+    ("run", "--source", CASES, "--dry-run", "--reporter"),
+    ("run", "--source", CASES, "--dry-run", "--executor", "ray", "--ray-address"),
+    ("validate", "--source", CASES, "--agent"),
+    ("validate", "--source", CASES, "--tag"),
+    ("eval", "--dir", str(EXAMPLES / "evals"), "--list", "--case"),
+    ("eval", "--dir", str(EXAMPLES / "evals"), "--list", "--tag"),
+    ("compare", CASES, "--treatment"),
+    ("compare", CASES, "--baseline"),
+    ("report", CASES, "--goal-shape"),
+]
+
+
+@pytest.mark.parametrize("args", NAMED, ids=lambda a: f"{a[0]} {a[-1]}")
+@pytest.mark.parametrize("blank", ["", " ", "\u00a0"])
+def test_a_blank_name_is_refused_by_every_option_that_takes_one(
+    proctor: Run, args: tuple[str, ...], blank: str
+) -> None:
+    # Not `--agent : unknown agent ''` nor `--tag : no case carries it`: the documented rule.
+    result = proctor(*args, blank)
+    shown = '"\\u00a0"' if blank == "\u00a0" else f'"{blank}"'
+    assert result.code == 2, result.err
+    assert f"{args[-1]} {shown}: expected a value, not a blank one" in result.err, result.err
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [
+        ("--case", '--case "fix-a-bug\\u00a0": no case matches'),
+        ("--condition", '--condition "baseline\\u00a0": no case has that condition'),
+        ("--first-condition", '--first-condition "baseline\\u00a0": no case has'),
+        ("--tag", '--tag "smoke\\u00a0": no case carries it'),
+        ("--agent", '--agent "scripted\\u00a0": unknown agent "scripted\\u00a0"'),
+        ("--only-evaluator", '--only-evaluator "command\\u00a0": no case has an evaluator'),
+    ],
+)
+def test_a_name_with_an_unseen_character_is_shown_with_its_escape(
+    proctor: Run, option: str, said: str
+) -> None:
+    # A no-break space at the end: shown raw, the value and its "did you mean" looked the same.
+    value = said.split('"')[1].replace("\\u00a0", "\u00a0")
+    result = proctor("run", "--source", CASES, "--dry-run", option, value)
+    assert result.code == 2 and said in result.err, result.err
+    assert "\u00a0" not in result.err
+
+
+def test_control_a_plain_unknown_name_is_said_as_before(proctor: Run) -> None:
+    result = proctor("run", "--source", CASES, "--dry-run", "--agent", "clude")
+    assert result.code == 2 and "--agent clude: unknown agent 'clude'" in result.err, result.err

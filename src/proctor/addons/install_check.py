@@ -52,6 +52,7 @@ from proctor.errors import ConfigError
 from proctor.models.audit import AuditReport
 from proctor.models.install_check import InstallCheck, InstallCheckReport, NotRunCheck
 from proctor.util.files import temporary_folder
+from proctor.util.json_shown import name_shown
 
 
 @dataclass
@@ -80,7 +81,9 @@ def resolve_agents(options: InstallOptions) -> list[str]:
     if options.agents:
         unknown = [a for a in options.agents if a not in AGENT_IDS]
         if unknown:
-            raise ConfigError(f"--agent {unknown[0]}: {unknown_agent(unknown[0], AGENT_IDS)}")
+            raise ConfigError(
+                f"--agent {name_shown(unknown[0])}: {unknown_agent(unknown[0], AGENT_IDS)}"
+            )
         chosen = list(dict.fromkeys(options.agents))
         expected = options.expect.agents() if options.expect is not None else []
         left_out = [a for a in expected if a not in chosen]

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from proctor.errors import ConfigError
+from proctor.util.json_shown import name_quoted, name_shown
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def format_for_agent(agent: str) -> str:
     """The transcript format of an agent id or alias (``scripted`` writes Claude Code's)."""
     spec = spec_for(agent)
     if spec is None:
-        raise ConfigError(f"--agent {agent}: {unknown_agent(agent, agent_names())}")
+        raise ConfigError(f"--agent {name_shown(agent)}: {unknown_agent(agent, agent_names())}")
     return spec.transcript_format
 
 
@@ -163,7 +164,7 @@ def unknown_agent(name: str, known: Iterable[str]) -> str:
     names = sorted(known)
     near = [f"'{a}'" for a in nearest_agents(name, names)]
     hint = f"did you mean {' or '.join(near)}? " if near else ""
-    return f"unknown agent '{name}' ({hint}known: {', '.join(names)})"
+    return f"unknown agent {name_quoted(name)} ({hint}known: {', '.join(names)})"
 
 
 def covered_agent(

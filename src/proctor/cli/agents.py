@@ -10,6 +10,7 @@ import click
 
 from proctor.agents.spec import unknown_agent
 from proctor.cli.options import config_option
+from proctor.util.json_shown import name_shown
 
 if TYPE_CHECKING:
     from proctor.models.config import AgentProfile
@@ -76,7 +77,7 @@ def command(
     known = {i for i in known_agent_ids(profiles) if i in builtin or _runs(profiles.get(i))}
     for agent in agents:
         if agent not in known:
-            raise ConfigError(f"--agent {agent}: {unknown_agent(agent, known)}")
+            raise ConfigError(f"--agent {name_shown(agent)}: {unknown_agent(agent, known)}")
     own = [name for name, p in profiles.items() if name not in builtin and _runs(p)]
     ids = list(dict.fromkeys(agents)) if agents else builtin + own
     rows, sentences = [], []

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from proctor.cli.options import label_options, relabeller
+from proctor.cli.options import NAME, label_options, relabeller
 
 
 @click.command("compare")
@@ -17,10 +17,12 @@ from proctor.cli.options import label_options, relabeller
 )
 @click.option(
     "--treatment",
+    type=NAME,
     help="Condition treated as the treatment (the RUNs read as one sample set, however many).",
 )
 @click.option(
     "--baseline",
+    type=NAME,
     help="Condition treated as the baseline (the RUNs read as one sample set, however many).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import (
+    NAME,
     FiniteRange,
     ResultsFolder,
     agent_effort_option,
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
     help="The project folder that holds evals/.",
 )
 @case_option_of("id (builds/api, tools/order/2 for an iteration)")
-@click.option("--tag", "tags", multiple=True, help="Run the evals with this tag (repeatable).")
+@click.option(
+    "--tag", "tags", type=NAME, multiple=True, help="Run the evals with this tag (repeatable)."
+)
 @click.option("--list", "list_only", is_flag=True, help="Print the ids; run nothing.")
 @click.option(
     "--dry-run",
@@ -74,6 +77,7 @@ if TYPE_CHECKING:
 @click.option(
     "--agent",
     "agents",
+    type=NAME,
     multiple=True,  # given twice, refused (proctor run's is repeatable: one run per agent here)
     help="The agent for every eval (default: the case's or eval's, else evals.config.py's, "
     "else scripted).",

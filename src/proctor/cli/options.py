@@ -51,6 +51,23 @@ config_option = click.option(
 )
 
 
+class Name(click.ParamType):  # type: ignore[type-arg]
+    """An option's name of something (an agent, a case, a tag, a condition), never a blank
+    one: ``--agent "$AGENT"`` with the variable unset, read as not given, would go on with
+    another value without a word (refused as :func:`blank_refused` refuses one)."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            named = param.opts[0] if param is not None and param.opts else "the option"
+            blank_refused((named, value))
+        return value
+
+
+NAME = Name()
+
+
 # What chooses which trials a run plans, shared by run and validate (validate checks what that
 # run would run, and refuses what it would refuse); eval's --case picks cases by id with it.
 def case_option_of(name: str) -> Callable[[FC], FC]:
@@ -59,6 +76,7 @@ def case_option_of(name: str) -> Callable[[FC], FC]:
     return click.option(
         "--case",
         "cases",
+        type=NAME,
         multiple=True,
         metavar="GLOB",
         help=f"Only cases whose {name} matches GLOB (repeatable; * matches / too).",
@@ -67,13 +85,23 @@ def case_option_of(name: str) -> Callable[[FC], FC]:
 
 case_option = case_option_of("folder name")
 tag_option = click.option(
-    "--tag", "tags", multiple=True, metavar="TAG", help="Only cases carrying TAG (repeatable)."
+    "--tag",
+    "tags",
+    type=NAME,
+    multiple=True,
+    metavar="TAG",
+    help="Only cases carrying TAG (repeatable).",
 )
 condition_option = click.option(
-    "--condition", "conditions", multiple=True, help="Only these A/B conditions (repeatable)."
+    "--condition",
+    "conditions",
+    type=NAME,
+    multiple=True,
+    help="Only these A/B conditions (repeatable).",
 )
 first_condition_option = click.option(
     "--first-condition",
+    type=NAME,
     help="Run this condition first in every pair (default: the order rotates with the repeat).",
 )
 mode_option = click.option(
@@ -98,6 +126,7 @@ agent_effort_option = click.option(
 only_evaluator_option = click.option(
     "--only-evaluator",
     "only_evaluators",
+    type=NAME,
     multiple=True,
     metavar="ID",
     help="Run only the evaluators with this use or label (repeatable).",
@@ -105,6 +134,7 @@ only_evaluator_option = click.option(
 skip_evaluator_option = click.option(
     "--skip-evaluator",
     "skip_evaluators",
+    type=NAME,
     multiple=True,
     metavar="ID",
     help="Leave out the evaluators with this use or label (repeatable).",
@@ -117,6 +147,7 @@ keep_workspace_option = click.option(
 reporter_option = click.option(
     "--reporter",
     "reporters",
+    type=NAME,
     multiple=True,
     metavar="NAME",
     help="A reporter to write: markdown, json, junit or html (repeatable, or comma-separated).",

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from proctor.cli.options import label_options, relabeller, reporter_option
+from proctor.cli.options import NAME, label_options, relabeller, reporter_option
 from proctor.cli.signals import echo_unless_gone
+from proctor.util.json_shown import name_shown
 
 if TYPE_CHECKING:
     from proctor.models.run import RunManifest
@@ -59,7 +60,9 @@ if TYPE_CHECKING:
 )
 @click.option("--repeated", is_flag=True, help="Also print the repeated-run view.")
 @click.option(
-    "--goal-shape", help="Repeated-run view (shown when given): only cases of this goal shape."
+    "--goal-shape",
+    type=NAME,
+    help="Repeated-run view (shown when given): only cases of this goal shape.",
 )
 @click.option(
     "--min-samples",
@@ -353,7 +356,7 @@ def refuse_early(
         shapes = sorted({r.labels.goal_shape for r in records if r.labels.goal_shape})
         if goal_shape not in shapes:
             raise ConfigError(
-                f"--goal-shape {goal_shape}: no trial has that goal shape "
+                f"--goal-shape {name_shown(goal_shape)}: no trial has that goal shape "
                 f"(shapes: {', '.join(shapes) or 'none; --goal-labels FILE sets them'})"
             )
 

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import (
+    NAME,
     FiniteRange,
     ResultsFolder,
     agent_effort_option,
     agent_model_option,
+    blank_refused,
     budget_option,
     case_option,
     condition_option,
@@ -52,7 +54,7 @@ deterministic trials, and a difference shows up within a few."""
 
 @click.command("run")
 @source_option
-@click.option("--agent", "agents", multiple=True, help="Agent id to run (repeatable).")
+@click.option("--agent", "agents", type=NAME, multiple=True, help="Agent id to run (repeatable).")
 @case_option
 @tag_option
 @condition_option
@@ -554,6 +556,7 @@ def _check_executor(
     of this machine, and a Ray trial's is on its node."""
     from proctor.errors import ConfigError
 
+    blank_refused(("--ray-address", ray_address))  # else Ray's own cluster, or a new one
     if ray_address is not None and executor != "ray":
         raise ConfigError("--ray-address names a Ray cluster: give --executor ray too")
     if executor == "ray" and resume is not None:

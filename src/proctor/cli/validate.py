@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from proctor.cli.options import (
+    NAME,
     agent_effort_option,
     agent_model_option,
     case_option,
@@ -40,7 +41,9 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path, file_okay=False),
     help="Where task files' repository labels are resolved (read only).",
 )
-@click.option("--agent", "agents", multiple=True, help="Agent id to check, as run's (repeatable).")
+@click.option(
+    "--agent", "agents", type=NAME, multiple=True, help="Agent id to check, as run's (repeatable)."
+)
 @case_option
 @tag_option
 @condition_option

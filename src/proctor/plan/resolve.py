@@ -38,6 +38,7 @@ from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.roles import resolve_roles
 from proctor.report.aggregate import applied_gate
+from proctor.util.json_shown import name_shown
 from proctor.util.text import did_you_mean, noun_for, unknown_name
 
 DEFAULT_CONDITION = "default"
@@ -56,7 +57,9 @@ def resolve_case(
         if agent not in known:
             # Named where the list was written: a flag, the case's config.json, or the
             # top-level configuration that every case without a list of its own takes.
-            holder = f"--agent {agent}" if cli.agents else where if cfg.agents else top_where
+            holder = (
+                f"--agent {name_shown(agent)}" if cli.agents else where if cfg.agents else top_where
+            )
             source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
             raise ConfigError(f"{source}: {unknown_agent(agent, known)}")
     combiner = cfg.combiner or DEFAULT_COMBINER
@@ -271,7 +274,8 @@ def check_case_globs(globs: Sequence[str], names: Sequence[str], every: Sequence
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
     near = did_you_mean(unmatched[0], sorted(names)) if len(unmatched) == 1 else ""
-    raise ConfigError(f"--case {', '.join(unmatched)}: no case matches ({near}cases: {shown})")
+    named = ", ".join(name_shown(g) for g in unmatched)
+    raise ConfigError(f"--case {named}: no case matches ({near}cases: {shown})")
 
 
 def _check_tags(found: Discovery, cli: CliOverrides) -> None:
@@ -285,7 +289,8 @@ def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     which = "no case --case picks" if cli.cases else "no case"
     near = did_you_mean(cli.tags[0], carried) if len(cli.tags) == 1 else ""
     raise ConfigError(
-        f"--tag {', '.join(cli.tags)}: {which} carries it ({near}tags: {shown or 'none'})"
+        f"--tag {', '.join(map(name_shown, cli.tags))}: {which} carries it "
+        f"({near}tags: {shown or 'none'})"
     )
 
 
@@ -325,7 +330,7 @@ def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
                 every = sorted(known)
                 shown = ", ".join(every[:20]) + (", …" if len(every) > 20 else "")
                 raise ConfigError(
-                    f"{option} {name}: no case has an evaluator with that use or label "
+                    f"{option} {name_shown(name)}: no case has an evaluator with that use or label "
                     f"({did_you_mean(name, every)}evaluators: {shown or 'none'})"
                 )
 
@@ -370,17 +375,17 @@ def _check_conditions(
     ):
         if cli.conditions and cli.first_condition in defined:
             raise ConfigError(
-                f"--first-condition {cli.first_condition}: that condition is left out by "
-                f"--condition {' --condition '.join(cli.conditions)}"
+                f"--first-condition {name_shown(cli.first_condition)}: that condition is left out "
+                f"by --condition {' --condition '.join(cli.conditions)}"
             )
         if cli.first_condition in everywhere - defined:
             raise ConfigError(
-                f"--first-condition {cli.first_condition}: that condition is only of cases "
-                f"left out by {_selection(cli)}"
+                f"--first-condition {name_shown(cli.first_condition)}: that condition is only of "
+                f"cases left out by {_selection(cli)}"
             )
         runnable = sorted({name for rc in resolved for name in rc.conditions})
         raise ConfigError(
-            f"--first-condition {cli.first_condition}: no case has that condition "
+            f"--first-condition {name_shown(cli.first_condition)}: no case has that condition "
             f"({did_you_mean(cli.first_condition, runnable)}conditions: "
             f"{', '.join(runnable) or 'none'})"
         )
@@ -536,7 +541,7 @@ def build_plan(
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
             said = (
-                f"--condition {unknown[0]}: no case has that condition "
+                f"--condition {name_shown(unknown[0])}: no case has that condition "
                 f"({did_you_mean(unknown[0], sorted(defined))}conditions: "
                 f"{', '.join(sorted(defined)) or 'none'})"
             )

@@ -42,7 +42,7 @@ from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.run import RunRequest, RunResult, run_session, warn
 from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
-from proctor.util.json_shown import json_text
+from proctor.util.json_shown import json_text, name_shown
 
 
 @dataclass(frozen=True)
@@ -546,7 +546,9 @@ def _check_point(
     agent, where = agent_of(point, request, project)
     known_ids = known_agent_ids(top.codingagents)  # proctor.json's agent profiles too
     if agent not in known_ids:
-        where = f"--agent {agent}" if where == "--agent" else where  # as --case x: says it
+        where = (
+            f"--agent {name_shown(agent)}" if where == "--agent" else where
+        )  # as --case x: says it
         raise ConfigError(f"{where}: {unknown_agent(agent, sorted(known_ids))}")
     judge, where = _judge(point, request, project)
     if judge:

@@ -22,6 +22,7 @@ from proctor.errors import ConfigError
 from proctor.models.config import GOAL_SHAPES, SAFE_NAME, SAFE_NAME_RULE, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
+from proctor.util.json_shown import name_shown
 from proctor.util.text import plural
 
 if TYPE_CHECKING:
@@ -32,7 +33,9 @@ def plan_repeats(
     goal_labels: dict[str, str], goal_shape: str | None, pairs: int, conditions: list[str]
 ) -> RepeatManifest:
     if goal_shape is not None and goal_shape not in GOAL_SHAPES:
-        raise ConfigError(f"--goal-shape {goal_shape}: expected one of {', '.join(GOAL_SHAPES)}")
+        raise ConfigError(
+            f"--goal-shape {name_shown(goal_shape)}: expected one of {', '.join(GOAL_SHAPES)}"
+        )
     check_goal_labels(goal_labels)
     for condition in conditions:
         if not SAFE_NAME.fullmatch(condition):
@@ -47,7 +50,8 @@ def plan_repeats(
     if not tasks:
         shapes = ", ".join(sorted(set(goal_labels.values())))
         raise ConfigError(
-            f"--goal-shape {goal_shape}: no task has that goal shape (shapes: {shapes})"
+            f"--goal-shape {name_shown(goal_shape or '')}: no task has that goal shape "
+            f"(shapes: {shapes})"
         )
     twice = next((c for i, c in enumerate(conditions) if c in conditions[:i]), None)
     if twice is not None:

@@ -83,6 +83,14 @@ def name_shown(name: str) -> str:
     return json_text(name, WHOLE)
 
 
+def name_quoted(name: str) -> str:
+    """A name as a sentence quotes it: ``'fix-a-bug'``, or, when :func:`name_shown` would
+    write it as JSON (a no-break space in it, a blank one), as JSON writes it
+    (``"fix-a-bug\\u00a0"``), so it is told apart from the name it looks like."""
+    shown = name_shown(name)
+    return f"'{name}'" if shown == name and name else json_text(name, WHOLE)
+
+
 def short(value: Any) -> str:
     """``value`` as a message shows it: as JSON writes it (``true``, ``null``, ``"x"``), an
     object or a list by its kind."""
