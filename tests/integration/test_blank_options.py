@@ -115,3 +115,20 @@ def test_a_name_with_an_unseen_character_is_shown_with_its_escape(
 def test_control_a_plain_unknown_name_is_said_as_before(proctor: Run) -> None:
     result = proctor("run", "--source", CASES, "--dry-run", "--agent", "clude")
     assert result.code == 2 and "--agent clude: unknown agent 'clude'" in result.err, result.err
+
+
+@pytest.mark.parametrize(
+    ("command", "default"),
+    [
+        ("run", "(default: proctor.json's out, else ./proctor-results)"),
+        ("eval", "(default: proctor.json's out, else ./proctor-results)"),
+        ("prepare", "(default: ./proctor-results)"),
+        ("record", "(default: ./proctor-results)"),
+    ],
+)
+def test_the_help_of_out_says_the_default_the_command_takes(
+    proctor: Run, command: str, default: str
+) -> None:
+    # run's said ./proctor-results alone, though proctor.json's out comes first.
+    shown = " ".join(proctor(command, "--help").out.split())
+    assert f"--out DIRECTORY Results folder {default}" in shown, shown

@@ -27,7 +27,7 @@ case_source = click.option(
 @click.option(
     "--agent", default="claude-code", show_default=True, help="The agent the person runs."
 )
-@click.option("--out", type=ResultsFolder(), help="Results directory.")
+@click.option("--out", type=ResultsFolder(), help="Results folder (default: ./proctor-results).")
 @click.option("--configure-mcp", is_flag=True, help="Write the condition's MCP servers too.")
 def prepare_command(
     case: str,
@@ -91,7 +91,7 @@ def prepare_command(
 @case_source
 @config_option
 @reporter_option
-@click.option("--out", type=ResultsFolder(), help="Results directory.")
+@click.option("--out", type=ResultsFolder(), help="Results folder (default: ./proctor-results).")
 def record_command(
     case: str,
     condition: str | None,

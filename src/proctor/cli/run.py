@@ -103,7 +103,7 @@ deterministic trials, and a difference shows up within a few."""
 @click.option(
     "--out",
     type=ResultsFolder(),
-    help="Results folder (default ./proctor-results).",
+    help="Results folder (default: proctor.json's out, else ./proctor-results).",
 )
 @config_option
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
