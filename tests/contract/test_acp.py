@@ -178,6 +178,9 @@ def test_a_request_answered_by_the_policy_and_one_left_pending(
     assert policies[:2] == [("Allow", "rule", policies[0][2]), (None, "abort", None)]
     # The request the policy left pending is recorded again with the answer that settled it.
     assert policies[2] == ("Reject", "rule", "answered by the conversation")
+    reasons = [q.reason for q in driver.log.questions]
+    assert reasons[0].startswith("matched rule '") and reasons[1], reasons
+    assert reasons[2] == "the conversation's next message chose it", reasons
     t = session.trajectory()
     assert [e.text for e in t.events if e.type == "answer"] == ["Allow", "Reject"]
     steps = tool_steps([e.model_dump(by_alias=True) for e in t.events])

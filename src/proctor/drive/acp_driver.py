@@ -207,7 +207,7 @@ class AcpDriver:
         pending, self.pending = self.pending, None
         if pending is not None:
             option = choose_option(pending.options, message)
-            reason = ""
+            reason = "the conversation's next message chose it"
             if option is None:
                 option, self.queued = reject_option(pending.options), message
                 reason = "the message names no option: rejected, then sent as the next prompt"

@@ -68,7 +68,7 @@ class AnswerPolicy:
     def answer(self, question: str, options: list[str], screen: str = "") -> PolicyAnswer:
         ruled = answer_question(question, self.rules)
         if ruled.text is not None:
-            return PolicyAnswer(ruled)
+            return PolicyAnswer(ruled, reason=f"matched rule '{ruled.rule}'")
         if self.roles is None or not self.roles.has("workhorse"):
             return PolicyAnswer(Answer(None, "abort"), reason="no rule matched and no model")
         client = self.roles.client("workhorse")
@@ -87,6 +87,9 @@ class AnswerPolicy:
         latency = (time.monotonic() - started) * 1000
         action, text, reason = _parse_reply(reply.text, options)
         answer = Answer(None, "abort") if action == "abort" or not text else Answer(text, "model")
+        if not reason.strip():  # the model answered, or chose nothing, and said not why
+            said = "answered" if answer.text is not None else "gave no answer to type"
+            reason = f"the model {said}, giving no reason"
         return PolicyAnswer(
             answer, str(client.ref), reply.input_tokens, reply.output_tokens, latency, reason
         )

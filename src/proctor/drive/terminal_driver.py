@@ -118,6 +118,7 @@ class TerminalDriver:
             policy="rule",
             rule="answered by the conversation",
             where="mid-turn",
+            reason="the conversation's next message answered it",
         )
         if not self.adapter.answer(session, self.launch, question, message):
             return self._not_an_option(record, question)
