@@ -57,9 +57,8 @@ def resolve_case(
         if agent not in known:
             # Named where the list was written: a flag, the case's config.json, or the
             # top-level configuration that every case without a list of its own takes.
-            holder = (
-                f"--agent {name_shown(agent)}" if cli.agents else where if cfg.agents else top_where
-            )
+            flag = f"--agent {name_shown(agent)}"
+            holder = flag if cli.agents else where if cfg.agents else top_where
             source = holder if cli.agents else f"{holder}: field 'agents[{i}]'"
             raise ConfigError(f"{source}: {unknown_agent(agent, known)}")
     combiner = cfg.combiner or DEFAULT_COMBINER
@@ -274,8 +273,8 @@ def check_case_globs(globs: Sequence[str], names: Sequence[str], every: Sequence
         return
     shown = ", ".join(sorted(names)[:10]) + (", …" if len(names) > 10 else "")
     near = did_you_mean(unmatched[0], sorted(names)) if len(unmatched) == 1 else ""
-    named = ", ".join(name_shown(g) for g in unmatched)
-    raise ConfigError(f"--case {named}: no case matches ({near}cases: {shown})")
+    said = f"--case {', '.join(map(name_shown, unmatched))}: no case matches"
+    raise ConfigError(f"{said} ({near}cases: {shown})")
 
 
 def _check_tags(found: Discovery, cli: CliOverrides) -> None:
@@ -288,10 +287,8 @@ def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     shown = ", ".join(carried[:20]) + (", …" if len(carried) > 20 else "")
     which = "no case --case picks" if cli.cases else "no case"
     near = did_you_mean(cli.tags[0], carried) if len(cli.tags) == 1 else ""
-    raise ConfigError(
-        f"--tag {', '.join(map(name_shown, cli.tags))}: {which} carries it "
-        f"({near}tags: {shown or 'none'})"
-    )
+    said = f"--tag {', '.join(map(name_shown, cli.tags))}: {which} carries it"
+    raise ConfigError(f"{said} ({near}tags: {shown or 'none'})")
 
 
 def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
@@ -329,10 +326,9 @@ def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
             if name not in known:
                 every = sorted(known)
                 shown = ", ".join(every[:20]) + (", …" if len(every) > 20 else "")
-                raise ConfigError(
-                    f"{option} {name_shown(name)}: no case has an evaluator with that use or label "
-                    f"({did_you_mean(name, every)}evaluators: {shown or 'none'})"
-                )
+                near = did_you_mean(name, every)
+                said = f"no case has an evaluator with that use or label ({near}evaluators:"
+                raise ConfigError(f"{option} {name_shown(name)}: {said} {shown or 'none'})")
 
 
 def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
