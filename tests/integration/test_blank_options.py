@@ -122,8 +122,8 @@ def test_control_a_plain_unknown_name_is_said_as_before(proctor: Run) -> None:
     [
         ("run", "(default: proctor.json's out, else ./proctor-results)"),
         ("eval", "(default: proctor.json's out, else ./proctor-results)"),
-        ("prepare", "(default: ./proctor-results)"),
-        ("record", "(default: ./proctor-results)"),
+        ("prepare", "(default: proctor.json's out, else ./proctor-results)"),
+        ("record", "(default: proctor.json's out, else ./proctor-results)"),
     ],
 )
 def test_the_help_of_out_says_the_default_the_command_takes(

@@ -708,3 +708,28 @@ def test_a_recorded_session_without_times_has_no_wall_time_anywhere(
     both = proctor("report", str(run_dir), str(other))
     assert both.code == 0, both.err
     assert "each recorded none: a recorded session whose transcript gives no times)" in both.out
+
+
+def test_prepare_and_record_take_the_results_folder_a_run_takes(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --out, ``proctor.json``'s ``out``, as run and eval take it; they wrote to
+    ./proctor-results whatever proctor.json said."""
+    case = tmp_path / "cases" / "add-b"
+    shutil.copytree(CASE, case)
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "proctor.json").write_text(json.dumps({"out": "myres"}))
+    prepared = proctor("prepare", str(case), "--agent", "claude-code")
+    assert prepared.code == 0, prepared.err
+    session = json.loads(prepared.out)
+    assert session["resultsDir"] == str(tmp_path / "myres")
+    workspace = Path(session["workingDirectory"])
+    assert workspace.is_relative_to(tmp_path / "myres" / "prepared")
+    drive_by_hand(workspace, Path(session["promptFile"]).read_text().strip(), config_dir,
+                  tmp_path / "steps.json")  # fmt: skip
+    recorded = proctor("record", str(case), "--workspace", str(workspace))
+    assert recorded.code == 0, recorded.err
+    assert len(list((tmp_path / "myres").glob("run-*"))) == 1
+    assert not (tmp_path / "proctor-results").exists()

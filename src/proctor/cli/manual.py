@@ -27,7 +27,11 @@ case_source = click.option(
 @click.option(
     "--agent", default="claude-code", show_default=True, help="The agent the person runs."
 )
-@click.option("--out", type=ResultsFolder(), help="Results folder (default: ./proctor-results).")
+@click.option(
+    "--out",
+    type=ResultsFolder(),
+    help="Results folder (default: proctor.json's out, else ./proctor-results).",
+)
 @click.option("--configure-mcp", is_flag=True, help="Write the condition's MCP servers too.")
 def prepare_command(
     case: str,
@@ -49,7 +53,7 @@ def prepare_command(
         source=source,
         config=config,
         agent=agent,
-        out=out or RESULTS,
+        out=out,
         configure_mcp=configure_mcp,
     )
     echo_unless_gone(json.dumps(prepared, indent=2))
@@ -91,7 +95,11 @@ def prepare_command(
 @case_source
 @config_option
 @reporter_option
-@click.option("--out", type=ResultsFolder(), help="Results folder (default: ./proctor-results).")
+@click.option(
+    "--out",
+    type=ResultsFolder(),
+    help="Results folder (default: proctor.json's out, else ./proctor-results).",
+)
 def record_command(
     case: str,
     condition: str | None,
@@ -123,7 +131,7 @@ def record_command(
         source=source,
         config=config,
         agent=agent,
-        out=out or RESULTS,
+        out=out,
         transcript=transcript,
         result_json=result_json,
         model=model,

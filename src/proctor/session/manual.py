@@ -168,11 +168,13 @@ def prepare_session(
     source: Path,
     config: Path | None,
     agent: str,
-    out: Path,
+    out: Path | None,
     configure_mcp: bool,
 ) -> dict[str, Any]:
-    """Make the prepared session; what ``proctor prepare`` prints."""
+    """Make the prepared session; what ``proctor prepare`` prints. ``out`` None: the results
+    folder a run takes (``proctor.json``'s ``out``, else ``./proctor-results``)."""
     plan, spec = plan_one(case, condition, source, config, agent)
+    out = out if out is not None else plan.out
     check_out_outside_cases(out, plan.cases)  # the workspace would be copied into itself
     given, out = out, out.resolve()  # the person works elsewhere: every path printed is absolute
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -320,7 +322,7 @@ def record_session(
     source: Path,
     config: Path | None,
     agent: str | None,
-    out: Path,
+    out: Path | None,
     transcript: Path | None,
     result_json: str | None,
     model: str | None,
@@ -339,9 +341,10 @@ def record_session(
         refuse_recorded_again(prepared, workspace)
     condition = as_prepared("--condition", condition, prepared, "condition", "default")
     agent = as_prepared("--agent", agent, prepared, "agent", "claude-code")
-    # Absolute: evaluators run from the case folder, and are given the trial's paths.
-    out = Path(os.path.abspath(out))
     plan, spec = plan_one(case, condition, source, config, agent)
+    # Absolute: evaluators run from the case folder, and are given the trial's paths. Not
+    # given: the results folder a run takes (proctor.json's out, else ./proctor-results).
+    out = Path(os.path.abspath(out if out is not None else plan.out))
     check_out_outside_cases(out, plan.cases)
     # The person's own keys may be anywhere in their transcript or workspace: masked like a
     # run's, every key of the environment and ./.env (not only the recorded agent's own).
