@@ -112,6 +112,9 @@ def test_report_renders_any_registered_reporter_and_refuses_others(
     unknown = proctor("report", str(run_dir), "--reporter", "pdf")
     assert unknown.code == 2
     assert "unknown reporter pdf (known: html, json, junit, markdown)" in unknown.err
+    # A no-break space is no separator: the name that only looks right is shown escaped.
+    looks = proctor("report", str(run_dir), "--reporter", "json\u00a0")
+    assert looks.code == 2 and 'unknown reporter "json\\u00a0" (known: ' in looks.err, looks.err
     two = proctor("report", str(run_dir), "--reporter", "pdf,xml")
     assert two.code == 2 and "unknown reporters pdf, xml (known: " in two.err
     for blank in (",", " , "):

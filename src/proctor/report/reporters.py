@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from proctor.errors import ConfigError, ProctorError
 from proctor.models.io import model_to_json, write_text_atomic
 from proctor.util.files import read_head
+from proctor.util.json_shown import name_shown
 from proctor.util.masking import mask
 from proctor.util.text import noun_for
 
@@ -139,7 +140,7 @@ def reporter_names(values: Iterable[str]) -> list[str]:
     values = list(values)
     names: list[str] = []
     for value in values:
-        for name in (n.strip() for n in value.split(",")):
+        for name in (n.strip(" \t") for n in value.split(",")):  # (a no-break space is kept)
             if name and name not in names:
                 names.append(name)
     if not names and values:  # only commas or blanks
@@ -147,7 +148,8 @@ def reporter_names(values: Iterable[str]) -> list[str]:
     unknown = [n for n in names if n not in REPORTERS]
     if unknown:
         raise ConfigError(
-            f"--reporter: unknown {noun_for(len(unknown), 'reporter')} {', '.join(unknown)} "
+            f"--reporter: unknown {noun_for(len(unknown), 'reporter')} "
+            f"{', '.join(map(name_shown, unknown))} "
             f"(known: {', '.join(sorted(REPORTERS))})"
         )
     return names
