@@ -149,11 +149,16 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "nodesc": "---\nname: nodesc\n---\n\nFMNODESC body.\n",
     "noname": "---\ndescription: FMNONAME tidies.\n---\n\nBody.\n",
     "folder": "---\nname: other\ndescription: FMFOLDER tidies.\n---\n\nBody.\n",
+    "unclosed": '---\nname: unclosed\ndescription: "FMUNCLOSED tidies.\n---\n\nBody.\n',
+    "trailing": '---\nname: trailing\ndescription: "FMTRAILING" tidies.\n---\n\nBody.\n',
+    "listed": "---\nname: listed\ndescription: [FMLISTED, tidies]\n---\n\nBody.\n",
+    "twice": "---\nname: twice\ndescription: FMTWICE tidies.\ndescription: again\n---\n\nB.\n",
+    "colons": "---\nname: colons\ndescription: FMCOLONS use it when: asked\n---\n\nBody.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
-    "codex": {"FMDESCRIBED", "FMNONAME", "FMFOLDER"},
-    "gemini-cli": {"FMDESCRIBED", "FMFOLDER"},
+    "codex": {"FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"},
+    "gemini-cli": {"FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"},
 }
 
 

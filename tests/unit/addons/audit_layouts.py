@@ -21,6 +21,11 @@ FRONT_MATTERS = {
     "folder": "---\nname: other\ndescription: d\n---\nBody.\n",
     "lenient": "---\nname: lenient\ndescription: not YAML: a: b: [\n---\nBody.\n",
     "wrapped": "---\nname: wrapped\ndescription:\n  on the next line\n---\nBody.\n",
+    "multiline": '---\nname: multiline\ndescription: "a quote\n  closed here"\n---\nBody.\n',
+    "unclosed": '---\nname: unclosed\ndescription: "never closed\n---\nBody.\n',
+    "trailing": "---\nname: trailing\ndescription: 'quoted' then more\n---\nBody.\n",
+    "listed": "---\nname: listed\ndescription: [a, b]\n---\nBody.\n",
+    "twice": "---\nname: twice\ndescription: d\ndescription: e\n---\nBody.\n",
 }
 """SKILL.md files each CLI reads its own way (``front_matter.py``), by folder name."""
 
@@ -311,6 +316,12 @@ CODEX: dict[str, Layout] = {
             ("skill", "other", "home/.agents/skills/folder/SKILL.md", False),
             ("skill", "lenient", "home/.agents/skills/lenient/SKILL.md", False),
             ("skill", "wrapped", "home/.agents/skills/wrapped/SKILL.md", False),
+            # ... nor one whose description YAML does not read as a string.
+            ("skill", "multiline", "home/.agents/skills/multiline/SKILL.md", False),
+            ("skill", "unclosed", "home/.agents/skills/unclosed/SKILL.md", True),
+            ("skill", "trailing", "home/.agents/skills/trailing/SKILL.md", True),
+            ("skill", "listed", "home/.agents/skills/listed/SKILL.md", True),
+            ("skill", "twice", "home/.agents/skills/twice/SKILL.md", True),
         },
     ),
     "instructions": (
@@ -424,6 +435,12 @@ GEMINI: dict[str, Layout] = {
             ("skill", "other", "home/.gemini/skills/folder/SKILL.md", False),
             ("skill", "lenient", "home/.gemini/skills/lenient/SKILL.md", False),
             ("skill", "wrapped", "home/.gemini/skills/wrapped/SKILL.md", False),
+            # Gemini CLI reads a value YAML cannot as text, but not a key given twice.
+            ("skill", "multiline", "home/.gemini/skills/multiline/SKILL.md", False),
+            ("skill", "unclosed", "home/.gemini/skills/unclosed/SKILL.md", False),
+            ("skill", "trailing", "home/.gemini/skills/trailing/SKILL.md", False),
+            ("skill", "listed", "home/.gemini/skills/listed/SKILL.md", False),
+            ("skill", "twice", "home/.gemini/skills/twice/SKILL.md", True),
             ("skill", "Tidy", "home/.gemini/skills/casey/SKILL.md", True),
         },
     ),
