@@ -385,6 +385,18 @@ def test_a_server_that_never_answers_is_named_with_the_time_it_had(proctor: Run)
         result.err
     )
     assert "TimeoutError" not in result.err
+    # A banner on stdout, then silence: proctor's note in the server's log is not quoted as
+    # what the server wrote to its stderr (it wrote nothing there).
+    banner = proctor(
+        "memory-eval", "--dataset", DATASET, "--adapter", ADAPTER, "--timeout", "0.5",
+        "--mcp", "sh", "-c", "echo hello banner; sleep 60",
+    )  # fmt: skip
+    assert banner.code == 3, banner.err
+    assert "the last line of its stderr" not in banner.err, banner.err
+    assert "if it is slow to start; the memory server wrote a line to stdout that is not " in (
+        banner.err
+    )
+    assert "the end of the memory server's stderr" not in banner.err, banner.err
 
 
 def test_env_passes_a_variable_to_the_server_masked(

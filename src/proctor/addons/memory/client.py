@@ -190,7 +190,13 @@ def server_log_tail(log: Path | None) -> str:
     no longer whole in either."""
     lines = _masked_stderr(log, STDERR_TAIL_CHARS).splitlines()
     last = next((text for line in reversed(lines) if (text := _unboxed(line))), "")
+    if last.startswith(OWN_NOTE):  # proctor's own sentence in the log, not the server's
+        return f"; {masked_head(last.removeprefix(OWN_NOTE), 300)}"
     return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
+
+
+OWN_NOTE = "proctor: "
+"""How a line proctor writes into a server's stderr log begins (see :class:`_StrayStdout`)."""
 
 
 _BOX = re.compile(r"^[\s\u2500-\u257f]+|[\s\u2500-\u257f]+$")
@@ -213,7 +219,8 @@ def server_stderr_tail(log: Path | None, limit: int = STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of the server's stderr, masked whole before the cut (a key
     its logger wrapped over two lines too), from a line's start (but for a last line longer
     than ``limit``, whose end is all it shows); "" when it wrote nothing or left no log."""
-    masked = _masked_stderr(log, limit)
+    lines = _masked_stderr(log, limit).split("\n")
+    masked = "\n".join(line for line in lines if not line.startswith(OWN_NOTE))  # the server's
     tail = masked[-limit:]
     if len(tail) < len(masked) and "\n" in tail:
         tail = tail.partition("\n")[2]
@@ -330,7 +337,7 @@ class _StrayStdout(logging.Handler):
             return
         self.said = True
         with contextlib.suppress(OSError, ValueError):
-            self.log.write(f"proctor: {sentence}\n")
+            self.log.write(f"{OWN_NOTE}{sentence}\n")
             self.log.flush()
         if "stray-stdout" in self.noted:  # another process of the same server said it
             return
