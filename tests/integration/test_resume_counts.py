@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.conftest import Run
+from tests.conftest import MakeCase, Run
 from tests.integration.test_resume import TRIALS, proctor_argv, suite
 
 TRIAL = "trials/slow/scripted/default"
@@ -225,3 +225,19 @@ def test_report_counts_the_trials_a_run_killed_whole_started_apart_from_those_ne
     )
     assert json.loads(report.out)["exitReason"] == said
     assert said in proctor("report", str(run_dir)).out
+
+
+def test_a_resume_of_a_finished_run_says_nothing_was_left_to_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "fails", config={"agents": ["scripted"], "evaluators": [{"use": "command", "run": "false"}]}
+    )
+    done = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(tmp_path / "out"))
+    assert done.code == 1, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 1  # the run's verdict, as its suite.json has it
+    assert "running 0 trials" not in resumed.err
+    assert f"proctor: nothing left to run: every trial of {run_dir} has its result" in resumed.err
+    assert f"proctor: resumed {run_dir}: 1 kept, 0 run now" in resumed.err

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from proctor.cli.signals import echo_unless_gone
 from proctor.execute.context import was_interrupted
+from proctor.execute.events import RunEvent, RunStarted, Subscriber
 from proctor.session.run import RunResult
 from proctor.util.masking import mask
 from proctor.util.text import one_line
@@ -33,7 +34,7 @@ def resume_command(
     result, kept = resume_run(
         run_dir,
         names,
-        [make_display(mirror), warnings],
+        [_nothing_left(make_display(mirror), run_dir), warnings],
         ends_command=True,
         retry_errors=retry,
         concurrency=concurrency,
@@ -54,6 +55,20 @@ def resume_command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _nothing_left(display: Subscriber, run_dir: Path) -> Subscriber:
+    """``display``, save that a resume with no trial to run says so, not ``running 0
+    trials`` (its report and exit code are the run's, as ``proctor report`` gives them)."""
+
+    def shown(event: RunEvent) -> None:
+        if isinstance(event, RunStarted) and event.total == 0:
+            said = f"proctor: nothing left to run: every trial of {run_dir} has its result"
+            echo_unless_gone(mask(one_line(said)), err=True)
+            return
+        display(event)
+
+    return shown
 
 
 def _left_apart(result: RunResult) -> str:
