@@ -206,7 +206,7 @@ def test_condition_filter_and_first_condition(proctor: Any, tmp_path: Path) -> N
     unknown = proctor("run", "--source", str(cases), "--condition", "nope")
     assert (
         unknown.code == 2
-        and "no case has that condition (conditions: baseline, with-map)" in unknown.err
+        and "case 'hunt' has no such condition (its conditions: baseline, with-map)" in unknown.err
     )
     # A first condition the case has, left out by --condition, is said as such.
     left_out = ("--condition", "baseline", "--first-condition", "with-map", "--dry-run")

@@ -59,8 +59,8 @@ from tests.conftest import single_run_dir, write_case
         (
             lambda c: write_case(c, "x", config={"conditions": {"base": {}, "with-skill": {}}}),
             ("--condition", "with-skil"),
-            "--condition with-skil: no case has that condition (did you mean 'with-skill'? "
-            "conditions: base, with-skill)",
+            "--condition with-skil: case 'x' has no such condition (did you mean "
+            "'with-skill'? its conditions: base, with-skill)",
         ),
         (
             lambda c: write_case(c, "x", config={"conditions": {"base": {}, "with-skill": {}}}),

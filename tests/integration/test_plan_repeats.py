@@ -397,7 +397,7 @@ def test_a_manifest_whose_conditions_no_case_has_names_the_manifest(
     make_case("real", plan={"turns": [{"say": "hi"}]})
     manifest, result = _run_manifest_for(proctor, tmp_path, "real")
     assert result.code == 2
-    assert f"{manifest}: conditions baseline: no case has that condition" in result.err
+    assert f"{manifest}: conditions baseline: case 'real' has no such condition" in result.err
     assert "proctor plan-repeats --conditions" in result.err
 
 

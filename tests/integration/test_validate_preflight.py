@@ -78,7 +78,7 @@ def test_validate_takes_runs_agent_backend_and_role_models(
 @pytest.mark.parametrize(
     ("option", "said"),
     [
-        (("--condition", "nope"), "--condition nope: no case has that condition"),
+        (("--condition", "nope"), "--condition nope: case 'x' has no such condition"),
         (("--first-condition", "nope"), "--first-condition nope: no case has that condition"),
         (("--case", "nope"), "--case nope: no case matches (cases: x)"),
         (("--tag", "nope"), "--tag nope: no case carries it"),

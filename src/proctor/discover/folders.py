@@ -45,6 +45,12 @@ class Discovery:
     broken: list[str] = field(default_factory=list)
     """The names of the case folders left out for a configuration problem (noted in
     ``problems``): a ``--case`` naming one is no typo."""
+    said: dict[str, list[str]] = field(default_factory=dict)
+    """Each of ``broken``'s problems, by its name (a problem no case is named by, as a task
+    file's, is in ``problems`` alone)."""
+    tags: dict[str, list[str] | None] = field(default_factory=dict)
+    """The tags each of ``broken`` carries, as its config.json gives them; None when they
+    cannot be read there."""
 
 
 OPTIONAL_FILES = ("qna.md", "plan.json", "evaluation.md", "src.zip")
@@ -349,8 +355,11 @@ def discover_cases(
         except ConfigError as exc:
             if problems is None:
                 raise
-            problems.extend(exc.problems if isinstance(exc, Problems) else [str(exc)])
+            said = exc.problems if isinstance(exc, Problems) else [str(exc)]
+            problems.extend(said)
             found.broken.append(folder.name)
+            found.said.setdefault(folder.name, []).extend(said)
+            found.tags[folder.name] = _raw_tags(folder / "config.json")
     if not is_case_folder(source):
         for task_file in sorted(source.glob("*.json")):
             if task_file.name != TOP_LEVEL_CONFIG:
@@ -366,6 +375,19 @@ def discover_cases(
                         raise
                     problems.append(str(exc))
     return _unique(found, source, problems)
+
+
+def _raw_tags(config_path: Path) -> list[str] | None:
+    """The tags a refused config.json gives (a list of strings), or None when it gives none
+    that can be read (it is no JSON object, or its ``tags`` is no list of strings)."""
+    try:
+        raw = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tags = raw.get("tags", []) if isinstance(raw, dict) else None
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        return None
+    return tags
 
 
 def holds_results(folder: Path) -> bool:
@@ -423,6 +445,8 @@ def _unique(found: Discovery, source: Path, problems: list[str] | None = None) -
             raise ConfigError(said)
         else:
             found.broken.append(case.name)  # a --case naming it is no typo: its problem says it
+            found.said.setdefault(case.name, []).append(said)
+            found.tags.setdefault(case.name, case.tags)
             if said not in problems:
                 problems.append(said)
     found.cases = kept

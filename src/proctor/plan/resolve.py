@@ -7,7 +7,6 @@ concatenate, top-level first; ``env`` maps merge key by key.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -31,11 +30,11 @@ from proctor.models.config import (
     Provision,
     TopConfig,
 )
-from proctor.models.io import escape_surrogates
 from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
+from proctor.plan.choosing import picks, selection, unchosen_problems, unknown_condition
 from proctor.plan.roles import resolve_roles
 from proctor.report.aggregate import applied_gate
 from proctor.util.json_shown import name_shown
@@ -249,12 +248,6 @@ def check_profiles(top: TopConfig, where: str, problems: list[str] | None = None
     return unusable
 
 
-def picks(name: str, glob: str) -> bool:
-    """Whether ``--case GLOB`` picks the case ``name``: as spelled, or as the records and
-    messages show it (a byte of a folder name that is not UTF-8 as ``\\xff``)."""
-    return fnmatch.fnmatchcase(name, glob) or fnmatch.fnmatchcase(escape_surrogates(name), glob)
-
-
 def _check_case_names(found: Discovery, cli: CliOverrides) -> None:
     """A ``--case`` pattern that matches no case name is a typo, said as such, even beside
     others that match: it would otherwise run less than asked, and pass (a name matching a
@@ -377,7 +370,7 @@ def _check_conditions(
         if cli.first_condition in everywhere - defined:
             raise ConfigError(
                 f"--first-condition {name_shown(cli.first_condition)}: that condition is only of "
-                f"cases left out by {_selection(cli)}"
+                f"cases left out by {selection(cli)}"
             )
         runnable = sorted({name for rc in resolved for name in rc.conditions})
         raise ConfigError(
@@ -395,7 +388,7 @@ def _check_conditions(
             if cli.conditions and name in defined:
                 why, fix = "is left out by --condition", f"; run it too{fix}"
             elif name in everywhere - defined:
-                why = f"is only of cases left out by {_selection(cli)}"
+                why = f"is only of cases left out by {selection(cli)}"
                 fix = f"; choose a case that has it too{fix}"
             else:
                 why, fix = "is not defined by any case", ""
@@ -403,12 +396,6 @@ def _check_conditions(
                 f"{where}: field 'gate.ab': condition '{name}' {why} "
                 f"(conditions: {', '.join(sorted(known))}){fix}"
             )
-
-
-def _selection(cli: CliOverrides) -> str:
-    """The --case and --tag options that chose the cases, as given."""
-    given = [f"--case {c}" for c in cli.cases or ()] + [f"--tag {t}" for t in cli.tags or ()]
-    return " ".join(given)
 
 
 def _conditions_of(cases: list[Case], top: TopConfig) -> set[str]:
@@ -536,11 +523,8 @@ def build_plan(
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
-            said = (
-                f"--condition {name_shown(unknown[0])}: no case has that condition "
-                f"({did_you_mean(unknown[0], sorted(defined))}conditions: "
-                f"{', '.join(sorted(defined)) or 'none'})"
-            )
+            names, found_n = [c.name for c in chosen], len(found.cases) + len(found.broken)
+            said = unknown_condition(unknown[0], names, defined, everywhere, cli, found_n)
             if problems is None:
                 raise ConfigError(said)
             problems.append(said)
@@ -576,6 +560,7 @@ def load_run_plan(
     dotenv: Path | None = None,
     unread: tuple[str, ...] = (),
     config_folder: Path | None = None,
+    others: list[str] | None = None,
 ) -> RunPlan:
     """Read the top-level config and the case folders, and expand the matrix. With
     ``problems``, configuration errors are noted there and planning goes on without what they
@@ -583,7 +568,8 @@ def load_run_plan(
     ``.env`` holds the roles' keys (default ``cwd``). ``unread``: the keys of the top-level
     config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
     its own). ``config_folder``: where ``proctor.json`` is looked for without ``config_path``
-    (default ``cwd``; ``proctor eval``'s project folder)."""
+    (default ``cwd``; ``proctor eval``'s project folder). ``others``: where the problems of
+    cases ``--case``/``--tag`` do not choose are noted, where they would stop the run."""
     try:
         top, path = load_top_config(config_path, config_folder or cwd)
     except ConfigError as exc:
@@ -595,5 +581,9 @@ def load_run_plan(
         top = top.model_copy(update=dict.fromkeys(unread))
     # Relative to where the run was started (a resume may run from elsewhere), as --source is.
     root = cwd / cli.source_root if cli.source_root else None
-    found = discover_cases(source, root, problems)
+    spare = others is not None and problems is None and bool(cli.cases or cli.tags)
+    noted: list[str] = []
+    found = discover_cases(source, root, noted if spare else problems)
+    if spare and others is not None:
+        others.extend(unchosen_problems(found, cli, noted))
     return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems, dotenv=dotenv)

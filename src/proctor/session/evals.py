@@ -36,7 +36,8 @@ from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
 from proctor.plan.checks import check_writable, writable_problem
-from proctor.plan.resolve import check_case_globs, picks
+from proctor.plan.choosing import picks
+from proctor.plan.resolve import check_case_globs
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_results import exit_code_of, summarise

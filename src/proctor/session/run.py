@@ -147,10 +147,13 @@ def plan_run(request: RunRequest) -> RunPlan:
     if request.executor == "ray":
         source = Path(os.path.abspath(cwd / source))
         config = Path(os.path.abspath(cwd / config)) if config is not None else None
-    folder, unread = request.config_folder, request.unread
-    return load_run_plan(
-        source, config, request.overrides, cwd, None, request.key_folder(), unread, folder
-    )
+    others: list[str] = []  # a case --case or --tag leaves out, whose problem stops no run
+    args = (request.key_folder(), request.unread, request.config_folder, others)
+    try:
+        return load_run_plan(source, config, request.overrides, cwd, None, *args)
+    finally:  # said before an error the plan has for the cases chosen
+        for said in others:
+            warn(said)
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:

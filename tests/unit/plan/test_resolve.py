@@ -139,7 +139,13 @@ def test_an_ab_gate_naming_a_condition_no_case_has_is_refused() -> None:
 
 def test_an_unknown_condition_flag_is_refused() -> None:
     with pytest.raises(ConfigError, match="--condition nope: no case has that condition"):
+        plan([case(), case("d")], cli=CliOverrides(conditions=["nope"]))
+    # The one case there is, or that --case or --tag chose, is named with its conditions.
+    said = r"--condition nope: case 'c' has no such condition \(its conditions: default\)$"
+    with pytest.raises(ConfigError, match=said):
         plan([case()], cli=CliOverrides(conditions=["nope"]))
+    with pytest.raises(ConfigError, match=said):
+        plan([case(), case("d")], cli=CliOverrides(conditions=["nope"], cases=["c"]))
 
 
 def test_trial_specs_are_plain_frozen_data() -> None:

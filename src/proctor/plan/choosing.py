@@ -1,0 +1,87 @@
+"""Which cases ``--case`` and ``--tag`` choose, and what a case they leave out may say.
+
+A case whose configuration is refused stops a run that would run it. One that ``--case`` does
+not name, or whose config.json gives tags none of ``--tag``'s, is not run: its problem is no
+reason to refuse the cases chosen, and is said as a warning. With ``--tag`` alone, a case whose
+tags cannot be read might carry the tag: its problem stops the run, as it would without
+``--tag``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+
+from proctor.discover.folders import Discovery
+from proctor.errors import ConfigError
+from proctor.models.config import CliOverrides
+from proctor.models.io import escape_surrogates
+from proctor.util.json_shown import name_shown
+from proctor.util.text import did_you_mean
+
+
+def picks(name: str, glob: str) -> bool:
+    """Whether ``--case GLOB`` picks the case ``name``: as spelled, or as the records and
+    messages show it (a byte of a folder name that is not UTF-8 as ``\\xff``)."""
+    return fnmatch.fnmatchcase(name, glob) or fnmatch.fnmatchcase(escape_surrogates(name), glob)
+
+
+def _options(cli: CliOverrides) -> str:
+    return " and ".join(o for o, given in (("--case", cli.cases), ("--tag", cli.tags)) if given)
+
+
+def unchosen_problems(found: Discovery, cli: CliOverrides, problems: list[str]) -> list[str]:
+    """The warnings on the cases of ``found`` whose ``problems`` (noted by discovery) leave them
+    out and that ``--case``/``--tag`` do not choose, one a problem. A ConfigError for the first
+    problem of a case they choose, or might (``--tag`` and tags that cannot be read), or of no
+    case (a task file's)."""
+    warnings: list[str] = []
+    for name in dict.fromkeys(found.broken):
+        said = found.said.get(name, [])
+        tags = found.tags.get(name)
+        named = not cli.cases or any(picks(name, glob) for glob in cli.cases)
+        if named and cli.tags and tags is None:
+            raise ConfigError(
+                f"{said[0]} (its tags cannot be read, so --tag {', '.join(cli.tags)} cannot "
+                f"tell whether case '{escape_surrogates(name)}' is chosen: fix it, or name the "
+                "cases to run with --case)"
+            )
+        if named and (not cli.tags or set(tags or []) & set(cli.tags)):
+            raise ConfigError(said[0])
+        which = f"case '{escape_surrogates(name)}', which {_options(cli)} does not choose,"
+        warnings.extend(f"{which} is not read: {problem}" for problem in said)
+    attributed = {problem for said in found.said.values() for problem in said}
+    for problem in problems:
+        if problem not in attributed:
+            raise ConfigError(problem)
+    return warnings
+
+
+def selection(cli: CliOverrides) -> str:
+    """The --case and --tag options that chose the cases, as given."""
+    given = [f"--case {c}" for c in cli.cases or ()] + [f"--tag {t}" for t in cli.tags or ()]
+    return " ".join(given)
+
+
+def unknown_condition(
+    name: str,
+    chosen: list[str],
+    defined: set[str],
+    everywhere: set[str],
+    cli: CliOverrides,
+    found: int,
+) -> str:
+    """The sentence refusing ``--condition NAME`` that no case of ``chosen`` (the names of the
+    cases chosen) has, ``defined`` their conditions: the one case asked for (by ``--case``,
+    ``--tag``, or as the only one of the ``found``) is named; a condition only cases left out
+    have (``everywhere``: those of every case found) is said so."""
+    near, listed = did_you_mean(name, sorted(defined)), ", ".join(sorted(defined)) or "none"
+    if len(chosen) == 1 and (cli.cases or cli.tags or found == 1):
+        said = f"case '{escape_surrogates(chosen[0])}' has no such condition ({near}its "
+    elif chosen and (cli.cases or cli.tags):
+        said = f"no case {selection(cli)} chooses has that condition ({near}their "
+    else:
+        said = f"no case has that condition ({near}"
+    said += f"conditions: {listed})"
+    if name in everywhere - defined:
+        said += f"; only cases {selection(cli)} leaves out have it"
+    return f"--condition {name_shown(name)}: {said}"

@@ -1,0 +1,77 @@
+"""``proctor run`` choosing cases (``--case``, ``--tag``, ``--condition``) beside a case whose
+configuration is refused, and a ``--condition`` the cases chosen do not have."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import MakeCase, Run
+
+
+def test_a_case_chosen_by_name_runs_beside_a_broken_case_that_is_warned_about(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix-a-bug", config={"agents": ["scripted"], "tags": ["smoke"]})
+    make_case("bad", config={"agents": ["scripted"], "repeats": 0, "tags": ["slow"]})
+    cases, out = tmp_path / "cases", str(tmp_path / "out")
+    bad = cases / "bad" / "config.json"
+    problem = f"{bad}: field 'repeats': expected greater than or equal to 1, got 0"
+    chosen = proctor("run", "--source", str(cases), "--case", "fix-a-bug", "--out", out)
+    assert chosen.code == 0, chosen.err
+    warning = f"proctor: warning: case 'bad', which --case does not choose, is not read: {problem}"
+    assert chosen.err.count("proctor: warning: ") == 1 and warning in chosen.err, chosen.err
+    # A --tag the broken case's config.json does not carry leaves it out too.
+    tagged = proctor("run", "--source", str(cases), "--tag", "smoke", "--dry-run", "--out", out)
+    assert tagged.code == 0, tagged.err
+    assert f"case 'bad', which --tag does not choose, is not read: {problem}" in tagged.err
+    # The warning comes before an error the chosen cases have.
+    typo = proctor("run", "--source", str(cases), "--tag", "smok", "--dry-run", "--out", out)
+    assert typo.code == 2 and typo.err.splitlines()[0] == warning.replace("--case", "--tag")
+    assert "--tag smok: no case carries it (did you mean 'smoke'?" in typo.err
+    # Without --case or --tag every case is run: the broken one stops the run, as before.
+    every = proctor("run", "--source", str(cases), "--dry-run", "--out", out)
+    assert every.code == 2 and every.err.strip() == f"proctor: error: {problem}"
+    # So does --case or --tag choosing the broken case itself.
+    for option in (("--case", "ba*"), ("--tag", "slow")):
+        itself = proctor("run", "--source", str(cases), *option, "--dry-run", "--out", out)
+        assert itself.code == 2 and itself.err.strip() == f"proctor: error: {problem}"
+
+
+def test_a_tag_stops_the_run_when_a_broken_case_s_tags_cannot_be_read(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix-a-bug", config={"agents": ["scripted"], "tags": ["smoke"]})
+    make_case("bad", config="{")
+    cases, out = str(tmp_path / "cases"), str(tmp_path / "out")
+    tagged = proctor("run", "--source", cases, "--tag", "smoke", "--dry-run", "--out", out)
+    assert tagged.code == 2
+    assert "(its tags cannot be read, so --tag smoke cannot tell whether case 'bad' is " in (
+        tagged.err
+    )
+    named = proctor("run", "--source", cases, "--case", "fix-a-bug", "--dry-run", "--out", out)
+    assert named.code == 0 and "case 'bad', which --case does not choose" in named.err
+
+
+def test_a_condition_the_one_case_asked_for_lacks_names_the_case_and_its_conditions(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("find-the-bug", config={"agents": ["scripted"], "conditions": {"baseline": {}}})
+    make_case("other", config={"agents": ["scripted"], "conditions": {"with-skill": {}}})
+    cases, out = str(tmp_path / "cases"), str(tmp_path / "out")
+    prepared = proctor(
+        "prepare", "find-the-bug", "--source", cases, "--condition", "nope", "--out", out
+    )
+    assert prepared.code == 2
+    assert prepared.err.strip() == (
+        "proctor: error: --condition nope: case 'find-the-bug' has no such condition "
+        "(its conditions: baseline)"
+    )
+    ran = proctor(
+        "run", "--source", cases, "--case", "find-the-bug", "--condition", "with-skill",
+        "--dry-run", "--out", out,
+    )  # fmt: skip
+    assert ran.code == 2
+    assert ran.err.strip() == (
+        "proctor: error: --condition with-skill: case 'find-the-bug' has no such condition "
+        "(its conditions: baseline); only cases --case find-the-bug leaves out have it"
+    )
