@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 
 
@@ -74,4 +76,22 @@ def test_a_condition_the_one_case_asked_for_lacks_names_the_case_and_its_conditi
     assert ran.err.strip() == (
         "proctor: error: --condition with-skill: case 'find-the-bug' has no such condition "
         "(its conditions: baseline); only cases --case find-the-bug leaves out have it"
+    )
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize(
+    "option", ["--case", "--tag", "--condition", "--first-condition", "--agent"]
+)
+def test_a_blank_selection_option_is_refused_as_such(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, command: str, option: str
+) -> None:
+    """``--case "$CASE"`` with the variable unset: said as a blank value, not looked up as a
+    case, tag, condition or agent named ''."""
+    make_case("fix-a-bug")
+    given = ("--dry-run", "--out", str(tmp_path / "out")) if command == "run" else ()
+    refused = proctor(command, "--source", str(tmp_path / "cases"), option, " ", *given)
+    assert refused.code == 2
+    assert refused.err.strip().splitlines()[-1] == (
+        f'proctor: error: {option} " ": expected a value, not a blank one'
     )
