@@ -95,3 +95,23 @@ def test_a_blank_selection_option_is_refused_as_such(
     assert refused.err.strip().splitlines()[-1] == (
         f'proctor: error: {option} " ": expected a value, not a blank one'
     )
+
+
+def test_a_tag_no_case_carries_is_refused_beside_one_that_chooses_cases(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix-a-bug", config={"agents": ["scripted"], "tags": ["smoke"]})
+    make_case("slow-one", config={"agents": ["scripted"], "tags": ["slow"]})
+    make_case("bad", config={"agents": ["scripted"], "repeats": 0, "tags": ["nightly"]})
+    cases, out = str(tmp_path / "cases"), str(tmp_path / "out")
+    typo = proctor("run", "--source", cases, "--tag", "smoke", "--tag", "smok", "--out", out)
+    assert typo.code == 2
+    assert typo.err.strip().splitlines()[-1] == (
+        "proctor: error: --tag smok: no case carries it (did you mean 'smoke'? tags: slow, smoke)"
+    )
+    assert not (tmp_path / "out").exists()  # nothing ran
+    # A tag only a case --case leaves out carries, or only a broken case's config.json gives,
+    # is no typo.
+    both = ("--tag", "smoke", "--tag", "slow", "--tag", "nightly", "--dry-run")
+    taken = proctor("run", "--source", cases, "--case", "fix-a-bug", *both, "--out", out)
+    assert taken.code == 0, taken.err

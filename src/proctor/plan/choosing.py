@@ -85,3 +85,19 @@ def unknown_condition(
     if name in everywhere - defined:
         said += f"; only cases {selection(cli)} leaves out have it"
     return f"--condition {name_shown(name)}: {said}"
+
+
+def check_tag_typos(found: Discovery, cli: CliOverrides) -> None:
+    """A ``--tag`` no case found carries is a typo, said as such even beside tags that choose
+    cases, as a ``--case`` that matches nothing is: it would otherwise run less than asked,
+    and pass (the tags a broken case's config.json gives count as carried)."""
+    carried = sorted({tag for case in found.cases for tag in case.tags})
+    every = {*carried, *(tag for tags in found.tags.values() for tag in tags or ())}
+    unknown = [tag for tag in cli.tags if tag not in every]
+    if not unknown:
+        return
+    shown = ", ".join(carried[:20]) + (", …" if len(carried) > 20 else "")
+    near = did_you_mean(unknown[0], carried) if len(unknown) == 1 else ""
+    raise ConfigError(
+        f"--tag {', '.join(map(name_shown, unknown))}: no case carries it ({near}tags: {shown})"
+    )

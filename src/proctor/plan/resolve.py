@@ -34,7 +34,13 @@ from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
-from proctor.plan.choosing import picks, selection, unchosen_problems, unknown_condition
+from proctor.plan.choosing import (
+    check_tag_typos,
+    picks,
+    selection,
+    unchosen_problems,
+    unknown_condition,
+)
 from proctor.plan.roles import resolve_roles
 from proctor.report.aggregate import applied_gate
 from proctor.util.json_shown import name_shown
@@ -275,7 +281,7 @@ def _check_tags(found: Discovery, cli: CliOverrides) -> None:
     carry, not as a bare "nothing runnable"."""
     named = [c for c in found.cases if not cli.cases or any(picks(c.name, g) for g in cli.cases)]
     if not cli.tags or not named or any(set(c.tags) & set(cli.tags) for c in named):
-        return
+        return check_tag_typos(found, cli)
     carried = sorted({t for c in named for t in c.tags})
     shown = ", ".join(carried[:20]) + (", …" if len(carried) > 20 else "")
     which = "no case --case picks" if cli.cases else "no case"
