@@ -118,9 +118,16 @@ def test_names_ending_in_a_dot_are_refused_by_validate_and_run_alike(
         "drops from a folder's name (as it drops white space there): rename it"
     )
     (cases / "ab" / "config.json").write_text("{}")
-    ran = proctor("run", "--source", str(cases), "--case", "fine", "--out", str(tmp_path / "o"))
+    ran = proctor("run", "--source", str(cases), "--out", str(tmp_path / "o"))
     assert ran.code == 2
     assert ran.err.startswith(f'proctor: error: "{cases}/fix.": the case folder\'s name ends')
+    # A case --case leaves out is not run: its name is a warning, and the case chosen runs.
+    ran = proctor("run", "--source", str(cases), "--case", "fine", "--out", str(tmp_path / "o"))
+    assert ran.code == 0, ran.err
+    assert ran.err.startswith(
+        f"proctor: warning: case 'fix.', which --case does not choose, is not read: "
+        f'"{cases}/fix.": the case folder\'s name ends'
+    )
 
 
 def test_validate_case_naming_a_broken_case_says_its_problem_not_that_no_case_matches(
@@ -231,5 +238,8 @@ def test_validate_counts_a_case_whose_config_is_refused_among_those_found(
     )
     picked = proctor("validate", "--source", source, "--case", "one")
     assert picked.out.splitlines()[-1] == (
-        "1 runnable of 3 cases found (2 not chosen), 0 skipped, 1 problem, 1 trial"
+        "1 runnable of 3 cases found (2 not chosen), 0 skipped, 0 problems, 1 trial"
     )
+    # As run says it: a case --case leaves out is not read, and its problem is a warning.
+    assert picked.code == 0
+    assert picked.err.startswith("proctor: warning: case 'bad', which --case does not choose")

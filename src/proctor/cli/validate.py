@@ -135,7 +135,8 @@ def command(
         role_models=role_models(fast_model, workhorse_model, judge_model),
     )
     problems: list[str] = []
-    plan = load_run_plan(source, config, overrides, Path.cwd(), problems)
+    others: list[str] = []  # a case --case or --tag leaves out, whose problem run warns about
+    plan = load_run_plan(source, config, overrides, Path.cwd(), problems, others=others)
     for folder, what in (
         (plan.out, "the results directory"),
         (Path(tempfile.gettempdir()), "the temporary folder (scratch homes)"),
@@ -157,7 +158,7 @@ def command(
         if not as_json:
             click.echo(f"proctor: warning: {warning}", err=True)
 
-    for warning in profile_warnings(plan.trials):  # as run says them, before its first trial
+    for warning in [*others, *profile_warnings(plan.trials)]:  # as run says them
         warned(warning)
     keys_said: list[str] = []
     keys_tried = False  # a provider warned about or refusing its key: something was checked

@@ -1,8 +1,9 @@
 """Which cases ``--case`` and ``--tag`` choose, and what a case they leave out may say.
 
-A case whose configuration is refused stops a run that would run it. One that ``--case`` does
-not name, or whose config.json gives tags none of ``--tag``'s, is not run: its problem is no
-reason to refuse the cases chosen, and is said as a warning. With ``--tag`` alone, a case whose
+A case whose configuration is refused stops a run that would run it (``proctor validate``
+counts it a problem). One that ``--case`` does not name, or whose config.json gives tags none
+of ``--tag``'s, is not run: its problem is no reason to refuse the cases chosen, and is said as
+a warning. With ``--tag`` alone, a case whose
 tags cannot be read might carry the tag: its problem stops the run, as it would without
 ``--tag``.
 """
@@ -29,31 +30,34 @@ def _options(cli: CliOverrides) -> str:
     return " and ".join(o for o, given in (("--case", cli.cases), ("--tag", cli.tags)) if given)
 
 
-def unchosen_problems(found: Discovery, cli: CliOverrides, problems: list[str]) -> list[str]:
-    """The warnings on the cases of ``found`` whose ``problems`` (noted by discovery) leave them
-    out and that ``--case``/``--tag`` do not choose, one a problem. A ConfigError for the first
-    problem of a case they choose, or might (``--tag`` and tags that cannot be read), or of no
+def unchosen_problems(
+    found: Discovery, cli: CliOverrides, problems: list[str]
+) -> tuple[list[str], list[str]]:
+    """The ``problems`` discovery noted in ``found`` sorted out: the warnings on the cases
+    ``--case``/``--tag`` do not choose, one a problem, and the problems that stop the run: of
+    a case they choose, or might (``--tag``, and tags its config.json cannot give), or of no
     case (a task file's)."""
     warnings: list[str] = []
+    stopping: list[str] = []
     for name in dict.fromkeys(found.broken):
         said = found.said.get(name, [])
         tags = found.tags.get(name)
         named = not cli.cases or any(picks(name, glob) for glob in cli.cases)
         if named and cli.tags and tags is None:
-            raise ConfigError(
+            stopping.append(
                 f"{said[0]} (its tags cannot be read, so --tag {', '.join(cli.tags)} cannot "
                 f"tell whether case '{escape_surrogates(name)}' is chosen: fix it, or name the "
                 "cases to run with --case)"
             )
-        if named and (not cli.tags or set(tags or []) & set(cli.tags)):
-            raise ConfigError(said[0])
-        which = f"case '{escape_surrogates(name)}', which {_options(cli)} does not choose,"
-        warnings.extend(f"{which} is not read: {problem}" for problem in said)
+            stopping.extend(said[1:])
+        elif named and (not cli.tags or set(tags or []) & set(cli.tags)):
+            stopping.extend(said)
+        else:
+            which = f"case '{escape_surrogates(name)}', which {_options(cli)} does not choose,"
+            warnings.extend(f"{which} is not read: {problem}" for problem in said)
     attributed = {problem for said in found.said.values() for problem in said}
-    for problem in problems:
-        if problem not in attributed:
-            raise ConfigError(problem)
-    return warnings
+    stopping.extend(problem for problem in problems if problem not in attributed)
+    return warnings, stopping
 
 
 def selection(cli: CliOverrides) -> str:

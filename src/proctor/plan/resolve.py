@@ -575,7 +575,8 @@ def load_run_plan(
     config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
     its own). ``config_folder``: where ``proctor.json`` is looked for without ``config_path``
     (default ``cwd``; ``proctor eval``'s project folder). ``others``: where the problems of
-    cases ``--case``/``--tag`` do not choose are noted, where they would stop the run."""
+    cases ``--case``/``--tag`` do not choose are noted as warnings, where they would stop the
+    run (or be ``problems``)."""
     try:
         top, path = load_top_config(config_path, config_folder or cwd)
     except ConfigError as exc:
@@ -587,9 +588,12 @@ def load_run_plan(
         top = top.model_copy(update=dict.fromkeys(unread))
     # Relative to where the run was started (a resume may run from elsewhere), as --source is.
     root = cwd / cli.source_root if cli.source_root else None
-    spare = others is not None and problems is None and bool(cli.cases or cli.tags)
+    spare = others is not None and bool(cli.cases or cli.tags)
     noted: list[str] = []
     found = discover_cases(source, root, noted if spare else problems)
     if spare and others is not None:
-        others.extend(unchosen_problems(found, cli, noted))
+        warnings, stopping = unchosen_problems(found, cli, noted)
+        others.extend(warnings)
+        for said in stopping:  # the first raised, without ``problems``
+            _note(ConfigError(said), problems)
     return build_plan(found, top, cli, config_path=path, cwd=cwd, problems=problems, dotenv=dotenv)
