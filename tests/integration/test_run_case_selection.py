@@ -115,3 +115,21 @@ def test_a_tag_no_case_carries_is_refused_beside_one_that_chooses_cases(
     both = ("--tag", "smoke", "--tag", "slow", "--tag", "nightly", "--dry-run")
     taken = proctor("run", "--source", cases, "--case", "fix-a-bug", *both, "--out", out)
     assert taken.code == 0, taken.err
+
+
+def test_a_manifest_warns_once_about_a_broken_case_none_of_its_tasks_is(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    conditions = {"baseline": {}, "treatment": {}}
+    make_case("real", config={"agents": ["scripted"], "conditions": conditions})
+    make_case("bad", config={"agents": ["scripted"], "repeats": 0})
+    labels, manifest = tmp_path / "goals.csv", tmp_path / "m.json"
+    labels.write_text("real,single_goal\n")
+    planned = proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest))
+    assert planned.code == 0, planned.err
+    ran = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert ran.code == 0, ran.err
+    assert ran.err.count("proctor: warning: case 'bad', which --case does not choose") == 1

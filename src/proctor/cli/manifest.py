@@ -43,13 +43,14 @@ def run_manifest(
     CI reading every ``junit.xml`` under the results would show it."""
     from proctor.errors import ProctorError
     from proctor.session.run import step_summary_held
+    from proctor.util.logs import said_once
 
     pair_names = tuple(name for name in names if name != "junit")
     junit = results_base(config, overrides) / "junit.xml" if "junit" in names else None
     if junit is not None:  # an earlier manifest's file never stands for this one
         junit.unlink(missing_ok=True)
     try:
-        with step_summary_held():
+        with step_summary_held(), said_once():  # a warning on the source once, not per pair
             run_dirs = _run_pairs(
                 path, source, config, overrides, pair_names, budget, executor, ray_address
             )

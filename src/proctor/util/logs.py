@@ -55,6 +55,33 @@ def cli_prefixes() -> Iterator[None]:
         logger.removeFilter(prefix)
 
 
+class _Once(logging.Filter):
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[tuple[int, str]] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key = (record.levelno, record.getMessage())
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        return True
+
+
+@contextmanager
+def said_once() -> Iterator[None]:
+    """Within the block, a message the ``proctor`` logger was given already is not given
+    again: a command that plans several runs of one source (``run --manifest``, a run per
+    pair) says what each plan finds about it once."""
+    logger = logging.getLogger(LOGGER)
+    once = _Once()
+    logger.addFilter(once)
+    try:
+        yield
+    finally:
+        logger.removeFilter(once)
+
+
 Said = tuple[str, int, str, str | None]
 """A message as :func:`said_here` keeps it: its logger's name, level, text and the words the
 command line prints before it."""
