@@ -75,7 +75,7 @@ def test_a_condition_the_one_case_asked_for_lacks_names_the_case_and_its_conditi
     assert ran.code == 2
     assert ran.err.strip() == (
         "proctor: error: --condition with-skill: case 'find-the-bug' has no such condition "
-        "(its conditions: baseline); only cases --case find-the-bug leaves out have it"
+        "(its conditions: baseline); it is only of cases left out by --case find-the-bug"
     )
 
 

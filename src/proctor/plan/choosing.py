@@ -87,7 +87,7 @@ def unknown_condition(
         said = f"no case has that condition ({near}"
     said += f"conditions: {listed})"
     if name in everywhere - defined:
-        said += f"; only cases {selection(cli)} leaves out have it"
+        said += f"; it is only of cases left out by {selection(cli)}"
     return f"--condition {name_shown(name)}: {said}"
 
 
