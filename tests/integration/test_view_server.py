@@ -299,3 +299,18 @@ def test_a_killed_viewer_stops_its_batch_and_the_next_viewer_marks_it_interrupte
     with viewer(results, "--source", str(project)) as base:
         kept = _batch(base, batch["id"])
     assert kept["state"] == "interrupted" and kept["message"] == "the viewer stopped", kept
+
+
+def test_a_results_directory_under_a_project_s_own_run_json_is_viewed(tmp_path: Path) -> None:
+    """A project's ``run.json`` (a script's settings) is no run folder: its results directory
+    was refused as a folder inside a run."""
+    from proctor.view.serve import open_results
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "run.json").write_text('{"script": "start"}')
+    write_run(project / "proctor-results", "run-a", trials=1, cases=1)
+    assert open_results(project / "proctor-results") == (
+        (project / "proctor-results").resolve(),
+        None,
+    )

@@ -29,7 +29,7 @@ def open_results(path: Path) -> tuple[Path, str | None]:
         return path.parent, path.name
     # A folder inside a run (its trials/, a trial's) is no results directory: viewing it
     # would list no run and write the viewer's index into the run.
-    run = next((parent for parent in path.parents if (parent / "run.json").is_file()), None)
+    run = next((parent for parent in path.parents if _proctor_run(parent)), None)
     if run is not None:
         raise ConfigError(
             f"{path}: a folder inside the run folder {run}, not a results directory; give "
@@ -40,6 +40,20 @@ def open_results(path: Path) -> tuple[Path, str | None]:
 
 def _is_run(path: Path) -> bool:
     return (path / "run.json").is_file() or (path / "trials").is_dir()
+
+
+def _proctor_run(folder: Path) -> bool:
+    """Whether ``folder`` is a run folder proctor wrote: its ``run.json`` is a run's manifest
+    (a project's own ``run.json``, a script's settings, is no run, and a results directory
+    under that project is viewed as one)."""
+    import json
+
+    try:
+        with open(folder / "run.json", "rb") as file:
+            manifest = json.loads(file.read(1 << 20))  # a run's is a few kilobytes
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "runId" in manifest and "proctorVersion" in manifest
 
 
 def listen(host: str, port: int, fallback: bool) -> socket.socket:
