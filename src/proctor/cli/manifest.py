@@ -42,6 +42,7 @@ def run_manifest(
     that pair alone, it could be red when the exit code is 0 (or green when it is not), and a
     CI reading every ``junit.xml`` under the results would show it."""
     from proctor.errors import ProctorError
+    from proctor.plan.choosing import LEFT_UNREAD
     from proctor.session.run import step_summary_held
     from proctor.util.logs import said_once
 
@@ -50,7 +51,7 @@ def run_manifest(
     if junit is not None:  # an earlier manifest's file never stands for this one
         junit.unlink(missing_ok=True)
     try:
-        with step_summary_held(), said_once():  # a warning on the source once, not per pair
+        with step_summary_held(), said_once(LEFT_UNREAD):  # said of the source once, not per pair
             run_dirs = _run_pairs(
                 path, source, config, overrides, pair_names, budget, executor, ray_address
             )

@@ -19,6 +19,10 @@ from proctor.models.io import escape_surrogates
 from proctor.util.json_shown import name_shown
 from proctor.util.text import did_you_mean
 
+LEFT_UNREAD = "does not choose, is not read:"
+"""What a warning on a case a run leaves out for its configuration says (said once per command,
+however many plans find it: see :func:`~proctor.util.logs.said_once`)."""
+
 
 def picks(name: str, glob: str) -> bool:
     """Whether ``--case GLOB`` picks the case ``name``: as spelled, or as the records and
@@ -53,8 +57,8 @@ def unchosen_problems(
         elif named and (not cli.tags or set(tags or []) & set(cli.tags)):
             stopping.extend(said)
         else:
-            which = f"case '{escape_surrogates(name)}', which {_options(cli)} does not choose,"
-            warnings.extend(f"{which} is not read: {problem}" for problem in said)
+            which = f"case '{escape_surrogates(name)}', which {_options(cli)}"
+            warnings.extend(f"{which} {LEFT_UNREAD} {problem}" for problem in said)
     attributed = {problem for said in found.said.values() for problem in said}
     stopping.extend(problem for problem in problems if problem not in attributed)
     return warnings, stopping

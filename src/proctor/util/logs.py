@@ -56,12 +56,16 @@ def cli_prefixes() -> Iterator[None]:
 
 
 class _Once(logging.Filter):
-    def __init__(self) -> None:
+    def __init__(self, marks: tuple[str, ...]) -> None:
         super().__init__()
+        self.marks = marks
         self.seen: set[tuple[int, str]] = set()
 
     def filter(self, record: logging.LogRecord) -> bool:
-        key = (record.levelno, record.getMessage())
+        message = record.getMessage()
+        if not any(mark in message for mark in self.marks):
+            return True  # (a trial's or a run's own: each is said)
+        key = (record.levelno, message)
         if key in self.seen:
             return False
         self.seen.add(key)
@@ -69,12 +73,13 @@ class _Once(logging.Filter):
 
 
 @contextmanager
-def said_once() -> Iterator[None]:
-    """Within the block, a message the ``proctor`` logger was given already is not given
-    again: a command that plans several runs of one source (``run --manifest``, a run per
-    pair) says what each plan finds about it once."""
+def said_once(*marks: str) -> Iterator[None]:
+    """Within the block, a message holding one of ``marks`` that the ``proctor`` logger was
+    given already is not given again: a command that plans several runs of one source
+    (``run --manifest``, a run per pair) says what each plan finds about it once. Any other
+    message (a trial's, a run's: the same words may be of another file) is said each time."""
     logger = logging.getLogger(LOGGER)
-    once = _Once()
+    once = _Once(marks)
     logger.addFilter(once)
     try:
         yield
