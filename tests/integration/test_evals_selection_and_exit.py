@@ -316,3 +316,19 @@ def test_a_dir_of_case_folders_is_told_that_proctor_run_runs_them(
     result = proctor("eval", "--dir", str(cases / "notes"))  # the control
     assert result.code == 2 and "no evals folder" in result.err
     assert "proctor run" not in result.err, result.err
+
+
+def test_a_tag_no_eval_has_is_refused_beside_tags_that_choose(proctor: Run, tmp_path: Path) -> None:
+    """``--tag slow --tag slwo`` listed and ran the ``slow`` evals and passed, the typo taken
+    silently, where ``proctor run`` refuses a tag no case carries even beside others."""
+    tagged = VARIANTS.replace("iterations=3,", "iterations=3, tags=['slow'],")
+    root = project(tmp_path, {"a.eval.py": tagged, "b.eval.py": VARIANTS})
+    for listing in (("--list",), ()):
+        result = proctor(
+            "eval", "--dir", str(root), "--out", str(tmp_path / "out"), *listing,
+            "--tag", "slow", "--tag", "slwo",
+        )  # fmt: skip
+        assert result.code == 2, result.err
+        said = "--tag slwo: no eval has it (did you mean 'slow'? tags: slow)"
+        assert said in result.err, result.err
+    assert proctor("eval", "--dir", str(root), "--list", "--tag", "slow").code == 0

@@ -148,15 +148,14 @@ def command(
     from proctor.cli.options import blank_refused, id_pairs
     from proctor.evals.discover import imported_once
     from proctor.execute.events import Subscriber
+    from proctor.session.eval_choice import nothing_chosen, selection
     from proctor.session.evals import (
         EvalRequest,
         listing,
-        nothing_chosen,
         plan_evals,
         project_config,
         project_of,
         run_evals,
-        selection,
     )
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
@@ -265,11 +264,11 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     error. Nothing is said when the files load and at most one case has a problem: the run's
     own checks then stop at it, in their order."""
     from proctor.evals.discover import EvalFileProblems
+    from proctor.session.eval_choice import selection
     from proctor.session.evals import (
         _check_point,  # the checks a run makes of each case before any runs
         project_config,
         project_of,
-        selection,
     )
 
     try:

@@ -25,7 +25,7 @@ from proctor.agents.base import known_agent_ids
 from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.evals.conversation import EvalCaseRun, conversation_for
-from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover, select
+from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover
 from proctor.evals.loaders import set_project_root
 from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
@@ -36,10 +36,9 @@ from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
 from proctor.plan.checks import check_writable, writable_problem
-from proctor.plan.choosing import picks
-from proctor.plan.resolve import check_case_globs
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
+from proctor.session.eval_choice import nothing_chosen, selection
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.run import RunRequest, RunResult, run_session, warn
 from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
@@ -90,66 +89,6 @@ def load_selection(request: EvalRequest) -> tuple[EvalProject, list[tuple[EvalPo
 def project_of(request: EvalRequest) -> EvalProject:
     """The evals of the request's folder, discovered (its files imported)."""
     return discover(request.dir.resolve())
-
-
-def selection(request: EvalRequest, project: EvalProject) -> list[tuple[EvalPoint, list[int]]]:
-    """The evals the request's ids, ``--case`` GLOBs and tags choose of a discovered project;
-    a ConfigError when an id names no eval, or a GLOB matches no case's id (the project's own
-    mistakes are discovery's)."""
-    if not project.points and (request.ids or request.cases):
-        raise ConfigError(nothing_chosen(request, project))  # the folder, not a near id
-    chosen = select(project.points, request.ids, request.tags, request.dir / "evals")
-    if request.cases:  # as proctor run says a GLOB that matches no case, even beside others
-        names = [point.id for point in project.points]
-        every = [rid for point in project.points for rid in (point.id, *point.ids())]
-        check_case_globs(request.cases, names, every)
-    return _picked(chosen, request.cases)
-
-
-def _picked(
-    chosen: list[tuple[EvalPoint, list[int]]], globs: Sequence[str]
-) -> list[tuple[EvalPoint, list[int]]]:
-    """Of ``chosen``, the cases a ``--case`` GLOB picks by their id (every iteration chosen),
-    or the iterations it picks by theirs (``a/2``); all of them without a GLOB."""
-    if not globs:
-        return chosen
-    kept = []
-    for point, picked in chosen:
-        if not any(picks(point.id, glob) for glob in globs):
-            ids = point.ids()
-            picked = [i for i in picked if any(picks(ids[i - 1], glob) for glob in globs)]
-        if picked:
-            kept.append((point, picked))
-    return kept
-
-
-def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
-    """Why a selection chose no eval, one sentence naming the evals folder: it holds no eval
-    file at all, or no eval has the tags given (below the ids given, if any)."""
-    evals_dir = request.dir / "evals"
-    if not project.points:
-        return f"{evals_dir}: holds no *.eval.py file (evals live in DIR/evals/**/*.eval.py)"
-    # The evals the ids and --case choose (all of them without either): a tag in use
-    # elsewhere would not be chosen either.
-    points = [p for p, _ in _picked(select(project.points, request.ids, ()), request.cases)]
-    if not points:  # ids and --case that each name evals, but none of the same
-        ids = [point.id for point, _ in select(project.points, request.ids, ())]
-        shown = ", ".join(ids[:10]) + (", …" if len(ids) > 10 else "")
-        globs = ", ".join(request.cases)
-        return f"--case {globs}: no case below the ids given matches (their cases: {shown})"
-    tags = ", ".join(repr(tag) for tag in request.tags)
-    which = "the tag" if len(request.tags) == 1 else "any of the tags"
-    below = " below the ids given" if request.ids else ""
-    below += " that --case picks" if request.cases else ""
-    used = sorted({tag for point in points for tag in point.tags})
-    more = f" and {len(used) - 12} more" if len(used) > 12 else ""
-    there = " there" if request.ids or request.cases else ""
-    known = (
-        f"; the tags in use{there}: {', '.join(used[:12])}{more}"
-        if used
-        else f"; no eval{there} has a tag"
-    )
-    return f"{evals_dir}: no eval{below} has {which} {tags}{known}"
 
 
 def listing(
