@@ -243,3 +243,20 @@ def test_validate_counts_a_case_whose_config_is_refused_among_those_found(
     # As run says it: a case --case leaves out is not read, and its problem is a warning.
     assert picked.code == 0
     assert picked.err.startswith("proctor: warning: case 'bad', which --case does not choose")
+
+
+def test_validate_counts_a_broken_case_carrying_the_tag_among_those_chosen(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A case whose config.json is refused but whose tags meet --tag is chosen (its problem
+    stops the run): it was counted among the cases not chosen."""
+    make_case("one", config={"tags": ["smoke"]})
+    make_case("two")
+    make_case("bad", config={"tags": ["smoke"], "repeats": 0})
+    make_case("other", config={"tags": ["slow"], "repeats": 0})
+    result = proctor("validate", "--source", str(tmp_path / "cases"), "--tag", "smoke")
+    assert result.code == 2
+    assert result.out.splitlines()[-1] == (
+        "1 runnable of 4 cases found (2 not chosen), 0 skipped, 1 problem, 1 trial"
+    ), result.out
+    assert "case 'other', which --tag does not choose, is not read" in result.err

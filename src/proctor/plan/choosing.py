@@ -109,3 +109,13 @@ def check_tag_typos(found: Discovery, cli: CliOverrides) -> None:
     raise ConfigError(
         f"--tag {', '.join(map(name_shown, unknown))}: no case carries it ({near}tags: {shown})"
     )
+
+
+def broken_chosen(found: Discovery, cli: CliOverrides) -> list[str]:
+    """The cases whose files are refused that ``--case`` and ``--tag`` choose: by name, and
+    by the tags their config.json gives (one whose tags cannot be read is chosen: its problem
+    stops the run)."""
+    named = [n for n in found.broken if any(picks(n, g) for g in cli.cases or ["*"])]
+    if not cli.tags:
+        return named
+    return [n for n in named if (t := found.tags.get(n)) is None or set(t) & set(cli.tags)]

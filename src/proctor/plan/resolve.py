@@ -35,6 +35,7 @@ from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.choosing import (
+    broken_chosen,
     check_tag_typos,
     picks,
     selection,
@@ -522,10 +523,9 @@ def build_plan(
             if str(exc) not in problems:  # proctor.json's, found again by each case taking it
                 problems.append(str(exc))
     defined, everywhere = _conditions_of(chosen, top), _conditions_of(found.cases, top)
-    # A case without the conditions asked for is not chosen, as one --case leaves out; one
-    # whose files are refused is chosen by its name alone (its tags unread).
+    # A case without the conditions asked for is not chosen, as one --case leaves out.
     unchosen = sum(not rc.conditions for rc in resolved) if cli.conditions else 0
-    named = [n for n in found.broken if any(picks(n, g) for g in cli.cases or ["*"])]
+    named = broken_chosen(found, cli)
     if cli.conditions:
         unknown = [name for name in cli.conditions if name not in defined]
         if unknown:
@@ -553,7 +553,7 @@ def build_plan(
         overrides=cli,
         skipped=list(found.skipped),
         found=len(found.cases) + len(found.broken),  # a case whose files are refused too
-        chosen=len(chosen) - unchosen + (0 if cli.tags else len(named)),
+        chosen=len(chosen) - unchosen + len(named),
     )
 
 
