@@ -31,6 +31,13 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
             ["validate", "--source", str(EXAMPLES / "cases"), "--fast-model", ""],
             '--fast-model "": expected',
         ),
+        # Read as no agent, each said `--agent : unknown agent ""`, the flag's value lost.
+        (["agents", "--agent", ""], '--agent "": expected a value, not a blank one'),
+        (["audit", "--agent", " "], '--agent " ": expected a value, not a blank one'),
+        (
+            ["addon", "check-install", "--agent", "", "x"],
+            '--agent "": expected a value, not a blank one',
+        ),
         (
             [
                 "run",

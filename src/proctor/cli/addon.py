@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.cli.options import FiniteRange
+from proctor.cli.options import NAME, FiniteRange
 from proctor.cli.signals import echo_unless_gone
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ def command() -> None:
 @click.option(
     "--agent",
     "agents",
+    type=NAME,
     multiple=True,
     help="Check this agent's places: claude-code, codex or gemini-cli (repeatable; default: "
     "the expect file's, or all three).",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from proctor.agents.spec import unknown_agent
-from proctor.cli.options import config_option
+from proctor.cli.options import NAME, config_option
 from proctor.util.json_shown import name_shown
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 @click.option(
     "--agent",
     "agents",
+    type=NAME,
     multiple=True,
     metavar="ID",
     help="Only this agent (repeatable): a built-in id, a profile's, or acp:NAME.",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import click
 
+from proctor.cli.options import NAME
+
 MOVED_BY = {
     "CLAUDE_CONFIG_DIR": "claude-code",
     "CODEX_HOME": "codex",
@@ -43,6 +45,7 @@ def moved_folders(env: Mapping[str, str]) -> dict[str, Path]:
 @click.option(
     "--agent",
     "agents",
+    type=NAME,
     multiple=True,
     help="Only this agent: claude-code, codex or gemini-cli (repeatable; default: all three).",
 )

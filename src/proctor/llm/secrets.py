@@ -61,9 +61,10 @@ def read_dotenv(path: Path, *, quiet: bool = False) -> dict[str, str]:
         return {}
     except UnicodeDecodeError as exc:
         if not quiet:
+            kind = "UTF-16" if exc.encoding.startswith("utf-16") else "UTF-8"
             _said_once(
                 path,
-                f"{_named(path)} is not UTF-8 text (byte {exc.start + 1} is not): no key is "
+                f"{_named(path)} is not {kind} text (byte {exc.start + 1} is not): no key is "
                 "read from it; save it as UTF-8",
             )
         return {}

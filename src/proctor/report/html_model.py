@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from proctor.models.suite import GroupStats, SuiteRecord
-from proctor.models.trial import INTERRUPTED_PREFIX, SCORED_STATUSES, TrialRecord
+from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.report.cut_short import is_cut_short
 
 
@@ -208,9 +208,9 @@ def figures(
             for p in points
             # Skipped or excluded: no sample, as the statistics count; nor is a trial a stop cut
             # short (interrupted), which neither passed nor failed: the caption says so.
-            if p.status != "skipped" and not p.reason.startswith(INTERRUPTED_PREFIX)
+            if p.status != "skipped" and not is_cut_short(p)
         ],
-        "cutShort": sum(1 for p in points if p.reason.startswith(INTERRUPTED_PREFIX)),
+        "cutShort": sum(map(is_cut_short, points)),
         "phases": {
             "agent": [sum(p.agent_ms for p in per_group[g]) / 1000 for g in groups],
             "harness": [sum(p.harness_ms for p in per_group[g]) / 1000 for g in groups],

@@ -96,7 +96,14 @@ def _make_latin1(env: Path) -> str:
     return "./.env is not UTF-8 text (byte 5 is not): no key is read from it; save it as UTF-8"
 
 
-@pytest.mark.parametrize("make", [_make_folder, _make_dangling_link, _make_latin1])
+def _make_broken_utf16(env: Path) -> str:
+    env.write_bytes(b"\xff\xfeA\x00=\x00B")  # its byte order mark says UTF-16; an odd byte
+    return "./.env is not UTF-16 text (byte 7 is not): no key is read from it; save it as UTF-8"
+
+
+@pytest.mark.parametrize(
+    "make", [_make_folder, _make_dangling_link, _make_latin1, _make_broken_utf16]
+)
 def test_a_env_that_serves_no_key_is_said_once(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -129,3 +129,12 @@ def test_a_trial_a_stop_cut_short_is_no_point_of_cost_against_success() -> None:
     only_cut = figures([points[1]], None, lambda *k: "/g")
     assert only_cut["costSuccess"] == []
     assert only_cut["noData"]["fig-cost"].startswith("every trial that was not skipped was cut")
+
+
+def test_a_scored_trial_whose_reason_begins_interrupted_is_drawn() -> None:
+    """Only a trial in an error status is cut short, as every other report reads it: a failed
+    trial whose evaluator's text begins ``interrupted:`` is a point, not counted cut short."""
+    failed = replace(_point("a", "failed", 1, 0), reason="interrupted: the loop never ended")
+    data = figures([failed], None, lambda *k: "/g")
+    assert [p["status"] for p in data["costSuccess"]] == ["failed"]
+    assert data["cutShort"] == 0
