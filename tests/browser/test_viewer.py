@@ -26,7 +26,7 @@ def page(browser: Any) -> Iterator[Any]:
     context.close()
 
 
-SYNTHETIC = ("-planted", "-long", "-live", "-wide", "-wide-ab")
+SYNTHETIC = ("-planted", "-long", "-live", "-wide", "-wide-ab", "-alike")
 """The runs written by the server fixture (tests/browser/conftest.py) and by the tests."""
 
 
@@ -407,6 +407,57 @@ def test_long_group_names_leave_the_figures_readable(browser: Any, server: Serve
             assert errors == []
         finally:
             context.close()
+
+
+SIMILAR_CASES = (
+    "asks.choice",
+    "builds.endpoints",
+    "builds.greeting",
+    "builds.no-web",
+    "failing.wrong-file.edits-the-test",
+    "failing.wrong-file.not-ready",
+    "judged.summary",
+    "tools.order",
+)
+"""Eight cases named as `proctor eval` names its cases: long, and alike at their start."""
+
+
+def test_eight_long_case_names_are_not_cut_to_a_few_letters(browser: Any, server: Server) -> None:
+    """With eight groups at 1200 px a tick had room for 9 characters: each name was cut to
+    that, side by side (`build…nts`, `build…ing`, `build…web`), where a rotated tick shows 24.
+    A tick stands side by side only while that shows as much of the names as rotated."""
+    from proctor.models.io import write_record
+    from proctor.models.trial import TrialRecord
+    from proctor.view.synthetic import aggregate_of, write_run
+
+    base, results = server
+    name = "run-20261127T000000Z-alike"
+    paths = write_run(results, name, trials=8, cases=8, events_per_trial=0)
+    trials = paths.root / "trials"
+    records = []
+    for c, case in enumerate(SIMILAR_CASES):
+        (trials / f"case-{c:03d}").rename(trials / case)
+        for record_file in (trials / case).glob("*/*/*/trial.json"):
+            record = TrialRecord.model_validate_json(record_file.read_text())
+            record = record.model_copy(update={"case": case})
+            write_record(record_file, record)
+            records.append(record)
+    write_record(paths.suite_json, aggregate_of(records, name))
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/runs/{name}")
+        drawn = "() => document.getElementById('fig-phases').chart !== undefined"
+        for _ in range(150):  # (polled here: wait_for_function breaks the page's CSP)
+            if page.evaluate(drawn):
+                break
+            page.wait_for_timeout(100)
+        for figure in ("fig-scores", "fig-phases"):
+            lines = page.evaluate(CHART_LABELS, figure)["lines"]
+            assert "builds.endpoints" in lines and "builds.greeting" in lines, (figure, lines)
+            assert all(len(line) >= 11 for line in lines), (figure, lines)
+    finally:
+        context.close()
 
 
 ROW_HEIGHTS = """() => Array.from(document.querySelectorAll('#compare-table tr'))

@@ -51,13 +51,22 @@ function proctorDrawFigures() {
   }
   var CHAR_PX = 6.5;  // the width of a character of Chart.js's 12 px tick font, about
   function categoryTick(labels) {
-    var partsOf = varying(labels);
+    var partsOf = varying(labels), widest = [];  // the longest of each part shown
+    labels.forEach(function (g) {
+      partsOf(g).forEach(function (p, i) { widest[i] = Math.max(widest[i] || 0, p.length); });
+    });
+    var whole = widest.reduce(function (a, b) { return a + b; }, 0);
+    var rotated = Math.min(whole, 24 - 3 * (widest.length - 1));
     return function (value, index) {
       var label = labels[typeof value === "number" && this.type === "linear" ? value : index];
       if (label === undefined) { return ""; }
       var parts = partsOf(label);
       var room = Math.floor((this.chart.width - 60) / Math.max(labels.length, 1) / CHAR_PX);
-      if (room >= 8) { return parts.map(function (p) { return fit(p, room); }); }
+      // Side by side, a line a part, while that shows as much of the names as a rotated tick:
+      // eight groups of long names cut to 9 characters each ("build…nts") told them apart
+      // less than rotated ticks of 24 do.
+      var side = widest.reduce(function (a, w) { return a + Math.min(w, room); }, 0);
+      if (room >= 8 && side >= rotated) { return parts.map(function (p) { return fit(p, room); }); }
       return fitAll(parts, 24);  // too many to stand side by side: rotated
     };
   }
