@@ -343,3 +343,35 @@ def test_a_run_without_its_run_json_reads_as_its_report_reads_it(tmp_path: Path)
         page = _text(client.get(f"/runs/{RUN}").text)
         (listed,) = client.get("/api/runs").json()
     assert listed["inProgress"] is True and "Exit code 130" not in page
+
+
+def test_compare_of_a_stopped_ab_run_counts_its_never_started_repeats_as_incomplete(
+    tmp_path: Path,
+) -> None:
+    """`proctor compare RUN` of an A/B run stopped after two of its four repeats says "Pairs:
+    2 complete, 2 incomplete"; its Compare page said "(2
+    complete pairs)" and counted no incomplete pair for the case: it read the trials, not
+    the run's plan."""
+    from proctor.report.ab.markdown import render_ab_markdown
+    from proctor.report.ab.runs import compare_conditions
+    from proctor.report.stored import load_records, planned_cells
+
+    paths = write_run(tmp_path, RUN, trials=4, cases=1, conditions=("a", "b"), events_per_trial=0)
+    cells = [
+        MatrixCell(case="case-000", agent="scripted", condition=c, repeat=r)
+        for c in ("a", "b")
+        for r in range(1, 5)
+    ]
+    write_record(paths.resolved_json, ResolvedRecord(matrix=cells))
+    manifest = json.loads(paths.run_json.read_text())
+    stopped = {**manifest, "trialsPlanned": len(cells), "interrupted": True}
+    paths.run_json.write_text(json.dumps(stopped))
+    paths.journal.unlink()  # nothing runs it any more
+    cli = render_ab_markdown(
+        compare_conditions(load_records(paths.root), "b", "a", planned=planned_cells(paths.root))
+    )
+    assert "Pairs: 2 complete, 2 incomplete" in cli
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/compare?run={RUN}&treatment=b&baseline=a").text
+    assert f"{RUN}: b against a (2 complete pairs, 2 incomplete)</h2>" in page
+    assert '<td data-label="pairs" class="short num">2 (+2 incomplete)</td>' in page

@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.report.ab.runs import compare_conditions, compare_runs
-from proctor.report.stored import load_records, missing_of
+from proctor.report.stored import load_records, missing_of, planned_cells
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.runs import newest_first
@@ -47,9 +47,15 @@ def compare_page(request: Request) -> Response:
                 )
         elif q.get("run"):
             records = _records(index, q["run"])
-            context["conditions"] = sorted({r.condition for r in records})
+            # The run's plan, as `proctor compare RUN` reads it: the repeats a stopped run
+            # never started are incomplete pairs too, and its planned conditions offered.
+            folder = run_folder(index, q["run"])
+            cells = planned_cells(folder) if folder is not None else []
+            context["conditions"] = sorted(
+                {r.condition for r in records} | {cell[2] for cell in cells}
+            )
             context["ab"] = compare_conditions(
-                records, q.get("treatment") or None, q.get("baseline") or None
+                records, q.get("treatment") or None, q.get("baseline") or None, planned=cells
             )
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
