@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -555,3 +556,22 @@ def test_compare_withholds_a_verdict_in_the_words_of_proctor_compare(tmp_path: P
     assert f'<td data-label="note" class="small">{pairs}</td>' in conditions
     assert f"<td>{pairs}</td>" in panel
     assert "samples, no claim" not in conditions + panel
+
+
+def test_compare_of_conditions_says_its_refusals_in_the_words_of_its_form(tmp_path: Path) -> None:
+    """A run of one condition was refused with "give both: proctor compare BASE_RUN
+    CANDIDATE_RUN", and one condition given on both sides with "--treatment and --baseline
+    are both 'a'": the page's form has no flag; it names its own fields."""
+    write_run(tmp_path, "run-one", trials=1, cases=1)
+    write_run(tmp_path, "run-ab", trials=2, cases=1, conditions=("a", "b"))
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
+        one = html.unescape(c.get("/compare?run=run-one").text)
+        same = html.unescape(c.get("/compare?run=run-ab&treatment=a&baseline=a").text)
+    assert "run run-one has fewer than two conditions (default); to compare two runs, " in one
+    assert "choose them above as the baseline and the candidate run" in one
+    assert (
+        "the treatment and the baseline are both 'a': give two of the run's conditions (a, b)"
+        in same
+    )
+    for page in (one, same):
+        assert "proctor compare" not in page and "--treatment" not in page

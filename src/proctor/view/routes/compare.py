@@ -54,9 +54,20 @@ def compare_page(request: Request) -> Response:
             context["conditions"] = sorted(
                 {r.condition for r in records} | {cell[2] for cell in cells}
             )
-            context["ab"] = compare_conditions(
-                records, q.get("treatment") or None, q.get("baseline") or None, planned=cells
-            )
+            treatment, baseline = q.get("treatment") or None, q.get("baseline") or None
+            said = ", ".join(context["conditions"]) or "none"
+            # Said as the page's own form would be used, not `proctor compare`'s flags.
+            if len(context["conditions"]) < 2:
+                raise ConfigError(
+                    f"run {q['run']} has fewer than two conditions ({said}); to compare two "
+                    "runs, choose them above as the baseline and the candidate run"
+                )
+            if treatment is not None and treatment == baseline:
+                raise ConfigError(
+                    f"the treatment and the baseline are both {treatment!r}: give two of the "
+                    f"run's conditions ({said})"
+                )
+            context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
     return render(request, "compare.html", **context)
