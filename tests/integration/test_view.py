@@ -169,6 +169,13 @@ def test_files_are_plain_text_and_confined(client: TestClient, results: Path) ->
         assert client.get(f"/runs/{run}/files/{bad}").status_code == 404, bad
     assert client.get("/runs/no-such-run").status_code == 404
     assert client.get(f"/runs/{run}/trials/a/b/c/9").status_code == 404
+    # A page typed short is the viewer's "Not here" page, as a run there is not, not
+    # Starlette's bare "Not Found"; the API's stay JSON.
+    for short in ("/runs", f"/runs/{run}/trials", f"/runs/{run}/trials/fix-a-bug/scripted"):
+        page = client.get(short)
+        assert page.status_code == 404 and "<h1>Not here</h1>" in page.text, short
+        assert f"the page {short} was not found" in page.text
+    assert client.get("/api/nope").json() == {"error": "no API endpoint /api/nope"}
 
 
 def test_planted_markup_stays_text_on_every_page(client: TestClient) -> None:

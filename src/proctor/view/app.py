@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from proctor.view.index import ResultsIndex
 from proctor.view.routes import ROUTES
 from proctor.view.settings import ViewSettings
-from proctor.view.templating import MaskedJSONResponse
+from proctor.view.templating import MaskedJSONResponse, not_found
 
 CONTENT_SECURITY_POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -99,12 +99,15 @@ def is_api(path: str) -> bool:
 
 def http_error(request: Request, exc: Exception) -> Response:
     """A 404 (no such route) or 405 (a method the route does not take, ``Allow`` naming those
-    it does): ``{"error": …}`` under ``/api/``, as the API's own errors; Starlette's plain text
-    elsewhere."""
+    it does): ``{"error": …}`` under ``/api/``, as the API's own errors; elsewhere the viewer's
+    "Not here" page for a page there is not (``/runs``, a trial's folder typed short), as for
+    a run there is not, and Starlette's plain text for another status."""
     assert isinstance(exc, HTTPException)
     path = request.url.path
     if exc.status_code in {204, 304}:
         return Response(status_code=exc.status_code, headers=exc.headers)
+    if not is_api(path) and exc.status_code == 404 and request.method in ("GET", "HEAD"):
+        return not_found(request, f"the page {path}")  # the viewer's page, as a run's is
     if not is_api(path):
         return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=exc.headers)
     headers = dict(exc.headers or {})
