@@ -4,6 +4,7 @@ the command is still loading ends it as it does later (``proctor: error: interru
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Any
 
@@ -15,6 +16,7 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         from proctor.cli.main import main as run
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: no traceback at exit
         sys.stderr.write("proctor: error: interrupted\n")
         raise SystemExit(INTERRUPTED) from None
     return run(argv)

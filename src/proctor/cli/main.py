@@ -26,6 +26,7 @@ from proctor.cli.signals import (
 )
 from proctor.exit_codes import ExitCode, short_legend
 from proctor.util.logs import cli_prefixes
+from proctor.util.signals import ignore_stops
 from proctor.util.text import SHOWN
 
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -248,6 +249,18 @@ def _command_context(argv: Sequence[str]) -> click.Context | None:
     return ctx
 
 
+def _say_interrupted(echoed: bool = False) -> NoReturn:
+    """``proctor: error: interrupted`` and exit 130. A further Ctrl-C or SIGTERM from here on
+    (a stop pressed twice while the command was still loading, so that saying it imports what
+    it needs, or Python's exit runs) is ignored, as after a stopped run: never a traceback of
+    what it cut short."""
+    ignore_stops()
+    if echoed and echoed_ctrl_c():  # the line after the terminal's ^C, as Click ends it
+        echo_unless_gone("", err=True)
+    error("interrupted")
+    sys.exit(ExitCode.INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
@@ -263,13 +276,9 @@ def main(argv: list[str] | None = None) -> Any:
         with terminate_as_interrupt(), cli_prefixes():
             code = cli.main(args=argv, prog_name="proctor", standalone_mode=False)
     except Interrupted:
-        if echoed_ctrl_c():  # the line after the terminal's ^C, as Click ends it
-            echo_unless_gone("", err=True)
-        error("interrupted")
-        sys.exit(ExitCode.INTERRUPTED)
+        _say_interrupted(echoed=True)
     except click.exceptions.Abort:
-        error("interrupted")
-        sys.exit(ExitCode.INTERRUPTED)
+        _say_interrupted()
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()  # the command's help, as asked for by giving nothing
         sys.exit(exc.exit_code)
@@ -287,8 +296,7 @@ def main(argv: list[str] | None = None) -> Any:
     except ProctorError as exc:
         refused(str(exc), given)
     except KeyboardInterrupt:
-        error("interrupted")
-        sys.exit(ExitCode.INTERRUPTED)
+        _say_interrupted()
     except OSError as exc:
         # The machine's, not proctor's: a full disk, a read-only or unwritable folder.
         if exc.errno not in _FILE_SYSTEM_ERRORS:

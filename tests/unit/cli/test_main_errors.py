@@ -187,3 +187,33 @@ def test_a_stop_before_any_trial_says_interrupted_without_a_blank_line_before(
         main(["validate", "--source", str(tmp_path)])
     assert ended.value.code == ExitCode.INTERRUPTED
     assert capsys.readouterr().err == "proctor: error: interrupted\n"
+
+
+def test_a_second_ctrl_c_while_the_interruption_is_said_is_no_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Ctrl-C pressed twice while the command still loads: the second landed while `proctor:
+    error: interrupted` imported what it needs, and ended proctor with that import's traceback."""
+    import os
+
+    import proctor.cli.main
+    import proctor.plan.resolve
+    from proctor.exit_codes import ExitCode
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    saying = proctor.cli.main.error
+
+    def pressed_again(message: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, as the sentence is made
+        saying(message)
+
+    monkeypatch.setattr(proctor.plan.resolve, "load_run_plan", stopped)
+    monkeypatch.setattr(proctor.cli.main, "error", pressed_again)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        proctor.cli.main.main(["validate", "--source", str(tmp_path)])
+    assert ended.value.code == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err == "proctor: error: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN  # until the process exits
