@@ -19,6 +19,7 @@ import io
 import os
 import platform
 import signal
+import socket
 import tarfile
 import tempfile
 import threading
@@ -165,10 +166,52 @@ def _interruptible() -> Iterator[None]:
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_interrupted)
     try:
-        yield
+        with _cancel_wakes_the_trial():
+            yield
     finally:
         for sig, handler in saved.items():
             signal.signal(sig, handler)
+
+
+@contextmanager
+def _cancel_wakes_the_trial() -> Iterator[None]:
+    """Ray's cancel is no real signal (``_thread.interrupt_main``): its handler runs only once
+    the main thread runs Python again, so a trial waiting on a setup line or a ``command``
+    evaluator (``sleep 30``, a long test suite) went on until that program ended, and was
+    killed 10 s after the stop, its program left running. The cancel does write to the wakeup
+    fd: a thread watching it sends the main thread the signal itself, which ends the wait as a
+    local worker's SIGTERM does."""
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    try:
+        previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    except ValueError:  # not the main thread after all, or no wakeup fd possible
+        reader.close()
+        writer.close()
+        yield
+        return
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def watch() -> None:
+        try:
+            while came := reader.recv(64):
+                stops = [number for number in came if number in STOP_SIGNALS]
+                if stops:
+                    signal.pthread_kill(main, stops[0])  # its handler ignores any after it
+                    return
+        except OSError:
+            return  # closed: the trial ended
+
+    watcher = threading.Thread(target=watch, name="proctor-cancel", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        signal.set_wakeup_fd(previous)
+        writer.close()  # the watcher's recv ends
+        watcher.join(5)
+        reader.close()
 
 
 def run_on_node(

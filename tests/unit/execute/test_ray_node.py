@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,23 @@ def test_what_a_trial_logs_on_a_node_is_said_again_by_the_driver_with_its_words(
         ("proctor", "proctor: warning: t.jsonl: subagents"),
         ("proctor.addons.audit.trial", "audit failed"),
     ]
+
+
+def test_a_cancel_stops_a_trial_waiting_on_a_program_at_once() -> None:
+    """Ray's cancel is ``_thread.interrupt_main``, no real signal: a trial waiting on a setup
+    line or a `command` evaluator went on until that program ended (and was killed 10 s after
+    the stop, the program left running)."""
+    import _thread
+    import subprocess
+    import time
+
+    from proctor.execute.context import Interrupted
+    from proctor.execute.ray_node import _interruptible
+
+    cancel = threading.Timer(0.3, _thread.interrupt_main)
+    began = time.monotonic()
+    with pytest.raises(Interrupted), _interruptible():
+        cancel.start()
+        subprocess.run(["sleep", "20"], check=False)
+    assert time.monotonic() - began < 10
+    cancel.join()
