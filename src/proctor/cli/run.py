@@ -559,10 +559,12 @@ def _check_executor(
     from proctor.errors import ConfigError
 
     blank_refused(("--ray-address", ray_address))  # else Ray's own cluster, or a new one
+    if resume is not None and (executor == "ray" or ray_address is not None):
+        given = ["--executor ray"] if executor == "ray" else []
+        given += ["--ray-address"] if ray_address is not None else []
+        raise ConfigError(f"--resume finishes a run on this machine: drop {' and '.join(given)}")
     if ray_address is not None and executor != "ray":
         raise ConfigError("--ray-address names a Ray cluster: give --executor ray too")
-    if executor == "ray" and resume is not None:
-        raise ConfigError("--resume finishes a run on this machine: drop --executor ray")
     if executor == "ray" and mirror:
         raise ConfigError(
             "--mirror streams the terminals of trials on this machine, and on Ray they run on "

@@ -205,3 +205,23 @@ def test_a_cancel_stops_a_trial_waiting_on_a_program_at_once() -> None:
         subprocess.run(["sleep", "20"], check=False)
     assert time.monotonic() - began < 10
     cancel.join()
+
+
+@pytest.mark.parametrize(
+    ("executor", "address", "dropped"),
+    [
+        ("ray", None, "drop --executor ray"),
+        ("local", "127.0.0.1:6379", "drop --ray-address"),
+        ("ray", "127.0.0.1:6379", "drop --executor ray and --ray-address"),
+    ],
+)
+def test_a_resume_given_a_ray_cluster_is_told_to_drop_it(
+    tmp_path: Path, executor: str, address: str | None, dropped: str
+) -> None:
+    """`--resume RUN --ray-address A` was told to give --executor ray too, which a resume
+    then refused: each answer sent the user to the other."""
+    from proctor.cli.run import _check_executor
+
+    with pytest.raises(ConfigError) as refused:
+        _check_executor(executor, address, tmp_path)
+    assert str(refused.value) == f"--resume finishes a run on this machine: {dropped}"
