@@ -49,7 +49,7 @@ from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord, TrialStatus
 from proctor.paths import RunPaths
 from proctor.util.logs import say_again, shown_as
-from proctor.util.signals import first_stop_only
+from proctor.util.signals import HeldStops, first_stop_only
 
 log = logging.getLogger("proctor")
 
@@ -255,11 +255,17 @@ class _Loop:
         for ref in ready:
             task = self.running[ref]
             record = self._collect(ref, task)
-            if record is not None:
-                self._settle(task.spec, record)
-            # Only now: an interrupt before this line leaves the task to _stop_tasks.
-            task.node.running -= 1
-            del self.running[ref]
+            # An interrupt before this leaves the task to _stop_tasks; from here it lands once
+            # the trial is settled, recorded or waiting to run again (in between, the stop
+            # collected its task again and recorded an attempt it had kept).
+            held = HeldStops().hold()
+            try:
+                if record is not None:
+                    self._settle(task.spec, record)
+                task.node.running -= 1
+                del self.running[ref]
+            finally:
+                held.release()
 
     def _collect(self, ref: Any, task: _Task, stopping: bool = False) -> TrialRecord | None:
         """The trial's record, written into the run folder; None when its node was lost and

@@ -124,3 +124,50 @@ def test_a_trial_that_lost_its_node_is_not_sent_back_to_it(
     node = Node("n" * 16, "10.0.0.2", 2.0)
     assert loop._lost(_Task(spec(tmp_path), node), error) is None  # it runs again
     assert node.alive is alive and len(loop.pending) == 1
+
+
+def test_a_stop_as_a_trial_is_set_to_run_again_does_not_record_its_first_attempt_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C landing just after a transient error was kept as `attempts/1` (the trial waiting
+    to run again) made the stop collect the same task once more: its folder was written back
+    as the trial's final record, the attempt both kept and recorded."""
+    import os
+    import signal
+
+    from proctor.execute import retry
+    from proctor.execute.ray_executor import driver_record
+    from proctor.execute.ray_node import pack
+    from proctor.models.io import write_record
+
+    one = spec(tmp_path).model_copy(update={"index": 0})
+    sent = tmp_path / "node" / "trial"
+    sent.mkdir(parents=True)
+    crashed = driver_record(one, "agent-error", "agent exited with code 3 before its turn ended")
+    write_record(sent / "trial.json", crashed)
+
+    class _Back(_FakeRay):
+        def wait(self, refs: list[str], num_returns: int, timeout: float) -> tuple[list, list]:
+            return list(refs), []
+
+        def get(self, ref: str) -> Any:
+            return pack(sent), []
+
+    settle = retry.Attempts.settle
+
+    def then_stopped(self: retry.Attempts, *args: Any) -> bool:
+        again = settle(self, *args)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, right after the attempt was kept
+        return again
+
+    monkeypatch.setattr(retry.Attempts, "settle", then_stopped)
+    run = RunPaths(tmp_path / "run")
+    loop = _Loop(_Back({}), _Cluster(), run, WorkerOptions(retry_errors=1), [])  # type: ignore[arg-type]
+    loop.running["task"] = _Task(one, Node("n" * 16, "10.0.0.2", 2.0))
+    with pytest.raises(KeyboardInterrupt):
+        loop._wait_and_collect()
+    loop._stop_tasks()
+    trial = run.trial(*one.key)
+    assert (trial.root / "attempts" / "1" / "trial.json").is_file()
+    assert finished_record(run, one) is None  # --resume runs it again, after its attempt
+    assert list(loop.pending) == [one] and not loop.outcome.records
