@@ -1148,3 +1148,16 @@ def test_findings_and_dismiss_read_the_results_directory_proctor_json_names(
         )
         in gone.err
     )
+
+
+def test_a_finished_run_resumed_says_its_findings_were_taken_in_before(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A resume with nothing left to run said "findings: 1 new" again, each time, as if the
+    ledger had just proposed them."""
+    out = tmp_path / "out"
+    run1 = run_with(proctor, make_case, tmp_path, FAILING)
+    resumed = proctor("run", "--resume", str(run1))
+    assert resumed.code == 1, resumed.err
+    assert "proctor: findings: 1 new in this run, taken into the ledger before (" in resumed.err
+    assert len(findings(proctor, out)) == 1

@@ -547,9 +547,13 @@ def update_after_run(
             said += f"{', ' if said else ''}{passed} passed while dismissed: {then} reopens it"
         # A resolved or dismissed finding is listed with the closed ones only (--all).
         every = " --all" if told["resolved"] or passed else ""
+        # A finished run resumed (nothing left to run), or one another process took in first:
+        # its findings are this run's, not new to the ledger now.
+        before = "" if run_id in update.applied else " in this run, taken into the ledger before"
         log.warning(
-            "findings: %s (`proctor findings %s%s` lists them)",
+            "findings: %s%s (`proctor findings %s%s` lists them)",
             said,
+            before,
             results_dir,
             every,
             extra=shown_as(),
