@@ -220,13 +220,21 @@ def _names_invalid_key(raw: str) -> bool:
 
 def provider_error(exc: BaseException) -> ProviderError:
     """The SDK's exception as a :class:`ProviderError`, its message masked and bounded."""
+    if isinstance(exc, json.JSONDecodeError):
+        # A reply declared JSON whose body is not (a proxy's HTML page, a body cut short): the
+        # SDKs raise the parser's own error, which says nothing of the reply.
+        said = excerpt(exc.doc, 120) if isinstance(exc.doc, str) else ""
+        return ProviderError(
+            "response", f"{LABELS['response']}: the body is not JSON ({exc.msg}): {said!r}"
+        )
     kind = kind_of_sdk_error(exc)
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
     if kind == "network":
         return ProviderError(kind, f"{LABELS[kind]}: {excerpt(str(exc))}", None)
     body = excerpt(said_by_provider(getattr(exc, "body", None)) or str(exc))
-    return ProviderError(kind, f"{LABELS[kind]} ({status}): {body}", status, retry_after(exc))
+    label = LABELS[kind] if status is None else f"{LABELS[kind]} ({status})"
+    return ProviderError(kind, f"{label}: {body}", status, retry_after(exc))
 
 
 def said_by_provider(body: object) -> str:

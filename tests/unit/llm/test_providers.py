@@ -113,6 +113,20 @@ def test_anthropic_malformed_200_is_a_provider_error(server: str, reply: tuple[s
     assert [(c.ok, c.attempts) for c in client.calls] == [(False, 1)]
 
 
+@pytest.mark.parametrize("make", [openai_client, anthropic_client])
+def test_a_body_declared_json_that_is_not_is_said_as_such(server: str, make: Any) -> None:
+    """A proxy's HTML page sent as ``application/json`` made the SDK raise the parser's own
+    error, said as ``API error (None): Expecting value: line 1 column 1 (char 0)``."""
+    Canned.reply = ("application/json", HTML[1])
+    client = make(server)
+    with pytest.raises(ProviderError) as caught:
+        client.complete("system", "user")
+    said = str(caught.value)
+    assert caught.value.kind == "response" and not caught.value.retryable
+    assert said.startswith("unexpected reply: the body is not JSON")
+    assert "captive portal" in said and "None" not in said
+
+
 def test_openai_well_formed_reply_with_odd_extras_is_read(server: str) -> None:
     Canned.reply = as_json(
         {
