@@ -147,7 +147,11 @@ def test_quota_is_an_eval_error_and_exit_3(proctor: Any, tmp_path: Path) -> None
     ("replies", "status", "fragment"),
     [
         ([{"text": "looks fine to me"}, GOOD], "passed", None),
-        ([{"text": "no json"}, {"text": "still none"}], "eval-error", "unusable after one retry"),
+        (
+            [{"text": "no json"}, {"text": "still none"}],
+            "eval-error",
+            "judge scripted/judge's reply unusable after one retry",
+        ),
         (
             [{"json": {"score": 101, "confidenceLevel": 50, "rationale": "x"}}] * 2,
             "eval-error",

@@ -144,7 +144,9 @@ class LlmJudge:
                 details[f"malformedReply{attempt}"] = masked_head(reply.text, 500)
                 user = material.prompt + RETRY_NOTE.format(problem=problem)
         if verdict is None:
-            return error_result(spec, f"judge reply unusable after one retry: {problem}", **details)
+            return error_result(
+                spec, f"judge {client.ref}'s reply unusable after one retry: {problem}", **details
+            )
         score = float(verdict["score"])
         perplexity = perplexity_level(reply.logprobs)
         metrics = {"score": score, "confidenceLevel": float(verdict["confidenceLevel"])}
