@@ -29,7 +29,7 @@ import math
 import re
 import sys
 import time
-from typing import Literal
+from typing import Any, Literal
 
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
@@ -218,8 +218,10 @@ def _names_invalid_key(raw: str) -> bool:
     return any(p in raw for p in _INVALID_KEY_PHRASES)
 
 
-def provider_error(exc: BaseException) -> ProviderError:
-    """The SDK's exception as a :class:`ProviderError`, its message masked and bounded."""
+def provider_error(exc: BaseException, model: str | None = None) -> ProviderError:
+    """The SDK's exception as a :class:`ProviderError`, its message masked and bounded; a 404
+    whose body does not name ``model`` (the model a completion asked for) says the address was
+    not found, with the base URL's variables (see :func:`_not_found`)."""
     if isinstance(exc, json.JSONDecodeError):
         # A reply declared JSON whose body is not (a proxy's HTML page, a body cut short): the
         # SDKs raise the parser's own error, which says nothing of the reply.
@@ -234,7 +236,34 @@ def provider_error(exc: BaseException) -> ProviderError:
         return ProviderError(kind, f"{LABELS[kind]}: {excerpt(str(exc))}", None)
     body = excerpt(said_by_provider(getattr(exc, "body", None)) or str(exc))
     label = LABELS[kind] if status is None else f"{LABELS[kind]} ({status})"
-    return ProviderError(kind, f"{label}: {body}", status, retry_after(exc))
+    said = f"{label}: {body}{_not_found(exc, model) if status == 404 else ''}"
+    return ProviderError(kind, said, status, retry_after(exc))
+
+
+def _not_found(exc: BaseException, model: str | None) -> str:
+    """What a 404 that is not the provider saying it has no such model (its body names the
+    model) means: the base URL leads to no API, most often an OpenAI-compatible server's
+    given without its ``/v1``. Empty for a 404 naming the model, or when no model is known."""
+    if model is None or model.lower() in str(getattr(exc, "body", "") or exc).lower():
+        return ""
+    url: Any = getattr(getattr(getattr(exc, "response", None), "request", None), "url", None)
+    where = "the address called"
+    try:  # (without its query, or a user and password it may hold)
+        port = f":{url.port}" if url.port else ""
+        where = f"{url.scheme}://{url.host}{port}{url.path}"
+    except AttributeError:
+        pass
+    openai = "openai" in type(exc).__module__
+    provider = "OPENAI" if openai else "ANTHROPIC"
+    advice = (
+        "an OpenAI-compatible server's usually ends in /v1"
+        if openai
+        else "it is the server's root: the SDK adds /v1/messages"
+    )
+    return (
+        f" ({excerpt(where, 120)} was not found: check the base URL in "
+        f"PROCTOR_{provider}_BASE_URL, {provider}_BASE_URL or PROCTOR_BASE_URL; {advice})"
+    )
 
 
 def said_by_provider(body: object) -> str:

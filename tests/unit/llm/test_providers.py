@@ -28,6 +28,7 @@ class Canned:
     """What the server answers every POST with: (content type, body)."""
 
     reply: tuple[str, str] = HTML
+    status = 200
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -35,7 +36,7 @@ class Handler(BaseHTTPRequestHandler):
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         content_type, body = Canned.reply
         data = body.encode()
-        self.send_response(200)
+        self.send_response(Canned.status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -47,6 +48,7 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server() -> Iterator[str]:
+    Canned.status = 200
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -125,6 +127,37 @@ def test_a_body_declared_json_that_is_not_is_said_as_such(server: str, make: Any
     assert caught.value.kind == "response" and not caught.value.retryable
     assert said.startswith("unexpected reply: the body is not JSON")
     assert "captive portal" in said and "None" not in said
+
+
+@pytest.mark.parametrize(
+    ("make", "path", "advice"),
+    [
+        (openai_client, "/v1/chat/completions", "usually ends in /v1"),
+        (anthropic_client, "/v1/messages", "the SDK adds /v1/messages"),
+    ],
+)
+def test_a_404_of_no_such_address_says_to_check_the_base_url(
+    server: str, make: Any, path: str, advice: str
+) -> None:
+    """A base URL leading to no API (an OpenAI-compatible server's given without ``/v1``) was
+    said as ``API error (404): 404 page not found`` alone."""
+    Canned.reply, Canned.status = ("text/plain", "404 page not found"), 404
+    with pytest.raises(ProviderError) as caught:
+        make(server).complete("system", "user")
+    said = str(caught.value)
+    assert said.startswith("API error (404): 404 page not found (")
+    assert f"{server}{path} was not found: check the base URL in PROCTOR_" in said
+    assert advice in said and "?" not in said
+
+
+@pytest.mark.parametrize("make", [openai_client, anthropic_client])
+def test_a_404_naming_the_model_is_the_provider_s_own_word(server: str, make: Any) -> None:
+    model = make(server).ref.model
+    error = {"error": {"type": "not_found_error", "message": f"model: {model} does not exist"}}
+    Canned.reply, Canned.status = as_json(error), 404
+    with pytest.raises(ProviderError) as caught:
+        make(server).complete("system", "user")
+    assert str(caught.value) == f"API error (404): not_found_error: model: {model} does not exist"
 
 
 def test_openai_well_formed_reply_with_odd_extras_is_read(server: str) -> None:

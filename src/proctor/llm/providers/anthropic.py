@@ -48,7 +48,7 @@ class AnthropicProvider(RenewedClient):
                     timeout=timeout,
                 )
             except Exception as exc:
-                raise provider_error(exc) from exc
+                raise provider_error(exc, self.ref.model) from exc
 
         message = within(timeout, ask, lambda: self.abandon(client))
         return self._completion(message, max_tokens)

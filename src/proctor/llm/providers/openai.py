@@ -58,14 +58,14 @@ class OpenAIProvider(RenewedClient):
             return self._create(client, system, user, max_tokens, ask, timeout)
         except Exception as exc:
             if not (ask and refuses_logprobs(exc)):
-                raise provider_error(exc) from exc
+                raise provider_error(exc, self.ref.model) from exc
         # Log-probabilities are optional (perplexityLevel is left out without them): a model
         # that will not give them is asked again without.
         self.logprobs_refused = True
         try:
             return self._create(client, system, user, max_tokens, False, timeout)
         except Exception as again:
-            raise provider_error(again) from again
+            raise provider_error(again, self.ref.model) from again
 
     def check_key(self, timeout: float) -> None:
         """One authenticated request that costs nothing (the models list); a refused key
