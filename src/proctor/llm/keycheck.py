@@ -23,6 +23,7 @@ from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ModelRef, parse_ref
 from proctor.llm.secrets import key_source, resolve_key
 from proctor.models.plan import RoleModels
+from proctor.util.masking import credentials_masked
 
 CHECK_TIMEOUT_SEC = 10.0
 """The longest the check of one provider may take; a slower one is let pass (and said). The
@@ -87,7 +88,8 @@ def check_role_keys(
         checks = [pool.submit(_check, endpoint, key, timeout) for endpoint, key in keyed]
         failures = [check.result() for check in checks]
     for (endpoint, _key), failure in zip(keyed, failures, strict=True):
-        where = endpoint.url or f"{endpoint.provider}'s default URL"
+        # (a gateway's URL may hold a login: its password is never shown)
+        where = credentials_masked(endpoint.url or f"{endpoint.provider}'s default URL")
         source = key_source(endpoint.provider, env, dotenv)
         if failure is None:
             answered.append(f"{endpoint.provider} at {where} took the key in {source}")

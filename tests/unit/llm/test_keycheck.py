@@ -186,6 +186,23 @@ def test_a_server_that_is_down_is_warned_once_and_let_pass() -> None:
     assert "the run goes on" in warnings[0] and KEY not in warnings[0]
 
 
+def test_a_base_url_s_password_is_never_said(server: str) -> None:
+    """A gateway's base URL with a login in it (``http://me:pw@host``) was printed whole in the
+    warning of a provider that could not be reached, and in a refused key's sentence."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        down = f"http://me:Pa55wordXYZ123@127.0.0.1:{sock.getsockname()[1]}"
+    warnings = check([judge_on(down)], {"ANTHROPIC_API_KEY": KEY}, {})
+    assert len(warnings) == 1 and "at http://me:***@127.0.0.1:" in warnings[0]
+    assert "Pa55word" not in warnings[0]
+    Answers.get = 401
+    with pytest.raises(ConfigError) as caught:
+        check(
+            [judge_on(server.replace("//", "//me:Pa55wordXYZ123@"))], {"ANTHROPIC_API_KEY": KEY}, {}
+        )
+    assert "Pa55word" not in str(caught.value) and "//me:***@127.0.0.1" in str(caught.value)
+
+
 def test_the_scripted_model_is_not_checked() -> None:
     models = RoleModels(refs={"judge": "scripted/judge"}, urls={"scripted": "http://127.0.0.1:9"})
     assert check([models], {}, {}) == []
