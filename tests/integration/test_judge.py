@@ -408,3 +408,14 @@ def test_the_fast_model_classifies_an_ambiguous_turn_end(
     assert trial["timings"]["turnsTotal"] == turns
     calls = [c for c in trial["harnessCalls"] if c["role"] == "fast"]
     assert len(calls) == 1
+
+
+def test_a_huge_rationale_is_kept_cut_and_says_so(proctor: Any, tmp_path: Path) -> None:
+    """A gateway or local model not bound by maxOutputTokens wrote a 3 MB rationale, kept
+    whole in trial.json."""
+    huge = {"json": {"score": 85, "confidenceLevel": 70, "rationale": "word " * 600_000}}
+    code, trial = run(proctor, tmp_path, judged(tmp_path, [huge]))
+    assert code == 0 and trial["status"] == "passed"
+    kept = trial["evaluators"][0]["details"]["rationale"]
+    assert kept.startswith("word word") and kept.endswith("… (cut: 3,000,000 characters in all)")
+    assert len(kept) < 8_100

@@ -160,6 +160,17 @@ class LlmJudge:
             score=score,
             message=f"judge scored {score:g} (pass at >= {params.pass_threshold:g})",
             metrics=metrics,
-            rationale=verdict["rationale"],
+            rationale=_kept(verdict["rationale"]),
             **details,
         )
+
+
+RATIONALE_CHARS = 8_000
+"""The most of a judge's rationale a trial keeps (it is asked for two to five sentences): a
+gateway or a local model that writes megabytes would make ``trial.json`` that large."""
+
+
+def _kept(rationale: str) -> str:
+    if len(rationale) <= RATIONALE_CHARS:
+        return rationale
+    return f"{rationale[:RATIONALE_CHARS]}… (cut: {len(rationale):,} characters in all)"
