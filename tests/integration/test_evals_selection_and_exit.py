@@ -329,6 +329,10 @@ def test_a_tag_no_eval_has_is_refused_beside_tags_that_choose(proctor: Run, tmp_
             "--tag", "slow", "--tag", "slwo",
         )  # fmt: skip
         assert result.code == 2, result.err
-        said = "--tag slwo: no eval has it (did you mean 'slow'? tags: slow)"
+        said = "--tag slwo: no eval has it (did you mean 'slow'? the tags in use: slow)"
         assert said in result.err, result.err
     assert proctor("eval", "--dir", str(root), "--list", "--tag", "slow").code == 0
+    # Below ids, the evals there: another eval's tag is not said to be no eval's.
+    below = proctor("eval", "--dir", str(root), "--list", "b", "a", "--tag", "slow", "--tag", "x")
+    said = "--tag x: no eval below the ids given has it (the tags in use there: slow)"
+    assert below.code == 2 and said in below.err, below.err

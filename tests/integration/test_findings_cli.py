@@ -1159,5 +1159,5 @@ def test_a_finished_run_resumed_says_its_findings_were_taken_in_before(
     run1 = run_with(proctor, make_case, tmp_path, FAILING)
     resumed = proctor("run", "--resume", str(run1))
     assert resumed.code == 1, resumed.err
-    assert "proctor: findings: 1 new in this run, taken into the ledger before (" in resumed.err
+    assert "proctor: findings of this run, taken into the ledger before: 1 new (" in resumed.err
     assert len(findings(proctor, out)) == 1

@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 import psutil
 import pytest
 
+from proctor.errors import ConfigError
 from proctor.view.synthetic import write_run
 from tests.conftest import Run, viewer, viewer_process, write_case
 
@@ -314,3 +315,9 @@ def test_a_results_directory_under_a_project_s_own_run_json_is_viewed(tmp_path: 
         (project / "proctor-results").resolve(),
         None,
     )
+    assert open_results(project) == (project.resolve(), None)  # the project is no run either
+    # A run whose run.json is cut short (or damaged) is still a run: its trials/ is refused.
+    paths = write_run(tmp_path / "results", "run-b", trials=1, cases=1)
+    (paths.root / "run.json").write_text('{"schemaVersion": 2, "runId"')
+    with pytest.raises(ConfigError, match="a folder inside the run folder"):
+        open_results(paths.trials_dir)

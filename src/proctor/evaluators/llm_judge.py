@@ -171,6 +171,8 @@ gateway or a local model that writes megabytes would make ``trial.json`` that la
 
 
 def _kept(rationale: str) -> str:
+    """The rationale as a trial keeps it: masked whole before any cut (a key across the cut
+    would keep its first part), then cut when longer than :data:`RATIONALE_CHARS`."""
     if len(rationale) <= RATIONALE_CHARS:
         return rationale
-    return f"{rationale[:RATIONALE_CHARS]}… (cut: {len(rationale):,} characters in all)"
+    return f"{masked_head(rationale, RATIONALE_CHARS)}… (cut: {len(rationale):,} characters in all)"

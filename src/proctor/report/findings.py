@@ -511,13 +511,14 @@ def _recorded_checks(run_dir: Path) -> frozenset[CheckKey] | None:
 
 
 def update_after_run(
-    results_dir: Path, run_id: str | None = None, *, held: bool = False
+    results_dir: Path, run_id: str | None = None, *, held: bool = False, resumed: bool = False
 ) -> list[FindingChange] | None:
     """:func:`update_ledger` at the end of ``proctor run`` (of run ``run_id``): never raises,
     so a ledger problem never changes the run's outcome; it is logged as a warning and the
     ledger left as it was. A resumed run the ledger held before the resume without keeping it
     as interrupted (``held``: taken in by an older proctor, or taken in finished) gets a note:
-    what the resume added is not applied. What the ledger holds of run ``run_id`` is returned
+    what the resume added is not applied; a ``resumed`` run the ledger took in before says its
+    findings as the run's, not as new now. What the ledger holds of run ``run_id`` is returned
     (see :func:`run_changes`); None when it holds nothing of it."""
     try:
         update = update_ledger(results_dir)
@@ -549,11 +550,12 @@ def update_after_run(
         every = " --all" if told["resolved"] or passed else ""
         # A finished run resumed (nothing left to run), or one another process took in first:
         # its findings are this run's, not new to the ledger now.
-        before = "" if run_id in update.applied else " in this run, taken into the ledger before"
+        taken = resumed and run_id not in update.applied
+        before = " of this run, taken into the ledger before" if taken else ""
         log.warning(
-            "findings: %s%s (`proctor findings %s%s` lists them)",
-            said,
+            "findings%s: %s (`proctor findings %s%s` lists them)",
             before,
+            said,
             results_dir,
             every,
             extra=shown_as(),

@@ -43,7 +43,12 @@ def _check_tags(request: EvalRequest, project: EvalProject) -> None:
     if unknown and len(unknown) < len(request.tags):
         near = did_you_mean(unknown[0], used) if len(unknown) == 1 else ""
         shown = ", ".join(map(name_shown, unknown))
-        raise ConfigError(f"--tag {shown}: no eval has it ({near}tags: {', '.join(used)})")
+        # With ids, the evals below them (as nothing_chosen says it): another may have it.
+        below, there = (" below the ids given", " there") if request.ids else ("", "")
+        raise ConfigError(
+            f"--tag {shown}: no eval{below} has it ({near}the tags in use{there}: "
+            f"{', '.join(used)})"
+        )
 
 
 def _picked(

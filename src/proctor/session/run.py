@@ -443,9 +443,9 @@ def _update_ledger(
             late.ignore()  # as after any stop (the command restores them)
         else:
             late.release()  # a stop noted since the aggregate was written is raised here
-        # Not held: it may wait for another process's lock on the ledger, and a run whose
-        # ledger update was cut short is applied by the next one.
-        changes = update_after_run(paths.root.parent, paths.root.name, held=held)
+        # Not held: it may wait for another's lock; an update cut short is the next run's.
+        again = result.ended_now == 0
+        changes = update_after_run(paths.root.parent, paths.root.name, held=held, resumed=again)
     except KeyboardInterrupt:
         ignore_stops()  # the run is written whole: it ends as its files say, and is told so
         say(

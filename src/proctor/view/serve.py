@@ -39,15 +39,18 @@ def open_results(path: Path) -> tuple[Path, str | None]:
 
 
 def _is_run(path: Path) -> bool:
-    return (path / "run.json").is_file() or (path / "trials").is_dir()
+    return _proctor_run(path) or (path / "trials").is_dir()
 
 
 def _proctor_run(folder: Path) -> bool:
-    """Whether ``folder`` is a run folder proctor wrote: its ``run.json`` is a run's manifest
-    (a project's own ``run.json``, a script's settings, is no run, and a results directory
-    under that project is viewed as one)."""
+    """Whether ``folder`` is a run folder proctor wrote: its ``run.json`` is a run's manifest,
+    or a ``run.json`` beside its ``trials/`` (one cut short or damaged is still its run's). A
+    project's own ``run.json`` (a script's settings) is no run: the project, and a results
+    directory under it, are viewed as results directories."""
     import json
 
+    if (folder / "trials").is_dir() and (folder / "run.json").is_file():
+        return True
     try:
         with open(folder / "run.json", "rb") as file:
             manifest = json.loads(file.read(1 << 20))  # a run's is a few kilobytes
