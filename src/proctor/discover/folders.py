@@ -382,7 +382,7 @@ def _raw_tags(config_path: Path) -> list[str] | None:
     that can be read (it is no JSON object, or its ``tags`` is no list of strings)."""
     try:
         raw = json.loads(config_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # (nested too deeply to read)
         return None
     tags = raw.get("tags", []) if isinstance(raw, dict) else None
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):

@@ -30,6 +30,7 @@ from proctor.models.config import (
     Provision,
     TopConfig,
 )
+from proctor.models.gating import applied_gate
 from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
@@ -43,7 +44,6 @@ from proctor.plan.choosing import (
     unknown_condition,
 )
 from proctor.plan.roles import resolve_roles
-from proctor.report.aggregate import applied_gate
 from proctor.util.json_shown import name_shown
 from proctor.util.text import did_you_mean, noun_for, unknown_name
 

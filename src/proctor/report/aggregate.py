@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from proctor.exit_codes import ExitCode
 from proctor.models.ab import ABGateResult, ABReport
-from proctor.models.config import DEFAULT_GATE, Gate
+from proctor.models.config import Gate
 from proctor.models.run import SkippedCaseRecord
 from proctor.models.suite import (
     GateCheck,
@@ -473,15 +473,3 @@ def ab_sections(
             planned=cells,
         )
     return report, result
-
-
-def applied_gate(gate: Gate | None) -> Gate:
-    """The gate a configuration's ``gate`` applies: proctor's default when it gives none; its
-    A/B gate added to the default per-group threshold when it sets no per-group threshold of
-    its own (``{"ab": {…}}`` adds the A/B gate, as documented; it does not drop every group's
-    gate). A gate object without any threshold (``{}``) gates nothing, as it says."""
-    if gate is None:
-        return DEFAULT_GATE
-    if gate.ab is not None and gate.min_score is gate.min_pass_rate is gate.max_stddev is None:
-        return gate.model_copy(update={"min_pass_rate": DEFAULT_GATE.min_pass_rate})
-    return gate

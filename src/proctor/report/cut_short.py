@@ -7,10 +7,12 @@ that it failed to run."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from proctor.models.suite import GroupStats
 from proctor.models.trial import ERROR_STATUSES, INTERRUPTED_PREFIX
+
+if TYPE_CHECKING:  # (the run's trial lines import this before the reporting stage is loaded)
+    from proctor.models.suite import GroupStats
 
 CUT_SHORT = "cut short by the stop (interrupted)"
 """How the reports name a trial a stop cut short."""

@@ -17,6 +17,7 @@ from typing import Literal
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.compact import compact
 from proctor.models.config import DEFAULT_GATE, Gate
+from proctor.models.gating import applied_gate
 from proctor.models.io import R, escape_surrogates, read_record, read_trial
 from proctor.models.journal import live_orchestrator, stretches, unfinished, unrecorded
 from proctor.models.loading import load_top_config
@@ -24,7 +25,7 @@ from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, S
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.paths import RunPaths, run_holding, runs_below
-from proctor.report.aggregate import aggregate, applied_gate
+from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
 
