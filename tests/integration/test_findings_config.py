@@ -139,3 +139,26 @@ def test_a_default_folder_that_is_not_there_is_told_how_each_command_names_one(
         f"{said}; name the one your runs are in: "
         "`proctor findings dismiss ID --reason TEXT --dir RESULTS_DIR`"
     ) in dismissed.err
+
+
+def test_a_folder_of_results_directories_names_them(proctor: Run, project: Path) -> None:
+    """``proctor run --manifest``'s ``--out`` holds one results directory per pair, each with
+    its own ledger: a folder of them is named as such, with the command that reads one."""
+    (project / "many").mkdir()
+    (project / "ci-out").rename(project / "many" / "pair-1")
+    listed = proctor("findings", "many")
+    assert listed.code == 2 and "Traceback" not in listed.err
+    assert (
+        "many: a folder of results directories (pair-1), not a results directory: each keeps "
+        "the findings of its own runs; name one: `proctor findings many/pair-1`"
+    ) in listed.err
+    dismiss = proctor("findings", "dismiss", ID, "--reason", "x", "--dir", "many")
+    assert dismiss.code == 2
+    assert "name one: `proctor findings dismiss ID --reason TEXT --dir many/pair-1`" in dismiss.err
+    (project / "proctor.json").unlink()
+    (project / "many").rename(project / "proctor-results")
+    default = proctor("findings")
+    assert default.code == 2
+    assert (
+        "proctor-results (the default results directory): a folder of results directories (pair-1)"
+    ) in default.err

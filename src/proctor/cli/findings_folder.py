@@ -80,6 +80,18 @@ def results_folder(
             f"{path}: a run folder; findings live in the results directory that holds it"
         )
     if not (path / "findings.json").exists() and not any(path.glob("run-*")):
+        held = sorted(
+            {p.parent.name for p in path.glob("*/findings.json")}
+            | {p.parent.parent.name for p in path.glob("*/run-*/run.json")}
+        )
+        if held:  # `proctor run --manifest`'s --out: one results directory per pair
+            listed = ", ".join(held[:5]) + (f" and {len(held) - 5} more" if len(held) > 5 else "")
+            raise ConfigError(
+                f"{path}{f' ({chosen})' if chosen else ''}: a folder of results directories "
+                f"({listed}), not a results directory: each keeps the findings of its own "
+                "runs; name one: "
+                f"`{naming.replace('RESULTS_DIR', str(path / held[0]))}`"
+            )
         raise ConfigError(
             f"{path}: not a results directory (no run-* folder and no findings.json{how}; "
             "`proctor run --out DIR` makes one)"
