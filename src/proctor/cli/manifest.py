@@ -153,6 +153,7 @@ def _run_pairs(
         )
         pairs.append(_Pair(entry, earlier, request, *_plan_pair(path, source, request, earlier)))
     _say_skipped(pairs)
+    _say_unrun(path, plan_of.tasks, plan_of.conditions, pairs)
     _check_before(pairs)
     codes: list[int] = []
     run_dirs: list[Path] = []
@@ -262,6 +263,30 @@ def _say_skipped(pairs: list[_Pair]) -> None:
     )
     for name, reason in said:
         click.echo(f"proctor: skipped case '{one_line(name)}': {one_line(reason)}", err=True)
+
+
+def _say_unrun(path: Path, tasks: list[str], conditions: list[str], pairs: list[_Pair]) -> None:
+    """The manifest's tasks that no pair runs, as none of their conditions is the manifest's
+    (a case without conditions, planned with an A/B suite's goal labels): said once, before
+    any pair, since a manifest of fewer tasks than planned would otherwise pass unremarked."""
+    from proctor.plan.choosing import picks
+
+    planned = [pair.plan for pair in pairs if pair.plan is not None and pair.resume is None]
+    if not planned:
+        return
+    ran = {case.name for plan in planned for case in plan.cases}
+    skipped = {case.name for plan in planned for case in plan.skipped}
+    unrun = [task for task in tasks if not any(picks(name, task) for name in ran | skipped)]
+    if unrun:
+        one = len(unrun) == 1
+        click.echo(
+            f"proctor: note: {manifest_shown(path)}: {'task' if one else 'tasks'} "
+            f"{', '.join(one_line(task) for task in unrun)} {'has' if one else 'have'} none of "
+            f"the manifest's conditions ({', '.join(conditions)}): no pair runs "
+            f"{'it' if one else 'them'} ({len(tasks) - len(unrun)} of its {len(tasks)} tasks "
+            "run)",
+            err=True,
+        )
 
 
 def _check_before(pairs: list[_Pair]) -> None:
