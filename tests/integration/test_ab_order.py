@@ -56,3 +56,31 @@ def test_an_odd_number_of_planned_pairs_is_said_when_planned_and_run(
         str(tmp_path / "m4.json"),
     )  # fmt: skip
     assert even.code == 0 and "not balanced" not in even.err
+
+
+def test_runs_read_together_whose_order_is_not_balanced_are_said_so(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A manifest split between machines, its shares read together: reading only the pairs
+    whose treatment ran first is said; every pair's run read together is not."""
+    make_case("t1", config=AB, plan=PLAN)
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--pairs", "4", "--output", str(manifest)
+    )
+    assert planned.code == 0, planned.err
+    out = tmp_path / "out"
+    argv = ("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"))
+    assert proctor(*argv, "--out", str(out)).code == 0
+    runs = {n: next((out / f"pair-{n}").glob("run-*")) for n in (1, 2, 3, 4)}
+    said = (
+        "proctor: note: over the runs read, the order of the conditions is not balanced: "
+        "treatment runs first in 2 of 2 repeats, baseline in 0: a difference may come from the "
+        "order as much as from the conditions"
+    )
+    share = proctor("report", str(runs[2]), str(runs[4]))
+    assert share.code == 0 and said in share.err, share.err
+    every = proctor("report", *(str(run) for run in runs.values()))
+    assert every.code == 0 and "not balanced" not in every.err, every.err

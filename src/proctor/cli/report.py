@@ -106,6 +106,7 @@ def command(
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
     from proctor.report.stored import config_gate, recompute
+    from proctor.session.repeats import runs_order_note
     from proctor.util.masking import mask
 
     # Every key of the environment and ./.env is masked in the reports written and printed.
@@ -149,6 +150,8 @@ def command(
         runs, records, suite = read.runs, read.records, read.suite
         refuse_early(out, run_dirs, suite, force, goal_shape, records)
         echo_pooled_notes(read)
+        if note := runs_order_note([run.cells for run in runs]):
+            click.echo(f"proctor: note: {note}", err=True)
         live = [(run, run.running_pid) for run in runs if run.running_pid is not None]
         if live:
             stopped = any(run.stopped_short and run.running_pid is None for run in runs)

@@ -99,7 +99,7 @@ def williams_orders(conditions: list[str]) -> list[list[str]]:
 
 
 def order_note(
-    firsts: Sequence[str], conditions: Sequence[str], unit: str, balanced_by: int
+    firsts: Sequence[str], conditions: Sequence[str], unit: str, balanced_by: int | None
 ) -> str:
     """A sentence when the conditions do not each run first equally often over ``firsts`` (the
     condition that ran first in each pair or repeat), naming which ran first more often; empty
@@ -109,11 +109,13 @@ def order_note(
         return ""
     ranked = sorted(conditions, key=lambda name: -counts[name])  # (stable: the order given)
     rest = ", ".join(f"{name} in {counts[name]}" for name in ranked[1:])
-    return (
+    said = (
         f"the order of the conditions is not balanced: {ranked[0]} runs first in "
-        f"{counts[ranked[0]]} of {plural(len(firsts), unit)}, {rest} (a multiple of "
-        f"{plural(balanced_by, unit)} balances it)"
+        f"{counts[ranked[0]]} of {plural(len(firsts), unit)}, {rest}"
     )
+    if balanced_by is None:
+        return said
+    return f"{said} (a multiple of {plural(balanced_by, unit)} balances it)"
 
 
 def manifest_order_note(manifest: RepeatManifest) -> str:
@@ -142,3 +144,27 @@ def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
 
 def read_manifest(path: Path) -> RepeatManifest:
     return read_record(path, RepeatManifest)
+
+
+def runs_order_note(runs: Sequence[Sequence[tuple[str, str, str, int]]]) -> str:
+    """:func:`order_note` over runs read as one sample set, each given by its planned cells
+    (case, agent, condition, repeat) in the order it ran them: the condition each case × agent
+    × repeat of two or more conditions ran first, in every run (the pairs of a manifest split
+    between machines balance only when every pair's run is read). Empty when balanced."""
+    firsts: list[str] = []
+    conditions: list[str] = []
+    for cells in runs:
+        started: dict[tuple[str, str, int], list[str]] = {}
+        for case, agent, condition, repeat in cells:
+            started.setdefault((case, agent, repeat), []).append(condition)
+        for names in started.values():
+            if len(set(names)) > 1:
+                firsts.append(names[0])
+                conditions.extend(names)
+    note = order_note(firsts, list(dict.fromkeys(conditions)), "repeat", None)
+    return (
+        f"over the runs read, {note}: a difference may come from the order as much as from "
+        "the conditions (read the run folders of every pair of a repeat manifest together)"
+        if note
+        else ""
+    )
