@@ -84,3 +84,8 @@ def test_runs_read_together_whose_order_is_not_balanced_are_said_so(
     assert share.code == 0 and said in share.err, share.err
     every = proctor("report", *(str(run) for run in runs.values()))
     assert every.code == 0 and "not balanced" not in every.err, every.err
+    pooled = ("--treatment", "treatment", "--baseline", "baseline")
+    compared = proctor("compare", str(runs[2]), str(runs[4]), *pooled)
+    assert compared.code == 0 and said in compared.err, compared.err
+    every = proctor("compare", *(str(run) for run in runs.values()), *pooled)
+    assert every.code == 0 and "not balanced" not in every.err, every.err

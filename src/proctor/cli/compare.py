@@ -129,6 +129,7 @@ def command(
     if len(runs) != 2 or treatment or baseline:
         from proctor.report.distinct import check_no_trial_twice
         from proctor.report.pooled_runs import pooled, pooled_planned
+        from proctor.session.repeats import runs_order_note
 
         check_distinct(runs)  # pooled: a run given twice would count twice
 
@@ -163,6 +164,8 @@ def command(
         if suites is not None:
             notes.append(suites[0])
             said += f"\n- {suites[1]}"
+        if len(runs) > 1 and (order := runs_order_note(matrices)):  # and so is this
+            notes.append(order)
         text = model_to_json(report) if as_json else shown(_with(render_ab_markdown(report), said))
         if as_json:
             shown("")
