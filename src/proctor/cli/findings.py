@@ -297,7 +297,13 @@ def list_findings(
         click.echo(model_to_json(ledger.model_copy(update=update)), nl=False)
     elif shown:
         click.echo(render_table(shown))
-        from proctor.cli.findings_cells import cell_in, cut_short, other_cells, skipped_cases
+        from proctor.cli.findings_cells import (
+            cell_in,
+            chosen_by,
+            cut_short,
+            other_cells,
+            skipped_cases,
+        )
         from proctor.report.findings import newest_run
 
         suites = {f.suite for f in ledger.findings} | set(ledger.run_suites.values())
@@ -338,7 +344,16 @@ def list_findings(
         # A case the latest run ran on other agents or conditions only (--agent, --condition).
         others = {f.id: other_cells(folder, latest[f.suite], f) for f in rest}
         elsewhere = [f for f in rest if others[f.id]]
-        gone = [f for f in rest if not others[f.id]]
+        # A case the latest run left out by its --case or --tag: not gone either.
+        chose = {run: chosen_by(folder, run) for run in cut}
+        partial = [
+            f
+            for f in rest
+            if not others[f.id]
+            and chose.get(latest[f.suite] or "")
+            and not (folder / (latest[f.suite] or "") / "trials" / f.case).exists()
+        ]
+        gone = [f for f in rest if not others[f.id] and f not in partial]
         if ran:
             click.echo(
                 f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
@@ -394,6 +409,13 @@ def list_findings(
                 "or "
                 "`proctor findings dismiss ID --reason TEXT` closes one whose agent or "
                 "condition the case no longer has."
+            )
+        if partial:
+            said = "; ".join(sorted({chose[latest[f.suite] or ""] for f in partial}))
+            click.echo(
+                f"\n{_counted(partial)} not checked by the latest run of {_their(partial)} "
+                f"suite ({_runs(partial, latest)}), which ran part of it only ({said}). A "
+                "finding stays open until a run checks it: run the suite again, or its case."
             )
         if gone:
             click.echo(

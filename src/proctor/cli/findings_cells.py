@@ -169,3 +169,28 @@ def skipped_cases(folder: Path, run: str) -> dict[str, str]:
     except (ProctorError, OSError, ValueError):
         return {}
     return {skip.case: skip.reason for skip in resolved.skipped}
+
+
+def chosen_by(folder: Path, run: str | None) -> str:
+    """The ``--case`` and ``--tag`` options run ``run`` was started with, as its ``run.json``
+    records its command (``--case fix-a-bug``); ``""`` when it chose no part of its suite so,
+    or cannot be read."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+    from proctor.paths import RunPaths
+
+    if run is None:
+        return ""
+    try:
+        argv = read_record(RunPaths(folder / run).run_json, RunManifest).argv
+    except (ProctorError, OSError, ValueError):
+        return ""
+    chosen: list[str] = []
+    for i, arg in enumerate(argv):
+        for option in ("--case", "--tag"):
+            if arg == option and i + 1 < len(argv):
+                chosen.append(f"{option} {argv[i + 1]}")
+            elif arg.startswith(f"{option}="):
+                chosen.append(f"{option} {arg.partition('=')[2]}")
+    return one_line(" ".join(chosen))
