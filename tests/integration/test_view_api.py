@@ -81,8 +81,12 @@ def test_a_path_or_method_the_api_lacks_is_a_json_error(tmp_path: Path) -> None:
         head = _ask(base, "HEAD", "/api/runs")
         assert head[0] == 200 and head[1]["content-type"] == "application/json"
         assert _error(_ask(base, "GET", "/api/runs", Host="localhost:1"), 421) == "unknown host"
-        # Pages keep their plain-text answers.
+        # Pages keep their own answers: a page there is not is the viewer's "Not here" page,
+        # a method a page lacks and an unknown host plain text.
         status, headers, body = _ask(base, "GET", "/nothing")
+        assert status == 404 and headers["content-type"].startswith("text/html")
+        assert b"<h1>Not here</h1>" in body
+        status, headers, body = _ask(base, "POST", "/nothing")
         assert status == 404 and headers["content-type"].startswith("text/plain")
         status, headers, body = _ask(base, "GET", "/", Host="localhost:1")
         assert (status, body) == (421, b"unknown host")
