@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -290,21 +290,6 @@ def blank_refused(*options: tuple[str, str | None]) -> None:
     for option, value in options:
         if value is not None and not value.strip():
             raise ConfigError(f"{option} {json_text(value)}: expected a value, not a blank one")
-
-
-def selection_blank_refused(
-    agents: Sequence[str],
-    cases: Sequence[str],
-    tags: Sequence[str],
-    conditions: Sequence[str],
-    first: str | None,
-) -> None:
-    """A ConfigError (exit 2) for a blank ``--agent``, ``--case``, ``--tag``, ``--condition``
-    or ``--first-condition`` (``--case "$CASE"`` with the variable unset), as ``prepare``
-    refuses its own, rather than looked up as a name no case has."""
-    given = [("--agent", a) for a in agents] + [("--case", c) for c in cases]
-    given += [("--tag", t) for t in tags] + [("--condition", c) for c in conditions]
-    blank_refused(*given, ("--first-condition", first))
 
 
 def check_folder_of(option: str, path: Path) -> None:

@@ -29,7 +29,6 @@ from proctor.cli.options import (
     only_evaluator_option,
     reporter_option,
     role_models,
-    selection_blank_refused,
     skip_evaluator_option,
     source_option,
     tag_option,
@@ -249,7 +248,6 @@ def command(
         )
     if recorded is not None and repeat_check is None:
         raise ConfigError("--recorded RUN_DIR is re-evaluated by --repeat-check N: give it too")
-    selection_blank_refused(agents, cases, tags, conditions, first_condition)
     overrides = CliOverrides(
         agents=list(agents),
         cases=list(cases),

@@ -21,7 +21,6 @@ from proctor.cli.options import (
     mode_option,
     only_evaluator_option,
     role_models,
-    selection_blank_refused,
     skip_evaluator_option,
     source_option,
     tag_option,
@@ -118,7 +117,6 @@ def command(
     )
     from proctor.plan.resolve import load_run_plan
 
-    selection_blank_refused(agents, cases, tags, conditions, first_condition)
     overrides = CliOverrides(
         source_root=str(source_root) if source_root else None,
         agents=list(agents),
