@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
+from proctor.util.masking import mask
 
 FailureKind = Literal[
     "quota", "auth", "rate-limit", "overloaded", "server", "network", "request", "response", "agent"
@@ -126,11 +127,16 @@ class ProviderError(ProctorError):
         return self.kind in RETRYABLE
 
 
-def excerpt(text: str, limit: int = BODY_EXCERPT) -> str:
+def excerpt(text: str, limit: int = BODY_EXCERPT, *, quoted: bool = False) -> str:
     """The first ``limit`` characters of ``text`` with every registered key masked; cut only
     after masking the whole text, so no part of a key survives the cut (a window cut before
-    masking could split a key that the masks before it bring within ``limit``)."""
-    return masked_head(text, limit)
+    masking could split a key that the masks before it bring within ``limit``). A text cut is
+    marked so, with its whole length (masked): ``… (cut: 1,234 characters in all)``.
+    ``quoted``: the kept text as a Python string literal, the mark after its closing quote."""
+    masked = mask(text)
+    head = masked[: max(limit, 0)]
+    shown = repr(head) if quoted else head
+    return shown if len(masked) <= limit else f"{shown}… (cut: {len(masked):,} characters in all)"
 
 
 def has_status(text: str, codes: str) -> bool:
@@ -225,9 +231,9 @@ def provider_error(exc: BaseException, model: str | None = None) -> ProviderErro
     if isinstance(exc, json.JSONDecodeError):
         # A reply declared JSON whose body is not (a proxy's HTML page, a body cut short): the
         # SDKs raise the parser's own error, which says nothing of the reply.
-        said = excerpt(exc.doc, 120) if isinstance(exc.doc, str) else ""
+        said = excerpt(exc.doc, 120, quoted=True) if isinstance(exc.doc, str) else "''"
         return ProviderError(
-            "response", f"{LABELS['response']}: the body is not JSON ({exc.msg}): {said!r}"
+            "response", f"{LABELS['response']}: the body is not JSON ({exc.msg}): {said}"
         )
     kind = kind_of_sdk_error(exc)
     status = getattr(exc, "status_code", None)

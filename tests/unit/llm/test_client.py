@@ -89,9 +89,19 @@ def test_control_a_class_named_like_the_sdks_is_not_taken_for_it() -> None:
     assert provider_error(APIConnectionError("boom")).kind == "request"
 
 
-def test_the_excerpt_stays_bounded() -> None:
+def test_the_excerpt_stays_bounded_and_says_it_was_cut() -> None:
     error = provider_error(status_error(anthropic, 500, "x" * 100_000))
-    assert error.kind == "server" and len(str(error)) < BODY_EXCERPT + 50
+    assert error.kind == "server" and len(str(error)) < BODY_EXCERPT + 80
+    assert str(error).endswith("x… (cut: 100,000 characters in all)")
+
+
+def test_an_excerpt_counts_the_body_as_masked_and_a_short_one_has_no_mark() -> None:
+    body = f"key {KEY} refused " + "y" * 300
+    error = provider_error(status_error(openai, 400, body))
+    masked = len(body) - len(KEY) + len("***")
+    assert str(error).endswith(f"y… (cut: {masked:,} characters in all)")
+    assert KEY[:8] not in str(error)
+    assert str(provider_error(status_error(openai, 400, "y" * BODY_EXCERPT))).endswith("y")
 
 
 @pytest.mark.parametrize("sdk", [anthropic, openai])
@@ -167,7 +177,10 @@ def test_a_key_split_far_into_a_long_body_is_no_trace_once_the_keys_before_it_ar
     body = long * 8 + KEY * 5 + "y" * 60 + KEY + "b" * 100
     error = provider_error(status_error(anthropic, 400, body))
     assert KEY[:8] not in str(error) and long[:8] not in str(error), str(error)
-    assert str(error).endswith("y" * 60 + "***" + "b" * (200 - 24 - 15 - 60 - 3))
+    assert str(error).endswith(
+        "y" * 60 + "***" + "b" * (200 - 24 - 15 - 60 - 3) + f"… (cut: {24 + 15 + 60 + 3 + 100:,} "
+        "characters in all)"
+    )
 
 
 def parsed_error(sdk: object, status: int, body: object) -> Exception:
