@@ -8,12 +8,14 @@ once, then it is an error too.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import Field
 
 from proctor.evaluators.base import (
+    MAX_TIMEOUT_SEC,
     CaseProblem,
     EvaluationContext,
     EvaluatorParams,
@@ -21,10 +23,12 @@ from proctor.evaluators.base import (
     register,
     scored_result,
 )
+from proctor.llm.client import ModelClient
 from proctor.llm.failures import ProviderError
 from proctor.llm.judge import (
     SYSTEM,
     ContextOverflow,
+    Material,
     build_material,
     collect_artifacts,
     parse_verdict,
@@ -36,6 +40,9 @@ from proctor.models.config import PathText
 from proctor.models.trial import EvaluatorResult
 from proctor.util.cutting import masked_head
 
+JUDGE_TIMEOUT_SEC = 300.0
+"""The default bound of an llm-judge's calls in all (a provider that takes the connection
+and never answers would otherwise hold the trial four requests of 120 s each)."""
 RETRY_NOTE = (
     "\n\nYour previous reply could not be used ({problem}). Reply with the JSON object only."
 )
@@ -48,6 +55,8 @@ class JudgeParams(EvaluatorParams):
     model: str | None = None
     max_input_chars: int = Field(default=120_000, ge=1_000)
     max_output_tokens: int = Field(default=1_024, ge=16)
+    timeout_sec: float = Field(default=JUDGE_TIMEOUT_SEC, gt=0, le=MAX_TIMEOUT_SEC)
+    """The longest the judge's calls may take in all, their retries and waits included."""
 
     def case_problem(self, case_dir: Path) -> CaseProblem | None:
         given = "rubric" in self.model_fields_set
@@ -124,6 +133,17 @@ class LlmJudge:
         except ContextOverflow as exc:
             return error_result(spec, f"context overflow: {exc}")
         client = ctx.roles.client("judge", ref)
+        kept = client.deadline, client.out_of_time
+        client.deadline = time.monotonic() + params.timeout_sec
+        client.out_of_time = f"no verdict within the judge's timeoutSec ({params.timeout_sec:g} s)"
+        try:
+            return self._judged(spec, params, client, material)
+        finally:
+            client.deadline, client.out_of_time = kept
+
+    def _judged(
+        self, spec: EvaluatorSpec, params: JudgeParams, client: ModelClient, material: Material
+    ) -> EvaluatorResult:
         user = material.prompt
         details: dict[str, Any] = {"model": str(client.ref), "truncation": material.truncation}
         verdict = None

@@ -131,6 +131,11 @@ class ModelClient:
     calls: list[CallRecord] = field(default_factory=list)
     sleep: Any = time.sleep
     deadline: float | None = None
+    out_of_time: str = OUT_OF_TIME
+    """What a call cut off by ``deadline`` says (whose time ran out)."""
+    key_source: str | None = None
+    """Where the key sent was found, masked (see :func:`proctor.llm.secrets.key_source`): an
+    authentication failure names it."""
 
     def close(self) -> None:
         """Close the connections of the provider's client (the SDK's own); no call is made
@@ -153,7 +158,7 @@ class ModelClient:
             left = self._left()
             try:
                 if left is not None and left <= 0:
-                    raise ProviderError("network", OUT_OF_TIME)
+                    raise ProviderError("network", self.out_of_time)
                 result = self.provider.complete(
                     system,
                     user,
@@ -167,10 +172,9 @@ class ModelClient:
                 # The provider's own Retry-After, when longer (a 429 that names its wait).
                 delay = max(delay, exc.retry_after or 0.0)
                 left = self._left()
-                out_of_time = left is not None and left <= delay
+                out_of_time = left is not None and left <= delay and attempt < MAX_ATTEMPTS
                 if not exc.retryable or attempt == MAX_ATTEMPTS or out_of_time:
-                    if out_of_time and exc.retryable and str(exc) != OUT_OF_TIME:
-                        exc = ProviderError(exc.kind, f"{exc}; {OUT_OF_TIME}", exc.status)
+                    exc = self._final(exc, attempt, started, out_of_time)
                     self.calls.append(
                         CallRecord(
                             self.role,
@@ -204,6 +208,29 @@ class ModelClient:
             return result
         raise AssertionError("unreachable")
 
+    def _final(
+        self, exc: ProviderError, attempt: int, started: float, out_of_time: bool
+    ) -> ProviderError:
+        """The error a call ends with: a retryable one says how many attempts were made in
+        how long, and when the deadline cut the retries short; a refused key names where the
+        key sent was found (masked, never the key)."""
+        said = str(exc)
+        if exc.retryable:
+            if out_of_time and said != self.out_of_time:
+                said += f"; {self.out_of_time}"
+            took = time.monotonic() - started
+            tries = "1 attempt" if attempt == 1 else f"{attempt} attempts"
+            said += f" (gave up after {tries} in {took:.1f} s)"
+        elif exc.kind == "auth" and self.key_source:
+            said += f" (the key sent: {self.key_source})"
+        if said == str(exc):
+            return exc
+        final = ProviderError(exc.kind, said, exc.status, exc.retry_after)
+        final.input_tokens, final.output_tokens = exc.input_tokens, exc.output_tokens
+        final.token_limit = exc.token_limit
+        final.__cause__ = exc.__cause__
+        return final
+
     def _left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
@@ -218,7 +245,7 @@ def unexpected_response(ref: ModelRef, problem: str, response: Any) -> ProviderE
     choices): a provider failure of kind ``response``, so callers treat it like any other."""
     message = f"unexpected reply from {ref}: {problem}"
     if isinstance(response, str):  # the SDKs hand back a non-JSON body as text
-        message += f" (the body is not JSON: {excerpt(response, 120)!r})"
+        message += f" (the body is not JSON: {excerpt(response, 120, quoted=True)})"
     return ProviderError("response", message)
 
 

@@ -10,7 +10,7 @@ from proctor.errors import ConfigError
 from proctor.llm.client import PROVIDER_CLASSES, CallRecord, ModelClient
 from proctor.llm.failures import ProviderError
 from proctor.llm.refs import KEYLESS, ROLES, ModelRef, base_url, parse_ref
-from proctor.llm.secrets import dotenv_name, resolve_key
+from proctor.llm.secrets import dotenv_name, key_source, resolve_key
 from proctor.models.config import RoleEntry
 from proctor.models.plan import RoleModels
 from proctor.util.masking import install_log_masking
@@ -23,6 +23,8 @@ class RoleSet:
 
     refs: dict[str, ModelRef] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
+    key_sources: dict[str, str] = field(default_factory=dict)
+    """Where each provider's key was found, masked (a refused key's error names it)."""
     urls: dict[str, str | None] = field(default_factory=dict)
     extra_refs: list[ModelRef] = field(default_factory=list)
     """Models named by evaluators directly (an llm-judge's ``model``)."""
@@ -53,7 +55,8 @@ class RoleSet:
                 provider = PROVIDER_CLASSES[ref.provider](
                     ref, self.keys[ref.provider], self.urls.get(ref.provider), role
                 )
-            self._clients[cache_key] = ModelClient(role, ref, provider)
+            source = self.key_sources.get(ref.provider)
+            self._clients[cache_key] = ModelClient(role, ref, provider, key_source=source)
         self._clients[cache_key].deadline = self.deadline
         return self._clients[cache_key]
 
@@ -153,6 +156,7 @@ def build_roles(
         roles.urls[provider] = base_url(provider, env, dotenv)
         if key is not None:
             roles.keys[provider] = key
+            roles.key_sources[provider] = key_source(provider, env, dotenv)
             continue
         for role, ref in needed.items():
             if ref.provider == provider:
@@ -193,4 +197,5 @@ def roles_from(models: RoleModels, env: Mapping[str, str], dotenv: Mapping[str, 
             key, _looked = resolve_key(ref.provider, env, dotenv)
             if key is not None:
                 roles.keys[ref.provider] = key
+                roles.key_sources[ref.provider] = key_source(ref.provider, env, dotenv)
     return roles

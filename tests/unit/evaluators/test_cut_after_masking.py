@@ -79,6 +79,8 @@ class _Judge:
     """A judge model that replies with text that is no verdict, a key at its 500th character."""
 
     ref = parse_ref("scripted/judge", "judge")
+    deadline: float | None = None
+    out_of_time = ""
 
     def complete(self, system: str, user: str, **kwargs: Any) -> _Reply:
         return _Reply("x" * 490 + KEY)

@@ -274,3 +274,50 @@ def test_the_trial_s_deadline_bounds_a_trickled_reply(trickler: str) -> None:
         client.complete("system", "user")
     assert time.monotonic() - started < 2.5
     assert [(c.ok, c.attempts) for c in client.calls] == [(False, 1)]
+
+
+@pytest.mark.parametrize(("status", "said"), [(429, "rate limited"), (529, "provider overloaded")])
+def test_a_call_that_stays_rate_limited_says_how_many_attempts_it_made(
+    server: str, status: int, said: str
+) -> None:
+    """It said ``rate limited (429): …`` alone, as if the first answer had been taken."""
+    Canned.reply, Canned.status = as_json({"error": {"type": "x", "message": "slow down"}}), status
+    client = anthropic_client(server)
+    waits: list[float] = []
+    client.sleep = waits.append
+    with pytest.raises(ProviderError) as caught:
+        client.complete("system", "user")
+    assert str(caught.value).startswith(f"{said} ({status}): x: slow down (gave up after 4 ")
+    assert str(caught.value).endswith(" s)") and len(waits) == 3
+    assert client.calls[0].error == str(caught.value) and client.calls[0].attempts == 4
+
+
+def test_control_a_refusal_is_not_retried_and_says_no_attempts(server: str) -> None:
+    Canned.reply, Canned.status = as_json({"error": {"type": "x", "message": "bad"}}), 400
+    with pytest.raises(ProviderError) as caught:
+        anthropic_client(server).complete("system", "user")
+    assert str(caught.value) == "API error (400): x: bad"
+
+
+def test_a_refused_key_names_where_it_was_found_masked(
+    server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judge refused mid-run (a key revoked since the check before the run) said
+    ``authentication failed (401): …`` without naming the variable whose key was sent."""
+    from proctor.llm.roles import build_roles
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    key = "sk-ant-revoked-" + "k" * 30
+    ref = ModelRef("anthropic", "claude-x")
+    env = {"ANTHROPIC_API_KEY": key, "PROCTOR_ANTHROPIC_BASE_URL": server}
+    roles = build_roles({"judge": ref}, {"judge": ref}, env, {})
+    error = {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}
+    Canned.reply, Canned.status = as_json(error), 401
+    with pytest.raises(ProviderError) as caught:
+        roles.client("judge").complete("system", "user")
+    assert str(caught.value) == (
+        "authentication failed (401): authentication_error: bad key (the key sent: "
+        f"ANTHROPIC_API_KEY (in the environment: sk-…, {len(key)} characters))"
+    )
+    assert key[4:] not in str(caught.value)
