@@ -134,8 +134,12 @@ class LlmJudge:
             return error_result(spec, f"context overflow: {exc}")
         client = ctx.roles.client("judge", ref)
         kept = client.deadline, client.out_of_time
-        client.deadline = time.monotonic() + params.timeout_sec
-        client.out_of_time = f"no verdict within the judge's timeoutSec ({params.timeout_sec:g} s)"
+        own = time.monotonic() + params.timeout_sec
+        if client.deadline is None or own < client.deadline:  # an earlier one (the trial's) holds
+            client.deadline = own
+            client.out_of_time = (
+                f"no verdict within the judge's timeoutSec ({params.timeout_sec:g} s)"
+            )
         try:
             return self._judged(spec, params, client, material)
         finally:
