@@ -1,7 +1,7 @@
 """The viewer's pages in headless Chromium: the Compare page's overall figures as `proctor
 compare` prints them, an annotation said once on the Trial page, a trial not started yet
-followed until it runs, the Runs page's filters kept fresh, and the playground's checkboxes
-kept with their names on a phone."""
+followed until it runs, the Runs page's filters kept fresh, the playground's checkboxes
+kept with their names on a phone, and Compare opened with one run chosen."""
 
 from __future__ import annotations
 
@@ -207,3 +207,21 @@ def test_a_playground_checkbox_stays_with_its_name_on_a_phone(browser: Any, tmp_
             page.screenshot(path=str(SHOTS / "playground-375.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_compare_with_the_baseline_chosen_offers_its_source_s_other_run(
+    page: Any, server: Server
+) -> None:
+    """``/compare?a=RUN`` (as a link to it would be) showed the bare form, its candidate the
+    newest run: it says the candidate is still to choose, chooses another run of RUN's source,
+    and offers it as a link that compares them, the groups one run holds alone counted."""
+    base, results = server
+    run = _real_run(results)
+    candidate = _candidate(results, run)
+    page.goto(f"{base}/compare?a={run}")
+    said = page.inner_text("#compare-choose")
+    assert said.startswith(f"{run} is the baseline run: choose the candidate run above")
+    assert page.eval_on_selector("select[name=b]", "s => s.value") == candidate
+    page.get_by_role("link", name=candidate).click()
+    page.wait_for_url(f"**b={candidate}**")
+    assert page.locator("#compare-table").count() == 1

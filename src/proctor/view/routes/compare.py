@@ -26,7 +26,7 @@ def compare_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
     q = request.query_params
-    rows = newest_first(index.query("SELECT name, started_at, conditions FROM runs"))
+    rows = newest_first(index.query("SELECT name, started_at, conditions, source FROM runs"))
     names = [r["name"] for r in rows]
     # "compare its conditions" offers the runs of two conditions or more, the newest first (a
     # run of one has nothing to compare: the newest run was chosen, and refused, whatever it
@@ -37,8 +37,15 @@ def compare_page(request: Request) -> Response:
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
     context["ab_names"] = two
     context["note"] = None
+    context["choose"] = None
+    context["default"] = {}
     try:
-        if q.get("a") and q.get("b"):
+        if bool(q.get("a")) != bool(q.get("b")):
+            choose = context["choose"] = _one_side(rows, q)
+            # The side left to choose is offered the chosen run's newest sibling, not itself.
+            others = [n for n in names if n != choose["run"]]
+            context["default"] = {choose["other"]: (choose["siblings"] or others or [None])[0]}
+        elif q.get("a") and q.get("b"):
             context["runs_cmp"] = compare_runs(_records(index, q["a"]), _records(index, q["b"]))
             if q["a"] == q["b"]:  # as `proctor compare` notes it
                 context["note"] = (
@@ -71,6 +78,34 @@ def compare_page(request: Request) -> Response:
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
     return render(request, "compare.html", **context)
+
+
+SIBLINGS_SHOWN = 5
+"""The other runs of a run's source that the Compare page offers when one side is chosen."""
+
+
+def _one_side(rows: list[Any], q: Any) -> dict[str, Any]:
+    """What the page says when one run of the two is chosen: which side is still to choose and,
+    the likeliest choices, the other runs of the chosen run's source (its suite run again),
+    the newest first. Raises ConfigError for a run this results directory does not hold."""
+    side, other = ("a", "b") if q.get("a") else ("b", "a")
+    run = q[side]
+    by_name = {r["name"]: r for r in rows}
+    if run not in by_name:
+        raise ConfigError(
+            f"run {run} is not in this results directory: choose the baseline and the "
+            "candidate run above"
+        )
+    source = by_name[run]["source"]
+    siblings = [r["name"] for r in rows if r["name"] != run and source and r["source"] == source]
+    return {
+        "run": run,
+        "side": side,
+        "other": other,
+        "source": source,
+        "siblings": siblings[:SIBLINGS_SHOWN],
+        "more": max(0, len(siblings) - SIBLINGS_SHOWN),
+    }
 
 
 KEPT_RUNS = 4

@@ -1,0 +1,79 @@
+"""The Compare page with one run chosen, and the groups one run holds alone (Starlette's
+TestClient over synthetic runs)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import write_run
+
+OLD, NEW, OTHER = (
+    "run-20261201T000000Z-old",
+    "run-20261202T000000Z-new",
+    "run-20261203T000000Z-other",
+)
+
+
+def _source(results: Path, run: str, source: str) -> None:
+    manifest = results / run / "run.json"
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "source": source}))
+
+
+def _chosen(page: str, name: str) -> str | None:
+    select = re.search(rf'<select name="{name}">(.*?)</select>', page, re.S)
+    assert select is not None
+    found = re.search(r'<option value="([^"]*)" selected>', select.group(1))
+    return found.group(1) if found else None
+
+
+def test_compare_with_one_run_chosen_says_which_is_left_and_offers_its_source_s_runs(
+    tmp_path: Path,
+) -> None:
+    """``/compare?a=RUN`` showed the bare form, its candidate the newest run (RUN itself when
+    it is the newest): it says which run is left to choose, offers the other runs of RUN's
+    source as links, and chooses the newest of them as the candidate."""
+    results = tmp_path / "results"
+    for run in (OLD, NEW, OTHER):
+        write_run(results, run, trials=2, cases=1)
+    _source(results, OTHER, "/elsewhere/cases")
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get(f"/compare?a={OLD}").text
+        assert _chosen(page, "a") == OLD and _chosen(page, "b") == NEW
+        said = page[page.index('id="compare-choose"') :]
+        said = said[: said.index("</p>")]
+        assert f"{OLD} is the baseline run: choose the candidate run above" in said
+        assert f'href="/compare?a={OLD}&amp;b={NEW}"' in said and OTHER not in said
+        assert 'id="compare-table"' in client.get(f"/compare?a={OLD}&b={NEW}").text
+        # The candidate chosen alone: the baseline is the side left, not the run itself.
+        page = client.get(f"/compare?b={NEW}").text
+        assert _chosen(page, "a") == OLD and _chosen(page, "b") == NEW
+        assert f"{NEW} is the candidate run: choose the baseline run above" in page
+        # A run of a source no other run has: any run may be chosen, and the form offers one.
+        page = client.get(f"/compare?a={OTHER}").text
+        assert "no other run here has its source, /elsewhere/cases" in page
+        assert _chosen(page, "b") == NEW
+        # A run this folder does not hold is said, not offered as chosen.
+        page = client.get("/compare?a=run-nope").text
+        assert 'id="compare-error"' in page and "run run-nope is not in this results" in page
+
+
+def test_compare_counts_the_trials_of_the_groups_one_run_holds_alone(tmp_path: Path) -> None:
+    """The groups in both runs showed their counts, those in one run only none: each says its
+    trials, linked to them on its run's page."""
+    results = tmp_path / "results"
+    write_run(results, OLD, trials=6, cases=2)
+    write_run(results, NEW, trials=3, cases=1)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get(f"/compare?a={OLD}&b={NEW}").text
+    only = page[page.index('id="compare-only-baseline"') :]
+    assert "Only in the baseline run (1 group, not compared)" in only
+    assert (
+        f'case-001 · scripted · default (<a href="/runs/{OLD}?case=case-001&amp;agent=scripted'
+        '&amp;condition=default#trials">3 trials</a>)'
+    ) in only
+    assert 'id="compare-only-candidate"' not in page
