@@ -1,7 +1,8 @@
 """The viewer's pages in headless Chromium: the Compare page's overall figures as `proctor
 compare` prints them, an annotation said once on the Trial page, a trial not started yet
 followed until it runs, the Runs page's filters kept fresh, the playground's checkboxes
-kept with their names on a phone, and Compare opened with one run chosen."""
+kept with their names on a phone, Compare opened with one run chosen, and the transcript's
+pager as a landmark used from the keyboard."""
 
 from __future__ import annotations
 
@@ -225,3 +226,19 @@ def test_compare_with_the_baseline_chosen_offers_its_source_s_other_run(
     page.get_by_role("link", name=candidate).click()
     page.wait_for_url(f"**b={candidate}**")
     assert page.locator("#compare-table").count() == 1
+
+
+def test_the_transcript_pager_is_a_landmark_used_from_the_keyboard(
+    page: Any, server: Server
+) -> None:
+    """The pager was a plain box: it is a navigation landmark naming what it pages, its page
+    marked current, and its next link followed from the keyboard."""
+    base, _ = server
+    page.goto(f"{base}/runs/run-20261130T000000Z-long/trials/case-000/scripted/default/1")
+    top = page.get_by_role("navigation", name="transcript pages", exact=True)
+    assert top.locator("[aria-current=page]").inner_text() == "page 1 of 5"
+    assert page.get_by_role("navigation", name="transcript pages, again below the events").count()
+    top.get_by_role("link", name="next").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**page=2**")
+    assert top.locator("[aria-current=page]").inner_text() == "page 2 of 5"

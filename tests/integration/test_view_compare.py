@@ -1,5 +1,5 @@
-"""The Compare page with one run chosen, and the groups one run holds alone (Starlette's
-TestClient over synthetic runs)."""
+"""The Compare page with one run chosen, the groups one run holds alone, and the pagers of the
+viewer as navigation landmarks (Starlette's TestClient over synthetic runs)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,41 @@ def test_compare_counts_the_trials_of_the_groups_one_run_holds_alone(tmp_path: P
         '&amp;condition=default#trials">3 trials</a>)'
     ) in only
     assert 'id="compare-only-candidate"' not in page
+
+
+def test_the_pagers_are_navigation_landmarks_that_mark_the_page_shown(tmp_path: Path) -> None:
+    """The transcript's, the raw transcript's and the trials' pagers were plain boxes: each is
+    a ``<nav>`` named for what it pages, its page shown marked ``aria-current``."""
+    results = tmp_path / "results"
+    write_run(results, OLD, trials=1, cases=1, events_per_trial=450)
+    trial = f"/runs/{OLD}/trials/case-000/scripted/default/1"
+    raw = results / OLD / "trials/case-000/scripted/default/1/raw-transcript.jsonl"
+    raw.write_text("{}\n" * 250)
+    settings = ViewSettings(results=results)
+    with TestClient(build_app(settings)) as client:
+        pages = {
+            "transcript": client.get(f"{trial}?page=2").text,
+            "raw": client.get(f"{trial}/raw?page=2").text,
+        }
+    navs = re.findall(
+        r'<nav class="pager" aria-label="([^"]+)">(.*?)</nav>', pages["transcript"], re.S
+    )
+    labels = [label for label, _ in navs]
+    assert labels == ["transcript pages", "transcript pages, again below the events"]
+    for _, nav in navs:
+        assert '<span aria-current="page">page 2 of 3</span>' in nav
+    raw_nav = re.search(
+        r'<nav class="pager" aria-label="raw transcript pages">(.*?)</nav>', pages["raw"], re.S
+    )
+    assert raw_nav is not None and '<span aria-current="page">page 2 of 3</span>' in raw_nav.group(
+        1
+    )
+    many = tmp_path / "many"
+    write_run(many, NEW, trials=120, cases=1, events_per_trial=0)
+    with TestClient(build_app(ViewSettings(results=many))) as client:
+        run_page = client.get(f"/runs/{NEW}?tpage=2").text
+    trials_nav = re.search(
+        r'<nav class="pager" aria-label="trials pages">(.*?)</nav>', run_page, re.S
+    )
+    assert trials_nav is not None
+    assert '<span aria-current="page">page 2 of 2</span>' in trials_nav.group(1)
