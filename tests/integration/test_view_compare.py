@@ -115,3 +115,27 @@ def test_the_pagers_are_navigation_landmarks_that_mark_the_page_shown(tmp_path: 
     )
     assert trials_nav is not None
     assert '<span aria-current="page">page 2 of 2</span>' in trials_nav.group(1)
+
+
+def test_a_run_page_links_to_compare_it_with_the_run_of_its_source_before_it(
+    tmp_path: Path,
+) -> None:
+    """A run page offered no way to compare the run with another but to choose both runs
+    again on the Compare page: it links to Compare with the run as the candidate, where the
+    baseline offered first is the run of its source just before it, not the newest."""
+    results = tmp_path / "results"
+    newest = "run-20261204T000000Z-newest"
+    for run in (OLD, NEW, OTHER, newest):
+        write_run(results, run, trials=2, cases=1)
+    _source(results, OTHER, "/elsewhere/cases")
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        run_page = client.get(f"/runs/{NEW}").text
+        assert f'<a href="/compare?b={NEW}" id="compare-with-another">' in run_page
+        page = client.get(f"/compare?b={NEW}").text
+        assert _chosen(page, "a") == OLD and _chosen(page, "b") == NEW
+        said = page[page.index('id="compare-choose"') :]
+        assert said.index(f"a={OLD}") < said.index(f"a={newest}")
+    alone = tmp_path / "alone"
+    write_run(alone, OLD, trials=2, cases=1)
+    with TestClient(build_app(ViewSettings(results=alone))) as client:
+        assert 'id="compare-with-another"' not in client.get(f"/runs/{OLD}").text

@@ -87,7 +87,8 @@ SIBLINGS_SHOWN = 5
 def _one_side(rows: list[Any], q: Any) -> dict[str, Any]:
     """What the page says when one run of the two is chosen: which side is still to choose and,
     the likeliest choices, the other runs of the chosen run's source (its suite run again),
-    the newest first. Raises ConfigError for a run this results directory does not hold."""
+    the newest first (for a baseline to choose, those that ran before the candidate first).
+    Raises ConfigError for a run this results directory does not hold."""
     side, other = ("a", "b") if q.get("a") else ("b", "a")
     run = q[side]
     by_name = {r["name"]: r for r in rows}
@@ -98,6 +99,10 @@ def _one_side(rows: list[Any], q: Any) -> dict[str, Any]:
         )
     source = by_name[run]["source"]
     siblings = [r["name"] for r in rows if r["name"] != run and source and r["source"] == source]
+    if side == "b":  # a candidate's likeliest baseline ran before it: the one just before first
+        place = [r["name"] for r in rows].index(run)
+        before = {r["name"] for r in rows[place + 1 :]}
+        siblings.sort(key=lambda name: name not in before)
     return {
         "run": run,
         "side": side,

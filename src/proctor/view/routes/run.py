@@ -183,8 +183,10 @@ def run_context(request: Request) -> dict[str, Any] | None:
             (case, [(key, trial_url(name, key)) for key in keys])
             for case, keys in not_started(folder, [*seen, *running])
         ]
+    others = index.query("SELECT COUNT(*) FROM runs WHERE name != ?", (name,))[0][0]
     return dict(
         run=summary(row),
+        others=others,  # runs this one can be compared with on the Compare page
         problem=problem,
         running=[(key, trial_url(name, key)) for key in running[:RUNNING_SHOWN]],
         running_more=max(0, len(running) - RUNNING_SHOWN),
