@@ -1,6 +1,6 @@
 """The Trial page of a trial that has not run to its end: one a stopped run never started, one
 still running (its page follows it), and the polls of such a page, answered 304 when nothing
-changed; and the Run page's naming of the trials running now."""
+changed; and the Run page's naming of the trials running now; a tool call that never returned."""
 
 from __future__ import annotations
 
@@ -281,3 +281,30 @@ def test_a_trial_a_killed_run_started_and_never_recorded_says_so(tmp_path: Path)
     assert f"Run {RUN} stopped while this trial ran" in page.text
     assert "the trial started and left no record" in page.text
     assert f"Run {RUN} stopped before this trial started" in never.text  # the control
+
+
+def _event(type_: str, **fields: object) -> str:
+    return json.dumps({"ts": "2026-12-01T00:00:00.000Z", "type": type_, **fields}) + "\n"
+
+
+def test_a_tool_call_that_never_returned_is_said_so_not_said_on_another_page(
+    tmp_path: Path,
+) -> None:
+    """A call cut short by a timeout said its result was "not on this page" on the only page
+    there is: it says none was recorded; a result on the next page is still said elsewhere."""
+    results = tmp_path / "results"
+    write_run(results, RUN, trials=1, cases=1, events_per_trial=0)
+    folder = results / RUN / "trials/case-000/scripted/default/1"
+    call = {"name": "Bash", "kind": "shell", "input": {"command": "sleep 30"}, "files": []}
+    (folder / "trajectory.jsonl").write_text(
+        _event("user_message", text="go")
+        + _event("tool_call", id="a", **call)
+        + _event("tool_result", id="a", output="done", isError=False, denied=False)
+        + _event("tool_call", id="b", **call)
+    )
+    trial = f"/runs/{RUN}/trials/case-000/scripted/default/1"
+    with TestClient(build_app(ViewSettings(results=results, page_size=2))) as client:
+        first, last = client.get(f"{trial}?page=1").text, client.get(f"{trial}?page=2").text
+    assert "result (not on this page)" in first
+    assert "result (none recorded: the call never returned)" in last
+    assert "not on this page" not in last
