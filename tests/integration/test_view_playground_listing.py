@@ -92,3 +92,15 @@ def test_an_eval_whose_id_starts_with_a_dash_runs_as_that_id(tmp_path: Path) -> 
     finally:
         playground.close()
         index.close()
+
+
+def test_a_suite_of_one_case_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """The suite chooser said "suite (1 cases)"."""
+    case = tmp_path / "project" / "suite" / "only"
+    case.mkdir(parents=True)
+    (case / "prompt.md").write_text("do it\n")
+    (case / "config.json").write_text(json.dumps({"agents": ["scripted"]}))
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _page(results, tmp_path / "project")
+    assert '<option value="suite">suite (1 case)</option>' in text
