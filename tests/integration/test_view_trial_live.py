@@ -308,3 +308,18 @@ def test_a_tool_call_that_never_returned_is_said_so_not_said_on_another_page(
     assert "result (not on this page)" in first
     assert "result (none recorded: the call never returned)" in last
     assert "not on this page" not in last
+
+
+def test_a_running_trial_s_call_awaiting_its_result_says_none_yet(tmp_path: Path) -> None:
+    """A running trial's last call, its result still to come, said "not on this page"."""
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, finished=False)
+    _plan(paths, 2)
+    folder = paths.trial("case-000", "scripted", "default", 2).root
+    folder.mkdir(parents=True)
+    call = {"name": "Bash", "kind": "shell", "input": {"command": "make"}, "files": []}
+    (folder / "trajectory.jsonl").write_text(
+        _event("user_message", text="go") + _event("tool_call", id="a", **call)
+    )
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}").text
+    assert "result (none yet)" in page and "not on this page" not in page
