@@ -1,8 +1,9 @@
 """The viewer's pages in headless Chromium: the Compare page's overall figures as `proctor
 compare` prints them, an annotation said once on the Trial page, a trial not started yet
 followed until it runs, the Runs page's filters kept fresh, the playground's checkboxes
-kept with their names on a phone, Compare opened with one run chosen, and the transcript's
-pager as a landmark used from the keyboard."""
+kept with their names on a phone, Compare opened with one run chosen, the transcript's
+pager as a landmark used from the keyboard, and no nameless stop of the Tab key on the
+playground."""
 
 from __future__ import annotations
 
@@ -242,3 +243,25 @@ def test_the_transcript_pager_is_a_landmark_used_from_the_keyboard(
     page.keyboard.press("Enter")
     page.wait_for_url("**page=2**")
     assert top.locator("[aria-current=page]").inner_text() == "page 2 of 5"
+
+
+def test_the_keyboard_meets_no_nameless_stop_on_the_playground(page: Any, server: Server) -> None:
+    """Before any batch, the playground's link to a batch's run was an empty ``href="#"``
+    link: the Tab key stopped on it and a screen reader read nothing. Every stop has a name."""
+    base, _ = server
+    page.goto(f"{base}/playground")
+    stops = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        stop = page.evaluate(
+            """() => { const e = document.activeElement;
+            if (!e || e === document.body) return null;
+            const named = (e.labels && e.labels.length ? e.labels[0].innerText : '')
+              || e.getAttribute('aria-label') || e.innerText || e.value || '';
+            return [e.tagName, e.id, named.trim()]; }"""
+        )
+        if stop is None or stop in stops:
+            break
+        stops.append(stop)
+    assert any(tag == "BUTTON" and name == "run" for tag, _, name in stops), stops
+    assert [s for s in stops if not s[2]] == []
