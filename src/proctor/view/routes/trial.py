@@ -138,6 +138,12 @@ def trial_context(request: Request) -> dict[str, Any] | None:
     size = request.app.state.settings.page_size
     offsets = index.trajectory_offsets(run, key, trajectory)
     step = int_param(request.query_params.get("step"), -1)
+    steps = len(offsets.tool_calls)
+    step_missing = None
+    if step >= steps and not running:  # a stale link, or typed: said, not page 1 in silence
+        held = f"its steps are 0 to {steps - 1}" if steps > 1 else "its only step is 0"
+        held = held if steps else "it has no step"
+        step_missing = f"this transcript has no step {step}: {held}"
     if step >= 0:
         page = page_of_step(offsets, step, size)
     else:
@@ -157,6 +163,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         problem=problem,
         running=running,
         timeline=timeline,
+        step_missing=step_missing,
         base=base,
         step_url=lambda n: f"{base}?step={n}#step-{n}",
         questions=questions_of(questions),
