@@ -139,3 +139,6 @@ def test_a_run_page_links_to_compare_it_with_the_run_of_its_source_before_it(
     write_run(alone, OLD, trials=2, cases=1)
     with TestClient(build_app(ViewSettings(results=alone))) as client:
         assert 'id="compare-with-another"' not in client.get(f"/runs/{OLD}").text
+        # (Compare asked for it all the same says there is none, not to choose one.)
+        page = client.get(f"/compare?a={OLD}").text
+        assert f"{OLD} is the only run here: there is no other run to compare it with." in page
