@@ -84,3 +84,74 @@ def test_one_broken_file_is_the_one_sentence(proctor: Run, tmp_path: Path) -> No
     result, out = run_json(proctor, root, tmp_path)
     assert result.code == 0, result.err
     assert [r["status"] for r in out["results"]] == ["passed"]
+
+
+def test_every_problem_of_each_case_is_named(proctor: Run, tmp_path: Path) -> None:
+    # A case with a bad judge and a bad plan, another with those and an unknown agent too:
+    # each problem its own line, not only each case's first.
+    two = """\
+from proctor.evals import case, define_eval
+
+async def test(t):
+    pass
+
+eval = define_eval(cases=[
+    case(id="one", judge="nojudge", plan={"turns": [{"nosuch": 1}]}, test=test),
+    case(id="two", agent="scriptd", judge="bad", plan={"turns": [{"say": 3}]}, test=test),
+])
+"""
+    root = project(tmp_path, {"a.eval.py": two})
+    a = root / "evals" / "a.eval.py"
+    for args in ((), ("--dry-run",)):
+        result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), *args)
+        assert result.code == 2, result.err
+        lines = _lines(result.err)
+        assert [line.split(": ")[2] for line in lines[:-1]] == [
+            f"{a}:7",
+            f"{a}:7",
+            f"{a}:8",
+            f"{a}:8",
+            f"{a}:8",
+        ], result.err
+        assert "judge: expected 'provider/model'" in lines[0]
+        assert "plan of a/one: field 'turns[0]'" in lines[1]
+        assert "unknown agent 'scriptd'" in lines[2]
+        assert "judge: expected 'provider/model'" in lines[3] and '"bad"' in lines[3]
+        assert "plan of a/two: field 'turns[0].say'" in lines[4]
+        assert lines[-1] == (
+            f"proctor: error: 5 problems in {root / 'evals'}, each named above; no eval was run"
+        )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_broken_proctor_json_is_named_with_the_broken_files(proctor: Run, tmp_path: Path) -> None:
+    root = project(
+        tmp_path,
+        {"b_syntax.eval.py": BROKEN["b_syntax.eval.py"], "d.eval.py": GOOD},
+    )
+    (root / "proctor.json").write_text('{"bogus": 1, "budgetUsd": "x"}\n')
+    result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"))
+    assert result.code == 2, result.err
+    lines = _lines(result.err)
+    assert len(lines) == 4, result.err
+    assert "b_syntax.eval.py:2: cannot be imported" in lines[0]
+    assert sorted(lines[1:3]) == [
+        f"proctor: error: {root / 'proctor.json'}: field 'budgetUsd': expected a number, "
+        'got the string "x"',
+        f"proctor: error: {root / 'proctor.json'}: unknown key 'bogus' (known keys: agents, "
+        "budgetUsd, codingagents, concurrency, conditions, env, gate, limits, metrics, models, "
+        "out, passThreshold, pricing, provision, repeats, setup, teardown, timeoutSec)",
+    ]
+    assert lines[3] == (
+        f"proctor: error: 3 problems in {root / 'evals'} and {root / 'proctor.json'}, each "
+        "named above; no eval was run"
+    )
+    # malformed JSON, one sentence, beside the broken file and a case's bad plan
+    (root / "proctor.json").write_text('{"out": \n')
+    (root / "evals" / "d.eval.py").write_text(GOOD.replace('"say": "hello"', '"say": 3'))
+    result = proctor("eval", "--dir", str(root), "--dry-run")
+    assert result.code == 2, result.err
+    lines = _lines(result.err)
+    assert len(lines) == 4, result.err
+    assert "proctor.json: malformed JSON at line 2" in lines[1]
+    assert "plan of d: field 'turns[0].say'" in lines[2]

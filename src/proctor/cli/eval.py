@@ -260,17 +260,16 @@ def command(
 def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     """Say every problem of the eval files at once, a line each, and stop (exit 2): each file
     that does not load and, when ``cases_checked`` (a run's, ``--dry-run``'s), each selected
-    case's agent, judge or plan a run would refuse. One problem is the one sentence of the
+    case's agent, judge and plan a run would refuse (every problem of a case), and what
+    ``proctor.json`` (or ``--config``'s file) holds wrong. One problem is the one sentence of the
     error. Nothing is said when the files load and at most one case has a problem: the run's
     own checks then stop at it, in their order."""
+    from proctor.errors import Problems
     from proctor.evals.discover import EvalFileProblems
     from proctor.session.eval_choice import selection
-    from proctor.session.evals import (
-        _check_point,  # the checks a run makes of each case before any runs
-        project_config,
-        project_of,
-    )
+    from proctor.session.evals import point_problems, project_config, project_of
 
+    where = str(request.dir.resolve() / "evals")
     try:
         project = project_of(request)
         problems: list[str] = []
@@ -279,17 +278,25 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     except ConfigError:
         return  # (no evals folder, say): the run's own error, said as the run reaches it
     if cases_checked:
+        found: list[str] = []
+        top = None
+        try:  # proctor.json (or --config's file): every field of it that is wrong
+            top = project_config(request)[0]
+        except Problems as exc:
+            found += exc.problems
+        except ConfigError as exc:  # (malformed JSON: one sentence)
+            found.append(str(exc))
+        if top is None:  # named in the count too: it is no file of the evals folder
+            config = request.config or request.dir / "proctor.json"
+            where = f"{where} and {config.resolve()}"
         try:  # the cases of the files that loaded, as the run would choose them
             chosen = selection(request, project)
-            top = project_config(request)[0]
         except ConfigError:
             chosen = []  # the run's own error, said when the files load
-        found = []
         for point, _ in chosen:
-            try:
-                _check_point(point, request, project, top)
-            except ConfigError as exc:
-                found.append(str(exc))
+            # Every problem of each case (its agent, judge and plan), not only its first;
+            # its agent is not checked while proctor.json, which may name it, does not read.
+            found += point_problems(point, request, project, top)
         if problems or len(set(found)) > 1:
             problems += found
     problems = list(dict.fromkeys(problems))  # (--agent nope: the same for every case)
@@ -299,10 +306,7 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
         for problem in problems:
             click.echo(f"proctor: error: {controls_escaped(mask(problem))}", err=True)
         done = "no eval was run" if cases_checked else "none was listed"
-        raise ConfigError(
-            f"{len(problems)} problems in {request.dir.resolve() / 'evals'}, each named "
-            f"above; {done}"
-        )
+        raise ConfigError(f"{len(problems)} problems in {where}, each named above; {done}")
 
 
 def _render_dry_run(plan: EvalPlan, request: EvalRequest) -> str:

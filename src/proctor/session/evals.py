@@ -482,23 +482,39 @@ def _check_point(
     point: EvalPoint, request: EvalRequest, project: EvalProject, top: TopConfig
 ) -> None:
     """What only a run would find wrong (an unknown agent or judge, a bad plan), named by
-    where it was given (the flag, the eval file or evals.config.py) before anything runs."""
+    where it was given (the flag, the eval file or evals.config.py) before anything runs:
+    the first of ``point_problems``."""
+    if problems := point_problems(point, request, project, top):
+        raise ConfigError(problems[0])
+
+
+def point_problems(
+    point: EvalPoint, request: EvalRequest, project: EvalProject, top: TopConfig | None
+) -> list[str]:
+    """Every problem of ``point`` a run would refuse, one sentence each, in this order: an
+    unknown agent (not checked when ``top`` is None, a ``proctor.json`` that does not read:
+    its agent profiles are unknown), a judge that is not ``provider/model``, a bad plan."""
+    problems: list[str] = []
     agent, where = agent_of(point, request, project)
-    known_ids = known_agent_ids(top.codingagents)  # proctor.json's agent profiles too
-    if agent not in known_ids:
+    known_ids = known_agent_ids(top.codingagents) if top is not None else None
+    if known_ids is not None and agent not in known_ids:
         where = (
             f"--agent {name_shown(agent)}" if where == "--agent" else where
         )  # as --case x: says it
-        raise ConfigError(f"{where}: {unknown_agent(agent, sorted(known_ids))}")
+        problems.append(f"{where}: {unknown_agent(agent, sorted(known_ids))}")
     judge, where = _judge(point, request, project)
     if judge:
-        parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")
-    plan = _plan(point)
-    if plan is not None:
         try:
+            parse_ref(judge, where if where == "--judge-model" else f"{where}: judge")
+        except ConfigError as exc:
+            problems.append(str(exc))
+    try:
+        plan = _plan(point)
+        if plan is not None:
             validate_plan(plan, f"{point.plan_where}: plan of {point.id}")
-        except PlanError as exc:
-            raise ConfigError(str(exc)) from exc
+    except (ConfigError, PlanError) as exc:
+        problems.append(str(exc))
+    return problems
 
 
 def check_model(model: str, where: str) -> None:
