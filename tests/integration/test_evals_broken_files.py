@@ -7,6 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from proctor.evals import case
+from proctor.evals.define import EvalDefinitionError
 from tests.integration.test_evals_cli import project, run_json
 
 Run = Any
@@ -155,3 +159,63 @@ def test_a_broken_proctor_json_is_named_with_the_broken_files(proctor: Run, tmp_
     assert len(lines) == 4, result.err
     assert "proctor.json: malformed JSON at line 2" in lines[1]
     assert "plan of d: field 'turns[0].say'" in lines[2]
+
+
+def test_every_bad_argument_of_every_case_is_named(proctor: Run, tmp_path: Path) -> None:
+    # Two bad arguments in one case(...), a bad id and a bad argument in the next, a
+    # misspelt keyword in a third: each its line, not only the first case's first.
+    cases = """\
+from proctor.evals import case, define_eval
+
+async def test(t):
+    pass
+
+eval = define_eval(iterations=0, cases=[
+    case(id="one", timeout_ms=-5, iterations=0, test=test),
+    case(id="t/wo", tags="x", test=test),
+    case(id="three", descripton="x", test=test),
+])
+"""
+    config = "from proctor.evals import define_eval_config\n\n" + (
+        'config = define_eval_config(max_concurrency=0, reporters="json")\n'
+    )
+    root = project(tmp_path, {"a.eval.py": cases}, config=config)
+    a = root / "evals" / "a.eval.py"
+    c = root / "evals" / "evals.config.py"
+    for args in ((), ("--list",)):
+        result = proctor("eval", "--dir", str(root), *args)
+        assert result.code == 2, result.err
+        assert _lines(result.err)[:-1] == [
+            f"proctor: error: {a}:7: case(id='one'): argument 'timeout_ms': expected a whole "
+            "number from 1 to 86400000 or None, got -5",
+            f"proctor: error: {a}:7: case(id='one'): argument 'iterations': expected a whole "
+            "number from 1 to 100 or None, got 0",
+            f"proctor: error: {a}:8: case id 't/wo': must be one path segment (no '/')",
+            f"proctor: error: {a}:8: case(id='t/wo'): argument 'tags': expected a list of "
+            "names, got the string 'x'",
+            f"proctor: error: {a}:9: case() has no argument 'descripton' (did you mean "
+            "'description'?)",
+            f"proctor: error: {c}:3: define_eval_config(): argument 'max_concurrency': expected "
+            "a whole number from 1 to 200 or None, got 0",
+            f"proctor: error: {c}:3: define_eval_config(): argument 'reporters': expected a "
+            "list of names, got the string 'json'",
+        ], result.err
+    # the file's own bad argument is named with its cases' once the keyword is mended
+    (root / "evals" / "a.eval.py").write_text(cases.replace("descripton", "description"))
+    (c).write_text(config.replace("max_concurrency=0, ", "max_concurrency=1, "))
+    result = proctor("eval", "--dir", str(root))
+    assert result.code == 2, result.err
+    lines = _lines(result.err)
+    assert lines[0] == (
+        f"proctor: error: {a}:6: define_eval(): argument 'iterations': expected a whole number "
+        "from 1 to 100 or None, got 0"
+    ), result.err
+    assert len(lines) == 7 and lines[-1].startswith("proctor: error: 6 problems in "), result.err
+
+
+def test_control_a_call_outside_an_eval_file_raises_its_first_bad_argument() -> None:
+    # The Python API's rule: a bad argument raises at the call, the first one found.
+    async def test(t: object) -> None: ...
+
+    with pytest.raises(EvalDefinitionError, match="argument 'timeout_ms'"):
+        case(id="one", timeout_ms=-5, iterations=0, test=test)

@@ -5,9 +5,11 @@ the file when something is wrong."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +35,59 @@ class EvalDefinitionTypeError(EvalDefinitionError, TypeError):
     an eval file's discovery reports as any bad definition."""
 
 
+class EvalDefinitionProblems(EvalDefinitionError):
+    """Raised while an eval file is imported within :func:`problems_collected`: the
+    definition is broken, and its every bad argument (its cases' too) is in the collected
+    list, each with where its call was made."""
+
+
+Problem = tuple[str, Origin | None]
+"""A bad argument's sentence and where the call that was given it was made."""
+
+_collecting: ContextVar[list[Problem] | None] = ContextVar("_collecting", default=None)
+
+
+@contextlib.contextmanager
+def problems_collected(found: list[Problem]) -> Iterator[None]:
+    """Within it (an eval file's import), ``define_eval``, ``case`` and
+    ``define_eval_config`` name every bad argument, not only the first: each is added to the
+    list ``found``, a ``case(...)`` with one is kept (so the cases after it are checked too),
+    and a broken ``define_eval(...)`` or ``define_eval_config(...)`` raises
+    :class:`EvalDefinitionProblems`. Outside it, a call raises its first bad argument's
+    error, as any Python function refuses a bad argument."""
+    token = _collecting.set(found)
+    try:
+        yield
+    finally:
+        _collecting.reset(token)
+
+
+class _Collected:
+    """The problems of one call's arguments, each checked whatever the others hold."""
+
+    def __init__(self) -> None:
+        self.errors: list[EvalDefinitionError] = []
+
+    def take(self, check: Callable[..., Any], *args: Any) -> Any:
+        """``check(*args)``, or None (with its error kept) when it refuses the value."""
+        try:
+            return check(*args)
+        except EvalDefinitionError as exc:
+            self.errors.append(exc)
+            return None
+
+    def said(self, origin: Origin | None) -> bool:
+        """Whether a problem was found: outside :func:`problems_collected`, the first is
+        raised; within, every one is added to the collected list."""
+        if not self.errors:
+            return False
+        found = _collecting.get()
+        if found is None:
+            raise self.errors[0]
+        found += [(str(exc), origin) for exc in self.errors]
+        return True
+
+
 def _wrong_type(where: str, name: str, expected: str, value: object) -> EvalDefinitionTypeError:
     return EvalDefinitionTypeError(str(argtypes.wrong_type(where, name, expected, value)))
 
@@ -51,6 +106,9 @@ class EvalCase:
     qna: str | None = None
     origin: Origin | None = field(default=None, compare=False, repr=False)
     """Where ``case(...)`` was called."""
+    broken: bool = field(default=False, compare=False, repr=False)
+    """Whether it was given a bad argument (within :func:`problems_collected`, which keeps
+    them): its eval file defines no eval."""
 
 
 @dataclass(frozen=True)
@@ -204,29 +262,35 @@ def case(
     judge: str | None = None,
     qna: str | None = None,
 ) -> EvalCase:
-    """One case of an eval file; its settings replace the file's."""
+    """One case of an eval file; its settings replace the file's. Every bad argument is
+    named (see :func:`problems_collected`)."""
+    origin = _origin()
+    got = _Collected()
+    where = f"case(id={id!r})" if isinstance(id, str) else "case()"
     if not isinstance(id, str):
-        raise _wrong_type("case()", "id", "a string", id)
-    where = f"case(id={id!r})"
-    if not id or "/" in id or id in (".", ".."):
+        got.errors.append(_wrong_type("case()", "id", "a string", id))
+    elif not id or "/" in id or id in (".", ".."):
         # Said for what it is: '..' holds no '/', and is still no name of a case.
         why = "a name, not empty" if not id else "a name, not '.' or '..'"
         if "/" in id:
             why = "one path segment (no '/')"
-        raise EvalDefinitionError(f"case id {id!r}: must be {why}")
-    return EvalCase(
-        id=id,
-        test=_test(test, where),
-        description=_text(description, "description", where),
-        tags=_tags(tags, where),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
-        iterations=_positive(iterations, "iterations", where, MAX_ITERATIONS),
-        plan=_plan(plan, where),
-        agent=_text(agent, "agent", where),
-        judge=_text(judge, "judge", where),
-        qna=_qna(qna, where),
-        origin=_origin(),
+        got.errors.append(EvalDefinitionError(f"case id {id!r}: must be {why}"))
+    found = EvalCase(
+        id=id if isinstance(id, str) else "",
+        test=got.take(_test, test, where),
+        description=got.take(_text, description, "description", where),
+        tags=got.take(_tags, tags, where) or (),
+        timeout_ms=got.take(_positive, timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
+        iterations=got.take(_positive, iterations, "iterations", where, MAX_ITERATIONS),
+        plan=got.take(_plan, plan, where),
+        agent=got.take(_text, agent, "agent", where),
+        judge=got.take(_text, judge, "judge", where),
+        qna=got.take(_qna, qna, where),
+        origin=origin,
     )
+    if got.said(origin):
+        return EvalCase(id=found.id, test=found.test, origin=origin, broken=True)
+    return found
 
 
 def _qna(qna: Any, where: str) -> str | None:
@@ -248,10 +312,15 @@ def define_eval(
     cases: Sequence[EvalCase] | None = None,
     qna: str | None = None,
 ) -> EvalDefinition:
-    """The eval of one ``*.eval.py`` file: one ``test``, or several ``cases``."""
+    """The eval of one ``*.eval.py`` file: one ``test``, or several ``cases``. Every bad
+    argument is named, its own and its cases' (see :func:`problems_collected`)."""
     where = "define_eval()"
+    origin = _origin()
+    got = _Collected()
     if (test is None) == (cases is None):
-        raise EvalDefinitionError("define_eval: give either 'test' or 'cases', not both or neither")
+        got.errors.append(
+            EvalDefinitionError("define_eval: give either 'test' or 'cases', not both or neither")
+        )
     found: tuple[EvalCase, ...] = ()
     if cases is not None:
         try:
@@ -266,26 +335,37 @@ def define_eval(
                 )
             )
         except TypeError as exc:
-            raise EvalDefinitionTypeError(str(exc)) from None
-        if not found:
-            raise EvalDefinitionError("define_eval: 'cases' must be a non-empty list of case(...)")
-        ids = [c.id for c in found]
+            got.errors.append(EvalDefinitionTypeError(str(exc)))
+        else:
+            if not found:
+                got.errors.append(
+                    EvalDefinitionError(
+                        "define_eval: 'cases' must be a non-empty list of case(...)"
+                    )
+                )
+        ids = [c.id for c in found if not c.broken]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
-            raise EvalDefinitionError(f"define_eval: case ids must be unique; repeated: {dupes}")
-    return EvalDefinition(
-        description=_text(description, "description", where),
-        tags=_tags(tags, where),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
-        iterations=_positive(iterations, "iterations", where, MAX_ITERATIONS),
-        agent=_text(agent, "agent", where),
-        plan=_plan(plan, where),
-        judge=_text(judge, "judge", where),
-        test=_test(test, where) if test is not None else None,
+            got.errors.append(
+                EvalDefinitionError(f"define_eval: case ids must be unique; repeated: {dupes}")
+            )
+    definition = EvalDefinition(
+        description=got.take(_text, description, "description", where),
+        tags=got.take(_tags, tags, where) or (),
+        timeout_ms=got.take(_positive, timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
+        iterations=got.take(_positive, iterations, "iterations", where, MAX_ITERATIONS),
+        agent=got.take(_text, agent, "agent", where),
+        plan=got.take(_plan, plan, where),
+        judge=got.take(_text, judge, "judge", where),
+        test=got.take(_test, test, where) if test is not None else None,
         cases=found,
-        qna=_qna(qna, where),
-        origin=_origin(),
+        qna=got.take(_qna, qna, where),
+        origin=origin,
     )
+    # A broken case's problems are collected already (outside, it raised): none runs.
+    if got.said(origin) or any(c.broken for c in found):
+        raise EvalDefinitionProblems("define_eval: bad arguments, each named")
+    return definition
 
 
 def define_eval_config(
@@ -297,13 +377,20 @@ def define_eval_config(
     model: str | None = None,
     reporters: Sequence[str] | None = None,
 ) -> EvalConfig:
-    """The project's eval settings (``evals/evals.config.py``)."""
+    """The project's eval settings (``evals/evals.config.py``); every bad argument is named
+    at once."""
     where = "define_eval_config()"
-    return EvalConfig(
-        max_concurrency=_positive(max_concurrency, "max_concurrency", where, MAX_CONCURRENCY),
-        timeout_ms=_positive(timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
-        judge=_text(judge, "judge", where),
-        agent=_text(agent, "agent", where),
-        model=_text(model, "model", where),
-        reporters=_names(reporters, "reporters", where),
+    got = _Collected()
+    config = EvalConfig(
+        max_concurrency=got.take(
+            _positive, max_concurrency, "max_concurrency", where, MAX_CONCURRENCY
+        ),
+        timeout_ms=got.take(_positive, timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
+        judge=got.take(_text, judge, "judge", where),
+        agent=got.take(_text, agent, "agent", where),
+        model=got.take(_text, model, "model", where),
+        reporters=got.take(_names, reporters, "reporters", where) or (),
     )
+    if got.said(_origin()):
+        raise EvalDefinitionProblems("define_eval_config: bad arguments, each named")
+    return config

@@ -24,8 +24,11 @@ from proctor.evals.define import (
     EvalConfig,
     EvalDefinition,
     EvalDefinitionError,
+    EvalDefinitionProblems,
     Origin,
+    Problem,
     TestFn,
+    problems_collected,
 )
 from proctor.evals.loaders import set_project_root
 from proctor.evals.names import near_names
@@ -112,6 +115,27 @@ def file_id(evals_dir: Path, path: Path) -> str:
 
 
 def _import(path: Path, root: Path) -> ModuleType:
+    """The module of ``path``, imported; a ConfigError (:class:`FileProblems` for several)
+    naming the file and line of every problem found: each bad argument of its definitions,
+    and what stopped its import."""
+    collected: list[Problem] = []  # every bad argument of define_eval, case, …
+    try:
+        module = _exec(path, root, collected)
+    except FileProblems:
+        raise
+    except ConfigError as exc:
+        if not collected:
+            raise
+        # (a case(...) given a bad value, then a line that stops the import)
+        cause = exc.__cause__
+        problems = _said(collected, path, cause)
+        raise FileProblems([*problems, str(exc)]) from exc
+    if collected:  # a case(...) with a bad argument that no define_eval(...) was given
+        raise FileProblems(_said(collected, path, None))
+    return module
+
+
+def _exec(path: Path, root: Path, collected: list[Problem]) -> ModuleType:
     rel = path.relative_to(root).as_posix()
     # The digest keeps apart the files the readable part alone would merge (a-b, a_b, a/b).
     digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:8]
@@ -128,8 +152,14 @@ def _import(path: Path, root: Path) -> ModuleType:
     try:
         sys.modules[name] = module
         # What an eval file prints goes to stderr: stdout is proctor's (its --json).
-        with contextlib.redirect_stdout(sys.stderr), stops_noted() as stops:
+        with (
+            contextlib.redirect_stdout(sys.stderr),
+            stops_noted() as stops,
+            problems_collected(collected),
+        ):
             spec.loader.exec_module(module)
+    except EvalDefinitionProblems as exc:  # every bad argument, each at its call's line
+        raise FileProblems(_said(collected, path, exc)) from exc
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}{_line_in(exc, path)}: {exc}") from exc
     except SystemExit as exc:
@@ -158,6 +188,27 @@ def _import(path: Path, root: Path) -> ModuleType:
             f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc}{near_names(exc) or ''})"
         ) from exc
     return module
+
+
+class FileProblems(ConfigError):
+    """Every problem of one eval file (``problems``, each a sentence naming the file and
+    line); its message is the first."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(problems[0])
+        self.problems = problems
+
+
+def _said(collected: list[Problem], path: Path, exc: BaseException | None) -> list[str]:
+    """Each bad argument as a sentence naming the file and the line of its call (when the
+    call was made in a helper module, the line of the file that led to it), in the order of
+    the lines."""
+    said = []
+    for problem, origin in collected:
+        line = _line(origin, path)
+        at = f":{line}" if line else (_line_in(exc, path) if exc is not None else "")
+        said.append((line or 0, f"{path}{at}: {problem}"))
+    return [sentence for _, sentence in sorted(said, key=lambda pair: pair[0])]
 
 
 def _line_in(exc: BaseException, path: Path) -> str:
@@ -270,6 +321,8 @@ def discover(root: Path) -> EvalProject:
             module = _import(path, root)
             definition = _one(module, EvalDefinition, path, "define_eval(...)")
             points += _points(definition, file_id(evals_dir, path), path)
+        except FileProblems as exc:
+            problems += exc.problems
         except ConfigError as exc:
             problems.append(str(exc))
     try:
@@ -284,6 +337,8 @@ def discover(root: Path) -> EvalProject:
             config = _one(
                 _import(config_file, root), EvalConfig, config_file, "define_eval_config(...)"
             )
+        except FileProblems as exc:
+            problems += exc.problems
         except ConfigError as exc:
             problems.append(str(exc))
     project = EvalProject(
