@@ -37,6 +37,14 @@ def run_with(proctor: Run, make_case: MakeCase, tmp_path: Path, plan: dict[str, 
     return run_dir
 
 
+def copy_run(source: Path, run: Path) -> None:
+    """``source`` copied to ``run`` as another run: its ``run.json`` given the folder's name
+    as its run id (a copy that keeps its id is the same run, which the ledger applies once)."""
+    shutil.copytree(source, run)
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "runId": run.name}))
+
+
 def findings(proctor: Run, out: Path, *args: str) -> list[dict[str, Any]]:
     result = proctor("findings", str(out), "--json", *args)
     assert result.code == 0, result.err
@@ -412,7 +420,7 @@ def test_a_crash_between_two_runs_keeps_the_first(
 
     out = tmp_path / "out"
     for name in ("run-20261201T135643Z-0e447e", "run-20261201T140000Z-bbbbbb"):
-        shutil.copytree(V1_RUN, out / name)
+        copy_run(V1_RUN, out / name)
     manifest = json.loads((out / "run-20261201T140000Z-bbbbbb" / "run.json").read_text())
     manifest["startedAt"] = "2026-12-01T14:00:00.000Z"
     (out / "run-20261201T140000Z-bbbbbb" / "run.json").write_text(json.dumps(manifest))
@@ -546,7 +554,7 @@ def test_an_interrupted_run_counts_in_its_place_and_a_damaged_one_is_skipped(
     out = tmp_path / "out"
     first, stopped, damaged = (out / f"run-20261201T1{n}0000Z-aaaaa{n}" for n in (3, 4, 5))
     for run in (first, stopped, damaged):
-        shutil.copytree(V1_RUN, run)
+        copy_run(V1_RUN, run)
     manifest = json.loads((stopped / "run.json").read_text())
     manifest["interrupted"] = True
     (stopped / "run.json").write_text(json.dumps(manifest))
@@ -608,7 +616,7 @@ def test_a_run_older_than_the_ledger_s_newest_run_reopens_nothing(
     (finding,) = findings(proctor, out, "--all")
     assert finding["state"] == "resolved" and finding["failures"] == 1
     resumed = out / f"run-{started}-aaaaaa"
-    shutil.copytree(failing, resumed)
+    copy_run(failing, resumed)
     listed = proctor("findings", str(out), "--json", "--all")
     assert listed.code == 0, listed.err
     (finding,) = listed.json()["findings"]

@@ -68,3 +68,31 @@ def test_a_killed_eval_run_is_said_never_to_count(proctor: Run, tmp_path: Path) 
         "its cases anew in a new run, whose checks count"
     ) in listed.err
     assert "and its checks count then" not in listed.err
+
+
+def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    # A run folder copied beside itself (results merged from two machines, a pair's results
+    # copied in twice): the same run id, whose failures would otherwise count twice.
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    copy = results / f"{first.name}-copy"
+    shutil.copytree(first, copy)
+    listed = proctor("findings", str(results), "--json")
+    assert listed.code == 0, listed.err
+    (finding,) = listed.json()["findings"]
+    assert finding["id"] == ID and finding["failures"] == 1, finding
+    assert listed.json()["runs"] == [first.name]
+    assert (
+        f"proctor: note: {copy}: a copy of the run {first.name} (its run.json gives that run "
+        "id), which the findings ledger took in already; not applied again, or its failures "
+        "would count twice"
+    ) in listed.err, listed.err
+    # The ledger rebuilt from both folders: the one the run's id names is applied.
+    (results / "findings.json").unlink()
+    rebuilt = proctor("findings", str(results), "--json")
+    assert rebuilt.code == 0, rebuilt.err
+    assert [f["failures"] for f in rebuilt.json()["findings"]] == [1]
+    assert rebuilt.json()["runs"] == [first.name]
+    assert f"which the findings ledger takes in from {first.name}; not applied" in rebuilt.err

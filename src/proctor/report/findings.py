@@ -186,6 +186,8 @@ class PendingRun(NamedTuple):
     """The suite it ran (see :func:`run_suite`)."""
     interrupted_at: str | None = None
     """Its ``finishedAt`` when it was interrupted (a ``--resume`` may add to it later)."""
+    run_id: str = ""
+    """The run id its ``run.json`` records (its folder's name, unless copied or renamed)."""
 
 
 def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[PendingRun], list[str]]:
@@ -220,8 +222,42 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Pendin
             # `--resume` adds to it is applied then (see :func:`resumed_runs`).
             suite = run_suite(manifest, results_dir)
             cut = manifest.finished_at if manifest.interrupted else None
-            found.append((manifest.started_at, root.name, PendingRun(root, suite, cut)))
-    return [run for _, _, run in sorted(found)], notes
+            ran = PendingRun(root, suite, cut, manifest.run_id)
+            found.append((manifest.started_at, root.name, ran))
+    pending = [run for _, _, run in sorted(found)]
+    return _each_run_once(results_dir, ledger, pending, notes), notes
+
+
+def _each_run_once(
+    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun], notes: list[str]
+) -> list[PendingRun]:
+    """``pending`` without the copies of a run (a folder whose ``run.json`` gives the id of a
+    run applied or pending under another name): applied twice, its failures would count
+    twice. Each is said in ``notes``; of a run's folders, the one its id names goes first."""
+    applied = set(ledger.runs)
+    if any(run.root.name != run.run_id for run in pending):  # a copy, or a renamed run
+        applied |= {_run_id(results_dir / name) or name for name in ledger.runs}
+    by_id: dict[str, PendingRun] = {}
+    for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
+        if run.run_id in applied or run.run_id in by_id:
+            first = by_id.get(run.run_id)
+            took = f"takes in from {first.root.name}" if first else "took in already"
+            notes.append(
+                f"{run.root}: a copy of the run {run.run_id} (its run.json gives that run id), "
+                f"which the findings ledger {took}; not applied again, or its failures would "
+                "count twice"
+            )
+        else:
+            by_id[run.run_id] = run
+    kept = {id(run) for run in by_id.values()}
+    return [run for run in pending if id(run) in kept]
+
+
+def _run_id(run_dir: Path) -> str | None:
+    try:
+        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
+    except (ConfigError, SchemaVersionError, OSError):
+        return None
 
 
 def _manifest(path: Path, notes: list[str], then: str) -> RunManifest | None:
@@ -320,7 +356,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     runs, update.notes = pending_runs(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     starts: dict[str, datetime | None] = {}
-    for root, suite, interrupted_at in runs:
+    for root, suite, interrupted_at, _ in runs:
         try:
             read: list[str] = []  # (said only for a run applied)
             if interrupted_at is None:
