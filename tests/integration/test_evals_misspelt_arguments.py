@@ -198,3 +198,16 @@ def test_a_misspelt_import_in_an_eval_file_names_the_near_one(proctor: Run, tmp_
     err = refused(proctor, tmp_path, "from proctor.evals import define_evl\n")
     assert "a.eval.py:1: cannot be imported (ImportError: cannot import name 'define_evl'" in err
     assert err.rstrip().endswith("(did you mean 'define_eval'?))"), err
+
+
+def test_a_misspelt_module_in_an_eval_file_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
+    err = refused(proctor, tmp_path, "from proctor.eval import define_eval\n")
+    assert err.rstrip().endswith(
+        "a.eval.py:1: cannot be imported (ModuleNotFoundError: No module named 'proctor.eval' "
+        "(did you mean 'proctor.evals'?))"
+    ), err
+    err = refused(proctor, tmp_path, "import proctr\n")
+    assert err.rstrip().endswith("No module named 'proctr' (did you mean 'proctor'?))"), err
+    # The control: a module with no near one is named alone.
+    err = refused(proctor, tmp_path, "import zzqqxx_nothing\n")
+    assert err.rstrip().endswith("No module named 'zzqqxx_nothing')"), err

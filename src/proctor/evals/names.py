@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import pkgutil
 import re
 import sys
 from collections.abc import Iterable
@@ -24,6 +25,8 @@ def near_names(error: BaseException) -> str | None:
         wrong, known = error.name, _attributes(error.obj)
     elif isinstance(error, NameError) and error.name:
         wrong, known = error.name, _visible(error)
+    elif isinstance(error, ModuleNotFoundError) and error.name:
+        return _near_module(error.name)
     elif type(error) is ImportError:
         said = _CANNOT_IMPORT.match(str(error))
         module = sys.modules.get(said.group(2)) if said else None
@@ -35,6 +38,28 @@ def near_names(error: BaseException) -> str | None:
     names = [n for n in known if n != wrong and (wrong.startswith("_") or not n.startswith("_"))]
     close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
     return f" (did you mean {close[0]!r}?)" if close else None
+
+
+def _near_module(name: str) -> str | None:
+    """`` (did you mean 'proctor.evals'?)`` for a module that is not there (``proctor.eval``):
+    a near module of the package its name is in, or, for a top-level one, a near module
+    already imported (``proctr``)."""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, -1, -1):
+        if i == 0:
+            known = {n.partition(".")[0] for n in list(sys.modules)}
+        else:
+            parent = sys.modules.get(".".join(parts[:i]))
+            paths = getattr(parent, "__path__", None)
+            if paths is None:
+                continue
+            known = {m.name for m in pkgutil.iter_modules(paths)}
+        known.discard(parts[i])
+        close = difflib.get_close_matches(parts[i], sorted(known), n=1, cutoff=0.75)
+        if close:
+            return f" (did you mean {'.'.join([*parts[:i], close[0]])!r}?)"
+        return None
+    return None
 
 
 def _attributes(obj: object) -> list[str]:
