@@ -8,7 +8,8 @@ from unittest import mock
 import pytest
 
 import proctor.report.ab.analysis as ab
-from proctor.models.trial import TrialRecord
+from proctor.models.run import AnnotationsRecord
+from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.report.ab.analysis import ab_gate, analyse_ab
 from proctor.report.ab.measures import (
     elapsed_seconds,
@@ -19,6 +20,7 @@ from proctor.report.ab.measures import (
 )
 from proctor.report.ab.pairs import pair_trials, side_of
 from proctor.report.ab.sides import classify_outcomes, compare_sides
+from proctor.report.stored import apply_annotations
 from proctor.stats import Comparison, Interval
 
 
@@ -151,6 +153,18 @@ def test_other_conditions_are_not_part_of_the_pair() -> None:
 def test_unusable_sides_are_reported_with_a_reason(records: list[TrialRecord], reason: str) -> None:
     pairs, incomplete = pair_trials(records, "t", "b")
     assert pairs == [] and [i.reason for i in incomplete] == [reason]
+
+
+def test_a_side_a_person_excluded_is_said_so_not_skipped() -> None:
+    """``proctor annotate --verdict excluded`` reads the trial back as ``skipped``; the pair's
+    reason says a person left it out, not that the run skipped it."""
+    mark = TrialAnnotation(trial="c/a/b/1", verdict="excluded", note="drifted", at="now")
+    records = apply_annotations(
+        [trial("t"), trial("b", status="failed")], AnnotationsRecord(annotations=[mark])
+    )
+    _, incomplete = pair_trials(records, "t", "b")
+    assert [i.reason for i in incomplete] == ["baseline excluded by hand"]
+    assert incomplete[0].baseline_status == "skipped"
 
 
 def test_duplicate_side_has_no_single_status() -> None:

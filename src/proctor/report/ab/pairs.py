@@ -1,8 +1,9 @@
 """Pairing: the treatment and baseline trials of the same case, agent and repeat index.
 
-A key whose side is missing, duplicated or in an error status (agent-, infra-, eval-error or
-skipped) becomes an :class:`IncompletePair` with a reason; it is reported, never dropped. A
-timeout is a failure and pairs normally. Trials of other conditions are not part of the pair.
+A key whose side is missing, duplicated, in an error status (agent-, infra-, eval-error or
+skipped) or excluded by a person (``proctor annotate --verdict excluded``) becomes an
+:class:`IncompletePair` with a reason; it is reported, never dropped. A timeout is a failure
+and pairs normally. Trials of other conditions are not part of the pair.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from proctor.report.ab.measures import (
     INCOMPLETE_STATUSES,
     abandoned,
     elapsed_seconds,
+    excluded_by_hand,
     file_hit,
     first_relevant_seconds,
     patch_in_area,
@@ -82,6 +84,8 @@ def _problem(side: str, trials: Sequence[TrialRecord]) -> str | None:
         return f"missing {side}"
     if len(trials) > 1:
         return f"{len(trials)} {side} trials for one repeat"
+    if excluded_by_hand(trials[0]):  # status skipped, but a person left it out, not the run
+        return f"{side} excluded by hand"
     if trials[0].status in INCOMPLETE_STATUSES:
         return f"{side} {trials[0].status}"
     return None
