@@ -43,6 +43,7 @@ from proctor.plan.choosing import (
     unchosen_problems,
     unknown_condition,
 )
+from proctor.plan.orders import condition_order
 from proctor.plan.roles import resolve_roles
 from proctor.util.json_shown import name_shown
 from proctor.util.text import did_you_mean, noun_for, unknown_name
@@ -329,18 +330,6 @@ def _check_evaluator_names(cases: list[Case], cli: CliOverrides) -> None:
                 near = did_you_mean(name, every)
                 said = f"no case has an evaluator with that use or label ({near}evaluators:"
                 raise ConfigError(f"{option} {name_shown(name)}: {said} {shown or 'none'})")
-
-
-def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
-    """The order conditions run in for one repeat, so order is not confounded with condition.
-
-    With ``first`` that condition always runs first; otherwise the order rotates with the repeat
-    (repeat 1: A B C, repeat 2: B C A, ...).
-    """
-    if first is not None and first in names:
-        return [first, *(n for n in names if n != first)]
-    shift = (repeat - 1) % len(names) if names else 0
-    return names[shift:] + names[:shift]
 
 
 def _first(*values: float | None) -> float:

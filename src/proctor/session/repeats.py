@@ -22,6 +22,7 @@ from proctor.errors import ConfigError
 from proctor.models.config import GOAL_SHAPES, SAFE_NAME, SAFE_NAME_RULE, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
+from proctor.plan.orders import williams_orders
 from proctor.util.json_shown import name_shown
 from proctor.util.text import plural
 
@@ -76,46 +77,52 @@ def plan_repeats(
     )
 
 
-def williams_orders(conditions: list[str]) -> list[list[str]]:
-    """The rows of a Williams square of the conditions, the first in the order given: each
-    condition in each place once per square, and right after each other condition once (an even
-    count of conditions: a square of as many rows) or twice (an odd count: the square and its
-    mirror, twice as many rows). Two conditions give their order and its reverse."""
-    k = len(conditions)
-    first = [0]
-    low, high = 1, k - 1
-    while len(first) < k:  # 0, 1, k-1, 2, k-2, …
-        first.append(low)
-        low += 1
-        if len(first) < k:
-            first.append(high)
-            high -= 1
-    rows = [[(place + shift) % k for place in first] for shift in range(k)]
-    if k % 2:
-        rows += [list(reversed(row)) for row in rows]
-    # Relabelled so that the first row is the order given (a relabelling keeps the balance).
-    label = {index: conditions[place] for place, index in enumerate(first)}
-    return [[label[i] for i in row] for row in rows]
-
-
 def order_note(
-    firsts: Sequence[str], conditions: Sequence[str], unit: str, balanced_by: int | None
+    orders: Sequence[Sequence[str]], conditions: Sequence[str], unit: str, balanced_by: int | None
 ) -> str:
-    """A sentence when the conditions do not each run first equally often over ``firsts`` (the
-    condition that ran first in each pair or repeat), naming which ran first more often; empty
-    when balanced. ``balanced_by``: a count of ``unit`` that would balance the order."""
-    counts = Counter(firsts)
-    if len({counts[name] for name in conditions}) <= 1:
-        return ""
-    ranked = sorted(conditions, key=lambda name: -counts[name])  # (stable: the order given)
-    rest = ", ".join(f"{name} in {counts[name]}" for name in ranked[1:])
-    said = (
-        f"the order of the conditions is not balanced: {ranked[0]} runs first in "
-        f"{counts[ranked[0]]} of {plural(len(firsts), unit)}, {rest}"
-    )
+    """A sentence when the conditions do not each run first equally often over ``orders`` (the
+    conditions of each pair or repeat in the order they ran), naming which ran first more
+    often; else when one condition runs before another more often than after it (three
+    conditions rotated, A B C, B C A, C A B: each first once, but A before B in 2 of 3), naming
+    the most lopsided two; empty when balanced. ``balanced_by``: a count of ``unit`` that would
+    balance the order."""
+    counts = Counter(order[0] for order in orders)
+    if len({counts[name] for name in conditions}) > 1:
+        ranked = sorted(conditions, key=lambda name: -counts[name])  # (stable: the order given)
+        rest = ", ".join(f"{name} in {counts[name]}" for name in ranked[1:])
+        said = (
+            f"the order of the conditions is not balanced: {ranked[0]} runs first in "
+            f"{counts[ranked[0]]} of {plural(len(orders), unit)}, {rest}"
+        )
+    else:
+        said = _before_note(orders, conditions, unit)
+        if not said:
+            return ""
     if balanced_by is None:
         return said
     return f"{said} (a multiple of {plural(balanced_by, unit)} balances it)"
+
+
+def _before_note(orders: Sequence[Sequence[str]], conditions: Sequence[str], unit: str) -> str:
+    """The two conditions one of which runs before the other most often more than after it,
+    said as :func:`order_note` says it; empty when each runs before each other one as often as
+    after it."""
+    worst: tuple[int, str, str, int, int] | None = None
+    for i, one in enumerate(conditions):
+        for other in conditions[i + 1 :]:
+            both = [o for o in orders if one in o and other in o]
+            before = sum(1 for o in both if list(o).index(one) < list(o).index(other))
+            after = len(both) - before
+            if before != after and (worst is None or abs(before - after) > worst[0]):
+                first, then = (one, other) if before > after else (other, one)
+                worst = (abs(before - after), first, then, max(before, after), len(both))
+    if worst is None:
+        return ""
+    _, first, then, more, total = worst
+    return (
+        f"the order of the conditions is not balanced: {first} runs before {then} in "
+        f"{more} of {plural(total, unit)}, after it in {total - more}"
+    )
 
 
 def manifest_order_note(manifest: RepeatManifest) -> str:
@@ -124,8 +131,7 @@ def manifest_order_note(manifest: RepeatManifest) -> str:
     if len(manifest.runs) < manifest.pairs:
         return ""
     square = len(williams_orders(manifest.conditions))
-    firsts = [run.order[0] for run in manifest.runs]
-    return order_note(firsts, manifest.conditions, "pair", square)
+    return order_note([run.order for run in manifest.runs], manifest.conditions, "pair", square)
 
 
 def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
@@ -138,8 +144,9 @@ def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
         started.setdefault((trial.case.name, trial.agent, trial.repeat), []).append(trial.condition)
     units = [names for names in started.values() if len(set(names)) > 1]
     conditions = list(dict.fromkeys(name for names in units for name in names))
-    sizes = {len(set(names)) for names in units}
-    return order_note([names[0] for names in units], conditions, "repeat", math.lcm(*sizes or {1}))
+    # A whole Williams square balances it (condition_order runs its rows): k repeats, 2k odd.
+    squares = {len(williams_orders(sorted(set(names)))) for names in units}
+    return order_note(units, conditions, "repeat", math.lcm(*squares or {1}))
 
 
 def read_manifest(path: Path) -> RepeatManifest:
@@ -149,9 +156,10 @@ def read_manifest(path: Path) -> RepeatManifest:
 def runs_order_note(runs: Sequence[Sequence[tuple[str, str, str, int]]]) -> str:
     """:func:`order_note` over runs read as one sample set, each given by its planned cells
     (case, agent, condition, repeat) in the order it ran them: the condition each case × agent
-    × repeat of two or more conditions ran first, in every run (the pairs of a manifest split
-    between machines balance only when every pair's run is read). Empty when balanced."""
-    firsts: list[str] = []
+    × repeat of two or more conditions ran first (and before which other), in every run (the
+    pairs of a manifest split between machines balance only when every pair's run is read).
+    Empty when balanced."""
+    orders: list[list[str]] = []
     conditions: list[str] = []
     for cells in runs:
         started: dict[tuple[str, str, int], list[str]] = {}
@@ -159,9 +167,9 @@ def runs_order_note(runs: Sequence[Sequence[tuple[str, str, str, int]]]) -> str:
             started.setdefault((case, agent, repeat), []).append(condition)
         for names in started.values():
             if len(set(names)) > 1:
-                firsts.append(names[0])
+                orders.append(names)
                 conditions.extend(names)
-    note = order_note(firsts, list(dict.fromkeys(conditions)), "repeat", None)
+    note = order_note(orders, list(dict.fromkeys(conditions)), "repeat", None)
     return (
         f"over the runs read, {note}: a difference may come from the order as much as from "
         "the conditions (read the run folders of every pair of a repeat manifest together)"

@@ -94,15 +94,32 @@ def test_an_unknown_agent_of_the_top_level_configuration_is_blamed_on_that_file(
         (1, None, ["a", "b", "c"]),
         (2, None, ["b", "c", "a"]),
         (3, None, ["c", "a", "b"]),
-        (4, None, ["a", "b", "c"]),
+        (4, None, ["c", "b", "a"]),  # the mirror rows of the Williams square
+        (6, None, ["b", "a", "c"]),
+        (7, None, ["a", "b", "c"]),
         (2, "c", ["c", "a", "b"]),
         (2, "zz", ["b", "c", "a"]),
     ],
 )
-def test_condition_order_rotates_with_the_repeat(
+def test_condition_order_follows_the_rows_of_a_williams_square(
     repeat: int, first: str | None, expected: list[str]
 ) -> None:
     assert condition_order(["a", "b", "c"], repeat, first) == expected
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_condition_order_runs_each_condition_before_each_other_as_often_as_after(k: int) -> None:
+    """Over a whole square of repeats (k, 2k for an odd k), no condition runs before another
+    more often than after it: the plain rotation ran a before b in 2 of every 3 repeats."""
+    names = [f"c{i}" for i in range(k)]
+    repeats = k if k % 2 == 0 else 2 * k
+    orders = [condition_order(names, repeat, None) for repeat in range(1, repeats + 1)]
+    for one in names:
+        for other in names:
+            if one != other:
+                before = sum(1 for o in orders if o.index(one) < o.index(other))
+                assert before * 2 == repeats, (one, other, orders)
+    assert {o[0] for o in orders} == set(names)
 
 
 def test_the_matrix_is_agent_by_repeat_by_condition() -> None:

@@ -7,7 +7,13 @@ from itertools import pairwise
 
 import pytest
 
-from proctor.session.repeats import plan_repeats, williams_orders
+from proctor.session.repeats import (
+    manifest_order_note,
+    order_note,
+    plan_repeats,
+    runs_order_note,
+    williams_orders,
+)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
@@ -28,3 +34,31 @@ def test_two_conditions_alternate_and_three_do_not_keep_one_in_the_middle() -> N
     manifest = plan_repeats({"t": "single_goal"}, None, 6, ["a", "b", "c"])
     middles = {run.order[1] for run in manifest.runs}
     assert middles == {"a", "b", "c"}  # reversing the list alone kept "b" second in every pair
+
+
+def test_three_conditions_each_first_once_are_said_unbalanced_in_what_runs_before_what() -> None:
+    """Three pairs of three conditions (A B C, B C A, C A B) run each first once, but A before
+    B in 2 of 3: a comparison of A and B would read the order as part of their difference."""
+    manifest = plan_repeats({"t": "single_goal"}, None, 3, ["a", "b", "c"])
+    assert manifest_order_note(manifest) == (
+        "the order of the conditions is not balanced: a runs before b in 2 of 3 pairs, after "
+        "it in 1 (a multiple of 6 pairs balances it)"
+    )
+    assert manifest_order_note(plan_repeats({"t": "single_goal"}, None, 6, ["a", "b", "c"])) == ""
+    cells = [
+        [("t", "x", name, 1) for name in order]
+        for order in (["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"])
+    ]
+    assert runs_order_note(cells).startswith(
+        "over the runs read, the order of the conditions is not balanced: a runs before b in 2 "
+        "of 3 repeats, after it in 1: "
+    )
+
+
+def test_who_runs_first_more_often_is_said_before_what_runs_before_what() -> None:
+    orders = [["a", "b"], ["a", "b"], ["b", "a"]]
+    assert order_note(orders, ["a", "b"], "pair", 2) == (
+        "the order of the conditions is not balanced: a runs first in 2 of 3 pairs, b in 1 "
+        "(a multiple of 2 pairs balances it)"
+    )
+    assert order_note([["a", "b"], ["b", "a"]], ["a", "b"], "pair", 2) == ""

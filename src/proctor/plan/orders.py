@@ -1,0 +1,47 @@
+"""The order the conditions of a pair or repeat run in: the rows of a Williams square, so that
+order is never confounded with condition (``proctor run``'s repeats, ``proctor plan-repeats``'
+pairs)."""
+
+from __future__ import annotations
+
+__all__ = ["condition_order", "williams_orders"]
+
+
+def williams_orders(conditions: list[str]) -> list[list[str]]:
+    """The rows of a Williams square of the conditions, the first in the order given: each
+    condition in each place once per square, and right after each other condition once (an even
+    count of conditions: a square of as many rows) or twice (an odd count: the square and its
+    mirror, twice as many rows). Two conditions give their order and its reverse."""
+    k = len(conditions)
+    first = [0]
+    low, high = 1, k - 1
+    while len(first) < k:  # 0, 1, k-1, 2, k-2, …
+        first.append(low)
+        low += 1
+        if len(first) < k:
+            first.append(high)
+            high -= 1
+    rows = [[(place + shift) % k for place in first] for shift in range(k)]
+    if k % 2:
+        rows += [list(reversed(row)) for row in rows]
+    # Relabelled so that the first row is the order given (a relabelling keeps the balance).
+    label = {index: conditions[place] for place, index in enumerate(first)}
+    return [[label[i] for i in row] for row in rows]
+
+
+def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
+    """The order conditions run in for one repeat, so order is not confounded with condition.
+
+    With ``first`` that condition always runs first; otherwise repeat r runs row r of the
+    Williams square of ``names`` (:func:`williams_orders`, cycling): two conditions alternate
+    (A B, B A); three run A B C, B C A, C A B, then the mirror rows C B A, A C B, B A C, so that
+    over 6 repeats each one runs before each other one as often as after it, which the
+    rotation alone (A B C, B C A, C A B, again and again) never gave: A ran before B in 2 of
+    every 3 repeats.
+    """
+    if first is not None and first in names:
+        return [first, *(n for n in names if n != first)]
+    if len(names) < 2:
+        return list(names)
+    rows = williams_orders(names)
+    return rows[(repeat - 1) % len(rows)]
