@@ -470,3 +470,26 @@ def test_a_space_at_the_end_of_a_part_is_shown_and_said(
         "trials/ fix/scripted/default/1/trial.json; a part of the name begins or ends with a "
         "space; did you mean 'fix/scripted/default/1'"
     ), spaced.err
+
+
+def test_a_trial_named_by_the_path_of_its_folder_is_that_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As a shell completes it, RUN/trials/fix/…/1/ (or its absolute path) names the trial; a
+    trial folder of another run is refused, never marked in this one."""
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    for given in (
+        f"{run_dir}/trials/fix/scripted/default/1/",
+        str(Path(run_dir).resolve() / "trials/fix/scripted/default/2"),
+    ):
+        marked = proctor("annotate", str(run_dir), given, "--verdict", "failed", "--note", "x")
+        assert marked.code == 0, marked.err
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert [m["trial"] for m in marks] == ["fix/scripted/default/1", "fix/scripted/default/2"]
+    other = tmp_path / "other/trials/fix/scripted/default/1"
+    other.mkdir(parents=True)
+    (other / "trial.json").write_text("{}")
+    refused = proctor("annotate", str(run_dir), str(other), "--verdict", "failed", "--note", "x")
+    assert refused.code == 2 and "expected case/agent/condition/repeat" in refused.err

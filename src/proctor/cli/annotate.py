@@ -31,7 +31,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import WHOLE, json_text
 
-    parts = trial.split("/")
+    parts = (_inside_trials(run_dir, trial) or trial).split("/")
     if len(parts) > 1 and not parts[-1]:  # one trailing slash, as a shell completes a folder
         parts = parts[:-1]
     if len(parts) > 1 and not parts[0]:  # one leading slash
@@ -142,6 +142,21 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
 
 
 _PARTS = ("case", "agent", "condition", "repeat")
+
+
+def _inside_trials(run_dir: Path, trial: str) -> str | None:
+    """TRIAL named by the path of its folder (``RUN/trials/fix/codex/default/1``, as a shell
+    completes it, or absolute) as case/agent/condition/repeat; None for a TRIAL that is no path
+    into the run's ``trials`` folder, read as it is written."""
+    from proctor.paths import RunPaths
+
+    if trial.strip("/").count("/") < 4:  # case/agent/condition/repeat, or trials/… as listed
+        return None
+    trials = os.path.abspath(RunPaths(run_dir).trials_dir)
+    given = os.path.abspath(trial)
+    if given == trials or os.path.commonpath([trials, given]) != trials:
+        return None
+    return Path(os.path.relpath(given, trials)).as_posix()
 
 
 def _what_is_off(parts: list[str]) -> str:
