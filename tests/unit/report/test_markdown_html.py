@@ -164,3 +164,23 @@ def test_the_html_ab_section_slices_by_a_label_only_when_some_pair_carries_it() 
     for title in ("repository", "category", "framework", "goal shape"):
         assert f"<h3>By {title}</h3>" not in page
     assert "## By goal shape" not in render_markdown(suite, records)  # as the Markdown
+
+
+def test_the_html_ab_section_lists_each_incomplete_pair_with_its_reason() -> None:
+    """As the Markdown's `Incomplete pairs`: a pair left out of every figure is listed with why,
+    not only counted."""
+    records = [
+        r for r in _ab_records("fix", "ui") if (r.condition, r.repeat) != ("baseline", 2)
+    ] + [
+        TrialRecord(
+            case="fix", agent="scripted", condition="baseline", repeat=2, status="agent-error"
+        )
+    ]
+    suite = aggregate(records, Gate(min_pass_rate=0.0), run_id="r")
+    assert "| `fix` | scripted | 2 | baseline agent-error |" in render_markdown(suite, records)
+    page = render_html(suite, records, folders={})
+    assert "<h3>Incomplete pairs</h3>" in page
+    assert (
+        '<tr><td>fix</td><td>scripted</td><td class="num">2</td>'
+        "<td>baseline agent-error</td></tr>" in page
+    )
