@@ -342,7 +342,8 @@ def test_a_hook_whose_script_calls_a_missing_command_ran_and_errored(
     code, report = run_json(proctor, str(source), "--cases", str(cases))
     assert code == 1 and report["errored"] == 0 and report["failed"] == 1
     results = by_id(report)
-    assert results["deny"]["message"] == "expected decision deny, got error"
+    assert results["deny"]["message"].startswith("expected decision deny, got error (the hook")
+    assert "no-such-jq-xyz: not found" in results["deny"]["message"]
     assert results["err"]["ok"] and "no-such-jq-xyz: not found" in results["err"]["message"]
 
 

@@ -482,6 +482,34 @@ def test_a_case_whose_hook_printed_what_is_no_message_shows_what_it_printed() ->
     assert judge(case, [_ran(message="Saved.")]).message == "Saved."
 
 
+def test_a_failed_case_says_what_its_hook_said_a_traceback_by_its_last_line() -> None:
+    """A case that failed because its hook errored says why (the exception that broke it, what
+    it printed), not only "expected silent, got error": no --json is needed to see the cause."""
+    case = HookCase(id="c", agent="claude-code", event="Stop", expect=Expect(decision="silent"))
+    traceback = "Traceback (most recent call last):\n  File \"h.py\", line 3\nKeyError: 'x'\n"
+    crashed = HookRunResult(
+        command="./h.py",
+        exit_code=1,
+        decision="error",
+        message=traceback,
+        stdout="",
+        stderr=traceback,
+        duration_ms=1,
+    )
+    result = judge(case, [crashed])
+    assert not result.ok
+    assert result.message == "expected decision silent, got error (the hook said: KeyError: 'x')"
+    printed = judge(case, [_ran(stdout="hello")])  # silent, as expected: nothing to add
+    assert printed.ok and printed.message == "no message (it printed: hello)"
+    expect_deny = HookCase(
+        id="d", agent="claude-code", event="Stop", expect=Expect(decision="deny")
+    )
+    assert judge(expect_deny, [_ran(stderr="warming up\n")]).message == (
+        "expected decision deny, got silent (it printed: warming up)"
+    )
+    assert judge(expect_deny, [_ran()]).message == "expected decision deny, got silent"
+
+
 def test_no_hook_matched_names_a_misspelt_event_and_a_matcher_in_another_case() -> None:
     """Codex fires no 'PretoolUse' and compares 'bash' with the tool 'Bash' as it is: the case
     that found no hook says which hook was likely meant and why it never runs."""

@@ -125,6 +125,24 @@ def _printed(runs: Sequence[HookRunResult]) -> str:
     return f"no message (it printed: {snippet(' | '.join(printed))})"
 
 
+def _gist(text: str) -> str:
+    """A hook's message, or of a Python traceback its last line: what broke."""
+    if "Traceback (most recent call last)" not in text:
+        return text
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else text
+
+
+def _heard(runs: Sequence[HookRunResult], said: Sequence[str]) -> str:
+    """What the hooks of a failed case said or printed, for its message: a hook that errored
+    (a Python exception, ``jq`` not found) says why, so the failure is understood without
+    ``--json``; empty when they were silent."""
+    if said:
+        return f" (the hook said: {snippet(' | '.join(_gist(m) for m in said))})"
+    printed = [_gist(t) for r in runs for t in (r.stdout, r.stderr) if t.strip()]
+    return f" (it printed: {snippet(' | '.join(printed))})" if printed else ""
+
+
 def judge(case: HookCase, runs: Sequence[HookRunResult], notes: Sequence[str] = ()) -> CaseResult:
     """The case's result from its hooks' runs; ``notes`` say why none matched, when none did
     (see :func:`~proctor.addons.hooks.inputs.matcher_notes`)."""
@@ -144,7 +162,7 @@ def judge(case: HookCase, runs: Sequence[HookRunResult], notes: Sequence[str] = 
     if broken:
         message = "; ".join([*(str(b) for b in broken), *problems])
     elif problems:
-        message = "; ".join(problems)
+        message = "; ".join(problems) + _heard(runs, said)
     elif not runs:
         message = f"no hook matched{why}"
     elif said:
