@@ -140,9 +140,11 @@ class Run:
 
     def describe(self, what: str) -> str:
         if self.stopped is not None:  # its exit is the kill's, not its own
-            return f"the {what} command {self.stopped}: {self.tail[-400:]}"
-        if self.timed_out:
-            return f"the {what} command timed out after {self.seconds:.0f}s: {self.tail[-400:]}"
+            return f"the {what} command {self.stopped}: {self.tail[-400:] or '(no output)'}"
+        if self.timed_out:  # a timeout under a second (0.5) is not said as "0s"
+            took = f"{self.seconds:.0f}" if self.seconds >= 1 else f"{self.seconds:.1f}"
+            tail = self.tail[-400:] or "(no output)"
+            return f"the {what} command timed out after {took}s: {tail}"
         if self.returncode != 0:
             tail = self.tail[-600:] or "(no output)"
             return f"the {what} command exited {self.returncode}: {tail}"

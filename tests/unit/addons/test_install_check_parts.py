@@ -5,6 +5,7 @@ of expected components against an audit. Each check next to an input that must f
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,9 @@ def test_a_failing_command_is_a_result_and_one_that_cannot_start_a_config_error(
     assert "exited 3" in failed.describe("install") and "broken" in failed.describe("install")
     slow = run_command("sleep 30", scratch, env, 0.5, "--install")
     assert slow.timed_out and not slow.ok
+    # Silent until killed: said so, not a sentence ending in ": ", and not as "after 0s".
+    said_slow = slow.describe("install")
+    assert re.fullmatch(r"the install command timed out after 0\.\ds: \(no output\)", said_slow)
     with pytest.raises(ConfigError, match="--install: the command .no-such-installer-x. cannot"):
         run_command("no-such-installer-x", scratch, env, 10, "--install")
     flooding = run_command("yes", scratch, env, 60, "--install")
