@@ -219,12 +219,36 @@ def server_stderr_tail(log: Path | None, limit: int = STDERR_TAIL_CHARS) -> str:
     """The last ``limit`` characters of the server's stderr, masked whole before the cut (a key
     its logger wrapped over two lines too), from a line's start (but for a last line longer
     than ``limit``, whose end is all it shows); "" when it wrote nothing or left no log."""
-    lines = _masked_stderr(log, limit).split("\n")
+    lines = _frames_left_out(_masked_stderr(log, limit).split("\n"))
     masked = "\n".join(line for line in lines if not line.startswith(OWN_NOTE))  # the server's
     tail = masked[-limit:]
     if len(tail) < len(masked) and "\n" in tail:
         tail = tail.partition("\n")[2]
     return tail.strip("\n")
+
+
+def _frames_left_out(lines: list[str]) -> list[str]:
+    """``lines`` with the frames of each traceback ``rich`` (the MCP SDK's logger) drew in a box
+    left out, one line saying how many: the innermost box titled "Traceback" holds source
+    excerpts of the SDK, many lines wide, that would push what failed (an output's
+    ``ValidationError``, printed above the box of the exception it caused) out of the tail.
+    The exception itself, after the box or in an outer one, stays."""
+    spans: list[tuple[int, int]] = []
+    opened: list[tuple[int, int, bool]] = []  # (line, column, holds another box)
+    for n, line in enumerate(lines):
+        if (col := line.find("\u256d")) >= 0:  # ╭
+            if opened:
+                opened[-1] = (*opened[-1][:2], True)
+            opened.append((n, col, False))
+        elif (col := line.find("\u2570")) >= 0 and opened and opened[-1][1] == col:  # ╰
+            start, _, nested = opened.pop()
+            if not nested and "Traceback" in lines[start] and n - start > 1:
+                spans.append((start, n))
+    for start, end in reversed(spans):
+        indent = lines[start][: lines[start].find("\u256d")]
+        note = f"{indent}\u2502 \u2026 {end - start - 1} lines of the traceback's frames left out"
+        lines[start + 1 : end] = [note]
+    return lines
 
 
 def _masked_stderr(log: Path | None, limit: int) -> str:
