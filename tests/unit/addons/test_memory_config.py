@@ -357,3 +357,36 @@ def test_a_key_given_twice_in_a_json_adapter_is_refused(tmp_path: Path) -> None:
     text = json.dumps(adapter_with()).replace('"results": ', f'"results": {results}, "results": ')
     with pytest.raises(ConfigError, match="key 'results' is given twice in one object"):
         load_adapter(write(tmp_path, text, "adapter.json"))
+
+
+def test_a_list_the_mcp_sdk_sent_as_one_text_block_per_item_is_read_as_that_list() -> None:
+    """A tool of the MCP SDK returning a list with no output schema (``def find(...)`` without
+    a return type) sends each item as its own text block: the result is that list, not the
+    blocks' texts run together (no JSON at all from two items) or, for one item, an object."""
+    from mcp_types import CallToolResult, TextContent
+
+    from proctor.addons.memory.adapter import ResultMapping
+    from proctor.addons.memory.client import MemoryServerError, result_ids
+
+    mapping = ResultMapping(source="auto", path="", id="key")
+
+    def reply(*items: object) -> CallToolResult:
+        blocks = [TextContent(type="text", text=json.dumps(item)) for item in items]
+        return CallToolResult(content=list(blocks))
+
+    assert result_ids(reply({"key": "a"}, {"key": "b"}, {"key": 3}), mapping, "q") == [
+        "a",
+        "b",
+        "3",
+    ]
+    assert result_ids(reply({"key": "a"}), mapping, "q") == ["a"]
+    assert result_ids(reply(), mapping, "q") == []
+    whole = ResultMapping(source="text", path="hits", id="key")  # one block: the value itself
+    assert result_ids(reply({"hits": [{"key": "a"}]}), whole, "q") == ["a"]
+    halves = [TextContent(type="text", text=t) for t in ('{"hits": [{"key"', ': "a"}]}')]
+    assert result_ids(CallToolResult(content=list(halves)), whole, "q") == ["a"]  # one JSON text
+    mixed = CallToolResult(
+        content=[TextContent(type="text", text='{"key": "a"}'), TextContent(type="text", text="ok")]
+    )
+    with pytest.raises(MemoryServerError, match="the text result of q is not JSON"):
+        result_ids(mixed, mapping, "q")

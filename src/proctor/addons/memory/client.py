@@ -465,14 +465,28 @@ def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> Any:
         return result.structured_content
     if mapping.source == "structured":
         raise MemoryServerError(f"the result of {what} has no structured content")
-    text = _text(result)
+    blocks = [block.text for block in result.content if isinstance(block, TextContent)]
+    text = "".join(blocks)
     if not text.strip():
         return None
+    if len(blocks) > 1 and (items := _each_json(blocks)) is not None:
+        return items  # the MCP SDK sends a tool's returned list as one text block per item
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         shown = masked_head(text, 120)
         raise MemoryServerError(f"the text result of {what} is not JSON: {shown!r}") from exc
+    if len(blocks) == 1 and not mapping.path and isinstance(value, dict):
+        return [value]  # so is a list of one item: the list is the result, not an object
+    return value
+
+
+def _each_json(blocks: list[str]) -> list[Any] | None:
+    """Each text block read as JSON, in turn; None when one is not JSON."""
+    try:
+        return [json.loads(block) for block in blocks]
+    except json.JSONDecodeError:
+        return None
 
 
 def _text(result: CallToolResult) -> str:
