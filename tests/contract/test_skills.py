@@ -154,11 +154,21 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "listed": "---\nname: listed\ndescription: [FMLISTED, tidies]\n---\n\nBody.\n",
     "twice": "---\nname: twice\ndescription: FMTWICE tidies.\ndescription: again\n---\n\nB.\n",
     "colons": "---\nname: colons\ndescription: FMCOLONS use it when: asked\n---\n\nBody.\n",
+    "otherquote": '---\nname: otherquote\ndescription: FMOTHERQUOTE t.\nmodel: "x\n---\n\nB.\n',
+    "indented": "---\nname: indented\ndescription: FMINDENTED t.\n  model: x\n---\n\nB.\n",
+    "toplist": "---\n- name: toplist\n- description: FMTOPLIST t.\n---\n\nB.\n",
+    "alias": "---\nname: alias\ndescription: FMALIAS t.\ntools: *x\n---\n\nB.\n",
+    "tabbed": "---\nname: tabbed\n\tdescription: FMTABBED t.\n---\n\nB.\n",
+    "tabwrapped": "---\nname: tabwrapped\ndescription:\n\tFMTABWRAPPED t.\n---\n\nB.\n",
+    "renamed": "---\nname: renamed\nname: renamed2\ndescription: FMRENAMED t.\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
     "codex": {"FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"},
-    "gemini-cli": {"FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"},
+    "gemini-cli": {
+        *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
+        *("FMOTHERQUOTE", "FMINDENTED", "FMALIAS", "FMTABBED", "FMTABWRAPPED", "FMRENAMED"),
+    },
 }
 
 
@@ -167,8 +177,10 @@ def test_codex_and_gemini_cli_offer_only_skills_whose_front_matter_describes_the
     agent: str, tmp_path: Path
 ) -> None:
     """Codex 0.171 offers a skill whose front matter gives a description, under its ``name``
-    (else its folder's); Gemini CLI 0.61 only one that gives a name and a description, under
-    that name. Neither offers a SKILL.md without front matter (Claude Code does)."""
+    (else its folder's), and that its YAML reads (with its few repairs); Gemini CLI 0.61 one
+    that gives a name and a description, under that name, read by its line reader where
+    js-yaml stops (a key given twice: the last). Neither offers a SKILL.md without front
+    matter (Claude Code does)."""
     require_cli(agent)
     listener = Listener()
     plan: dict[str, Any] = {"turns": [{"say": "Done."}]}
@@ -186,7 +198,9 @@ def test_codex_and_gemini_cli_offer_only_skills_whose_front_matter_describes_the
     offered = "\n".join(text for request in listener.requests for text in request.texts)
     assert {m for m in ("FM" + n.upper() for n in FRONT_MATTER_SKILLS) if m in offered} == (
         OFFERED[agent]
-    )
+    ), offered
     # The renamed skill goes by its front matter's name: "- other: FMFOLDER ..." (Codex),
     # "<name>other</name> <description>FMFOLDER ..." (Gemini CLI).
     assert re.search(r"(- other: |<name>other</name>\s*<description>)FMFOLDER", offered), offered
+    if agent == "gemini-cli":
+        assert re.search(r"<name>renamed2</name>\s*<description>FMRENAMED", offered), offered

@@ -26,6 +26,13 @@ FRONT_MATTERS = {
     "trailing": "---\nname: trailing\ndescription: 'quoted' then more\n---\nBody.\n",
     "listed": "---\nname: listed\ndescription: [a, b]\n---\nBody.\n",
     "twice": "---\nname: twice\ndescription: d\ndescription: e\n---\nBody.\n",
+    "otherquote": '---\nname: otherquote\ndescription: d\nmodel: "never closed\n---\nBody.\n',
+    "indented": "---\nname: indented\ndescription: d\n  model: x\n---\nBody.\n",
+    "toplist": "---\n- name: toplist\n- description: d\n---\nBody.\n",
+    "alias": "---\nname: alias\ndescription: d\ntools: *none\n---\nBody.\n",
+    "tabbed": "---\nname: tabbed\n\tdescription: d\n---\nBody.\n",
+    "tabwrapped": "---\nname: tabwrapped\ndescription:\n\ton the next line\n---\nBody.\n",
+    "quotedname": '---\nname: "quoted"\ndescription: d\ntools: *none\n---\nBody.\n',
 }
 """SKILL.md files each CLI reads its own way (``front_matter.py``), by folder name."""
 
@@ -322,6 +329,15 @@ CODEX: dict[str, Layout] = {
             ("skill", "trailing", "home/.agents/skills/trailing/SKILL.md", True),
             ("skill", "listed", "home/.agents/skills/listed/SKILL.md", True),
             ("skill", "twice", "home/.agents/skills/twice/SKILL.md", True),
+            # ... nor one whose front matter YAML cannot read elsewhere (measured with the
+            # app server's skills/list).
+            ("skill", "otherquote", "home/.agents/skills/otherquote/SKILL.md", True),
+            ("skill", "indented", "home/.agents/skills/indented/SKILL.md", True),
+            ("skill", "toplist", "home/.agents/skills/toplist/SKILL.md", True),
+            ("skill", "alias", "home/.agents/skills/alias/SKILL.md", True),
+            ("skill", "tabbed", "home/.agents/skills/tabbed/SKILL.md", True),
+            ("skill", "tabwrapped", "home/.agents/skills/tabwrapped/SKILL.md", True),
+            ("skill", "quotedname", "home/.agents/skills/quotedname/SKILL.md", True),
         },
     ),
     "instructions": (
@@ -435,12 +451,20 @@ GEMINI: dict[str, Layout] = {
             ("skill", "other", "home/.gemini/skills/folder/SKILL.md", False),
             ("skill", "lenient", "home/.gemini/skills/lenient/SKILL.md", False),
             ("skill", "wrapped", "home/.gemini/skills/wrapped/SKILL.md", False),
-            # Gemini CLI reads a value YAML cannot as text, but not a key given twice.
+            # Where js-yaml stops, Gemini CLI reads the `name:` and `description:` lines (at any
+            # indentation, the last of each) as they are written, quotes and all.
             ("skill", "multiline", "home/.gemini/skills/multiline/SKILL.md", False),
             ("skill", "unclosed", "home/.gemini/skills/unclosed/SKILL.md", False),
             ("skill", "trailing", "home/.gemini/skills/trailing/SKILL.md", False),
             ("skill", "listed", "home/.gemini/skills/listed/SKILL.md", False),
-            ("skill", "twice", "home/.gemini/skills/twice/SKILL.md", True),
+            ("skill", "twice", "home/.gemini/skills/twice/SKILL.md", False),
+            ("skill", "otherquote", "home/.gemini/skills/otherquote/SKILL.md", False),
+            ("skill", "indented", "home/.gemini/skills/indented/SKILL.md", False),
+            ("skill", "toplist", "home/.gemini/skills/toplist/SKILL.md", True),
+            ("skill", "alias", "home/.gemini/skills/alias/SKILL.md", False),
+            ("skill", "tabbed", "home/.gemini/skills/tabbed/SKILL.md", False),
+            ("skill", "tabwrapped", "home/.gemini/skills/tabwrapped/SKILL.md", False),
+            ("skill", "-quoted-", "home/.gemini/skills/quotedname/SKILL.md", False),
             ("skill", "Tidy", "home/.gemini/skills/casey/SKILL.md", True),
         },
     ),

@@ -78,3 +78,55 @@ def test_gemini_cli_and_codex_commands_and_subagents(tmp_path: Path) -> None:
     assert found(report, "gemini-cli", "subagent") == {
         "auditor": ("user", "subagents switched off (experimental.enableAgents)")
     }
+
+
+CLAUDE_AGENTS = {
+    "colon": "---\nname: colon\ndescription: use it when: asked\n---\nB\n",
+    "tabwrapped": "---\nname: tabwrapped\ndescription:\n\ton the next line\n---\nB\n",
+    "alias": "---\nname: alias\ndescription: d\ncolor: *none\n---\nB\n",
+    "twice": "---\nname: first\nname: last\ndescription: d\n---\nB\n",
+    "quoted": '---\nname: "quoted"\ndescription: d\n---\nB\n',
+    "otherquote": '---\nname: otherquote\ndescription: d\nmodel: "never closed\n---\nB\n',
+    "tabbed": "---\nname: tabbed\n\tdescription: d\n---\nB\n",
+    "indented": "---\nname: indented\ndescription: d\n  model: x\n---\nB\n",
+    "nestedalias": "---\nname: nestedalias\ndescription: d\nmeta:\n  k: *none\n---\nB\n",
+    "number": "---\nname: 12\ndescription: d\n---\nB\n",
+    "listed": "---\nname: listed\ndescription: [a, b]\n---\nB\n",
+    "trailing": '---\nname: trailing\ndescription: "d" then more\n---\nB\n',
+    "bom": "\ufeff---\nname: bom\ndescription: d\n---\nB\n",
+}
+
+
+def test_claude_code_subagents_whose_front_matter_its_yaml_reader_cannot_read(
+    tmp_path: Path,
+) -> None:
+    """Claude Code 2.1.197 reads a subagent's front matter with Bun's YAML parser, then once
+    more after quoting each unindented value holding one of ``{}[]*&#!|>%@``` or ``: `` and
+    turning the tabs that open a line into spaces; it loads the subagent when that gives a
+    ``name`` and a ``description`` that are texts (measured: the ``agents`` of its
+    ``system/init`` event). A key given twice keeps its last value."""
+    home = tmp_path / "home"
+    for stem, text in CLAUDE_AGENTS.items():
+        write(home / ".claude" / "agents" / f"{stem}.md", text)
+    subagents = found(audit(home, None, ["claude-code"]), "claude-code", "subagent")
+    loaded = {name for name, (_, decoy) in subagents.items() if decoy is None}
+    assert loaded == {"colon", "tabwrapped", "alias", "last", "quoted"}, subagents
+    assert "'model'" in str(subagents["otherquote"][1])
+    assert "indented under a value" in str(subagents["tabbed"][1])  # (its tab made spaces)
+    assert "'12'" not in subagents and "'name' is not a text" in str(subagents["12"][1])
+    assert subagents["bom"][1] == "no front matter giving a name and a description"
+
+
+def test_gemini_cli_subagents_whose_front_matter_js_yaml_cannot_read(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 reads a subagent's front matter with js-yaml alone (``parseAgentMarkdown``:
+    "YAML frontmatter parsing failed"); its skills' line reader is no fallback here."""
+    home = tmp_path / "home"
+    agents = home / ".gemini" / "agents"
+    write(agents / "ok.md", AGENT_MD.format(name="ok"))
+    write(agents / "colon.md", "---\nname: colon\ndescription: use it when: asked\n---\nB\n")
+    write(agents / "tabbed.md", "---\nname: tabbed\n\tdescription: d\n---\nB\n")
+    write(agents / "twice.md", "---\nname: twice\ndescription: d\ndescription: e\n---\nB\n")
+    subagents = found(audit(home, None, ["gemini-cli"]), "gemini-cli", "subagent")
+    assert subagents["ok"] == ("user", None)
+    for name in ("colon", "tabbed", "twice"):
+        assert "not valid YAML" in str(subagents[name][1]), subagents

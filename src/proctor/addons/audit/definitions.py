@@ -7,18 +7,17 @@ Claude Code: ``commands/**/*.md`` and ``agents/**/*.md`` in ``~/.claude``, the p
 its custom prompts, ``$CODEX_HOME/prompts/*.md`` (``/prompts:name``).
 
 A subagent is defined by its front matter: a file without one that gives a ``name`` and a
-``description`` is not loaded (both CLIs' documentation), and is listed as a decoy. Only the
-front matter's ``name:`` and ``description:`` lines are looked at; nothing is parsed further.
+``description`` is not loaded (both CLIs' documentation), and is listed as a decoy, as is one
+whose front matter the CLI's YAML reader cannot read (``front_matter.py``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from proctor.addons.audit.front_matter import front_matter
+from proctor.addons.audit.front_matter import AgentRule, gemini_cli_agent
 from proctor.addons.audit.reading import Reader, Scope
 
-NO_FRONT_MATTER = "no front matter giving a name and a description"
 MAX_FILES = 2000
 """Files listed per folder at most: a folder of dotfiles linked in is not walked whole."""
 
@@ -71,13 +70,11 @@ def subagents(
     prefix: str = "",
     nested: bool = True,
     off: str | None = None,
+    rule: AgentRule = gemini_cli_agent,
 ) -> None:
     """One subagent per ``.md`` file, named by its front matter's ``name`` (else the file);
-    ``off`` is the reason every one is a decoy (subagents switched off)."""
+    ``rule`` is the CLI's reading of its front matter (``front_matter.py``); ``off`` is the
+    reason every one is a decoy (subagents switched off)."""
     for path in _files(reader, root, ".md", nested=nested):
-        fields = front_matter(reader.text(path) or "")
-        name = fields.get("name") or path.stem
-        decoy = off
-        if decoy is None and not (fields.get("name") and fields.get("description")):
-            decoy = NO_FRONT_MATTER
-        reader.add("subagent", prefix + name, path, scope=scope, decoy=decoy)
+        name, decoy = rule(reader.text(path) or "", path.stem)
+        reader.add("subagent", prefix + name, path, scope=scope, decoy=off or decoy)

@@ -1,0 +1,285 @@
+"""Whether a CLI's YAML parser reads a front matter block, judged line by line.
+
+Nothing is parsed into values: the lines are scanned for the faults the pinned CLIs' parsers
+stop on (measured with each CLI; see ``front_matter.py`` for what each does then):
+
+- a quoted value whose quote is never closed, or with text after its closing quote;
+- a tab in a line's indentation (YAML indents with spaces only);
+- a front matter that is a list or a bare text, not a mapping of keys;
+- an alias (``*name``) with no anchor (``&name``) above it;
+- a more-indented line under a value that cannot go on (``key: value`` below ``description:
+  text``, any text below a closed quote), a line back at an indentation no key above has, a
+  line that is no ``key: value``;
+- a value opening with a character that cannot start one (``%``, ``@``, a backquote), a block
+  scalar's header with text after it (``|x``), a flow list or mapping never closed, a ``: ``
+  inside an unquoted value;
+- a key given twice in one mapping (each dialect names the keys it refuses twice).
+
+Each CLI recovers some of these (``Dialect.recovers``): Codex 0.171 and Claude Code 2.1 read
+some unquoted values that are not valid YAML as their text, Claude Code first turns the tabs
+that open a line into spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+_KEY = re.compile(
+    r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
+)
+_BLOCK_HEADER = re.compile(r"^[|>](?:[1-9][+-]?|[+-][1-9]?)?\s*(?:#.*)?$")
+_NOT_STRING = "not a string"
+_NOT_MAPPING = "not a mapping"  # (no repair of a value makes either of these types right)
+_CLAUDE_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One CLI's YAML reading. ``recovers(key, value, indent)``: whether it reads the unquoted
+    ``value`` as its text where YAML would stop; ``twice(path)``: whether a key given twice at
+    ``path`` (the keys down to it) stops it."""
+
+    name: str
+    recovers: Callable[[str, str, int], bool] = lambda key, value, indent: False
+    twice: Callable[[tuple[str, ...]], bool] = lambda path: True
+    tabs_to_spaces: bool = False
+    flags: frozenset[str] = field(default_factory=frozenset)
+
+
+def _codex_recovers(key: str, value: str, indent: int) -> bool:
+    # Codex 0.171 reads as text an unquoted value holding ": " or opening a flow collection,
+    # "@" or "`" (measured with its app server's skills/list), not one opening "*", "%", "|"
+    # or a quote.
+    if value[:1] in ("'", '"'):
+        return False
+    return value[:1] in ("[", "{", "@", "`") or ": " in value
+
+
+def _claude_recovers(key: str, value: str, indent: int) -> bool:
+    # Claude Code 2.1's second try: each unindented `key: value` whose value is not wholly
+    # quoted and holds one of {}[]*&#!|>%@` or ": " is quoted (its front matter reader).
+    if indent or not re.fullmatch(r"[a-zA-Z_-]+", key):
+        return False
+    quoted = len(value) > 1 and value[0] in "'\"" and value[-1] == value[0]
+    return not quoted and bool(_CLAUDE_SPECIAL.search(value))
+
+
+CODEX = Dialect(
+    "codex",
+    recovers=_codex_recovers,
+    twice=lambda path: (
+        path in (("name",), ("description",), ("metadata",))
+        or path == ("metadata", "short-description")
+    ),
+)
+"""serde_yaml 0.9 (libyaml) into Codex's struct of ``name``, ``description`` and ``metadata``
+(``short-description``): only those keys are refused twice."""
+JS_YAML = Dialect("js-yaml")
+"""js-yaml 4, as Gemini CLI 0.61 loads: no recovery, any key refused twice."""
+CLAUDE = Dialect("claude", recovers=_claude_recovers, twice=lambda path: False, tabs_to_spaces=True)
+"""Bun's YAML parser with Claude Code 2.1's second try: a key given twice keeps its last."""
+
+
+def block_of(text: str) -> list[str] | None:
+    """The lines between a leading ``---`` line and the next one; None when there is none."""
+    lines = text.splitlines()
+    if not lines or lines[0].rstrip() != "---":
+        return None
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"), None)
+    return None if end is None else lines[1:end]
+
+
+def yaml_fault(lines: list[str], dialect: Dialect) -> str | None:
+    """The first fault that stops ``dialect`` in the front matter ``lines`` (one phrase naming
+    the line), or None."""
+    return _Scan(lines, dialect).run()
+
+
+class _Scan:
+    def __init__(self, lines: list[str], dialect: Dialect) -> None:
+        if dialect.tabs_to_spaces:
+            lines = [re.sub(r"^\t+", lambda m: "  " * len(m.group()), line) for line in lines]
+        self.lines, self.d = lines, dialect
+        self.anchors: set[str] = set()
+        self.levels: list[tuple[int, tuple[str, ...], set[str]]] = []  # open mappings
+        self.after: str | None = None  # what may go on below the last value: "plain" text,
+        self.after_indent = -1  # nothing ("closed"), anything ("skip": not looked into)
+        self.block_indent: int | None = None  # in a block scalar under a key so indented
+        self.pending: tuple[str, ...] | None = None  # the path of a key with no value yet
+        self.list_indent: int | None = None  # a list's items at the indentation of its key
+
+    def run(self) -> str | None:
+        index = 0
+        while index < len(self.lines):
+            line = self.lines[index]
+            stripped = line.strip()
+            indent = len(line) - len(line.lstrip(" "))
+            if self.block_indent is not None:
+                if not stripped or indent > self.block_indent:
+                    index += 1
+                    continue
+                self.block_indent = None
+            if not stripped:
+                index += 1
+                continue
+            if "\t" in line[: len(line) - len(line.lstrip())]:
+                return f"a tab indents line {index + 2} (YAML indents with spaces)"
+            if stripped.startswith("#"):
+                index += 1
+                continue
+            fault, index = self.line(index, indent, stripped)
+            if fault:
+                return fault
+        if self.pending in (("name",), ("description",)) and self.d.name == "codex":
+            return None  # (an empty value: no description, said before this is asked)
+        return None
+
+    def line(self, index: int, indent: int, stripped: str) -> tuple[str | None, int]:
+        where = f"line {index + 2}"
+        if self.after is not None and indent > self.after_indent:
+            if self.after == "closed":
+                return f"{where} goes on after a closed value", index
+            if self.after == "plain" and (": " in stripped or stripped.endswith(":")):
+                return f"{where} is indented under a value as if it were a key", index
+            return None, index + 1
+        self.after = None
+        item = stripped == "-" or stripped.startswith("- ")
+        match = None if item else _KEY.match(stripped)
+        if not self.levels:
+            if match is None:
+                kind = "a list" if item else "a text"
+                return f"the front matter is {kind}, not a mapping of keys", index
+            self.levels.append((indent, (), set()))
+        if self.pending is not None:
+            parent, self.pending = self.pending, None
+            if indent > self.levels[-1][0] or (item and indent == self.levels[-1][0]):
+                if match is None and not item:  # the key's text, on the lines below it
+                    self.after, self.after_indent = "plain", self.levels[-1][0]
+                    return None, index + 1
+                if parent in (("name",), ("description",)) and self.d.name == "codex":
+                    return f"'{parent[0]}' is a list or mapping, {_NOT_STRING}", index
+                if item:
+                    self.list_indent = indent
+                    self.after, self.after_indent = "skip", indent
+                    return None, index + 1
+                self.levels.append((indent, parent, set()))
+        if item and indent == self.list_indent:
+            self.after, self.after_indent = "skip", indent
+            return None, index + 1
+        self.list_indent = None
+        while self.levels and indent < self.levels[-1][0]:
+            self.levels.pop()
+        if not self.levels or indent != self.levels[-1][0]:
+            return f"{where} is back at an indentation no key above has", index
+        if match is None:
+            return f"{where} is not a 'key: value' line", index
+        level_path, seen = self.levels[-1][1], self.levels[-1][2]
+        key = match.group("key").strip("'\"")
+        path = (*level_path, key)
+        if key in seen and self.d.twice(path):
+            return f"'{'.'.join(path)}' is given twice", index
+        seen.add(key)
+        value = (match.group("value") or "").strip()
+        if value.startswith("&"):
+            anchor, _, value = value[1:].partition(" ")
+            self.anchors.add(anchor)
+            value = value.strip()
+        if not value or value.startswith("#"):
+            self.pending = path
+            return None, index + 1
+        fault, following = self.value(index, indent, path, value)
+        if (
+            fault
+            and not fault.endswith((_NOT_STRING, _NOT_MAPPING))
+            and self.d.recovers(key, value, indent)
+        ):
+            self.after, self.after_indent = "plain", indent
+            return None, index + 1
+        return fault, following
+
+    def value(
+        self, index: int, indent: int, path: tuple[str, ...], value: str
+    ) -> tuple[str | None, int]:
+        """The fault of a key's value, or None and the index of the line after it."""
+        name = ".".join(path)
+        if self.d.name == "codex" and path == ("metadata",):
+            return f"'metadata' is {value[:40]!r}, {_NOT_MAPPING}", index
+        if value[0] in "'\"":
+            rest, closing = self._quoted(value, index, indent)
+            if rest is None:
+                return f"the quote that opens '{name}' is never closed", index
+            if rest and not rest.startswith("#"):
+                return f"'{name}' goes on after its closing quote ({rest[:40]!r})", index
+            self.after, self.after_indent = "closed", indent
+            return None, closing + 1
+        if value[0] in "|>":
+            if not _BLOCK_HEADER.match(value):
+                return f"'{name}' opens a block with text after {value[0]!r}", index
+            self.block_indent = indent
+            return None, index + 1
+        if value[0] in "[{":
+            return self._flow(index, indent, path, value)
+        if value[0] == "*":
+            alias = (value[1:].split() or [""])[0]
+            if alias not in self.anchors:
+                return f"'{name}' refers to an anchor '&{alias}' that no line above sets", index
+        if value[0] in "%@`":
+            return f"'{name}' opens with {value[0]!r}, which cannot start a YAML value", index
+        if value.startswith("!<") and ">" not in value:
+            return f"'{name}' has a tag that is never closed", index
+        if ": " in _unquoted(value) or _unquoted(value).rstrip().endswith(":"):
+            return f"'{name}' holds ': ' in a value that is not quoted", index
+        self.after, self.after_indent = "plain", indent
+        return None, index + 1
+
+    def _quoted(self, value: str, index: int, indent: int) -> tuple[str | None, int]:
+        """What follows the closing quote (over the more-indented lines below), and the index
+        of the line it closes on; (None, index) when it never closes."""
+        quote, text, line_index = value[0], value[1:], index
+        while True:
+            i = 0
+            while i < len(text):
+                char = text[i]
+                if quote == '"' and char == "\\":
+                    i += 2
+                    continue
+                if char == quote:
+                    if quote == "'" and text[i + 1 : i + 2] == "'":
+                        i += 2
+                        continue
+                    return text[i + 1 :].strip(), line_index
+                i += 1
+            line_index += 1
+            if line_index >= len(self.lines):
+                return None, index
+            following = self.lines[line_index]
+            if following.strip() and len(following) - len(following.lstrip(" ")) <= indent:
+                return None, index
+            text = following
+
+    def _flow(
+        self, index: int, indent: int, path: tuple[str, ...], value: str
+    ) -> tuple[str | None, int]:
+        depth, text, line_index = 0, value, index
+        while True:
+            for char in _unquoted(text):
+                depth += char in "[{"
+                depth -= char in "]}"
+            if depth <= 0:
+                self.after, self.after_indent = "closed", indent
+                if self.d.name == "codex" and path in (("name",), ("description",)):
+                    return f"'{path[0]}' is a list or mapping, {_NOT_STRING}", index
+                return None, line_index + 1
+            line_index += 1
+            following = self.lines[line_index] if line_index < len(self.lines) else ""
+            if not following.strip() or len(following) - len(following.lstrip(" ")) <= indent:
+                return f"the list or mapping that opens '{'.'.join(path)}' is never closed", index
+            text = following
+
+
+def _unquoted(text: str) -> str:
+    """``text`` without its quoted parts and its comment."""
+    text = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'', "", text)
+    return re.split(r"(?:^|\s)#", text)[0]
