@@ -2,8 +2,9 @@
 
 Providers are reached through their official SDKs (``anthropic``, ``openai``), which also serve
 any compatible endpoint through a base URL. Retries with exponential backoff on 429, 5xx and
-connection errors; ``insufficient_quota`` and authentication failures are never retried. Failures
-are classified by :mod:`proctor.llm.failures`.
+connection errors (a rate limit or an overload that names no wait of its own backs off for tens
+of seconds: see :func:`backoff`); ``insufficient_quota`` and authentication failures are never
+retried. Failures are classified by :mod:`proctor.llm.failures`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from proctor.llm.failures import ProviderError, excerpt
+from proctor.llm.failures import RETRY_AFTER_CAP_SEC, ProviderError, excerpt
 from proctor.llm.refs import ModelRef
 from proctor.util.masking import mask
 
 MAX_ATTEMPTS = 4
 BACKOFF_BASE_SEC = 0.5
 BACKOFF_CAP_SEC = 8.0
+"""The waits after a server error or a lost connection: 0.5 s doubling, up to 8 s."""
+LIMITED_BACKOFF_BASE_SEC = 10.0
+LIMITED_BACKOFF_CAP_SEC = RETRY_AFTER_CAP_SEC
+"""The waits after a rate limit or an overload (429, 529, 503) that names no wait of its own
+(no ``Retry-After``): 10 s doubling, up to 60 s, as a provider's limit is often per minute."""
+LIMITED_STATUSES = frozenset({503})
+"""Statuses waited on as an overload whatever their kind (a 503 is "server" otherwise)."""
 REQUEST_TIMEOUT_SEC = 120.0
 """The longest one request may take (a reply or an error); a call may make four."""
 OUT_OF_TIME = "no reply before the trial's time ran out"
@@ -136,6 +144,8 @@ class ModelClient:
     key_source: str | None = None
     """Where the key sent was found, masked (see :func:`proctor.llm.secrets.key_source`): an
     authentication failure names it."""
+    jitter: Callable[[], float] = random.random
+    """A number from 0 to 1 drawn for each wait (see :func:`backoff`)."""
 
     def close(self) -> None:
         """Close the connections of the provider's client (the SDK's own); no call is made
@@ -167,10 +177,9 @@ class ModelClient:
                     timeout=min(REQUEST_TIMEOUT_SEC, left or REQUEST_TIMEOUT_SEC),
                 )
             except ProviderError as exc:
-                delay = min(BACKOFF_CAP_SEC, BACKOFF_BASE_SEC * 2 ** (attempt - 1))
-                delay *= 0.5 + random.random() / 2
-                # The provider's own Retry-After, when longer (a 429 that names its wait).
-                delay = max(delay, exc.retry_after or 0.0)
+                # (The scripted model's rate limits are scripted, not a provider's window.)
+                scripted = self.ref.provider == "scripted"
+                delay = backoff(exc, attempt, self.jitter(), patient=not scripted)
                 left = self._left()
                 out_of_time = left is not None and left <= delay and attempt < MAX_ATTEMPTS
                 if not exc.retryable or attempt == MAX_ATTEMPTS or out_of_time:
@@ -233,6 +242,25 @@ class ModelClient:
 
     def _left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
+
+
+def backoff(exc: ProviderError, attempt: int, draw: float, *, patient: bool = True) -> float:
+    """The seconds to wait after ``exc`` ended attempt number ``attempt`` (from 1): exponential,
+    the doubling wait times 0.5 plus half of ``draw`` (a random number from 0 to 1), so that
+    calls limited together do not all come back at once. A server error or a lost connection
+    waits 0.5 s doubling (up to 8 s); a rate limit or an overload (429, 529, 503) that names
+    no wait of its own, 10 s doubling (up to 60 s: 5-10, 10-20, 20-40 s, 35-70 s in all over
+    four attempts), which a limit per minute can reset in; ``patient`` False, the short waits
+    for it too. A ``Retry-After`` the reply gives (see :func:`proctor.llm.failures.retry_after`)
+    is waited when longer than the short wait."""
+    limited = exc.kind in ("rate-limit", "overloaded") or exc.status in LIMITED_STATUSES
+    if patient and limited and exc.retry_after is None:
+        base, cap = LIMITED_BACKOFF_BASE_SEC, LIMITED_BACKOFF_CAP_SEC
+    else:
+        base, cap = BACKOFF_BASE_SEC, BACKOFF_CAP_SEC
+    delay = min(cap, base * 2.0 ** (attempt - 1)) * (0.5 + min(max(draw, 0.0), 1.0) / 2)
+    # The provider's own Retry-After, when longer (a 429 that names its wait).
+    return max(delay, exc.retry_after or 0.0)
 
 
 def token_count(value: Any) -> int:
