@@ -1,13 +1,14 @@
 """What the LLM judge sees, how it is cut to fit, and how its verdict is read.
 
 The judge sees the rubric (verbatim), a distilled trajectory (the prompt, the agent's messages,
-every tool call with a bounded excerpt of its result, every failure, the questions and answers),
-the produced artifacts matched by the evaluator's globs (each size-capped) and the workspace
-diff. Every trajectory line is capped (a long message keeps its head and tail). When the whole
-exceeds the budget, artifacts are dropped from the last, then the diff is shortened, then the
-trajectory is cut in the middle: its first line always stays, then its last line and its failing
-steps as far as they fit. What was cut is recorded truthfully (including failing steps that did
-not fit). If the material still does not fit, or the rubric alone does not, that is an error.
+every tool call with a bounded excerpt of its arguments and of its result, each marked when cut,
+every failure, the questions and answers), the produced artifacts matched by the evaluator's
+globs (each size-capped) and the workspace diff. Every trajectory line is capped (a long message
+keeps its head and tail). When the whole exceeds the budget, artifacts are dropped from the
+last, then the diff is shortened, then the trajectory is cut in the middle: its first line
+always stays, then its last line and its failing steps as far as they fit. What was cut is
+recorded truthfully (including failing steps that did not fit). If the material still does not
+fit, or the rubric alone does not, that is an error.
 """
 
 from __future__ import annotations
@@ -57,6 +58,17 @@ def _capped(text: str) -> str:
     return text[:half] + marker + text[len(text) - half :]
 
 
+def _excerpt(text: str) -> str:
+    """The first :data:`RESULT_EXCERPT` characters of a tool call's arguments or result, every
+    registered secret masked before the cut (a key cut in two is no longer one the masker
+    knows); a text cut says so, with its whole length once masked, so the judge does not take
+    a result ending mid-sentence for all there was: ``… [cut: 1,234 characters in all]``."""
+    masked = mask(text)
+    if len(masked) <= RESULT_EXCERPT:
+        return masked
+    return f"{masked[:RESULT_EXCERPT]}… [cut: {len(masked):,} characters in all]"
+
+
 def _size(lines: list[Line]) -> int:
     """Characters the lines take in the prompt, one newline each."""
     return sum(len(x.text) + 1 for x in lines)
@@ -81,9 +93,9 @@ def distil(events: list[Event]) -> list[Line]:
         elif e.type == "tool_call":
             step += 1
             result = results.get(e.id) if e.id else None
-            args = mask(json.dumps(e.input or {}, ensure_ascii=False))[:RESULT_EXCERPT]
+            args = _excerpt(json.dumps(e.input or {}, ensure_ascii=False))
             failing = bool(result and result.is_error)
-            out = mask(result.output or "")[:RESULT_EXCERPT] if result else "(no result)"
+            out = _excerpt(result.output or "") if result else "(no result)"
             flag = " [FAILED]" if failing else " [DENIED]" if result and result.denied else ""
             lines.append(Line(f"TOOL #{step} {e.name} {args}{flag}\n  -> {out}", failing))
         elif e.type == "question":

@@ -104,3 +104,31 @@ def test_perplexity_is_clamped_and_never_overflows(
 def test_perplexity_of_ordinary_logprobs() -> None:
     level = perplexity_level([-0.1, -0.2, -0.05])
     assert level == pytest.approx(100 * (1 - math.exp(-0.35 / 3)), abs=0.001)
+
+
+def test_a_tool_call_s_long_arguments_and_result_say_they_were_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """They ended mid-sentence at 400 characters, the judge never told there was more."""
+    from proctor.llm.judge import RESULT_EXCERPT, distil
+    from proctor.util import masking
+
+    monkeypatch.setattr(masking, "_SECRETS", set())
+    key = "sk-test-JUDGEKEY-" + "k" * 40
+    masking.register_secret(key)
+    output = f"token {key} " + "r" * 1_000
+    events = [
+        make_event("tool_call", id="t1", name="shell", input={"cmd": "c" * 600}),
+        make_event("tool_result", id="t1", output=output),
+        make_event("tool_call", id="t2", name="shell", input={"cmd": "ls"}),
+        make_event("tool_result", id="t2", output="r" * RESULT_EXCERPT),
+    ]
+    long, short = (line.text for line in distil(events))
+    args = '{"cmd": "' + "c" * 600 + '"}'
+    masked = len(output) - len(key) + len("***")  # counted once masked
+    assert long == (
+        f"TOOL #1 shell {args[:RESULT_EXCERPT]}… [cut: {len(args):,} characters in all]\n"
+        f"  -> token *** {'r' * (RESULT_EXCERPT - 10)}… [cut: {masked:,} characters in all]"
+    )
+    # One that fits has no mark.
+    assert short == f'TOOL #2 shell {{"cmd": "ls"}}\n  -> {"r" * RESULT_EXCERPT}'
