@@ -32,7 +32,6 @@ import time
 from typing import Any, Literal
 
 from proctor.errors import ProctorError
-from proctor.util.cutting import masked_head
 from proctor.util.masking import mask
 
 FailureKind = Literal[
@@ -169,12 +168,14 @@ def kind_of_text(text: str) -> FailureKind:
 
 
 def describe_agent_failure(text: str) -> str:
-    """``<what failed>: <the agent's own words>`` for a trial's reason; an authentication
-    failure also says what to do about it."""
+    """``<what failed>: <the agent's own words>`` for a trial's reason, their first
+    :data:`AGENT_TEXT_CHARS` characters, marked when cut (``… (cut: 1,234 characters in
+    all)``, after the label ``--retry-errors`` reads, so that a cut changes nothing of how the
+    reason is classified); an authentication failure also says what to do about it."""
     kind = kind_of_text(text)
-    # Masked before it is cut: a key the message quotes, cut in two, is no longer the key
-    # the masker knows, and its first part would be kept.
-    said = f"{LABELS[kind]}: {masked_head(text.strip(), AGENT_TEXT_CHARS)}"
+    # Masked before it is cut (see excerpt): a key the message quotes, cut in two, is no longer
+    # the key the masker knows, and its first part would be kept.
+    said = f"{LABELS[kind]}: {excerpt(text.strip(), AGENT_TEXT_CHARS)}"
     return f"{said} ({AUTH_FIX})" if kind == "auth" else said
 
 

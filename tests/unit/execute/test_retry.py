@@ -62,6 +62,30 @@ def test_only_transient_errors_run_again(status: str, reason: str, again: bool) 
     assert is_transient(record(status, reason)) is again
 
 
+@pytest.mark.parametrize(
+    ("text", "again"),
+    [
+        ("API Error: 429 rate_limit_error " + "x" * 1_000, True),
+        ('API Error: 529 {"type":"overloaded_error"} ' + "x" * 1_000, True),
+        ("API Error: 503 Service Unavailable " + "x" * 1_000, True),
+        ("API Error: Unable to connect to API (FailedToOpenSocket) " + "x" * 1_000, True),
+        # The mark's count (529, 503 characters) is never taken for a status.
+        ("API Error: 400 Bad Request " + "y" * (529 - 27), False),
+        ("TypeError: x is undefined " + "z" * (503 - 26), False),
+        ("Not logged in · Please run /login " + "w" * 1_000, False),
+    ],
+)
+def test_a_reason_cut_and_marked_is_classified_as_its_head_alone(text: str, again: bool) -> None:
+    """The agent's words are cut at 300 characters and the cut marked at the end: the label
+    ``--retry-errors`` reads is the same, and the mark adds no status."""
+    cut = describe_agent_failure(text)
+    assert "… (cut: " in cut and f" {len(text):,} characters in all)" in cut
+    head = describe_agent_failure(text[:300])
+    assert cut.split(":")[0] == head.split(":")[0]
+    assert is_transient(record("agent-error", cut)) is again
+    assert is_transient(record("agent-error", head)) is again
+
+
 def test_a_crash_after_the_agent_did_something_is_not_retried() -> None:
     worked = {"process": ProcessMetrics(steps=StepCounts(tool_calls=2)).model_dump()}
     assert not is_transient(

@@ -74,10 +74,15 @@ def test_an_authentication_failure_names_the_fix() -> None:
     assert "docs/agents.md" not in classify_error("API Error: 500 Internal server error")
 
 
-def test_classify_error_keeps_only_the_start_of_a_long_message() -> None:
-    assert classify_error("  overloaded " + "x" * 400) == "provider overloaded: overloaded " + (
-        "x" * 289
+def test_classify_error_keeps_only_the_start_of_a_long_message_and_says_it_was_cut() -> None:
+    """It ended at 300 characters unmarked, as if the agent had said no more."""
+    assert (
+        classify_error("  overloaded " + "x" * 400)
+        == "provider overloaded: overloaded " + ("x" * 289) + "… (cut: 411 characters in all)"
     )
+    assert classify_error("overloaded " + "x" * 289) == "provider overloaded: overloaded " + (
+        "x" * 289
+    )  # (one that fits: no mark)
 
 
 def test_a_key_the_message_quotes_where_it_is_cut_leaves_no_part_of_it() -> None:
