@@ -361,6 +361,13 @@ OTHER_AGENTS_ONLY = "holds sessions of other agents only"
 """The start of the reason for a ``PATH`` whose sessions ``--agent`` all left out: it was read."""
 
 
+NOT_A_CLI_SESSION = (
+    "an ACP recording (proctor's log of an ACP agent's trial), not a CLI session: not "
+    "replayed (`proctor parse` reads it)"
+)
+"""Why a session log of a format ``history`` does not replay is listed unavailable."""
+
+
 def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]) -> list[Session]:
     """The sessions of ``wanted`` agents in one ``PATH`` given by the user; why it holds none
     is added to ``unavailable``. An OSError when the path itself cannot be looked at."""
@@ -386,7 +393,12 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         unavailable.append(Unavailable(path=str(path), reason=reason))
         return []
     unreadable: list[Unavailable] = []
-    every = list(_sessions_in(path, unreadable))
+    every = []
+    for session in _sessions_in(path, unreadable):
+        if session.agent in AGENTS:
+            every.append(session)
+        else:  # a log proctor wrote of a trial's run (ACP): no CLI's session, whatever --agent
+            unreadable.append(Unavailable(path=session.file, reason=NOT_A_CLI_SESSION))
     found = [s for s in every if s.agent in wanted]
     unavailable += unreadable
     if path.is_file():  # a Codex rollout given alone: with its subagents' threads, as parse
@@ -456,13 +468,27 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
             yield Session(agent, path)
         return
     layouts = (("projects", "claude-code"), ("sessions", "codex"), ("tmp", "gemini-cli"))
-    matched = False
+    read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
     for child, agent in layouts:
         if (path / child).is_dir() and _looks_like(agent, path):
-            matched = True
+            read.update(os.path.join(path, name) for name in _LAYOUT_FOLDERS[agent])
             yield from agent_sessions(agent, path, unreadable)
-    if matched:
-        return
+    # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
+    # any folder is: a session beside a history's folders is read, never passed over.
+    yield from _plain_sessions(path, unreadable, read)
+
+
+_LAYOUT_FOLDERS = {
+    "claude-code": ("projects",),
+    "codex": ("sessions", "archived_sessions"),
+    "gemini-cli": ("tmp",),
+}
+"""The folders of a CLI's history folder that :func:`agent_sessions` reads."""
+
+
+def _plain_sessions(path: Path, unreadable: list[Unavailable], skip: set[str]) -> Iterator[Session]:
+    """The sessions of a folder given by the user that is searched for session files of any
+    format, its folders in ``skip`` left out (read as a CLI's history folder's)."""
     inside = os.path.realpath(path)
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
@@ -479,6 +505,8 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
+                        if entry.path in skip:
+                            continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):
                             named_folders.append(entry.path)
