@@ -68,8 +68,9 @@ MAX_WORKERS = 256
 @click.option(
     "--config",
     type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="Take model prices from this proctor.json's `pricing` (default: ./proctor.json); "
-    "other models take the list prices proctor ships.",
+    help="Take model prices from this proctor.json's `pricing`, and check patterns and rule "
+    "thresholds from its `metrics` (default: ./proctor.json); other models take the list "
+    "prices proctor ships.",
 )
 @click.option(
     "--workers",
@@ -181,19 +182,20 @@ def command(
     from proctor.models.loading import load_top_config, top_config_path
 
     pricing = PriceTable()
+    metrics = None  # the project's check patterns and rule thresholds, as its trials take them
     try:
         found = top_config_path(config, cwd) if cwd is not None else config
         if found is not None:  # ./proctor.json when no --config
             top, _ = load_top_config(found, cwd or found.parent)
-            pricing = PriceTable(prices=dict(top.pricing))
+            pricing, metrics = PriceTable(prices=dict(top.pricing)), top.metrics
     except ConfigError as exc:
         if config is not None:  # the file named: its prices were asked for
             raise
         # ./proctor.json of the folder it runs in: only its prices were to be read, and a
         # replay reads what it can.
         echo_note(
-            f"{exc}; its prices are not used (models are priced at the list "
-            "prices proctor ships, or shown unpriced)"
+            f"{exc}; its prices are not used (models are priced at the list prices proctor "
+            "ships, or shown unpriced), nor its metrics settings (proctor's defaults are)"
         )
     if paths and home is not None:
         echo_note(f"--home {home} is not read: the PATHS given are")
@@ -232,7 +234,7 @@ def command(
             if inside is None and within(cache_file, folder):
                 inside = f"{folder}, {CLI_NAMES[agent]}'s history folder"
         if inside is None:
-            cache = SummaryCache(cache_file, pricing)
+            cache = SummaryCache(cache_file, pricing, metrics)
         else:  # a replay never writes into a history folder
             echo_note(
                 f"the history cache {cache_file} would be inside {inside}: "
@@ -244,7 +246,9 @@ def command(
         # each response is given its one session (the other may be out of the window).
         everywhere = Filters(project=filters.project)
         listed = len(unavailable)
-        results = replay(sessions, everywhere, pricing, workers=workers, cache=cache)
+        results = replay(
+            sessions, everywhere, pricing, workers=workers, cache=cache, metrics=metrics
+        )
         try:
             for result in results:
                 if isinstance(result, Unavailable):
@@ -261,7 +265,7 @@ def command(
         try:
             if any_response_shared(replayed) or any_family(replayed):  # rare: a fork, a copy
                 unavailable += forks_measured_apart(
-                    replayed, pricing, filters.project, cache, workers=workers
+                    replayed, pricing, filters.project, cache, workers=workers, metrics=metrics
                 )
                 count_each_response_once(replayed, pricing)  # a response copied otherwise: once
         finally:  # the summaries (and the forks' measures) kept, Ctrl-C or not

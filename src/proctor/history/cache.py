@@ -5,7 +5,8 @@ sizes and modification times as at its last replay has the same summary. The cac
 session's summary (its JSON) under the session file's path, with a *stamp*: the sizes and
 times of every file the summary was read from (the main file, Claude Code's subagent files,
 Gemini CLI's ``.project_root``) and a digest of what else decides the figures (proctor's
-version and code, and the price table). Any difference is a miss and the session is replayed.
+version and code, the price table, and a project's ``metrics`` settings). Any difference is a
+miss and the session is replayed.
 
 It lives in proctor's cache folder, never in a history folder: ``$PROCTOR_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``; the file is ``history.sqlite3``,
@@ -28,6 +29,7 @@ from pathlib import Path
 from proctor._version import __version__
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
+from proctor.models.process import DEFAULT_METRICS_CONFIG, MetricsConfig
 
 FILE_NAME = "history.sqlite3"
 _FORMAT = 1
@@ -123,11 +125,18 @@ class SummaryCache:
     """The summaries of earlier replays, read once when opened; new ones are written by
     :meth:`save` in one transaction."""
 
-    def __init__(self, path: Path, pricing: PriceTable) -> None:
+    def __init__(
+        self, path: Path, pricing: PriceTable, metrics: MetricsConfig | None = None
+    ) -> None:
         self.path = path
         self.notes: list[str] = []
         prices = hashlib.sha256(pricing.model_dump_json(by_alias=True).encode()).hexdigest()
-        self.stamper = Stamper(f"{code_digest()}:{prices[:16]}")
+        key = f"{code_digest()}:{prices[:16]}"
+        if metrics is not None and metrics != DEFAULT_METRICS_CONFIG:
+            # A project's rule settings decide the rules fired: its summaries are its own.
+            settings = metrics.model_dump_json(by_alias=True).encode()
+            key += f":{hashlib.sha256(settings).hexdigest()[:16]}"
+        self.stamper = Stamper(key)
         self._stored: dict[str, tuple[str, bytes]] = {}
         self._fresh: list[tuple[str, str, str, bytes]] = []
         self._forks: dict[str, tuple[str, bytes]] = {}

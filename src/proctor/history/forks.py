@@ -40,6 +40,7 @@ from proctor.history.replay import SERIAL_BELOW, measure_session, read_summary
 from proctor.history.sources import Session
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
+from proctor.models.process import MetricsConfig
 from proctor.transcripts.lines import file_blocks
 from proctor.util.collection import collection_paused
 from proctor.util.cpus import usable_cpus
@@ -181,13 +182,14 @@ def forks_measured_apart(
     cache: SummaryCache | None = None,
     *,
     workers: int | None = None,
+    metrics: MetricsConfig | None = None,
 ) -> list[Unavailable]:
     """Each fork in ``records`` measured again without what it copied (see the module
     docstring), in place; the sessions that are whole copies are taken out of ``records`` and
     returned as unavailable. ``project`` is the replay's project filter. With a ``cache``, a
     family whose files are unchanged since an earlier replay is read from it. The families'
     files are read on ``workers`` processes (default: one per CPU it may use), in this one
-    when there are few."""
+    when there are few. ``metrics``: the project's rule settings, as the replay's."""
     gone: list[Unavailable] = []
     dropped: set[int] = set()
     todo: list[tuple[list[int], dict[int, Session], str | None]] = []
@@ -204,7 +206,7 @@ def forks_measured_apart(
         todo.append((family, sessions, stamp))
     if todo:
         families = [family for family, _, _ in todo]
-        every = _outcomes(records, families, pricing, project, workers)
+        every = _outcomes(records, families, pricing, project, workers, metrics)
         for (_, sessions, stamp), outcomes in zip(todo, every, strict=True):
             _apply(records, sessions, outcomes, gone, dropped)
             if cache is not None and stamp is not None:
@@ -227,13 +229,14 @@ def _outcomes(
     pricing: PriceTable,
     project: Path | None,
     workers: int | None,
+    metrics: MetricsConfig | None = None,
 ) -> list[dict[int, bytes | Unavailable]]:
     """What each member of each family is: a copy of the first (:data:`_COPY` and its path),
     a session that copied nothing (:data:`_OWN`), the summary of its own lines, or the reason
     it could not be measured again. Read on ``workers`` processes (see
     :func:`forks_measured_apart`)."""
-    global _PROJECT, _PRICING
-    _PROJECT, _PRICING = project, pricing
+    global _PROJECT, _PRICING, _METRICS
+    _PROJECT, _PRICING, _METRICS = project, pricing, metrics
     members = sum(len(family) for family in families)
     count = min(workers or usable_cpus(), members)  # never more workers than files
     if count <= 1 or members < SERIAL_BELOW:
@@ -285,11 +288,12 @@ def _told(
 # Set before the pool's workers are forked, so that only a fork's session crosses the pipe.
 _PROJECT: Path | None = None
 _PRICING = PriceTable()
+_METRICS: MetricsConfig | None = None
 
 
 def _measure(job: Measure) -> bytes | Unavailable | None:
     _, session, copied = job
-    return measure_session(session, _PROJECT, _PRICING, copied)
+    return measure_session(session, _PROJECT, _PRICING, copied, _METRICS)
 
 
 def _apply(

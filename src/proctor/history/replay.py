@@ -34,6 +34,7 @@ from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars_by_model
+from proctor.models.process import MetricsConfig
 from proctor.models.trajectory import ModelUsage, ResponseTokens
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.clock import in_utc, utc_day
@@ -115,20 +116,26 @@ def measure_session(
     project_filter: Path | None,
     pricing: PriceTable,
     inherited: frozenset[str] = frozenset(),
+    metrics: MetricsConfig | None = None,
 ) -> bytes | Unavailable | None:
     """The summary of one session as JSON (what crosses a process boundary and what the cache
     keeps); None when it ran in another project than ``project_filter``, which is told from
     the file's first lines before any parsing. ``inherited``: the uuids of the lines a Claude
-    Code fork copied from an earlier session, left out (see :mod:`proctor.history.forks`)."""
+    Code fork copied from an earlier session, left out (see :mod:`proctor.history.forks`).
+    ``metrics``: the project's check patterns and rule thresholds (default: proctor's)."""
     try:
-        return _measure(session, project_filter, pricing, inherited)
+        return _measure(session, project_filter, pricing, inherited, metrics)
     except Exception as exc:
         reason = f"could not be measured: {type(exc).__name__}: {exc}"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
 
 
 def _measure(
-    session: Session, project_filter: Path | None, pricing: PriceTable, inherited: frozenset[str]
+    session: Session,
+    project_filter: Path | None,
+    pricing: PriceTable,
+    inherited: frozenset[str],
+    metrics: MetricsConfig | None,
 ) -> bytes | Unavailable | None:
     # A Claude Code parse reads the session's folder itself; read beforehand, it only spares
     # parsing the sessions of other projects.
@@ -174,7 +181,7 @@ def _measure(
         started, _ = time_span([trajectory.started])
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
-    figures = step_figures(plain_steps(events, workspace), started)
+    figures = step_figures(plain_steps(events, workspace), started, metrics)
     by_model, cost_usd, unpriced = session_cost(
         trajectory.usage, pricing, trajectory.usage_rows, utc_day(started)
     )
@@ -303,6 +310,7 @@ def session_cost(
 # crosses the pipe.
 _PROJECT: Path | None = None
 _PRICING = PriceTable()
+_METRICS: MetricsConfig | None = None
 _STAMPER: Stamper | None = None
 _JOBS: list[Job] = []
 
@@ -339,7 +347,8 @@ def _measure_job(
         # Taken before the session is read: a session that grows meanwhile is read again next
         # time, never left with a summary older than its stamp.
         stamp = stamper.stamp(session, parts_for_stamp(session))
-    return index, measure_session(session, project, pricing), stamp
+    # (The rule settings, one for the whole replay, as set by replay(): see _METRICS.)
+    return index, measure_session(session, project, pricing, metrics=_METRICS), stamp
 
 
 def _measure_in_worker(job: Job) -> Measured:
@@ -371,15 +380,17 @@ def replay(
     *,
     workers: int | None = None,
     cache: SummaryCache | None = None,
+    metrics: MetricsConfig | None = None,
 ) -> Generator[SessionRecord | Unavailable, None, None]:
     """Every session replayed, in batches as they finish (in no particular order), on
     ``workers`` processes (default: one per CPU it may use, see
     :func:`~proctor.util.cpus.usable_cpus`). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
-    is read from it, and the sessions replayed now are added to it. Closing the generator
-    early stops the workers."""
-    global _PROJECT, _PRICING, _STAMPER, _JOBS
+    is read from it, and the sessions replayed now are added to it. ``metrics``: the rule
+    settings (default: proctor's). Closing the generator early stops the workers."""
+    global _PROJECT, _PRICING, _METRICS, _STAMPER, _JOBS
     forget_listings()  # listings are kept for one replay only
+    _METRICS = metrics  # read by each measure, here and in the workers forked below
     jobs: list[Job] = []
     with collection_paused():
         if cache is None:
