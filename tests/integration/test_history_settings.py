@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Run
-from tests.unit.history.planted import plant
+from tests.unit.history.planted import PROJECT_A, plant
 
 
 @pytest.fixture
@@ -41,3 +41,32 @@ def test_the_metrics_of_the_config_set_the_rules_and_the_cache_keeps_them_apart(
         assert _fired(again.out) == _fired(plain.out)  # the defaults' summaries, not the config's
     markdown = proctor("history", "--home", str(home), "--config", str(config), "--no-cache")
     assert "long-orientation 1/2" in markdown.out
+
+
+def test_unknown_records_are_in_the_summary(proctor: Run, home: Path) -> None:
+    # S4 holds a broken line and a record of an unknown type (see planted.py).
+    result = proctor("history", "--home", str(home), "--json", "--by", "project")
+    report = json.loads(result.out)
+    assert sum(s["unknownRecords"] for s in report["sessions"]) == 2
+    assert report["total"]["unknownRecords"] == 2
+    assert [(g["key"], g["unknownRecords"]) for g in report["groups"]] == [
+        ("/work/projA", 0),
+        ("/work/projB", 2),
+    ]
+    markdown = proctor("history", "--home", str(home))
+    assert "- Unknown records: 2 lines the parsers did not recognise" in markdown.out
+    clean = proctor("history", "--home", str(home), "--project", PROJECT_A)
+    assert clean.code == 0 and "Unknown records" not in clean.out
+
+
+@pytest.mark.parametrize("by", ["week", "month"])
+def test_the_clock_line_names_weeks_or_months_beside_other_options(
+    proctor: Run, home: Path, monkeypatch: pytest.MonkeyPatch, by: str
+) -> None:
+    monkeypatch.setenv("TZ", "UTC")
+    result = proctor("history", "--home", str(home), "--agent", "claude-code", "--by", by)
+    assert f"Sessions of claude-code only ({by}s of the local time zone, UTC)." in result.out
+    narrowed = proctor("history", "--home", str(home), "--project", PROJECT_A, "--by", by)
+    assert f"that ran in {PROJECT_A} ({by}s of the local time zone, UTC)." in narrowed.out
+    dated = proctor("history", "--home", str(home), "--since", "2026-11-01", "--by", by)
+    assert f"(days and {by}s of the local time zone, UTC)." in dated.out

@@ -92,6 +92,8 @@ class GroupSummary(CamelModel):
     cost_usd: float | None = None
     """Dollars over the priced models; the unpriced ones are listed in ``unpricedModels``."""
     unpriced_models: list[str] = []
+    unknown_records: int = 0
+    """Lines the parsers did not recognise, summed over every session (counted, never fatal)."""
 
 
 class Unavailable(CamelModel):
