@@ -70,3 +70,14 @@ def test_the_clock_line_names_weeks_or_months_beside_other_options(
     assert f"that ran in {PROJECT_A} ({by}s of the local time zone, UTC)." in narrowed.out
     dated = proctor("history", "--home", str(home), "--since", "2026-11-01", "--by", by)
     assert f"(days and {by}s of the local time zone, UTC)." in dated.out
+
+
+def test_a_relative_cache_folder_is_refused(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", "cache")
+    refused = proctor("history", "--home", str(home))
+    assert refused.code == 2 and "PROCTOR_CACHE_DIR 'cache' is not a full path" in refused.err
+    assert not (tmp_path / "cache").exists() and "Traceback" not in refused.err
+    assert proctor("history", "--home", str(home), "--no-cache").code == 0

@@ -115,7 +115,8 @@ def command(
 
     from proctor.cli.progress import ReplayProgress
     from proctor.errors import ConfigError
-    from proctor.history.cache import FILE_NAME, SummaryCache
+    from proctor.history.cache import SummaryCache
+    from proctor.history.cache import cache_file as history_cache_file
     from proctor.history.changes import compare_changes, render_changes
     from proctor.history.copies import each_session_once
     from proctor.history.dedup import any_response_shared, count_each_response_once
@@ -146,7 +147,7 @@ def command(
     from proctor.models.history import Unavailable
     from proctor.models.io import model_to_json
     from proctor.models.pricing import PriceTable
-    from proctor.paths import cache_folder, current_folder
+    from proctor.paths import current_folder
     from proctor.transcripts.detect import CLI_NAMES
     from proctor.util.collection import collection_paused
     from proctor.util.text import controls_escaped
@@ -219,7 +220,7 @@ def command(
         echo_note(note)
     cache = None
     if not no_cache:
-        cache_file = cache_folder(os.environ) / FILE_NAME
+        cache_file = history_cache_file(os.environ)  # a relative PROCTOR_CACHE_DIR: refused
         # Never into a history folder: those given, and every agent's, read now or not
         # (under --home, and the user's own).
         inside = next((where for root in paths if (where := _reads(cache_file, root))), None)
