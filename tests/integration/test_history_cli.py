@@ -593,7 +593,8 @@ def test_the_summary_says_what_its_options_kept_and_on_which_clock(
     assert narrowed.code == 0
     assert narrowed.out.startswith(
         f"# History\n\nSessions of claude-code only, that ran in {PROJECT_A}, started "
-        "2026-11-01 to 2026-11-30 (days of the local time zone, America/Los_Angeles).\n\n- "
+        "2026-11-01 to 2026-11-30 (days and weeks of the local time zone, "
+        "America/Los_Angeles).\n\n- "
     )
     since = proctor("history", "--home", str(home), "--since", "2026-11-01")
     assert "\nSessions started on 2026-11-01 or after (days of the local time zone, " in since.out
