@@ -81,3 +81,19 @@ def test_a_relative_cache_folder_is_refused(
     assert refused.code == 2 and "PROCTOR_CACHE_DIR 'cache' is not a full path" in refused.err
     assert not (tmp_path / "cache").exists() and "Traceback" not in refused.err
     assert proctor("history", "--home", str(home), "--no-cache").code == 0
+
+
+def test_a_folder_that_holds_no_session_was_read(proctor: Run, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = proctor("history", str(empty))
+    assert result.code == 0, result.err
+    assert "Sessions: 0" in result.out
+    assert f"- {empty}: no session transcript of the agents asked for" in result.out
+    (empty / "notes.jsonl").write_text('{"a": 1}\n')
+    assert proctor("history", str(empty), "--json").code == 0
+    # A file that is no session, and a PATH that is not there, were not read: exit 2.
+    alone = proctor("history", str(empty / "notes.jsonl"))
+    assert alone.code == 2 and "nothing to replay" in alone.err
+    missing = proctor("history", str(tmp_path / "nowhere"))
+    assert missing.code == 2 and "no such file or folder" in missing.err

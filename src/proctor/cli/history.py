@@ -103,9 +103,9 @@ def command(
     Reads each CLI's sessions where it keeps them (honouring CLAUDE_CONFIG_DIR, CODEX_HOME and
     GEMINI_CLI_HOME), or the folders and files given as PATHS. A session is a task when it
     changed code. Never writes into a history folder. Exits 0 whenever it could read what it
-    was asked to read (an agent's history that is not there is listed as unavailable); 2 when
-    none of the PATHS holds a session, or an option is malformed (a --home that is not a
-    folder).
+    was asked to read (an agent's history that is not there, or a folder given that holds no
+    session, is listed as unavailable); 2 when none of the PATHS is a session or a folder that
+    could be read, or an option is malformed (a --home that is not a folder).
 
     Summaries of unchanged sessions are read from proctor's cache folder
     ($PROCTOR_CACHE_DIR, else $XDG_CACHE_HOME/proctor, else ~/.cache/proctor) unless
@@ -209,8 +209,13 @@ def command(
         # is the same however the PATH was written.
         typed = {str(absolute_given(p)): str(p) for p in paths}
         sessions, unavailable = sessions_under([Path(p) for p in typed], chosen)
-        # A PATH whose sessions --agent all left out was read, as a --since that keeps none.
-        if not sessions and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable):
+        # A PATH whose sessions --agent all left out was read, as a --since that keeps none;
+        # so was a folder that could be listed (one that holds no session says so).
+        if (
+            not sessions
+            and not any(u.reason.startswith(OTHER_AGENTS_ONLY) for u in unavailable)
+            and not any(map(_listed_folder, typed))
+        ):
             # Each PATH named as it was typed.
             reasons = "; ".join(f"{typed.get(u.path, u.path)}: {u.reason}" for u in unavailable)
             raise ConfigError(f"nothing to replay ({reasons})")
@@ -340,6 +345,15 @@ def echo_note(text: str) -> None:
     from proctor.util.text import controls_escaped
 
     click.echo(f"proctor: note: {controls_escaped(text)}", err=True)
+
+
+def _listed_folder(path: str) -> bool:
+    """Whether ``path`` is a folder whose entries can be listed: what it was asked for was read."""
+    try:
+        with os.scandir(path):
+            return True
+    except OSError:  # not there, not a folder, no permission
+        return False
 
 
 def _check_home(home: Path) -> None:
