@@ -187,6 +187,8 @@ def compare_changes(
             )
         if mark.project is not None and not tasks:
             comparison.warnings.append(_nowhere(mark.project, sessions, limited_by))
+        elif mark.project is None and (pooled := _pooled(before, after)):
+            comparison.warnings.append(pooled)
         out.append(comparison)
     return out
 
@@ -219,6 +221,18 @@ def _nowhere(project: str, sessions: Sequence[SessionRecord], limited_by: str = 
         f" and {len(near) - NAMED} more" if len(near) > NAMED else ""
     )
     return f"{said}; tasks ran in {named} (a change counts the tasks of its own folder only)"
+
+
+def _pooled(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> str:
+    """A warning when the tasks a change marked for every project compares ran in more than one
+    project (a side may hold one project's tasks, the other another's); else empty."""
+    projects = {project_key(s.project) for s in (*before, *after) if s.project}
+    if len(projects) < 2:
+        return ""
+    return (
+        f"marked for every project, it compares tasks of {len(projects)} projects pooled "
+        "(`proctor history --changes --project PATH` compares one project's tasks)"
+    )
 
 
 def _tasks(

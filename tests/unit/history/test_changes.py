@@ -1174,3 +1174,17 @@ def test_a_difference_shown_as_0_has_no_sign() -> None:
     assert _with_ci(1527.5, (1204.0, 2000.0)) == "1,527.5 [1,204–2,000]"  # as the summary's
     assert [_signed_time(x) for x in (0.0, -0.02, 140)] == ["0.0 s", "0.0 s", "+2m 20s"]
     assert [_signed_points(x) for x in (-0.001, 0.0, 0.33)] == ["0 pp", "0 pp", "+33 pp"]
+
+
+def test_a_change_of_every_project_warns_when_its_tasks_ran_in_several() -> None:
+    everywhere = ChangeMark(text="new model", project=None, at=CHANGE.at)
+    before = [task(1, 100, 3, True), task(2, 200, 4, False)]
+    after = [task(20, 50, 1, True, project="/work/other"), task(21, 60, 2, True)]
+    pooled = compare_change(everywhere, [*before, *after])
+    assert [w for w in pooled.warnings if "every project" in w] == [
+        "marked for every project, it compares tasks of 2 projects pooled "
+        "(`proctor history --changes --project PATH` compares one project's tasks)"
+    ]
+    one = compare_change(everywhere, [*before, task(21, 60, 2, True)])
+    assert not [w for w in one.warnings if "every project" in w]
+    assert not [w for w in compare_change(CHANGE, [*before, *after]).warnings if "pooled" in w]
