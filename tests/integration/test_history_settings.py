@@ -97,3 +97,16 @@ def test_a_folder_that_holds_no_session_was_read(proctor: Run, tmp_path: Path) -
     assert alone.code == 2 and "nothing to replay" in alone.err
     missing = proctor("history", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such file or folder" in missing.err
+
+
+def test_the_project_is_named_as_the_folder_it_is(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    up_and_back = f"{PROJECT_A}/../projA"
+    result = proctor("history", "--home", str(home), "--project", up_and_back)
+    assert result.code == 0 and "Sessions: 2 (2 tasks" in result.out
+    assert f"Sessions that ran in {PROJECT_A}." in result.out and "/../" not in result.out
+    monkeypatch.chdir(tmp_path)
+    relative = proctor("history", "--home", str(home), "--project", "./home/../home")
+    assert f"Sessions that ran in {tmp_path / 'home'}." in relative.out
+    assert "/../" not in relative.err

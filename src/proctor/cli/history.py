@@ -163,7 +163,8 @@ def command(
         # `--project=~/app` reaches proctor as written (a shell expands `~` only at a word's
         # start).
         given = Path(os.path.expanduser(project_text))
-        project = from_current(given, cwd, f"--project {project_text}")
+        # Named as the system reads it (`/work/app/../app` is /work/app), in the notes too.
+        project = absolute_given(from_current(given, cwd, f"--project {project_text}"))
     filters = Filters(
         project=project,
         since=parse_day(since, "--since") if since is not None else None,
