@@ -133,3 +133,24 @@ def test_a_manifest_warns_once_about_a_broken_case_none_of_its_tasks_is(
     )  # fmt: skip
     assert ran.code == 0, ran.err
     assert ran.err.count("proctor: warning: case 'bad', which --case does not choose") == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "given", "meant"),
+    [
+        ("--case", "FIX-A-BUG", "fix-a-bug"),
+        ("--tag", "SMOKE", "smoke"),
+        ("--condition", "BASELINE", "baseline"),
+    ],
+)
+def test_a_name_typed_in_other_capitals_is_suggested_as_the_name_there_is(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, option: str, given: str, meant: str
+) -> None:
+    """``--case FIX-A-BUG`` (caps lock on) names the case ``fix-a-bug``, as a misspelt name
+    names the nearest one: difflib, which tells case apart, finds none close to it."""
+    config = {"agents": ["scripted"], "tags": ["smoke"], "conditions": {"baseline": {}}}
+    make_case("fix-a-bug", config=config)
+    make_case("other", config={"agents": ["scripted"]})
+    refused = proctor("validate", "--source", str(tmp_path / "cases"), option, given)
+    assert refused.code == 2
+    assert f"{option} {given}: " in refused.err and f"(did you mean '{meant}'? " in refused.err

@@ -394,8 +394,17 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
 
 def did_you_mean(name: str, known: Iterable[str], *, n: int = 1) -> str:
     """``did you mean 'say'? `` for a name close to one of ``known``, else nothing; with
-    ``n``, up to ``n`` of the nearest (``did you mean 'x/one', 'x/one/2' or 'x/one/1'? ``)."""
-    near = [f"'{x}'" for x in difflib.get_close_matches(name, list(known), n=n)]
+    ``n``, up to ``n`` of the nearest (``did you mean 'x/one', 'x/one/2' or 'x/one/1'? ``).
+    A name that differs from one of ``known`` only in case (``FIX-A-BUG``, ``Smoke``) is the
+    nearest: difflib, which tells case apart, finds none for a name typed in capitals."""
+    names = list(known)
+    folded = name.casefold()
+    same = [x for x in names if x.casefold() == folded]
+    close = difflib.get_close_matches(name, names, n=n)
+    if len(close) < n:  # (a name in capitals is close to none as typed)
+        lowered = {x.casefold(): x for x in reversed(names)}
+        close += [lowered[x] for x in difflib.get_close_matches(folded, list(lowered), n=n)]
+    near = [f"'{x}'" for x in dict.fromkeys([*same, *close])][:n]
     if not near:
         return ""
     quoted = near[0] if len(near) == 1 else f"{', '.join(near[:-1])} or {near[-1]}"

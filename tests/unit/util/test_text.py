@@ -195,3 +195,13 @@ def test_percent_text_rounds_a_half_up_and_signs_points() -> None:
         "0",  # no "-0", nor "+0"
         "0",
     ]
+
+
+def test_a_name_in_other_capitals_is_the_nearest() -> None:
+    from proctor.util.text import did_you_mean
+
+    assert did_you_mean("FIX-A-BUG", ["ask", "fix-a-bug"]) == "did you mean 'fix-a-bug'? "
+    assert did_you_mean("Fix-A-Bg", ["ask", "fix-a-bug"]) == "did you mean 'fix-a-bug'? "
+    # The one spelt the same way ignoring case comes first, then the close ones.
+    assert did_you_mean("Smoke", ["smoky", "smoke"], n=2) == "did you mean 'smoke' or 'smoky'? "
+    assert did_you_mean("QQQ", ["smoke"]) == ""
