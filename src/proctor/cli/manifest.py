@@ -148,6 +148,7 @@ def _run_pairs(
             executor_address=ray_address,
             argv=("proctor", *sys.argv[1:]),
             session_label=entry.session,
+            chosen_by=_manifest_named(path),  # its tasks are the --case GLOBs
             keys_checked=True,  # below, for every pair at once
             agents_checked=True,  # and so are the agent CLIs
         )
@@ -379,6 +380,12 @@ def manifest_shown(path: Path) -> str:
     """The manifest as notes and errors name it: its path, or, for ``--manifest -``, what
     ``-`` stands for (a sentence naming ``-`` reads as a typo)."""
     return "the manifest read from standard input" if str(path) == "-" else str(path)
+
+
+def _manifest_named(path: Path) -> str:
+    """The manifest as a sentence names it in a clause: ``the manifest m.json``."""
+    shown = manifest_shown(path)
+    return shown if str(path) == "-" else f"the manifest {shown}"
 
 
 MANIFEST_LIMIT = 16 * 1024 * 1024

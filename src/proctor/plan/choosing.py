@@ -35,12 +35,13 @@ def _options(cli: CliOverrides) -> str:
 
 
 def unchosen_problems(
-    found: Discovery, cli: CliOverrides, problems: list[str]
+    found: Discovery, cli: CliOverrides, problems: list[str], chosen_by: str | None = None
 ) -> tuple[list[str], list[str]]:
     """The ``problems`` discovery noted in ``found`` sorted out: the warnings on the cases
     ``--case``/``--tag`` do not choose, one a problem, and the problems that stop the run: of
     a case they choose, or might (``--tag``, and tags its config.json cannot give), or of no
-    case (a task file's)."""
+    case (a task file's). ``chosen_by``: what the warnings name as leaving a case out, when
+    not ``--case``/``--tag`` as given (``the manifest m.json``, whose tasks they are)."""
     warnings: list[str] = []
     stopping: list[str] = []
     for name in dict.fromkeys(found.broken):
@@ -57,7 +58,7 @@ def unchosen_problems(
         elif named and (not cli.tags or set(tags or []) & set(cli.tags)):
             stopping.extend(said)
         else:
-            which = f"case '{escape_surrogates(name)}', which {_options(cli)}"
+            which = f"case '{escape_surrogates(name)}', which {chosen_by or _options(cli)}"
             warnings.extend(f"{which} {LEFT_UNREAD} {problem}" for problem in said)
     attributed = {problem for said in found.said.values() for problem in said}
     stopping.extend(problem for problem in problems if problem not in attributed)

@@ -556,6 +556,7 @@ def load_run_plan(
     unread: tuple[str, ...] = (),
     config_folder: Path | None = None,
     others: list[str] | None = None,
+    chosen_by: str | None = None,
 ) -> RunPlan:
     """Read the top-level config and the case folders, and expand the matrix. With
     ``problems``, configuration errors are noted there and planning goes on without what they
@@ -564,8 +565,7 @@ def load_run_plan(
     config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
     its own). ``config_folder``: where ``proctor.json`` is looked for without ``config_path``
     (default ``cwd``; ``proctor eval``'s project folder). ``others``: where the problems of
-    cases ``--case``/``--tag`` do not choose are noted as warnings, where they would stop the
-    run (or be ``problems``)."""
+    cases ``--case``/``--tag`` (or ``chosen_by``, a manifest) do not choose are warnings."""
     try:
         top, path = load_top_config(config_path, config_folder or cwd)
     except ConfigError as exc:
@@ -581,7 +581,7 @@ def load_run_plan(
     noted: list[str] = []
     found = discover_cases(source, root, noted if spare else problems)
     if spare and others is not None:
-        warnings, stopping = unchosen_problems(found, cli, noted)
+        warnings, stopping = unchosen_problems(found, cli, noted, chosen_by)
         others.extend(warnings)
         for said in stopping:  # the first raised, without ``problems``
             _note(ConfigError(said), problems)

@@ -82,6 +82,7 @@ class RunRequest:
     manifest checks every pair's at once): the run does not check them again."""
     unread: tuple[str, ...] = ()  # keys of the config file the run leaves unset (eval's)
     config_folder: Path | None = None  # where proctor.json is looked for (eval: its project)
+    chosen_by: str | None = None  # what a warning on a case left out names for --case: a manifest
     ends_command: bool = field(default=False, compare=False)
     """Whether the command ends with this run: once its reports are written, stops are ignored."""
 
@@ -148,7 +149,7 @@ def plan_run(request: RunRequest) -> RunPlan:
         source = Path(os.path.abspath(cwd / source))
         config = Path(os.path.abspath(cwd / config)) if config is not None else None
     others: list[str] = []  # a case --case or --tag leaves out, whose problem stops no run
-    args = (request.key_folder(), request.unread, request.config_folder, others)
+    args = (request.key_folder(), request.unread, request.config_folder, others, request.chosen_by)
     try:
         return load_run_plan(source, config, request.overrides, cwd, None, *args)
     finally:  # said before an error the plan has for the cases chosen
@@ -305,8 +306,7 @@ def append_refusal_summary(sentence: str, command: str = "run") -> None:
 
 
 def warn(message: str) -> None:
-    """A warning before the run starts (every registered secret masked), on the ``proctor``
-    logger: the command line prints it on stderr as ``proctor: warning: …``."""
+    """A warning before the run starts, masked, that stderr shows as ``proctor: warning: …``."""
     say("warning", mask(message))
 
 
