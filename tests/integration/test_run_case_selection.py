@@ -3,11 +3,12 @@ configuration is refused, and a ``--condition`` the cases chosen do not have."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeCase, Run
+from tests.conftest import MakeCase, Run, single_run_dir
 
 
 def test_a_case_chosen_by_name_runs_beside_a_broken_case_that_is_warned_about(
@@ -37,6 +38,26 @@ def test_a_case_chosen_by_name_runs_beside_a_broken_case_that_is_warned_about(
     for option in (("--case", "ba*"), ("--tag", "slow")):
         itself = proctor("run", "--source", str(cases), *option, "--dry-run", "--out", out)
         assert itself.code == 2 and itself.err.strip() == f"proctor: error: {problem}"
+
+
+def test_a_resume_does_not_warn_again_about_a_broken_case_the_run_left_out(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The run said it when it started; a resume runs only the run's own cases, and repeating
+    the warning reads as something new to fix."""
+    make_case("fix-a-bug", config={"agents": ["scripted"], "repeats": 2})
+    make_case("bad", config={"agents": ["scripted"], "repeats": 0})
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--case", "fix-a-bug", "--out", str(out)
+    )
+    assert ran.code == 0 and "case 'bad', which --case does not choose" in ran.err, ran.err
+    run_dir = single_run_dir(out)
+    shutil.rmtree(run_dir / "trials" / "fix-a-bug" / "scripted" / "default" / "2")
+    for runs_now in ("1 run now", "0 run now"):  # one trial left, then none
+        resumed = proctor("run", "--resume", str(run_dir))
+        assert resumed.code == 0 and runs_now in resumed.err, resumed.err
+        assert "does not choose" not in resumed.err and "warning" not in resumed.err
 
 
 def test_a_tag_stops_the_run_when_a_broken_case_s_tags_cannot_be_read(

@@ -43,6 +43,7 @@ from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, ledger_holds, newest_run_in
 from proctor.plan.checks import check_keys, preflight
+from proctor.plan.choosing import LEFT_UNREAD
 from proctor.report.stored import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.inline import resumed_options
@@ -50,7 +51,7 @@ from proctor.session.resume_plan import same_plan
 from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
-from proctor.util.logs import LOGGER, shown_as
+from proctor.util.logs import LOGGER, shown_as, unsaid
 from proctor.util.processes import kill_marked
 from proctor.util.signals import HeldStops
 
@@ -192,9 +193,16 @@ def plan_resume(run_dir: Path) -> ResumePlan:
     with _names_refused_now(paths):
         manifest, config = _read(paths)
         request = request_of(paths, manifest, config, ())
-        plan = plan_run(request)
+        plan = _replanned(request)
     unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
     return ResumePlan(paths.root, request, plan, unfinished)
+
+
+def _replanned(request: RunRequest) -> RunPlan:
+    """The run planned again from its records, the warnings on the cases its ``--case`` or
+    ``--tag`` left out unsaid: the run said them when it started, and no resume runs them."""
+    with unsaid(LEFT_UNREAD):
+        return plan_run(request)
 
 
 def key_folder(manifest: RunManifest) -> tuple[Path, str | None]:
@@ -423,7 +431,7 @@ def _resume(
     ):
         plan = planned.plan
     else:
-        plan = plan_run(request)
+        plan = _replanned(request)
     same_plan(paths, plan, request.cwd or Path.cwd())
     if retry_errors is not None:  # (resolved.json does not hold it)
         overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})

@@ -87,6 +87,29 @@ def said_once(*marks: str) -> Iterator[None]:
         logger.removeFilter(once)
 
 
+class _Never(logging.Filter):
+    def __init__(self, marks: tuple[str, ...]) -> None:
+        super().__init__()
+        self.marks = marks
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(mark in record.getMessage() for mark in self.marks)
+
+
+@contextmanager
+def unsaid(*marks: str) -> Iterator[None]:
+    """Within the block, a message holding one of ``marks`` is not given on the ``proctor``
+    logger: a resume plans its run again, and what the run said of its source when it started
+    (a warning on a case its ``--case`` left out, which no resume runs) is not said again."""
+    logger = logging.getLogger(LOGGER)
+    never = _Never(marks)
+    logger.addFilter(never)
+    try:
+        yield
+    finally:
+        logger.removeFilter(never)
+
+
 Said = tuple[str, int, str, str | None]
 """A message as :func:`said_here` keeps it: its logger's name, level, text and the words the
 command line prints before it."""

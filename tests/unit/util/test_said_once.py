@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from proctor.plan.choosing import LEFT_UNREAD
-from proctor.util.logs import LOGGER, said_once
+from proctor.util.logs import LOGGER, said_once, unsaid
 
 
 def test_only_the_marked_messages_are_said_once(caplog: pytest.LogCaptureFixture) -> None:
@@ -24,3 +24,19 @@ def test_only_the_marked_messages_are_said_once(caplog: pytest.LogCaptureFixture
     assert sum(LEFT_UNREAD in m for m in said) == 1
     logger.warning(f"case 'bad', which --case {LEFT_UNREAD} bad/config.json: …")
     assert sum(LEFT_UNREAD in r.getMessage() for r in caplog.records) == 2  # outside: said
+
+
+def test_the_marked_messages_are_unsaid_only_within_the_block(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger(LOGGER)
+    caplog.set_level(logging.WARNING, logger=LOGGER)
+    with unsaid(LEFT_UNREAD):  # a resume planning its run again
+        logger.warning(f"case 'bad', which --case {LEFT_UNREAD} bad/config.json: …")
+        logger.warning("a secret could not be masked or removed in trial.json")
+    logger.warning(f"case 'bad', which --case {LEFT_UNREAD} bad/config.json: …")
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [
+        "a secret could not be masked or removed in trial.json",
+        f"case 'bad', which --case {LEFT_UNREAD} bad/config.json: …",
+    ]
