@@ -91,15 +91,19 @@ def test_a_plain_folder_and_its_errors(proctor: Run, home: Path, tmp_path: Path)
         missing.code == 2 and "nothing to replay" in missing.err and "Traceback" not in missing.err
     )
     bad_date = proctor("history", "--home", str(home), "--since", "last week")
-    assert bad_date.code == 2 and "--since 'last week'" in bad_date.err
+    assert bad_date.code == 2 and '--since "last week"' in bad_date.err
     empty = proctor("history", "--home", str(home), "--since", "")
-    assert empty.code == 2 and "--since ''" in empty.err
+    assert empty.code == 2 and empty.err.strip() == (
+        'proctor: error: --since "": expected a date like 2026-11-30, an ISO week date like '
+        "2026-W48-1, a time like 2026-11-30T14:00, today, yesterday, or days or weeks back like "
+        "7d or 2w, not a blank one"
+    )
     window = proctor(
         "history", "--home", str(home), "--since", "2026-11-05", "--until", "2026-11-01"
     )
     assert window.code == 2 and "--since 2026-11-05 is after --until 2026-11-01" in window.err
     back = proctor("history", "--home", str(home), "--since", "9999999d")
-    assert back.code == 2 and "--since '9999999d': out of the range of dates" in back.err
+    assert back.code == 2 and '--since "9999999d": out of the range of dates' in back.err
     today = proctor("history", "--home", str(home), "--agent", "claude-code", "--until", "today")
     assert today.code == 0 and "Sessions: 4 (2 tasks" in today.out  # planted in 2026-11
     far = proctor("history", "--home", str(home), "--since", "0001-01-01T00:00+01:00")

@@ -23,6 +23,7 @@ from proctor.models.errors_format import describe_validation_error
 from proctor.models.history import ChangeMark
 from proctor.models.io import escape_surrogates
 from proctor.util.files import read_regular
+from proctor.util.json_shown import WHOLE, json_text
 from proctor.util.jsonl import decode_object
 
 JOURNAL = "changes.jsonl"
@@ -64,7 +65,7 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
         return _in_utc(moment)  # a naive time is taken as local time
     except (OverflowError, ValueError, OSError):  # 0001-01-01T00:00+01:00 is before year 1
         raise ConfigError(
-            f"{what} {text!r}: out of the range of dates (years 1 to 9999, in UTC)"
+            f"{what} {_shown(text)}: out of the range of dates (years 1 to 9999, in UTC)"
         ) from None
 
 
@@ -78,7 +79,15 @@ def no_date(text: str, what: str, *, days_back: bool = False) -> ConfigError:
         "a time like 2026-11-30T14:00",
         *(("today", "yesterday", "days or weeks back like 7d or 2w") if days_back else ()),
     ]
-    return ConfigError(f"{what} {text!r}: expected {', '.join(forms[:-1])}, or {forms[-1]}")
+    blank = "" if text.strip() else ", not a blank one"  # (an unset variable in a script)
+    expected = f"{', '.join(forms[:-1])}, or {forms[-1]}{blank}"
+    return ConfigError(f"{what} {_shown(text)}: expected {expected}")
+
+
+def _shown(text: str) -> str:
+    """A value given for a date as a message quotes it, as JSON writes it (``--since ""``),
+    the way an option's blank value is quoted (see :func:`~proctor.cli.options.blank_refused`)."""
+    return json_text(text, WHOLE)
 
 
 def _in_utc(moment: datetime) -> datetime:
@@ -117,18 +126,20 @@ def _refuse_no_such_week(text: str, what: str) -> None:
     weeks = date(year, 12, 28).isocalendar()[1]  # the 28th of December is in the last week
     if not 1 <= week <= weeks:
         raise ConfigError(
-            f"{what} {text!r}: {year} has ISO weeks {year}-W01 to {year}-W{weeks}, "
+            f"{what} {_shown(text)}: {year} has ISO weeks {year}-W01 to {year}-W{weeks}, "
             f"not week {week:02}"
         )
     if day is not None and not 1 <= int(day) <= 7:
         raise ConfigError(
-            f"{what} {text!r}: the day of an ISO week is 1 (its Monday) to 7 (its Sunday), "
+            f"{what} {_shown(text)}: the day of an ISO week is 1 (its Monday) to 7 (its Sunday), "
             f"not {day}"
         )
     try:
         date.fromisocalendar(year, week, int(day or 1))
     except ValueError:  # 9999-W52-7 is a day of the year 10000
-        raise ConfigError(f"{what} {text!r}: out of the range of dates (years 1 to 9999)") from None
+        raise ConfigError(
+            f"{what} {_shown(text)}: out of the range of dates (years 1 to 9999)"
+        ) from None
 
 
 def refuse_a_week(text: str, what: str) -> None:
@@ -141,7 +152,7 @@ def refuse_a_week(text: str, what: str) -> None:
     year, week = int(found[1]), int(found[2])
     monday, sunday = date.fromisocalendar(year, week, 1), date.fromisocalendar(year, week, 7)
     raise ConfigError(
-        f"{what} {text!r}: a week, seven days, where a day is expected; give its first "
+        f"{what} {_shown(text)}: a week, seven days, where a day is expected; give its first "
         f"day, {monday} ({year}-W{week:02}-1), or its last, {sunday} ({year}-W{week:02}-7)"
     )
 
@@ -208,7 +219,7 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
             return (today or datetime.now().date()) - timedelta(days=days)
         except OverflowError:
             raise ConfigError(
-                f"{what} {text!r}: out of the range of dates (years 1 to 9999)"
+                f"{what} {_shown(text)}: out of the range of dates (years 1 to 9999)"
             ) from None
     refuse_a_week(text, what)  # --until 2026-W48 would be its Monday alone
     try:
@@ -218,7 +229,9 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
     try:
         return moment.date() if moment.tzinfo is None else moment.astimezone().date()
     except OverflowError:
-        raise ConfigError(f"{what} {text!r}: out of the range of dates (years 1 to 9999)") from None
+        raise ConfigError(
+            f"{what} {_shown(text)}: out of the range of dates (years 1 to 9999)"
+        ) from None
 
 
 def add_mark(path: Path, mark: ChangeMark) -> None:
