@@ -1138,3 +1138,18 @@ def test_a_path_of_another_agents_sessions_is_read_and_said(proctor: Run, home: 
             "left out by --agent",
         }
     ]
+
+
+@pytest.mark.parametrize("given", [("",), (" ",), ("--home", ""), ("--home", " ")])
+def test_a_blank_path_or_home_is_refused_not_read_as_the_current_folder(
+    proctor: Run, home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: tuple[str]
+) -> None:
+    """``proctor history "$LOGS"`` (or ``--home "$DIR"``) with the variable unset: a blank
+    path is the current folder, whose sessions were replayed (or, for --home, none found
+    there) without a word."""
+    monkeypatch.chdir(home)  # sessions under it: a blank PATH would read them
+    refused = proctor("history", *given)
+    assert refused.code == 2 and not refused.out
+    blank = json.dumps(given[-1])
+    expected = "a session file or a folder of them" if len(given) == 1 else "the folder holding"
+    assert f"expected {expected}" in refused.err and f"not a blank path, got {blank}" in refused.err
