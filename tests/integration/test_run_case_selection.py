@@ -3,6 +3,7 @@ configuration is refused, and a ``--condition`` the cases chosen do not have."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -178,3 +179,24 @@ def test_a_name_typed_in_other_capitals_is_suggested_as_the_name_there_is(
     refused = proctor("validate", "--source", str(tmp_path / "cases"), option, given)
     assert refused.code == 2
     assert f"{option} {given}: " in refused.err and f"(did you mean '{meant}'? " in refused.err
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (("--resume", ""), "the folder of the run to finish"),
+        (("--manifest", " "), "a repeat manifest file, or - for standard input"),
+        (("--repeat-check", "2", "--recorded", ""), "the folder of a stored run"),
+    ],
+)
+def test_a_blank_run_folder_or_manifest_is_refused_not_read_as_the_current_folder(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: tuple[str], expected: str
+) -> None:
+    """``--resume "$RUN"`` with the variable unset was the current folder (resumed, when it is
+    a run's, or "not a run folder" naming a folder never given); ``--manifest ""`` a file ''
+    said in Python's quotes."""
+    monkeypatch.chdir(tmp_path)
+    refused = proctor("run", *given)
+    assert refused.code == 2 and not refused.out
+    blank = json.dumps(given[-1])
+    assert f"expected {expected}, not a blank path, got {blank}" in refused.err, refused.err

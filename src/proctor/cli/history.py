@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
+
+from proctor.cli.options import GivenPath
 
 if TYPE_CHECKING:
     from proctor.history.cache import SummaryCache
@@ -18,28 +20,11 @@ MAX_WORKERS = 256
 """The most processes ``--workers`` starts (each is a fork of this one)."""
 
 
-class _GivenPath(click.Path):
-    """A PATH or ``--home DIR``, never a blank one: read as ``Path("")``, the current folder,
-    ``history "$LOGS"`` with the variable unset would replay whatever sessions are under it
-    (``--home ""``: find none there), without a word, as :class:`~proctor.cli.options.CasesPath`
-    refuses a blank ``--source``."""
-
-    def __init__(self, expected: str) -> None:
-        super().__init__(path_type=Path, readable=False)
-        self.expected = expected
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.strip():
-            from proctor.util.json_shown import WHOLE, json_text
-
-            got = json_text(value, WHOLE)
-            self.fail(f"expected {self.expected}, not a blank path, got {got}", param, ctx)
-        return super().convert(value, param, ctx)
-
-
 @click.command("history")
 # (readable=False: a PATH that cannot be read is listed as unavailable, the others are read.)
-@click.argument("paths", nargs=-1, type=_GivenPath("a session file or a folder of them"))
+@click.argument(
+    "paths", nargs=-1, type=GivenPath("a session file or a folder of them", readable=False)
+)
 @click.option(
     "--agent",
     "agents",
@@ -51,7 +36,7 @@ class _GivenPath(click.Path):
     "--home",
     # (checked in the command: a DIR behind a folder proctor may not enter is read as far
     # as it can be, each agent's history listed as unavailable, not refused as missing.)
-    type=_GivenPath("the folder holding .claude, .codex and .gemini"),
+    type=GivenPath("the folder holding .claude, .codex and .gemini", readable=False),
     metavar="DIR",
     help=(
         "Read DIR/.claude, DIR/.codex and DIR/.gemini instead of the usual places (a DIR "

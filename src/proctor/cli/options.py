@@ -34,6 +34,25 @@ class CasesPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class GivenPath(click.Path):
+    """A path an option or argument takes, never a blank one: read as ``Path("")``, the
+    current folder, ``--resume "$RUN"`` or ``history "$LOGS"`` with the variable unset would
+    go on with what is there, without a word (as :class:`CasesPath` refuses a blank
+    ``--source``). ``expected``: what the path names, as the error says it."""
+
+    def __init__(self, expected: str, **kwargs: Any) -> None:
+        super().__init__(path_type=Path, **kwargs)
+        self.expected = expected
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            from proctor.util.json_shown import WHOLE, json_text
+
+            got = json_text(value, WHOLE)
+            self.fail(f"expected {self.expected}, not a blank path, got {got}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 source_option = click.option(
     "--source",
     "source",

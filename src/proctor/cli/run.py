@@ -13,6 +13,7 @@ import click
 from proctor.cli.options import (
     NAME,
     FiniteRange,
+    GivenPath,
     ResultsFolder,
     agent_effort_option,
     agent_model_option,
@@ -109,7 +110,12 @@ deterministic trials, and a difference shows up within a few."""
 @click.option("--dry-run", is_flag=True, help="Print the resolved matrix and config; run nothing.")
 @click.option(
     "--manifest",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True, allow_dash=True),
+    type=GivenPath(
+        "a repeat manifest file, or - for standard input",
+        dir_okay=False,
+        exists=True,
+        allow_dash=True,
+    ),
     help="Run a repeat manifest (proctor plan-repeats): one run per pair, in its order, one "
     "repeat each (the pairs are the repeats); - (or a pipe) reads it from standard input.",
 )
@@ -156,7 +162,7 @@ deterministic trials, and a difference shows up within a few."""
 @click.option(
     "--resume",
     "resume",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath("the folder of the run to finish", file_okay=False),
     metavar="RUN_DIR",
     help="Finish an interrupted run with its own configuration (finished trials are kept).",
 )
@@ -171,7 +177,7 @@ deterministic trials, and a difference shows up within a few."""
 @click.option(
     "--recorded",
     "recorded",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=GivenPath("the folder of a stored run", file_okay=False),
     metavar="RUN_DIR",
     help="With --repeat-check: also re-evaluate the trials of this stored run that kept "
     "their workspace (a real agent's, or recorded), N times.",
