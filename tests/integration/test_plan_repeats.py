@@ -406,9 +406,10 @@ def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_it
 ) -> None:
     # The first trial of the manifest fails, every other passes: pair 1 alone fails its gate
     # (0 of 1 in one condition), the pairs read as one pass it (1 of 2, minPassRate 0.5).
-    counter = tmp_path / "counter"
-    first_fails = f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}"
-    check = {"use": "command", "gate": True, "run": f"{first_fails}; test $n -ne 1"}
+    # Made by the first check only: mkdir is atomic, where a counter file read and written by
+    # two trials checked at once could let both count themselves first.
+    marker = tmp_path / "first-checked"
+    check = {"use": "command", "gate": True, "run": f"! mkdir {marker} 2>/dev/null"}
     make_case("t1", config={**AB, "evaluators": [check]}, plan=PLAN)
     config = tmp_path / "proctor.json"
     config.write_text(json.dumps({"gate": {"minPassRate": 0.5}}))
