@@ -161,13 +161,20 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "tabbed": "---\nname: tabbed\n\tdescription: FMTABBED t.\n---\n\nB.\n",
     "tabwrapped": "---\nname: tabwrapped\ndescription:\n\tFMTABWRAPPED t.\n---\n\nB.\n",
     "renamed": "---\nname: renamed\nname: renamed2\ndescription: FMRENAMED t.\n---\n\nB.\n",
+    "quotedkeys": '---\n"name": quotedkeys\n"description": FMQUOTEDKEYS t.\n---\n\nB.\n',
+    "flowmap": "---\n{name: flowmap, description: FMFLOWMAP t.}\n---\n\nB.\n",
+    "allindented": "---\n  name: allindented\n  description: FMALLINDENTED t.\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
-    "codex": {"FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"},
+    "codex": {
+        *("FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"),
+        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED"),
+    },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
         *("FMOTHERQUOTE", "FMINDENTED", "FMALIAS", "FMTABBED", "FMTABWRAPPED", "FMRENAMED"),
+        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED"),
     },
 }
 
@@ -204,3 +211,37 @@ def test_codex_and_gemini_cli_offer_only_skills_whose_front_matter_describes_the
     assert re.search(r"(- other: |<name>other</name>\s*<description>)FMFOLDER", offered), offered
     if agent == "gemini-cli":
         assert re.search(r"<name>renamed2</name>\s*<description>FMRENAMED", offered), offered
+
+
+CLAUDE_AGENTS: dict[str, str] = {
+    "quotedkeys": '---\n"name": quotedkeys\n"description": d\n---\nB\n',
+    "flowmap": "---\n{name: flowmap, description: d}\n---\nB\n",
+    "allindented": "---\n  name: allindented\n  description: d\n---\nB\n",
+    "cut": "---\nname: cut---x\ndescription: d\n---\nB\n",
+    "descfirst": "---\ndescription: a---b\nname: descfirst\n---\nB\n",
+    "dashes": "---\nname: dashes\ndescription: pre --- post\n---\nB\n",
+}
+"""Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
+CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes"}
+
+
+def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:
+    """Claude Code 2.1.197 reads quoted keys, a flow mapping and an indented block, and ends
+    the front matter at the first ``---`` even inside a line (``name: cut---x`` leaves no
+    description): the ``agents`` of its ``system/init`` event."""
+    require_cli("claude-code")
+    plan: dict[str, Any] = {"turns": [{"say": "Done."}]}
+    server = ScriptedModelServer(plan, roles=default_roles(plan["turns"]))
+    server.start()
+    driver = session("claude-code", "headless", tmp_path, server.base_url)
+    for stem, text in CLAUDE_AGENTS.items():
+        path = tmp_path / "ws/.claude/agents" / f"{stem}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    try:
+        assert driver.send("Hi.").kind == "turn-end", driver.log.failure
+    finally:
+        server.stop()
+    events = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    init = next(e for e in events if (e.get("type"), e.get("subtype")) == ("system", "init"))
+    assert set(init["agents"]) & set(CLAUDE_AGENTS) == CLAUDE_LOADED, init["agents"]

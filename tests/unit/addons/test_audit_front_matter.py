@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.addons.audit.front_matter import codex_skill, gemini_cli_skill
-from tests.contract.test_skills import FRONT_MATTER_SKILLS, OFFERED
+from proctor.addons.audit.front_matter import (
+    claude_code_agent,
+    codex_skill,
+    gemini_cli_agent,
+    gemini_cli_skill,
+)
+from tests.contract.test_skills import CLAUDE_AGENTS, CLAUDE_LOADED, FRONT_MATTER_SKILLS, OFFERED
 
 RULES = {"codex": codex_skill, "gemini-cli": gemini_cli_skill}
 
@@ -28,3 +33,79 @@ def test_gemini_cli_names_a_skill_as_its_line_reader_does_where_js_yaml_stops() 
     assert gemini_cli_skill(text.replace("*none", "x"), "folder") == ("quoted", None)
     nested = "---\nname: outer\ndescription: d\nmeta:\n  name: inner\nx: *none\n---\n"
     assert gemini_cli_skill(nested, "folder") == ("inner", None)
+
+
+SHAPES = {
+    "qkeys": '---\n"name": qkeys\n"description": d\n---\nB\n',
+    "sqkeys": "---\n'name': sqkeys\n'description': d\n---\nB\n",
+    "flow": "---\n{name: flow, description: d}\n---\nB\n",
+    "flowml": "---\n{name: flowml,\n description: d}\n---\nB\n",
+    "indented": "---\n  name: indented\n  description: d\n---\nB\n",
+}
+"""Front matter every CLI loads (measured: Codex's skills/list, Gemini CLI's loadSkillFromFile
+and parseAgentMarkdown, Claude Code's system/init agents) that is no plain ``name:`` line."""
+
+
+@pytest.mark.parametrize("stem", sorted(SHAPES))
+def test_quoted_keys_a_flow_mapping_and_an_indented_block_are_read(stem: str) -> None:
+    text = SHAPES[stem]
+    for rule in (codex_skill, gemini_cli_skill, claude_code_agent, gemini_cli_agent):
+        assert rule(text, "file") == (stem, None), rule
+
+
+def test_a_flow_mapping_that_is_not_one_string_each_is_refused() -> None:
+    listed = "---\n{name: listed, description: [t, u]}\n---\nB\n"
+    assert "'description' is a list or mapping" in str(codex_skill(listed, "f")[1])
+    assert gemini_cli_skill(listed, "f")[1] is not None  # (its line reader finds no name: line)
+    assert "'description' is not a text" in str(claude_code_agent(listed, "f")[1])
+    after = "---\n{name: after, description: t}\nx: 1\n---\nB\n"
+    assert "line 3 goes on after a closed value" in str(codex_skill(after, "f")[1])
+    unclosed = "---\n{name: unclosed, description: t\n---\nB\n"
+    assert "never closed" in str(gemini_cli_agent(unclosed, "f")[1])
+
+
+def test_gemini_cli_subagents_follow_its_schema() -> None:
+    """Gemini CLI 0.61's agent schema: known keys only, and a name that is a slug."""
+    base = "---\nname: {name}\ndescription: d\n{more}---\nB\n"
+    meta = gemini_cli_agent(base.format(name="meta", more="meta: x\n"), "f")
+    assert meta == (
+        "meta",
+        "its front matter has keys Gemini CLI does not know ('meta'); it does not load it",
+    )
+    for name in ("Upper", "has space", "dot.ted"):
+        assert "is not lowercase letters" in str(
+            gemini_cli_agent(base.format(name=name, more=""), "f")[1]
+        )
+    assert "'name' is not a text" in str(gemini_cli_agent(base.format(name="12", more=""), "f")[1])
+    known = "model: m\ntools: [a]\nmax_turns: 3\ndisplay_name: D\n"
+    assert gemini_cli_agent(base.format(name="un_der-1", more=known), "f") == ("un_der-1", None)
+    remote = "---\nkind: remote\nname: remote\nagent_card_url: https://example.com/card\n---\n"
+    assert gemini_cli_agent(remote, "f") == ("remote", None)
+    with_model = remote.replace("card\n", "card\nmodel: x\n")  # (a local agent's key)
+    assert "('model')" in str(gemini_cli_agent(with_model, "f")[1])
+
+
+def test_claude_code_ends_the_front_matter_at_the_first_three_dashes_even_inside_a_line() -> None:
+    """Claude Code 2.1.197's front matter is ``^---\\s*\\n([\\s\\S]*?)---``: ``name: cut---x``
+    leaves ``name: cut`` and no description (measured: not in system/init's agents)."""
+    cut = claude_code_agent("---\nname: cut---x\ndescription: d\n---\nB\n", "f")
+    assert cut == (
+        "cut",
+        "no front matter giving a name and a description: Claude Code ends it at the '---' in line 2",
+    )
+    first = claude_code_agent("---\ndescription: a---b\nname: first\n---\nB\n", "first")
+    assert "'---' in line 2" in str(first[1])
+    assert claude_code_agent("---\nname: kept\ndescription: pre --- post\n---\nB\n", "f") == (
+        "kept",
+        None,
+    )
+    # (the other CLIs read the whole block)
+    assert gemini_cli_agent("---\nname: cut---x\ndescription: d\n---\nB\n", "f") == (
+        "cut---x",
+        None,
+    )
+
+
+def test_the_audit_loads_the_subagents_claude_code_was_measured_to_load() -> None:
+    loaded = {s for s, text in CLAUDE_AGENTS.items() if claude_code_agent(text, s) == (s, None)}
+    assert loaded == CLAUDE_LOADED

@@ -148,6 +148,9 @@ class _Scan:
         item = stripped == "-" or stripped.startswith("- ")
         match = None if item else _KEY.match(stripped)
         if not self.levels:
+            if stripped.startswith("{"):  # a flow mapping: `{name: a, description: t}`
+                self.levels.append((indent, (), set()))
+                return self._flow(index, indent - 1, ("front matter",), stripped)
             if match is None:
                 kind = "a list" if item else "a text"
                 return f"the front matter is {kind}, not a mapping of keys", index
