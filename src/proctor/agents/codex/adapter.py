@@ -41,6 +41,24 @@ MIGRATION_DIALOG = "Use existing model"
 DIALOG_KEY_INTERVAL_SEC = 0.5
 
 
+STDERR_TAIL_CHARS = 200
+"""How much of stderr the reason for a turn that printed no events quotes: its end, where
+the CLI says what went wrong."""
+
+
+def stderr_tail(stderr: str) -> str:
+    """The last :data:`STDERR_TAIL_CHARS` characters of ``stderr`` with every registered
+    secret masked (masked whole before the cut), marked when cut:
+    ``…the end (cut: 1,234 characters in all, the last 200 kept)``."""
+    said = mask(stderr).strip()
+    if not said:
+        return "nothing on stderr"
+    if len(said) <= STDERR_TAIL_CHARS:
+        return said
+    kept = said[-STDERR_TAIL_CHARS:]
+    return f"…{kept} (cut: {len(said):,} characters in all, the last {len(kept)} kept)"
+
+
 @dataclass
 class CodexSession:
     """Codex's launch state."""
@@ -156,7 +174,7 @@ class Codex(RealCli[CodexSession]):
             detail = (failed or {}).get("error", {}).get("message") or errors[-1].get("message", "")
             error = describe_agent_failure(str(detail) or "turn failed")
         elif not stdout:
-            error = f"agent error: no events on stdout ({mask(stderr)[-400:].strip()[:200]})"
+            error = f"agent error: no events on stdout ({stderr_tail(stderr)})"
         model = launch.state.model
         reported = reported_usage(stdout, model) if model else None
         return HeadlessReport(
