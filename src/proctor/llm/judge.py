@@ -30,6 +30,8 @@ ARTIFACT_CAP = 8_000
 DIFF_CAP = 20_000
 KEEP_HEAD, KEEP_TAIL = 20, 20
 MARKER_ROOM = 80
+DIFF_MARK_ROOM = 60
+"""Room for the mark a cut diff ends with (``[... 1,234 chars of the diff cut ...]``)."""
 
 SYSTEM = (
     "You are a strict, fair evaluator of a coding agent's work. Score it against the rubric. "
@@ -184,22 +186,25 @@ def build_material(
             f"{budget_chars}"
         )
     truncation: dict[str, Any] = {}
-    diff = mask(diff)
-    if len(diff) > DIFF_CAP:
-        truncation["diffCharsCut"] = len(diff) - DIFF_CAP
-        diff = diff[:DIFF_CAP] + "\n[... diff cut ...]\n"
+    whole = mask(diff)
+    # The diff's first ``keep`` characters, and room for the mark saying how many were cut.
+    keep = min(len(whole), DIFF_CAP)
     lines = distil(events)
-    fixed = len(header) + len(diff) + sum(len(n) + len(t) + 20 for n, t in artifacts) + 200
-    room = budget_chars - fixed
+    mark = DIFF_MARK_ROOM if keep < len(whole) else 0
+    arts_size = sum(len(n) + len(t) + 20 for n, t in artifacts)
+    room = budget_chars - (len(header) + keep + mark + arts_size + 200)
     while room < 2_000 and artifacts:
         name, text = artifacts.pop()
         truncation.setdefault("artifactsDropped", []).append(name)
         room += len(name) + len(text) + 20
-    if room < 2_000 and diff:
-        keep = max(0, len(diff) - (2_000 - room))
-        truncation["diffCharsCut"] = truncation.get("diffCharsCut", 0) + len(diff) - keep
-        room += len(diff) - keep
-        diff = diff[:keep]
+    if room < 2_000 and keep:
+        shorter = max(0, keep - (2_000 - room) - (DIFF_MARK_ROOM - mark))
+        room += keep + mark - shorter - DIFF_MARK_ROOM
+        keep = shorter
+    diff = whole[:keep]
+    if keep < len(whole):
+        truncation["diffCharsCut"] = len(whole) - keep
+        diff += f"\n[... {len(whole) - keep:,} chars of the diff cut ...]\n"
     if room <= 0:
         raise ContextOverflow(f"the material cannot be cut below the budget of {budget_chars}")
     lines, cut = _cut_lines(lines, room)

@@ -132,3 +132,22 @@ def test_a_tool_call_s_long_arguments_and_result_say_they_were_cut(
     )
     # One that fits has no mark.
     assert short == f'TOOL #2 shell {{"cmd": "ls"}}\n  -> {"r" * RESULT_EXCERPT}'
+
+
+def test_a_cut_diff_says_how_many_characters_were_cut() -> None:
+    diff = "+" + "d" * 29_999
+    material = build_material("Score it.", [], [], diff, 100_000)
+    assert material.truncation["diffCharsCut"] == 10_000
+    assert "d\n[... 10,000 chars of the diff cut ...]\n" in material.prompt
+
+
+@pytest.mark.parametrize("budget", [8_000, 3_000])
+def test_a_diff_cut_again_to_fit_the_budget_says_all_that_was_cut(budget: int) -> None:
+    diff = "+" + "d" * 29_999
+    material = build_material("Score it.", [], [], diff, budget)
+    cut = material.truncation["diffCharsCut"]
+    assert len(material.prompt) <= budget
+    assert f"[... {cut:,} chars of the diff cut ...]" in material.prompt
+    shown = material.prompt.split("# Workspace diff\n\n", 1)[1].split("\n[... ", 1)[0]
+    assert len(shown) == 30_000 - cut
+    assert "(no changes)" not in material.prompt
