@@ -32,6 +32,10 @@ LIMITED_STATUSES = frozenset({503})
 """Statuses waited on as an overload whatever their kind (a 503 is "server" otherwise)."""
 REQUEST_TIMEOUT_SEC = 120.0
 """The longest one request may take (a reply or an error); a call may make four."""
+LAST_ATTEMPT_SEC = 5.0
+"""A wait that would not end before the call's deadline is cut to end this many seconds
+before it, for one more attempt (none when less is left, or when the provider named a longer
+wait of its own)."""
 OUT_OF_TIME = "no reply before the trial's time ran out"
 T = TypeVar("T")
 
@@ -130,8 +134,9 @@ class RenewedClient:
 class ModelClient:
     """One role's model. ``calls`` collects a record of every call for cost and time roll-ups.
 
-    ``deadline`` (a ``time.monotonic`` value, None for none) bounds every call, retries and
-    their waits included: while an agent waits on an answer, the trial's own timeout."""
+    ``deadline`` (a value of ``clock``, ``time.monotonic``; None for none) bounds every call,
+    retries and their waits included: while an agent waits on an answer, the trial's own
+    timeout."""
 
     role: str
     ref: ModelRef
@@ -146,6 +151,8 @@ class ModelClient:
     authentication failure names it."""
     jitter: Callable[[], float] = random.random
     """A number from 0 to 1 drawn for each wait (see :func:`backoff`)."""
+    clock: Callable[[], float] = time.monotonic
+    """The time ``deadline`` is a value of."""
 
     def close(self) -> None:
         """Close the connections of the provider's client (the SDK's own); no call is made
@@ -163,7 +170,7 @@ class ModelClient:
         # No registered secret leaves the machine in a prompt (a key the agent printed, in the
         # material a judge reads or the screen an answering model sees).
         system, user = mask(system), mask(user)
-        started = time.monotonic()
+        started = self.clock()
         for attempt in range(1, MAX_ATTEMPTS + 1):
             left = self._left()
             try:
@@ -180,9 +187,9 @@ class ModelClient:
                 # (The scripted model's rate limits are scripted, not a provider's window.)
                 scripted = self.ref.provider == "scripted"
                 delay = backoff(exc, attempt, self.jitter(), patient=not scripted)
-                left = self._left()
-                out_of_time = left is not None and left <= delay and attempt < MAX_ATTEMPTS
-                if not exc.retryable or attempt == MAX_ATTEMPTS or out_of_time:
+                wait = self._wait(exc, delay)
+                out_of_time = wait is None and attempt < MAX_ATTEMPTS
+                if not exc.retryable or attempt == MAX_ATTEMPTS or wait is None:
                     exc = self._final(exc, attempt, started, out_of_time)
                     self.calls.append(
                         CallRecord(
@@ -190,16 +197,16 @@ class ModelClient:
                             str(self.ref),
                             exc.input_tokens,
                             exc.output_tokens,
-                            (time.monotonic() - started) * 1000,
+                            (self.clock() - started) * 1000,
                             attempt,
                             False,
                             str(exc),
                         )
                     )
                     raise exc from exc.__cause__
-                self.sleep(delay)
+                self.sleep(wait)
                 continue
-            result.latency_ms = (time.monotonic() - started) * 1000
+            result.latency_ms = (self.clock() - started) * 1000
             result.attempts = attempt
             self.calls.append(
                 CallRecord(
@@ -227,7 +234,7 @@ class ModelClient:
         if exc.retryable:
             if out_of_time and said != self.out_of_time:
                 said += f"; {self.out_of_time}"
-            took = time.monotonic() - started
+            took = self.clock() - started
             tries = "1 attempt" if attempt == 1 else f"{attempt} attempts"
             said += f" (gave up after {tries} in {took:.1f} s)"
         elif exc.kind == "auth" and self.key_source:
@@ -241,7 +248,19 @@ class ModelClient:
         return final
 
     def _left(self) -> float | None:
-        return None if self.deadline is None else self.deadline - time.monotonic()
+        return None if self.deadline is None else self.deadline - self.clock()
+
+    def _wait(self, exc: ProviderError, delay: float) -> float | None:
+        """How long to wait before the next attempt after ``exc`` (whose backoff is ``delay``),
+        None when no attempt is worth making before the deadline: ``delay`` when it ends
+        before the deadline; else, for one last attempt given :data:`LAST_ATTEMPT_SEC`, what is
+        left but those seconds, when more than that is left and the provider named no longer
+        wait of its own (a retry before its ``Retry-After`` would be refused again)."""
+        left = self._left()
+        if left is None or delay < left:
+            return delay
+        wait = left - LAST_ATTEMPT_SEC
+        return None if wait <= 0 or wait < (exc.retry_after or 0.0) else wait
 
 
 def backoff(exc: ProviderError, attempt: int, draw: float, *, patient: bool = True) -> float:

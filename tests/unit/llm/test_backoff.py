@@ -5,6 +5,7 @@ server error or a lost connection for a second or so; the call's deadline bounds
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -14,15 +15,34 @@ from proctor.llm.refs import ModelRef
 
 
 class Failing:
-    """Fails every call with ``error``; the calls made are counted."""
+    """Fails every call with ``error``; the calls made are counted, with the time each was
+    given (``timeout``)."""
 
     def __init__(self, error: ProviderError) -> None:
         self.error = error
         self.calls = 0
+        self.timeouts: list[float] = []
 
-    def complete(self, system: str, user: str, **_: object) -> Completion:
+    def complete(self, system: str, user: str, **options: Any) -> Completion:
         self.calls += 1
+        self.timeouts.append(options["timeout"])
         raise self.error
+
+
+class Clock:
+    """A clock that only the waits move (no real wait)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+        self.waits: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        assert seconds >= 0
+        self.waits.append(seconds)
+        self.now += seconds
 
 
 def waits_for(
@@ -85,12 +105,59 @@ def test_a_retry_after_is_the_provider_s_own_wait_not_the_long_backoff() -> None
     assert waits_for("overloaded", 529, retry_after=0.0)[0] == [0.5, 1.0, 2.0]
 
 
+def timed(
+    error: ProviderError, deadline_in: float, draw: float = 1.0
+) -> tuple[Clock, ProviderError, Failing]:
+    """The waits a call failing with ``error`` makes on a clock the waits move, with its
+    deadline ``deadline_in`` seconds away; the error it ends with."""
+    failing, clock = Failing(error), Clock()
+    client = ModelClient(
+        "judge",
+        ModelRef("anthropic", "m"),
+        failing,
+        sleep=clock.sleep,
+        jitter=lambda: draw,
+        clock=clock,
+        deadline=clock() + deadline_in,
+    )
+    with pytest.raises(ProviderError) as caught:
+        client.complete("s", "u")
+    assert clock.now <= client.deadline  # type: ignore[operator]
+    assert [round(t, 6) for t in failing.timeouts[1:]] == [
+        round(client.deadline - 1_000.0 - sum(clock.waits[:n]), 6)  # type: ignore[operator]
+        for n in range(1, failing.calls)
+    ]
+    return clock, caught.value, failing
+
+
 def test_the_call_s_deadline_bounds_the_waits() -> None:
-    """An llm-judge's timeoutSec of 25 s: a third wait (40 s) would not fit, so the call ends
-    after its third attempt, saying the time ran out."""
-    waits, error, failing = waits_for("rate-limit", 429, deadline_in=25.0)
-    assert waits == [10.0, 20.0] and failing.calls == 3
-    assert "; no reply before the trial's time ran out (gave up after 3 attempts in" in str(error)
+    """An llm-judge's timeoutSec of 25 s: the second wait (20 s) would end 5 s after the
+    deadline, so it is cut to leave 5 s for a last attempt (the call gave up at once, 15 s
+    before its deadline); after it the call ends, saying the time ran out."""
+    clock, error, failing = timed(ProviderError("rate-limit", "said", 429), 25.0)
+    assert clock.waits == [10.0, 10.0] and failing.calls == 3
+    assert failing.timeouts[-1] == 5.0 and clock.now == 1_020.0
+    assert "; no reply before the trial's time ran out (gave up after 3 attempts in 20.0 s)" in (
+        str(error)
+    )
+
+
+def test_a_wait_over_the_deadline_is_cut_for_a_last_attempt_only_with_seconds_to_spare() -> None:
+    """Less than 5 s left when a wait would pass the deadline: no attempt is worth making."""
+    clock, error, failing = timed(ProviderError("rate-limit", "said", 429), 14.0)
+    assert clock.waits == [10.0] and failing.calls == 2
+    assert "time ran out (gave up after 2 attempts in 10.0 s)" in str(error)
+    # A wait that ends before the deadline is waited whole, however little it leaves.
+    clock, error, failing = timed(ProviderError("server", "said", 500), 2.0, draw=0.0)
+    assert clock.waits == [0.25, 0.5, 1.0] and failing.calls == 4
+    assert failing.timeouts[-1] == 0.25
+
+
+def test_a_retry_after_that_would_pass_the_deadline_is_not_cut_short() -> None:
+    """The provider named its wait: an attempt before it would be refused again."""
+    clock, error, failing = timed(ProviderError("rate-limit", "said", 429, 30.0), 40.0)
+    assert clock.waits == [30.0] and failing.calls == 2
+    assert "time ran out (gave up after 2 attempts in 30.0 s)" in str(error)
 
 
 def test_the_scripted_model_s_rate_limits_are_retried_at_once() -> None:
