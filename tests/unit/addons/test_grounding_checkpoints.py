@@ -69,7 +69,16 @@ def test_a_list_an_object_and_json_lines_load_alike(tmp_path: Path) -> None:
         ('{"id": "a", "signals": {}}\n{oops\n', "c.jsonl", "line 2: malformed JSON"),
         ("[1,", "c.json", "malformed JSON at line 1"),
         ('"text"', "c.json", "expected a list of checkpoints or an object"),
-        ([cp("a"), cp("a")], "c.json", "checkpoint id 'a' appears twice"),
+        (
+            [cp("a"), cp("b"), cp("a")],
+            "c.json",
+            "checkpoint id 'a' appears twice (checkpoints[0] and checkpoints[2])",
+        ),
+        (
+            '{"id": "a", "signals": {}}\n\n{"id": "b", "signals": {}}\n{"id": "a", "signals": {}}\n',
+            "c.jsonl",
+            "checkpoint id 'a' appears twice (line 1 and line 4)",
+        ),
     ],
 )
 def test_a_bad_file_is_one_sentence_naming_file_checkpoint_and_field(

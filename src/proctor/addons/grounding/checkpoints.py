@@ -68,10 +68,13 @@ def load_checkpoints(path: Path) -> CheckpointFile:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read as UTF-8 text ({exc})") from exc
     if path.suffix == ".jsonl":
-        file = CheckpointFile(checkpoints=[_line(path, n, line) for n, line in _lines(text)])
+        lines = _lines(text)
+        file = CheckpointFile(checkpoints=[_line(path, n, line) for n, line in lines])
+        places = [f"line {n}" for n, _ in lines]
     else:
         file = _document(path, parse_json_text(text, path))
-    _check_unique(path, file.checkpoints)
+        places = [f"checkpoints[{i}]" for i in range(len(file.checkpoints))]
+    _check_unique(path, file.checkpoints, places)
     return file
 
 
@@ -120,12 +123,17 @@ def _describe(path: Path, data: dict[str, object], exc: ValidationError) -> str:
     return describe_validation_error(str(path), exc, CheckpointFile)
 
 
-def _check_unique(path: Path, checkpoints: list[Checkpoint]) -> None:
-    seen: set[str] = set()
-    for checkpoint in checkpoints:
+def _check_unique(path: Path, checkpoints: list[Checkpoint], places: list[str]) -> None:
+    """Each id once; a second one names where both are (``places``: each checkpoint's line of
+    a ``.jsonl`` file, or its place in the list)."""
+    seen: dict[str, str] = {}
+    for checkpoint, place in zip(checkpoints, places, strict=True):
         if checkpoint.id in seen:
-            raise ConfigError(f"{path}: checkpoint id {checkpoint.id!r} appears twice")
-        seen.add(checkpoint.id)
+            raise ConfigError(
+                f"{path}: checkpoint id {checkpoint.id!r} appears twice "
+                f"({seen[checkpoint.id]} and {place})"
+            )
+        seen[checkpoint.id] = place
 
 
 def has_waste(checkpoint: Checkpoint, thresholds: Mapping[str, float]) -> bool:
