@@ -305,6 +305,48 @@ def test_a_structured_result_without_the_path_names_the_keys_it_has(
     assert control.code == 1, control.err  # read: every list empty, recall below its minimum
 
 
+LIST_SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("lists")
+notes = []
+
+@server.tool()
+def remember(project: str, id: str, text: str) -> str:
+    notes.append((project, id))
+    return "ok"
+
+@server.tool()
+def recall(project: str, query: str, limit: int = 10) -> list[dict]:
+    return [{"id": id} for p, id in notes if p == project][:limit]
+
+server.run()
+"""
+
+
+def test_a_text_result_read_through_result_says_the_wrapper_is_the_structured_content_s(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A tool declared ``-> list[dict]``: its structured content is ``{"result": [...]}``, its
+    text the list itself, which ``path = "result"`` does not find; the control, path "", reads
+    it."""
+    script = tmp_path / "lists.py"
+    script.write_text(LIST_SERVER, encoding="utf-8")
+    adapter = tmp_path / "adapter.toml"
+    text = Path(ADAPTER).read_text(encoding="utf-8").replace('"structured"', '"text"')
+    adapter.write_text(text.replace('path = "results"', 'path = "result"'), encoding="utf-8")
+    result = evaluate(proctor, sys.executable, str(script), adapter=str(adapter))
+    assert result.code == 3
+    assert result.json()["error"].endswith(
+        " has no 'result' (adapter field 'results.path'): it is a list (only the MCP SDK's "
+        "structured content wraps a tool's returned value in 'result'; the text content is the "
+        "value itself: adapter 'results.path' \"\" reads it)"
+    )
+    adapter.write_text(text.replace('path = "results"', 'path = ""'), encoding="utf-8")
+    control = evaluate(proctor, sys.executable, str(script), adapter=str(adapter))
+    assert control.code == 1, control.err  # read: every note returned, not all relevant
+
+
 def test_a_result_the_adapter_cannot_read_is_exit_3(proctor: Run, tmp_path: Path) -> None:
     adapter = tmp_path / "adapter.toml"
     text = Path(ADAPTER).read_text(encoding="utf-8").replace('path = "results"', 'path = "hits"')

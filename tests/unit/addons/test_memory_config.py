@@ -390,3 +390,45 @@ def test_a_list_the_mcp_sdk_sent_as_one_text_block_per_item_is_read_as_that_list
     )
     with pytest.raises(MemoryServerError, match="the text result of q is not JSON"):
         result_ids(mixed, mapping, "q")
+
+
+def test_a_text_result_read_through_result_says_only_structured_content_has_that_wrapper() -> None:
+    """A tool of the MCP SDK declared ``-> list[dict]`` sends ``{"result": [...]}`` as its
+    structured content but the list itself as its text: ``path = "result"`` with ``source =
+    "text"`` finds no ``result``, and says why."""
+    from mcp_types import CallToolResult, TextContent
+
+    from proctor.addons.memory.adapter import ResultMapping
+    from proctor.addons.memory.client import MemoryServerError, result_ids
+
+    items = [{"id": "a"}, {"id": "b"}]
+    reply = CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(item)) for item in items],
+        structuredContent={"result": items},
+    )
+    hint = (
+        " (only the MCP SDK's structured content wraps a tool's returned value in 'result'; "
+        "the text content is the value itself: adapter 'results.path' \"\" reads it)"
+    )
+    with pytest.raises(MemoryServerError) as caught:
+        result_ids(reply, ResultMapping(source="text", path="result", id="id"), "query q")
+    assert str(caught.value) == (
+        "the result of query q has no 'result' (adapter field 'results.path'): it is a list" + hint
+    )
+    one = CallToolResult(content=[TextContent(type="text", text='{"hits": [{"id": "a"}]}')])
+    with pytest.raises(MemoryServerError) as caught:
+        result_ids(one, ResultMapping(source="auto", path="result.hits", id="id"), "query q")
+    assert str(caught.value).endswith(
+        ": it has the key 'hits' (only the MCP SDK's structured content wraps a tool's returned "
+        "value in 'result'; the text content is the value itself: adapter 'results.path' "
+        '"hits" reads it)'
+    )
+    # The structured content has it; a text result that has a 'result' gets no hint.
+    assert result_ids(reply, ResultMapping(source="structured", path="result", id="id"), "q") == [
+        "a",
+        "b",
+    ]
+    has = CallToolResult(content=[TextContent(type="text", text='{"result": {"x": 1}}')])
+    with pytest.raises(MemoryServerError) as caught:
+        result_ids(has, ResultMapping(source="text", path="result.hits", id="id"), "query q")
+    assert str(caught.value).endswith(": 'result' has the key 'x'")

@@ -388,12 +388,13 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
     data = _payload(result, mapping, what)
     if data is None:
         return []
+    from_text = mapping.source == "text" or result.structured_content is None
     try:
         items = follow(data, mapping.path)
     except KeyError as exc:
         raise MemoryServerError(
             f"the result of {what} has no '{mapping.path}' (adapter field 'results.path')"
-            f"{_found_instead(data, mapping)}"
+            f"{_found_instead(data, mapping, from_text)}"
         ) from exc
     if not isinstance(items, list):
         raise MemoryServerError(
@@ -422,11 +423,34 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
     return ids
 
 
-def _found_instead(data: Any, mapping: ResultMapping) -> str:
+def _found_instead(data: Any, mapping: ResultMapping, from_text: bool = False) -> str:
     """What the result holds where ``mapping.path`` stops being there, as the end of a
     sentence: the keys of the object it reached (the MCP SDK's wrapping of a tool that returns
-    a plain value, ``{"result": …}``, said as such), else what the value is."""
+    a plain value, ``{"result": …}``, said as such), else what the value is; a path through
+    ``result`` in a text result (``from_text``), said to be that wrapping's, which only the
+    structured content has."""
     parts = [p for p in mapping.path.split(".") if p]
+    said = _reached(data, parts, mapping)
+    if from_text and parts[:1] == ["result"] and not _has(data, "result"):
+        said += (
+            " (only the MCP SDK's structured content wraps a tool's returned value in "
+            "'result'; the text content is the value itself: adapter 'results.path' "
+            f'"{".".join(parts[1:])}" reads it)'
+        )
+    return said
+
+
+def _has(data: Any, part: str) -> bool:
+    try:
+        follow(data, part)
+    except KeyError:
+        return False
+    return True
+
+
+def _reached(data: Any, parts: list[str], mapping: ResultMapping) -> str:
+    """What the result holds where ``parts`` (the path) stops being there (see
+    :func:`_found_instead`)."""
     reached, where = data, "it"
     for n, part in enumerate(parts):
         try:
