@@ -89,7 +89,9 @@ def test_a_folder_that_holds_no_session_was_read(proctor: Run, tmp_path: Path) -
     result = proctor("history", str(empty))
     assert result.code == 0, result.err
     assert "Sessions: 0" in result.out
-    assert f"- {empty}: no session transcript of the agents asked for" in result.out
+    assert f"- {empty}: no session transcript\n" in result.out  # no --agent: of any agent
+    narrowed = proctor("history", str(empty), "--agent", "codex")
+    assert f"- {empty}: no session transcript of the agents asked for\n" in narrowed.out
     (empty / "notes.jsonl").write_text('{"a": 1}\n')
     assert proctor("history", str(empty), "--json").code == 0
     # A file that is no session, and a PATH that is not there, were not read: exit 2.

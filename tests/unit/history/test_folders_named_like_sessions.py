@@ -93,14 +93,12 @@ def test_such_a_folder_given_alone_says_it_is_a_folder(tmp_path: Path) -> None:
     folders = planted(tmp_path / "home")
     for folder in folders.values():
         sessions, unavailable = sessions_under([folder], AGENTS)
-        reason = (
-            "a folder, not a session file: it holds no session transcript of the agents asked for"
-        )
+        reason = "a folder, not a session file: it holds no session transcript"
         assert sessions == [] and said(unavailable) == [(None, str(folder), reason)]
     plain = tmp_path / "empty"
     plain.mkdir()
     _, unavailable = sessions_under([plain], AGENTS)  # the control: named as no file is
-    assert [u.reason for u in unavailable] == ["no session transcript of the agents asked for"]
+    assert [u.reason for u in unavailable] == ["no session transcript"]
 
 
 def test_the_report_lists_it_and_counts_the_sessions_beside_it(
