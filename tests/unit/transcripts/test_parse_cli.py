@@ -18,7 +18,7 @@ CODEX = (
 def run(*args: str) -> dict:
     result = CliRunner().invoke(command, [*args, "--json"])
     assert result.exit_code == 0, result.output
-    data: dict = json.loads(result.output)
+    data: dict = json.loads(result.stdout)  # a note (a folder of several sessions) is stderr's
     return data
 
 
@@ -47,7 +47,9 @@ def test_json_has_events_usage_coverage_and_format() -> None:
 
 def test_agent_option_and_folders() -> None:
     assert run(str(CLAUDE), "--agent", "scripted")["format"] == "claude-code"
-    assert run(str(FIXTURES / "gemini"))["format"] == "gemini-cli"
+    # The chat under tmp/ is the newest of the folder's two sessions (the other beside it).
+    data = run(str(FIXTURES / "gemini"))
+    assert data["format"] == "gemini-cli" and "/tmp/proj/chats/" in data["path"]
     data = run(str(CLAUDE.with_suffix("")))
     assert any(e.get("sidechain") for e in data["events"])
 
