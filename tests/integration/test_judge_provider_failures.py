@@ -109,7 +109,9 @@ def test_a_judge_that_never_answers_is_given_up_at_its_timeout(
     assert time.monotonic() - started < 30
     said = trial["evaluators"][0]["message"]
     assert re.fullmatch(
-        r"judge anthropic/claude-x failed: network error: no reply within 1 s; no verdict "
-        r"within the judge's timeoutSec \(1 s\) \(gave up after 1 attempt in 1\.\d s\)",
+        # The request's own limit is the time left, to a tenth (0.9 s, or less, on a machine
+        # that took over 50 ms to get there); the whole may take over 2 s on a loaded one.
+        r"judge anthropic/claude-x failed: network error: no reply within (?:1|0\.\d) s; no "
+        r"verdict within the judge's timeoutSec \(1 s\) \(gave up after 1 attempt in \d+\.\d s\)",
         said,
     ), said

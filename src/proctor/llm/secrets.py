@@ -127,15 +127,23 @@ def resolve_key(
     return None, names
 
 
+PUBLIC_PREFIXES = ("sk-",)
+"""How every key of Anthropic and of OpenAI begins: shown in a message about a key, as it tells
+nothing of the key."""
+
+
 def key_source(provider: str, env: Mapping[str, str], dotenv: Mapping[str, str]) -> str:
     """Where ``provider``'s key was found, for a message about it: the variable, where it is
-    and the value masked (its first characters, a key's public prefix, and its length):
-    ``ANTHROPIC_API_KEY (in ./.env: sk-…, 48 characters)``; never the key."""
+    and the value masked (the public prefix its maker gives every key, if it has one, and its
+    length): ``ANTHROPIC_API_KEY (in ./.env: sk-…, 48 characters)``; never the key, nor any
+    character of a key without such a prefix (a gateway's own key, say): the message may be
+    kept in a trial's record."""
     for source, where in ((env, "in the environment"), (dotenv, f"in {dotenv_name(dotenv)}")):
         for name in key_variables(provider):
             value = source.get(name)
             if value:
-                shown = f"{value[:3]}…, " if len(value) >= 16 else ""
+                prefix = next((p for p in PUBLIC_PREFIXES if value.startswith(p)), None)
+                shown = f"{prefix}…, " if prefix and len(value) >= 16 else ""
                 return f"{name} ({where}: {shown}{len(value)} characters)"
     return " or ".join(key_variables(provider))
 

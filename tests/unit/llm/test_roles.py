@@ -222,3 +222,19 @@ def test_a_key_variable_set_but_empty_is_named_so(tmp_path: Any) -> None:
     with pytest.raises(ConfigError) as unset:
         build_roles(refs, dict(refs), {}, {})
     assert "empty" not in str(unset.value)
+
+
+def test_a_key_without_a_public_prefix_shows_none_of_its_characters() -> None:
+    """A message naming where a key came from may be kept in a trial's record: it shows a
+    maker's public prefix (``sk-``) and the length, never a character of a key of
+    another shape (a gateway's own)."""
+    from proctor.llm.secrets import key_source
+
+    own = "gw9Xq2LmZr7TpK4vNs8e"
+    said = key_source("openai", {"OPENAI_API_KEY": own}, {})
+    assert said == f"OPENAI_API_KEY (in the environment: {len(own)} characters)"
+    assert own[:3] not in said
+    theirs = "sk-proj-0123456789abcdefghij"
+    assert key_source("openai", {"OPENAI_API_KEY": theirs}, {}) == (
+        f"OPENAI_API_KEY (in the environment: sk-…, {len(theirs)} characters)"
+    )
