@@ -200,6 +200,30 @@ def test_a_misspelt_import_in_an_eval_file_names_the_near_one(proctor: Run, tmp_
     assert err.rstrip().endswith("(did you mean 'define_eval'?))"), err
 
 
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        (
+            "called_tool",
+            "(called_tool is a method of the test context t or of a turn, not an import: "
+            "call t.called_tool(...) or turn.called_tool(...)))",
+        ),
+        ("send", "(send is a method of the test context t, not an import: call t.send(...)))"),
+        (
+            "expect_ok",
+            "(expect_ok is a method of a turn, not an import: call turn.expect_ok(...)))",
+        ),
+        ("reply", "(reply is a property of the test context t, not an import: read t.reply))"),
+    ],
+)
+def test_an_import_of_a_method_of_t_or_a_turn_says_where_it_is(
+    proctor: Run, tmp_path: Path, name: str, said: str
+) -> None:
+    err = refused(proctor, tmp_path, f"from proctor.evals import define_eval, {name}\n")
+    assert f"a.eval.py:1: cannot be imported (ImportError: cannot import name '{name}'" in err
+    assert err.rstrip().endswith(said), err
+
+
 def test_a_misspelt_module_in_an_eval_file_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
     err = refused(proctor, tmp_path, "from proctor.eval import define_eval\n")
     assert err.rstrip().endswith(

@@ -2,7 +2,10 @@
 (``Did you mean: 'called_tool'?``) but its exception's text does not: proctor shows an
 error of the test or of an import by that text alone, so ``turn.caled_tool(...)`` would say
 only ``'TurnResult' object has no attribute 'caled_tool'``. The hint is added in proctor's
-words: ``(did you mean 'called_tool'?)``."""
+words: ``(did you mean 'called_tool'?)``. A name imported from proctor that is a method of
+the test context or of a turn (``from proctor.evals import called_tool``) is said to be one:
+``(called_tool is a method of the test context t or of a turn, not an import: call
+t.called_tool(...) or turn.called_tool(...))``."""
 
 from __future__ import annotations
 
@@ -12,6 +15,8 @@ import pkgutil
 import re
 import sys
 from collections.abc import Iterable
+
+from proctor.evals.context import TestContext, TurnResult
 
 _CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 
@@ -30,6 +35,10 @@ def near_names(error: BaseException) -> str | None:
     elif type(error) is ImportError:
         said = _CANNOT_IMPORT.match(str(error))
         module = sys.modules.get(said.group(2)) if said else None
+        if said is not None and said.group(2).partition(".")[0] == "proctor":
+            method = _method_of_t(said.group(1))
+            if method is not None:
+                return method
         if said is not None and module is not None:
             wrong, known = said.group(1), _attributes(module)
     if not wrong:
@@ -38,6 +47,26 @@ def near_names(error: BaseException) -> str | None:
     names = [n for n in known if n != wrong and (wrong.startswith("_") or not n.startswith("_"))]
     close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
     return f" (did you mean {close[0]!r}?)" if close else None
+
+
+_OWNERS = (("the test context", "t", TestContext), ("a turn", "turn", TurnResult))
+
+
+def _method_of_t(name: str) -> str | None:
+    """`` (x is a method of …, not an import: call t.x(...))`` when ``name`` (imported from
+    proctor) is a public method or property of the test context or of a turn; None
+    otherwise."""
+    if name.startswith("_"):
+        return None
+    owners = [(what, var, cls) for what, var, cls in _OWNERS if hasattr(cls, name)]
+    if not owners:
+        return None
+    attribute = getattr(owners[0][2], name)
+    kind, use = ("a method", "call") if callable(attribute) else ("a property", "read")
+    args = "(...)" if callable(attribute) else ""
+    of = " or of ".join(f"{what} {var}" if var == "t" else what for what, var, _ in owners)
+    uses = " or ".join(f"{var}.{name}{args}" for _, var, _ in owners)
+    return f" ({name} is {kind} of {of}, not an import: {use} {uses})"
 
 
 def _near_module(name: str) -> str | None:
