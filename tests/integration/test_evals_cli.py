@@ -167,6 +167,14 @@ def test_list_needs_no_config_and_ids_select_by_prefix(proctor: Run, tmp_path: P
         ({"a.eval.py": "import nope\n"}, "a.eval.py:1: cannot be imported (ModuleNotFoundError"),
         ({"a.eval.py": "x = 1\n"}, "a.eval.py: no define_eval(...) assigned at module level"),
         (
+            {
+                "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\n"
+                "if True:\n    define_eval(test=t)\n"
+            },
+            "a.eval.py:4: define_eval(...) is called but its value is not assigned; write "
+            "eval = define_eval(...)",
+        ),
+        (
             {"a.eval.py": "import sys\nsys.exit(0)\n"},
             "a.eval.py:2: exited while it was imported (SystemExit: 0)",
         ),
@@ -199,6 +207,20 @@ def test_a_bad_eval_file_is_one_sentence_and_exit_2(
     assert result.code == 2
     assert expected in result.err and "Traceback" not in result.err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_config_called_but_not_assigned_names_its_line(proctor: Run, tmp_path: Path) -> None:
+    files = {
+        "a.eval.py": "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
+    }
+    config = "import proctor.evals\nproctor.evals.define_eval_config(max_concurrency=2)\n"
+    root = project(tmp_path, files, config=config)
+    result = proctor("eval", "--dir", str(root), "--no-stream")
+    assert result.code == 2, result.err
+    assert (
+        "evals.config.py:2: define_eval_config(...) is called but its value is not assigned; "
+        "write config = define_eval_config(...)"
+    ) in result.err, result.err
 
 
 def test_a_config_file_that_exits_on_import_is_exit_2_not_its_own_code(

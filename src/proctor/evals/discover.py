@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import hashlib
 import importlib.util
@@ -239,6 +240,14 @@ def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
             named.setdefault(id(value), []).append(name)
             values[id(value)] = value
     if not values:
+        function = what.removesuffix("(...)")
+        line = _unassigned_call(path, function)
+        if line is not None:  # `define_eval(test=test)` alone: its value is thrown away
+            name = "config" if kind is EvalConfig else "eval"
+            raise ConfigError(
+                f"{path}:{line}: {what} is called but its value is not assigned; write "
+                f"{name} = {what}"
+            )
         raise ConfigError(f"{path}: no {what} assigned at module level")
     if len(values) > 1:
         names = ", ".join(" = ".join(n) + _line_of(values[key], path) for key, n in named.items())
@@ -246,6 +255,31 @@ def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
             f"{path}: {len(values)} {what} found ({names}); a file defines exactly one"
         )
     return next(iter(values.values()))
+
+
+def _unassigned_call(path: Path, function: str) -> int | None:
+    """The line of the first module-level statement of ``path`` that is a call of
+    ``function`` alone (``define_eval(test=test)``, not assigned), if any."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (SyntaxError, ValueError, OSError):
+        return None
+    lines = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            called = node.value.func
+            name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
+            if name == function:
+                lines.append(node.lineno)
+        # What a function or class holds does not run at module level; an `if`, `try` or
+        # `with` there does.
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo += [
+                n for n in ast.iter_child_nodes(node) if isinstance(n, ast.stmt | ast.excepthandler)
+            ]
+    return min(lines, default=None)
 
 
 def _line(origin: Origin | None, path: Path) -> int | None:
