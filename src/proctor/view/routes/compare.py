@@ -14,7 +14,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.errors import ConfigError, SchemaVersionError
+from proctor.report.ab.choose import choose_pair
 from proctor.report.ab.runs import compare_conditions, compare_runs
+from proctor.report.html import clean_text
 from proctor.report.stored import load_records, missing_of, planned_cells
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
@@ -77,7 +79,51 @@ def compare_page(request: Request) -> Response:
             context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
+    context["choices"] = _condition_choices(index, rows, two)
+    shown = q.get("run") if q.get("run") in two else (two or [None])[0]
+    pick = context["choices"].get(shown, {"conditions": [], "treatment": "", "baseline": ""})
+    if shown == q.get("run") and "conditions" in context:  # the run's plan, as compared
+        ab = context["ab"]
+        pick = {
+            "conditions": [(c, clean_text(c)) for c in context["conditions"]],
+            "treatment": ab.treatment if ab else pick["treatment"],
+            "baseline": ab.baseline if ab else pick["baseline"],
+        }
+        for side in ("treatment", "baseline"):  # a pair asked for stays chosen, even refused
+            if q.get(side) in context["conditions"]:
+                pick[side] = q[side]
+        context["choices"][shown] = pick
+    context["pick"] = pick
     return render(request, "compare.html", **context)
+
+
+def _condition_choices(
+    index: ResultsIndex, rows: list[Any], offered: list[str]
+) -> dict[str, dict[str, Any]]:
+    """For each run ``offered`` to compare its conditions: its conditions (each a value and
+    the text shown) and the pair ``proctor compare RUN`` would choose, treatment and baseline
+    (``baseline`` or ``default`` is the baseline where the run has one), read from the index,
+    not from the trials' records."""
+    wanted = set(offered)
+    triples: dict[str, list[tuple[str, str, str, int]]] = {name: [] for name in offered}
+    for r in index.query("SELECT DISTINCT run, case_name, agent, condition FROM trials"):
+        if r["run"] in wanted:
+            triples[r["run"]].append((r["case_name"], r["agent"], r["condition"], 0))
+    choices = {}
+    for row in rows:
+        name = row["name"]
+        if name not in wanted:
+            continue
+        names = set(json.loads(row["conditions"] or "[]")) | {t[2] for t in triples[name]}
+        # A condition no trial ran yet counts as one of a case of its own: never paired.
+        alone = [(f"\0{c}", "", c, 0) for c in sorted(names)]
+        pair = choose_pair([], planned=[*triples[name], *alone]) or ("", "")
+        choices[name] = {
+            "conditions": [(c, clean_text(c)) for c in sorted(names)],
+            "treatment": pair[0],
+            "baseline": pair[1],
+        }
+    return choices
 
 
 SIBLINGS_SHOWN = 5

@@ -97,6 +97,26 @@
   }
   document.querySelectorAll("[data-live]").forEach(follow);
 
+  // Compare: the treatment and baseline offered are the conditions of the run chosen, the
+  // pair `proctor compare RUN` would choose selected (the server wrote them on each run).
+  var pick = document.getElementById("compare-conditions");
+  var runs = pick && pick.querySelector('select[name="run"]');
+  if (runs) {
+    runs.addEventListener("change", function () {
+      var choices = JSON.parse(runs.options[runs.selectedIndex].getAttribute("data-choices") || "{}");
+      ["treatment", "baseline"].forEach(function (side) {
+        var select = pick.querySelector('select[name="' + side + '"]');
+        if (!select || !choices.conditions) { return; }
+        while (select.firstChild) { select.removeChild(select.firstChild); }
+        choices.conditions.forEach(function (c) {
+          var option = document.createElement("option");
+          option.value = c[0]; option.textContent = c[1]; option.selected = c[0] === choices[side];
+          select.appendChild(option);
+        });
+      });
+    });
+  }
+
   var form = document.getElementById("playground-form");
   if (!form) { return; }
   var status = document.getElementById("batch-status");

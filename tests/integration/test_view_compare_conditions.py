@@ -1,0 +1,67 @@
+"""The Compare page's "compare its conditions" form offers the chosen run's conditions as the
+treatment and the baseline to choose (it asked for them as free text, "(chosen)"): the pair
+``proctor compare RUN`` would compare is chosen, its ``baseline`` condition as the baseline, and
+each run offered carries its own conditions for the form to offer when it is chosen."""
+
+from __future__ import annotations
+
+import json
+import re
+from html import unescape
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from proctor.view import ViewSettings, build_app
+from proctor.view.synthetic import write_run
+
+
+def _form(page: str) -> str:
+    form = page[page.index('id="compare-conditions"') :]
+    return form[: form.index("</form>")]
+
+
+def _chosen(form: str, side: str) -> tuple[list[str], str | None]:
+    """The conditions a select offers, and the one selected."""
+    select = form[form.index(f'<select name="{side}">') :]
+    select = select[: select.index("</select>")]
+    offered = re.findall(r'<option value="([^"]*)"', select)
+    selected = re.findall(r'<option value="([^"]*)" selected', select)
+    return offered, (selected[0] if selected else None)
+
+
+def test_the_conditions_of_a_run_are_offered_as_choices(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    write_run(
+        results, "run-20261201T000000Z-ab", trials=6, cases=1, conditions=("a", "baseline", "z")
+    )
+    write_run(results, "run-20261202T000000Z-xy", trials=4, cases=1, conditions=("x", "y"))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get("/compare").text
+        asked = client.get("/compare?run=run-20261201T000000Z-ab").text
+        given = client.get("/compare?run=run-20261201T000000Z-ab&treatment=z&baseline=a").text
+        refused = client.get("/compare?run=run-20261201T000000Z-ab&treatment=a&baseline=a").text
+    form = _form(page)
+    assert 'placeholder="(chosen)"' not in form and "<input" not in form
+    # Opened with no run chosen: the newest run of two conditions, the pair compare chooses.
+    assert _chosen(form, "treatment") == (["x", "y"], "y")
+    assert _chosen(form, "baseline") == (["x", "y"], "x")
+    # Each run offered carries its conditions and its pair, for the form to offer on a change.
+    carried = re.search(r"<option value=\"run-20261201T000000Z-ab\" data-choices='([^']*)'", form)
+    assert carried is not None, form
+    assert json.loads(unescape(carried.group(1))) == {
+        "conditions": [["a", "a"], ["baseline", "baseline"], ["z", "z"]],
+        "treatment": "a",
+        "baseline": "baseline",
+    }
+    # The run asked for: its condition named `baseline` is the baseline, as compared.
+    form = _form(asked)
+    assert _chosen(form, "treatment") == (["a", "baseline", "z"], "a")
+    assert _chosen(form, "baseline") == (["a", "baseline", "z"], "baseline")
+    assert "a against baseline" in asked
+    # A pair given in the address stays chosen, compared or refused.
+    assert _chosen(_form(given), "treatment")[1] == "z"
+    assert _chosen(_form(given), "baseline")[1] == "a"
+    assert 'id="compare-error"' in refused
+    assert _chosen(_form(refused), "treatment")[1] == "a"
+    assert _chosen(_form(refused), "baseline")[1] == "a"
