@@ -131,6 +131,36 @@ def test_a_run_folder_opens_its_own_page(tmp_path: Path) -> None:
         assert status == 200 and "run-a" in text and "run-b" not in text
 
 
+def _first_line(folder: Path, home: Path) -> str:
+    """The line ``proctor view FOLDER`` prints when it serves."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "view", str(folder), "--port", "0", "--no-open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "HOME": str(home)},
+    )
+    try:
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        assert ready, "proctor view printed nothing"
+        return process.stdout.readline()  # type: ignore[union-attr]
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+def test_a_run_folder_is_named_as_the_run_viewed(tmp_path: Path) -> None:
+    """``proctor view RESULTS/run-a`` said ``viewing RESULTS at …/runs/run-a``: the folder
+    above the one given. It names the run folder given, and the results directory it is in."""
+    results = (tmp_path / "results").resolve()
+    paths = write_run(results, "run-a", trials=1, cases=1)
+    line = _first_line(paths.root, tmp_path / "home")
+    assert line.startswith(f"proctor: viewing the run {paths.root} (in {results}) at http://"), line
+    assert "/runs/run-a (Ctrl-C to stop)" in line, line
+    line = _first_line(results, tmp_path / "home")  # the results directory given: named alone
+    assert line.startswith(f"proctor: viewing {results} at http://"), line
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -214,7 +214,9 @@ def serve(
         raise ConfigError(f"{root}: cannot keep the viewer's index there ({exc})") from exc
     app = build_app(settings, index)
     url = f"{base}/runs/{only}" if only else f"{base}/"
-    say(f"proctor: viewing {root} at {url} ({listening}Ctrl-C to stop)")
+    # A run folder given is named as given, not by the results directory that holds it.
+    what = f"the run {root / only} (in {root})" if only else str(root)
+    say(f"proctor: viewing {what} at {url} ({listening}Ctrl-C to stop)")
     if open_browser:
         import webbrowser
 
