@@ -122,3 +122,33 @@ def test_a_planned_trial_s_page_says_when_its_run_stops(page: Any, server: Serve
     assert "stopped before this trial started" in said and "not found" not in said
     page.click(f"text=Back to run {paths.root.name}")
     assert page.url.endswith(f"/runs/{paths.root.name}")
+
+
+def test_a_step_not_taken_yet_is_said_and_shown_once_taken(browser: Any, tmp_path: Path) -> None:
+    """A running trial opened at ``?step=N`` past its end showed page 1 without a word. It
+    says the step is not there yet, the page's refresh keeps saying it, and once the agent
+    takes the step the followed part shows it, without a reload."""
+    from proctor.view.synthetic import write_run, write_trajectory_lines
+    from tests.conftest import viewer
+
+    results = tmp_path / "results"
+    paths = write_run(results, "run-20200108T000000Z-step", trials=1, cases=1, finished=False)
+    _plan(paths, 2)
+    trial = paths.trial("case-000", "scripted", "default", 2)
+    write_trajectory_lines(trial.trajectory, 12)  # steps 0 to 2
+    context = browser.new_context(viewport={"width": 1100, "height": 600})
+    try:
+        page = context.new_page()
+        with viewer(results) as base:
+            page.goto(f"{base}/runs/{paths.root.name}/trials/case-000/scripted/default/2?step=9")
+            said = "this trial has no step 9 yet: it is still running"
+            assert said in page.inner_text("#step-missing")
+            page.evaluate("window.__stamp = 'same page'")
+            page.wait_for_timeout(2500)  # a refresh: the note stays
+            assert said in page.inner_text("#step-missing")
+            write_trajectory_lines(trial.trajectory, 40)  # steps 0 to 9
+            _until(page, "!!document.getElementById('step-9')", "step 9 shown")
+            assert page.locator("#step-missing").count() == 0
+            assert page.evaluate("window.__stamp") == "same page"  # no reload
+    finally:
+        context.close()

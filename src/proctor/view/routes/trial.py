@@ -144,15 +144,27 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         held = f"its steps are 0 to {steps - 1}" if steps > 1 else "its only step is 0"
         held = held if steps else "it has no step"
         step_missing = f"this transcript has no step {step}: {held}"
-    if step >= 0:
+    elif step >= steps:  # a running trial's step to come: its last page, where it will be
+        held = f"its steps so far are 0 to {steps - 1}" if steps > 1 else "its only step is 0"
+        held = held if steps else "it has no step yet"
+        step_missing = (
+            f"this trial has no step {step} yet: it is still running ({held}), and this page "
+            "shows the step once the agent takes it"
+        )
+    if step >= steps and running:
+        page = MAX_PAGE  # (the last page: the timeline holds the page to its last)
+    elif step >= 0:
         page = page_of_step(offsets, step, size)
     else:
         page = int_param(request.query_params.get("page"), 1)
     timeline = timeline_page(trajectory, offsets, page, size)
+    # The part followed asks for the step again: it shows the step's page once it is there.
+    follow = f"/fragments{base_of(run, key)}?shown=running&page={timeline.page}"
+    follow += f"&step={step}" if running and step >= steps else ""
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
     # A terminal wraps its lines: a key may be split over two of them.
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT, wrapped=True)
-    base = f"/runs/{quote(run)}/trials/{quote(key)}"
+    base = base_of(run, key)
     raw_name = (record.transcript.raw if record else None) or paths.raw_transcript.name
     raw = inside(folder, raw_name)
     return dict(
@@ -164,6 +176,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         running=running,
         timeline=timeline,
         step_missing=step_missing,
+        follow=follow,
         base=base,
         step_url=lambda n: f"{base}?step={n}#step-{n}",
         questions=questions_of(questions),
@@ -175,6 +188,15 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         files=trial_files(folder),
         file_base=f"/runs/{quote(run)}/files/trials/{quote(key)}",
     )
+
+
+MAX_PAGE = 10**9
+"""A page past any timeline's last: the timeline shows its last page."""
+
+
+def base_of(run: str, key: str) -> str:
+    """The address of a trial's page."""
+    return f"/runs/{quote(run)}/trials/{quote(key)}"
 
 
 def raw_page(request: Request) -> Response:
