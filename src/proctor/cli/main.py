@@ -271,6 +271,9 @@ def main(argv: list[str] | None = None) -> Any:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors=SHOWN)  # caf\xe9, as the records show the name
     given = sys.argv[1:] if argv is None else argv
+    loading = sys.modules.get("proctor.models.loading")  # (not imported only to be emptied)
+    if loading is not None:  # a --config pipe of a command before, in this process, forgotten
+        loading.forget_piped()
     try:
         # The messages on the `proctor` logger printed as the command line words them.
         with terminate_as_interrupt(), cli_prefixes():

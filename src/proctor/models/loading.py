@@ -4,6 +4,8 @@ wrong, and the top-level configuration (``proctor.json``)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +21,18 @@ if TYPE_CHECKING:
 DEFAULT_CONFIG_NAME = "proctor.json"
 TOO_LONG_NUMBER = "a number has more than 4300 digits, too long to read"
 """What a user file holding an integer of more digits than Python converts is told."""
+
+_PIPED: dict[tuple[str, int, int], str] = {}
+"""The text of each configuration read from a pipe (``--config <(…)``, ``/dev/stdin`` of
+``… |``), by the path it was given as and the pipe's device and inode: a pipe is read once,
+and a command that reads its configuration more than once (``proctor run``: its options, then
+its plan) reads the same text again rather than an emptied pipe. Forgotten by
+:func:`forget_piped` (each command line starts without them)."""
+
+
+def forget_piped() -> None:
+    """Forget the configurations read from pipes (see :data:`_PIPED`)."""
+    _PIPED.clear()
 
 
 class TopConfigProblems(Problems):
@@ -145,9 +159,29 @@ def top_config_path(path: Path | None, cwd: Path) -> Path | None:
         if not candidate.is_file():
             return None
         path = candidate
-    if not path.is_file():
+    if not path.is_file() and _pipe_key(path) is None:
         raise DiscoveryError(f"--config {path}: no such file")
     return path
+
+
+def _pipe_key(path: Path) -> tuple[str, int, int] | None:
+    """``path``, its device and inode when it is a pipe (``/dev/fd/63`` of ``<(…)``, a FIFO),
+    read as a file is; None when it is not."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (str(path), found.st_dev, found.st_ino) if stat.S_ISFIFO(found.st_mode) else None
+
+
+def _config_text(path: Path) -> str:
+    """The text of the configuration file ``path``; a pipe's read once (see :data:`_PIPED`)."""
+    key = _pipe_key(path)
+    if key is None:
+        return read_text_file(path)
+    if key not in _PIPED:
+        _PIPED[key] = read_text_file(path)
+    return _PIPED[key]
 
 
 def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None]:
@@ -160,7 +194,7 @@ def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | Non
     found = top_config_path(path, cwd)
     if found is None:
         return TopConfig(), None
-    raw = read_json_file(found, unique=True)
+    raw = parse_json_text(_config_text(found), found, unique=True)
     if not isinstance(raw, dict):
         raise ConfigError(f"{found}: expected a JSON object at the top level")
     try:

@@ -21,6 +21,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import signal
 import stat
 import tempfile
@@ -111,6 +112,12 @@ def request_of(
     """The request that planned the run, rebuilt from its records."""
     cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
     recorded = Path(manifest.cwd) if manifest.cwd else None
+    if config.config_file and _PIPE.search(config.config_file):
+        raise ConfigError(
+            f"--resume {paths.root}: the run's --config was a pipe (`--config <(…)`, "
+            "/dev/stdin), read once when the run started, which a resume cannot read again; "
+            "start a new run, with the configuration in a file"
+        )
     return RunRequest(
         source=recorded_path(paths, "--source", manifest.source or ".", recorded),
         config=(
@@ -126,6 +133,10 @@ def request_of(
         cwd=cwd,
         dotenv_dir=key_folder(manifest)[0],
     )
+
+
+_PIPE = re.compile(r"/fd/pipe:\[\d+\]$")
+"""A ``--config`` recorded as a pipe's path (``/dev/fd/63`` resolved, as Linux names it)."""
 
 
 def recorded_path(paths: RunPaths, option: str, recorded: str, cwd: Path | None) -> Path:

@@ -1,0 +1,96 @@
+"""`--config <(…)`: a configuration given through a pipe is read (once: a command that reads
+its configuration twice reads the same text again), for every command that takes --config."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import MakeCase, Run
+from tests.integration.test_evals_cli import project
+from tests.integration.test_evals_project_config import EVAL
+
+PLAN = {"turns": [{"say": "hi"}]}
+
+
+@pytest.fixture
+def piped() -> Iterator[list[int]]:
+    """The read ends of the pipes a test made, closed after it."""
+    ends: list[int] = []
+    yield ends
+    for end in ends:
+        os.close(end)
+
+
+def pipe_of(config: object, ends: list[int]) -> str:
+    """A pipe holding ``config`` as JSON, written and closed, named as bash's ``<(…)`` names
+    it: ``/dev/fd/N``."""
+    read, write = os.pipe()
+    ends.append(read)
+    os.write(write, json.dumps(config).encode())
+    os.close(write)
+    return f"/dev/fd/{read}"
+
+
+def test_run_and_report_read_a_config_given_through_a_pipe(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, piped: list[int]
+) -> None:
+    make_case("fix", plan=PLAN)
+    out = tmp_path / "out"
+    config = pipe_of({"out": str(out), "gate": {"minPassRate": 0.5}}, piped)
+    ran = proctor("run", "--source", str(tmp_path / "cases"), "--config", config)
+    assert ran.code == 0, ran.err
+    (run,) = out.glob("run-*")  # its out, read from the pipe
+    assert json.loads((run / "suite.json").read_text())["gate"]["minPassRate"] == 0.5
+    reported = proctor("report", str(run), "--json", "--config", pipe_of({"gate": {}}, piped))
+    assert reported.code == 0, reported.err
+    assert reported.json()["gateFrom"]["config"].startswith("/dev/fd/")
+    assert "no gate applies, from /dev/fd/" in reported.err
+    strict = proctor("report", str(run), "--config", pipe_of({"gate": {"minPassRate": 2}}, piped))
+    assert strict.code == 2 and "field 'gate.minPassRate'" in strict.err, strict.err
+    # A resume reads the run's configuration again, which a pipe no longer holds.
+    resumed = proctor("run", "--resume", str(run))
+    assert resumed.code == 2, resumed.err
+    assert (
+        f"--resume {run}: the run's --config was a pipe (`--config <(…)`, /dev/stdin), read "
+        "once when the run started, which a resume cannot read again; start a new run, with "
+        "the configuration in a file"
+    ) in resumed.err
+
+
+def test_a_named_pipe_is_read_as_a_config(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", plan=PLAN)
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+    # Written by a thread, as by the shell's writer: its open waits for proctor's.
+    for key in ("bogus", "other"):  # the next command reads what is written then
+        text = json.dumps({key: 1})
+        writer = threading.Thread(target=fifo.write_text, args=(text,), daemon=True)
+        writer.start()
+        said = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(fifo))
+        writer.join(timeout=10)
+        assert said.code == 2 and f"{fifo}: " in said.err and key in said.err, said.err
+
+
+def test_commands_that_read_their_config_twice_read_the_pipe_once(
+    proctor: Run, tmp_path: Path, piped: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    # `run --prompt` reads it for the folder its case is made in, then for the run.
+    config = pipe_of({"out": str(tmp_path / "inline")}, piped)
+    ran = proctor("run", "--prompt", "Say hi.", "--config", config)
+    assert ran.code == 0, ran.err
+    assert list((tmp_path / "inline").glob("run-*"))
+    # `eval` reads it for the project, then for the plan of its cases.
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    config = pipe_of({"out": str(tmp_path / "evals-out")}, piped)
+    evaluated = proctor("eval", "--dir", str(root), "--no-stream", "--config", config)
+    assert evaluated.code == 0, evaluated.err
+    assert list((tmp_path / "evals-out").glob("run-*"))
