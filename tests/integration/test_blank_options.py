@@ -139,3 +139,53 @@ def test_the_help_of_out_says_the_default_the_command_takes(
     # run's said ./proctor-results alone, though proctor.json's out comes first.
     shown = " ".join(proctor(command, "--help").out.split())
     assert f"--out DIRECTORY Results folder {default}" in shown, shown
+
+
+def _labels(tmp_path: Path) -> str:
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    return str(labels)
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "value", "kind"),
+    [
+        (["plan-repeats", "--output", "m.json"], "--conditions", "a,,b", "condition"),
+        (["plan-repeats", "--output", "m.json"], "--conditions", "a,b,", "condition"),
+        (["run", "--source", CASES, "--dry-run"], "--reporter", "markdown,,json", "reporter name"),
+        (["report", CASES], "--reporter", ",json", "reporter name"),
+        (["eval", "--dir", str(EXAMPLES / "evals")], "--reporter", "json, ", "reporter name"),
+    ],
+)
+def test_an_empty_item_of_a_comma_list_is_refused(
+    proctor: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    option: str,
+    value: str,
+    kind: str,
+) -> None:
+    # `a,,b` was planned as `a / b`, the name between the commas dropped without a word.
+    monkeypatch.chdir(tmp_path)
+    if args[0] == "plan-repeats":
+        args = [*args, "--goal-labels", _labels(tmp_path)]
+    result = proctor(*args, option, value)
+    assert result.code == 2, result.err
+    assert (
+        f"{option}: {value!r} holds an empty {kind} (two commas in a row, or one at an end); "
+        f"give the {kind}s separated by single commas"
+    ) in result.err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_control_a_comma_list_with_spaces_around_its_names_is_read(
+    proctor: Run, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "m.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", _labels(tmp_path), "--conditions", " a , b ",
+        "--output", str(manifest),
+    )  # fmt: skip
+    assert planned.code == 0, planned.err
+    assert "of a / b planned" in planned.err

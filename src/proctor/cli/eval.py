@@ -194,7 +194,7 @@ def command(
         config=config,
         concurrency=concurrency,
         keep_workspace=keep_workspace,
-        reporters=tuple(r for value in reporters for r in value.split(",") if r),
+        reporters=tuple(reporters),  # split, and a blank name refused, as run splits them
         verbose=verbose and not no_stream,  # t.log lines stream to stderr
         argv=("proctor", *sys.argv[1:]),
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from proctor.models.base import MAX_PAIRS
-from proctor.util.text import plural
+from proctor.util.text import blank_in_list, plural
 
 
 @click.command("plan-repeats")
@@ -78,6 +78,9 @@ def command(
         check_folder_of("--output", path)  # as `model serve --log`: a missing folder is not made
         if path.exists() and not force:
             raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
+    blank = blank_in_list(conditions, "condition", "baseline,treatment")
+    if blank:  # `a,,b` planned as `a / b` would hide a name the user meant to give
+        raise ConfigError(f"--conditions: {blank}")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     labels = read_label_file(goal_labels, "--goal-labels")
     if not labels:  # named with the file, as every other problem of it is

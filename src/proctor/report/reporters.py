@@ -23,7 +23,7 @@ from proctor.models.io import model_to_json, write_text_atomic
 from proctor.util.files import read_head
 from proctor.util.json_shown import name_shown
 from proctor.util.masking import mask
-from proctor.util.text import noun_for
+from proctor.util.text import blank_in_list, noun_for
 
 if TYPE_CHECKING:
     from proctor.models.run import RunManifest
@@ -140,6 +140,9 @@ def reporter_names(values: Iterable[str]) -> list[str]:
     values = list(values)
     names: list[str] = []
     for value in values:
+        blank = blank_in_list(value, "reporter name", "markdown,junit", " \t")
+        if blank:
+            raise ConfigError(f"--reporter: {blank}")
         for name in (n.strip(" \t") for n in value.split(",")):  # (a no-break space is kept)
             if name and name not in names:
                 names.append(name)

@@ -392,6 +392,20 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
     return f"unknown {kind} '{name}' ({did_you_mean(name, names)}known: {', '.join(names)})"
 
 
+def blank_in_list(value: str, kind: str, example: str, strip: str | None = None) -> str | None:
+    """Why the comma-separated ``value`` cannot be read (an empty item beside named ones:
+    ``a,,b``, ``a,``), in words naming the ``kind`` of its items and giving an ``example``;
+    None when every item is named, or none is (which its option words itself). ``strip``:
+    the characters taken off each item's ends (default: whitespace)."""
+    items = [item.strip(strip) for item in value.split(",")]
+    if all(items) or not any(items):
+        return None
+    return (
+        f"{shown_repr(value)} holds an empty {kind} (two commas in a row, or one at an end); "
+        f"give the {kind}s separated by single commas, as {example}"
+    )
+
+
 def did_you_mean(name: str, known: Iterable[str], *, n: int = 1) -> str:
     """``did you mean 'say'? `` for a name close to one of ``known``, else nothing; with
     ``n``, up to ``n`` of the nearest (``did you mean 'x/one', 'x/one/2' or 'x/one/1'? ``).
