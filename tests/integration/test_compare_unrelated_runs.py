@@ -99,3 +99,27 @@ def test_a_run_of_one_case_folder_of_a_suite_is_compared_as_of_that_suite(
     compared = proctor("compare", str(run), str(run2))
     assert compared.code == 0, compared.err
     assert "different suites" not in compared.err + compared.out
+
+
+def test_suites_named_apart_matched_across_conditions_are_said_so(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`suites/api` ran `one` under `baseline` only, `suites/cli` under `treatment` only: one
+    group of both, matched by case and agent, which the note says (it said by condition too)."""
+    for suite, condition in (("api", "baseline"), ("cli", "treatment")):
+        write_case(
+            tmp_path / "suites" / suite, "one", plan=PLAN, config={"conditions": {condition: {}}}
+        )
+        out = str(tmp_path / "out" / suite)
+        ran = proctor("run", "--source", str(tmp_path / "suites" / suite), "--out", out)
+        assert ran.code == 0, ran.err
+    (run,) = (tmp_path / "out" / "api").glob("run-*")
+    (run2,) = (tmp_path / "out" / "cli").glob("run-*")
+    compared = proctor("compare", str(run), str(run2))
+    assert compared.code == 0, compared.err
+    assert (
+        f"{run2.name}: {tmp_path / 'suites/cli'}; their groups are matched by case and agent, "
+        "the conditions differing: baseline vs treatment: a case of one name in both is "
+        "compared as one case"
+    ) in compared.err
+    assert "by case, agent and condition" not in compared.err

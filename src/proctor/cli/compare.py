@@ -208,8 +208,7 @@ def command(
         # said so.
         suites = suites_note(
             stored,
-            "their groups are matched by case, agent and condition: a case of one name in both "
-            "is compared as one case",
+            f"{_matched_by(comparison.groups)}: a case of one name in both is compared as one case",
         )
         if suites is not None:
             notes.append(suites[0])
@@ -223,6 +222,28 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _matched_by(groups: list[Any]) -> str:
+    """How the groups of two runs were matched: by case, agent and condition, or by case and
+    agent where each run ran its case under one condition, named apart (a baseline run, then
+    a run of the change as a condition of its own)."""
+    renamed = list(
+        dict.fromkeys(
+            f"{g.condition} vs {g.candidate_condition}"
+            for g in groups
+            if g.candidate_condition is not None
+        )
+    )
+    if not renamed:
+        return "their groups are matched by case, agent and condition"
+    differing = f"the conditions differing: {', '.join(renamed)}"
+    if all(g.candidate_condition is not None for g in groups):
+        return f"their groups are matched by case and agent, {differing}"
+    return (
+        "their groups are matched by case, agent and condition, or by case and agent where a "
+        f"case ran under one condition in each run ({differing})"
+    )
 
 
 def _suites_named_apart(stored: list[Any]) -> bool:
