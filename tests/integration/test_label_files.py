@@ -74,7 +74,11 @@ def test_a_bad_label_file_is_a_sentence(proctor: Run, make_case: MakeCase, tmp_p
         "report", str(single_run_dir(out)), "--goal-labels", str(custom), "--repeated",
         "--goal-shape", "exploratory",
     )  # fmt: skip
-    assert shaped.code in (0, 1) and "note" not in shaped.err, shaped.err  # more tasks: fine
+    assert shaped.code in (0, 1), shaped.err  # more tasks: read, and the others named
+    assert (
+        f"proctor: note: --goal-labels {custom}: 'another': not one of the run's tasks, its "
+        "label unused"
+    ) in shaped.err
     # A file that names none of the run's tasks is likely the wrong one: said.
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("noone,single_goal\n")
@@ -134,3 +138,30 @@ def test_goal_shapes_are_shown_in_the_markdown_of_both_comparisons(
     # Without the file, no goal shape: no section.
     assert "## By goal shape" not in proctor("compare", run_dir, run_dir).out
     assert "## By goal shape" not in proctor(*ab).out
+
+
+def test_a_task_id_the_run_lacks_is_named_with_the_task_it_may_misspell(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`zzz,hard` and `fix-ad,easy` beside a task the run has were dropped without a word, the
+    misspelt task landing in `(none)`: a note names them (a note: one file serves many runs)."""
+    for name in ("fix-add", "one"):
+        make_case(name, config=AB, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    buckets = tmp_path / "buckets.csv"
+    buckets.write_text("one,easy\nfix-ad,hard\nzzz,hard\n")
+    said = (
+        f"proctor: note: --buckets {buckets}: 'fix-ad' (did you mean 'fix-add'?), 'zzz': none "
+        "of {whose}, their labels unused"
+    )
+    reported = proctor("report", str(run_dir), "--buckets", str(buckets))
+    assert reported.code == 0, reported.err
+    assert said.format(whose="the run's tasks") in reported.err
+    compared = proctor("compare", str(run_dir), str(run_dir), "--buckets", str(buckets))
+    assert compared.err.count(said.format(whose=f"the tasks of {run_dir}")) == 1, compared.err
+    # Every id a task of the run: no note.
+    right = tmp_path / "right.csv"
+    right.write_text("one,easy\nfix-add,hard\n")
+    quiet = proctor("report", str(run_dir), "--buckets", str(right))
+    assert quiet.code == 0 and "note" not in quiet.err, quiet.err

@@ -203,26 +203,52 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
 
     said: set[str] = set()
+    checked: set[Path | None] = set()
 
     def relabelled(records: Any, run: Path | None = None) -> Any:
         # A label file may name more tasks than a run has (the whole goals.csv of a suite
-        # read pair by pair): said only when it names none of the run's, a wrong file; once
-        # for the same run (its records read in parts), naming the run when read apart.
+        # read pair by pair, a misspelt id): said, as a note, once for the same run (its
+        # records read in parts: on the first part that has any), naming the run when read
+        # apart; a file that names none of the run's tasks is a wrong file, said so.
         tasks = {record.case for record in records}
+        if not tasks or run in checked:
+            return relabel(records, by_bucket, by_shape)
+        checked.add(run)
         files = (("--buckets", buckets, by_bucket), ("--goal-labels", goal_labels, by_shape))
         whose = f"the tasks of {run}" if run is not None else "the run's tasks"
         for option, path, labels in files:
-            if labels and tasks and not set(labels) & tasks:
+            if not labels:
+                continue
+            if not set(labels) & tasks:
                 note = (
                     f"proctor: note: {option} {path}: the file names none of {whose} "
                     f"({', '.join(sorted(tasks)[:5])}{', …' if len(tasks) > 5 else ''})"
                 )
-                if note not in said:
-                    said.add(note)
-                    click.echo(note, err=True)
+            elif unmatched := sorted(set(labels) - tasks):
+                note = f"proctor: note: {option} {path}: {_unmatched(unmatched, labels, tasks)}"
+                note += f" {whose}, {'its label' if len(unmatched) == 1 else 'their labels'} unused"
+            else:
+                continue
+            if note not in said:
+                said.add(note)
+                click.echo(note, err=True)
         return relabel(records, by_bucket, by_shape)
 
     return relabelled
+
+
+def _unmatched(ids: list[str], labels: dict[str, str], tasks: set[str]) -> str:
+    """The task ids of a label file that name no task of a run (up to 10), each with the
+    unlabelled task of the run it may misspell: ``'fix-ad' (did you mean 'fix-add'?)``."""
+    from proctor.util.text import did_you_mean, shown_repr
+
+    unlabelled = sorted(tasks - set(labels))
+    shown = []
+    for task in ids[:10]:
+        near = did_you_mean(task, unlabelled).strip()
+        shown.append(f"{shown_repr(task)} ({near})" if near else shown_repr(task))
+    more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return f"{', '.join(shown)}{more}: {'not one' if len(ids) == 1 else 'none'} of"
 
 
 class FiniteRange(click.FloatRange):
