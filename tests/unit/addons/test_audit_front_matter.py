@@ -109,3 +109,25 @@ def test_claude_code_ends_the_front_matter_at_the_first_three_dashes_even_inside
 def test_the_audit_loads_the_subagents_claude_code_was_measured_to_load() -> None:
     loaded = {s for s, text in CLAUDE_AGENTS.items() if claude_code_agent(text, s) == (s, None)}
     assert loaded == CLAUDE_LOADED
+
+
+# What each parser reads as no string, measured: Bun 1.4.0's Bun.YAML.parse (Claude Code 2.1.197
+# embeds Bun 1.4.0; its system/init listed the subagents so described) and the js-yaml that
+# Gemini CLI 0.61 bundles, over ~150,000 short values.
+TEXTS = ("2025-01-01 migration helper", "2025-1-1 notes", "2025-1-1", "_", ".", "-.", "1.2.3")
+BUN_ONLY_TEXTS = ("2025-01-01", "2025-01-01T10:00:00Z", "0b101", "1_000", "0x_1")
+NOT_TEXTS = ("true", "~", "NULL", ".inf", "-.Inf", ".nan", "0x1F", "-0x1F", "0o17", "017", "1e3")
+JS_YAML_ONLY_TEXTS = ("+.5",)  # (js-yaml: no sign before ".5")
+
+
+@pytest.mark.parametrize("value", TEXTS + BUN_ONLY_TEXTS + NOT_TEXTS + JS_YAML_ONLY_TEXTS)
+def test_a_description_is_a_text_as_each_cli_s_yaml_parser_reads_it(value: str) -> None:
+    text = f"---\nname: helper\ndescription: {value}\n---\nbody\n"
+    claude = claude_code_agent(text, "stem")[1]
+    gemini = gemini_cli_agent(text, "stem")[1]
+    assert (claude is None) == (value in TEXTS + BUN_ONLY_TEXTS), claude
+    assert (gemini is None) == (value in TEXTS + JS_YAML_ONLY_TEXTS), gemini
+    if claude is not None:
+        assert claude == "its 'description' is not a text; Claude Code does not load it"
+    if gemini is not None:
+        assert gemini == "its 'description' is not a text; Gemini CLI does not load it"

@@ -147,11 +147,26 @@ def codex_skill(text: str, folder: str) -> tuple[str, str | None]:
 
 
 _GEMINI_BLOCK = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---")
-_NOT_STRING = re.compile(
-    r"^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
-    r"|[-+]?(?:0b[01_]+|0x[0-9a-fA-F_]+|0o?[0-7_]+|[0-9][0-9_]*)"
-    r"|[-+]?(?:[0-9][0-9_]*)?\.?[0-9_]*(?:[eE][-+]?[0-9]+)?|\d{4}-\d\d?-\d\d?(?:[Tt ].*)?)$"
+_NULL_BOOL = (
+    r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
 )
+_BUN_NOT_STRING = re.compile(
+    rf"{_NULL_BOOL}|[-+]?(?:0o[0-7]+|0x[0-9a-fA-F]+|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)"
+)
+"""The plain values Bun's YAML parser (Claude Code) reads as no string: the YAML 1.2 core
+schema's null, booleans and numbers (a sign allowed before ``0x``/``0o``); no ``0b``, no
+``_`` in numbers, no timestamps (measured with Bun 1.4.0, as Claude Code 2.1.197 embeds)."""
+_JS_YAML_NOT_STRING = re.compile(
+    rf"{_NULL_BOOL}"
+    r"|(?:[-+]?(?:0b_*[01][01_]*|0x_*[0-9a-fA-F][0-9a-fA-F_]*|0o_*[0-7][0-7_]*"
+    r"|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)|\.[0-9_]+(?:[eE][-+]?[0-9]+)?)(?<!_)"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
+)
+"""The plain values js-yaml 4's default schema (Gemini CLI) reads as no string: null,
+booleans, numbers (``0b``/``0x``/``0o``, ``_`` between digits, no sign before ``.5``) and
+timestamps (``2025-01-01``, ``2025-1-1 10:00:00``)."""
 
 
 def gemini_cli_skill(text: str, folder: str) -> tuple[str, str | None]:
@@ -162,7 +177,11 @@ def gemini_cli_skill(text: str, folder: str) -> tuple[str, str | None]:
     match = _GEMINI_BLOCK.match(text)  # (a byte-order mark before "---": no front matter)
     lines = match.group(1).splitlines() if match else []
     raw = _written(lines)
-    if match and yaml_fault(lines, JS_YAML) is None and all(_is_string(raw.get(k)) for k in _KEYS):
+    if (
+        match
+        and yaml_fault(lines, JS_YAML) is None
+        and all(_is_string(raw.get(k), _JS_YAML_NOT_STRING) for k in _KEYS)
+    ):
         return _UNSAFE.sub("-", _values(lines).get("name", "")), None
     name, description = _gemini_lines(lines)
     if match is None or name is None or description is None:
@@ -187,13 +206,14 @@ def _gemini_lines(lines: list[str]) -> tuple[str | None, str | None]:
     return name, description
 
 
-def _is_string(raw: str | None) -> bool:
-    """Whether YAML reads the value ``raw`` (as :func:`_entries` gives it) as a string."""
+def _is_string(raw: str | None, not_string: re.Pattern[str]) -> bool:
+    """Whether a YAML parser whose plain non-strings are ``not_string`` reads the value ``raw``
+    (as :func:`_entries` gives it) as a string."""
     if not raw or raw.startswith("#"):
         return False
     if raw[0] in "'\"":
         return True
-    return raw[0] not in "[{*" and not _NOT_STRING.match(raw.split(" #")[0].strip())
+    return raw[0] not in "[{*" and not not_string.fullmatch(raw.split(" #")[0].strip())
 
 
 _CLAUDE_BLOCK = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
@@ -219,7 +239,7 @@ def claude_code_agent(text: str, stem: str) -> tuple[str, str | None]:
         return name, NO_AGENT_FRONT_MATTER
     raw = _written(lines)
     for key in _KEYS:
-        if not _is_string(raw.get(key)) or not fields.get(key):
+        if not _is_string(raw.get(key), _BUN_NOT_STRING) or not fields.get(key):
             return name, f"its '{key}' is not a text; Claude Code does not load it"
     if name.startswith("-"):
         return name, "its name starts with '-'; Claude Code does not load it"
@@ -253,8 +273,14 @@ def gemini_cli_agent(text: str, stem: str) -> tuple[str, str | None]:
     )
     if not fields.get("name") or not (fields.get("description") or remote):
         return name, NO_AGENT_FRONT_MATTER
-    if not all(_is_string(written.get(key)) for key in _KEYS if key in written):
-        key = next(key for key in _KEYS if key in written and not _is_string(written[key]))
+    if not all(
+        _is_string(written.get(key), _JS_YAML_NOT_STRING) for key in _KEYS if key in written
+    ):
+        key = next(
+            key
+            for key in _KEYS
+            if key in written and not _is_string(written[key], _JS_YAML_NOT_STRING)
+        )
         return name, f"its '{key}' is not a text; Gemini CLI does not load it"
     if unknown := sorted(set(written) - (_GEMINI_REMOTE_KEYS if remote else _GEMINI_LOCAL_KEYS)):
         keys = ", ".join(f"'{key}'" for key in unknown)
