@@ -11,6 +11,7 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agent,
     gemini_cli_skill,
 )
+from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, yaml_fault
 from tests.contract.test_skills import CLAUDE_AGENTS, CLAUDE_LOADED, FRONT_MATTER_SKILLS, OFFERED
 
 RULES = {"codex": codex_skill, "gemini-cli": gemini_cli_skill}
@@ -131,3 +132,55 @@ def test_a_description_is_a_text_as_each_cli_s_yaml_parser_reads_it(value: str) 
         assert claude == "its 'description' is not a text; Claude Code does not load it"
     if gemini is not None:
         assert gemini == "its 'description' is not a text; Gemini CLI does not load it"
+
+
+# Front matter js-yaml (Gemini CLI 0.61), Bun 1.4.0 and PyYAML stop on, as do Codex 0.171's
+# skills/list and Claude Code 2.1.197's system/init unless they repair it ("repaired": Codex and
+# Claude Code read an unquoted value holding ": " as its text).
+YAML_FAULTS = {  # (line 1 is the "---" above the front matter)
+    "Use 'foo: bar' syntax": ("'description' holds ': ' in a value that is not quoted", True),
+    'a "b: c" d': ("'description' holds ': ' in a value that is not quoted", True),
+    ">-\n    a\n  b": (
+        "line 5 is less indented than the first line of the block that opens 'description'",
+        False,
+    ),
+    "|\n\n    a\n   b": (
+        "line 6 is less indented than the first line of the block that opens 'description'",
+        False,
+    ),
+    "d\n# c\n  extra": ("line 5 is indented under a value that the comment in line 4 ends", False),
+    "d\n  # c\n  extra": (
+        "line 5 is indented under a value that the comment in line 4 ends",
+        False,
+    ),
+    "|\n    a\n# c\n    b": (
+        "line 6 is indented under a value that the comment in line 5 ends",
+        False,
+    ),
+}
+YAML_READ = (
+    "say 'x:'",  # (no ': ', no ':' at the end)
+    "it's a 'x #y: z'",  # (a comment from ' #' on)
+    'say "hi" now',
+    ">-\n  a\n    b",  # (more indented than the first line: kept as text)
+    "|1\n   a\n  b",  # (an indentation given in the header)
+    "|\n    a\n  # c\nx: 1",  # (a less-indented comment ends the block)
+    "d\n    # c\nx: 1",
+    "d\n\n  more",  # (a blank line does not end a value)
+)
+
+
+@pytest.mark.parametrize("value", sorted(YAML_FAULTS))
+def test_yaml_faults_quotes_inside_a_plain_value_blocks_and_comments(value: str) -> None:
+    lines = f"name: x\ndescription: {value}".splitlines()
+    fault, repaired = YAML_FAULTS[value]
+    assert yaml_fault(lines, JS_YAML) == fault
+    for dialect in (CODEX, CLAUDE):
+        assert yaml_fault(lines, dialect) == (None if repaired else fault)
+
+
+@pytest.mark.parametrize("value", YAML_READ)
+def test_yaml_reads_quotes_inside_a_plain_value_blocks_and_comments(value: str) -> None:
+    lines = f"name: x\ndescription: {value}".splitlines()
+    for dialect in (JS_YAML, CODEX, CLAUDE):
+        assert yaml_fault(lines, dialect) is None, dialect.name

@@ -8,11 +8,12 @@ stop on (measured with each CLI; see ``front_matter.py`` for what each does then
 - a front matter that is a list or a bare text, not a mapping of keys;
 - an alias (``*name``) with no anchor (``&name``) above it;
 - a more-indented line under a value that cannot go on (``key: value`` below ``description:
-  text``, any text below a closed quote), a line back at an indentation no key above has, a
-  line that is no ``key: value``;
+  text``, any text below a closed quote or below a comment line that ends a value), a line of
+  a block scalar less indented than its first, a line back at an indentation no key above
+  has, a line that is no ``key: value``;
 - a value opening with a character that cannot start one (``%``, ``@``, a backquote), a block
   scalar's header with text after it (``|x``), a flow list or mapping never closed, a ``: ``
-  inside an unquoted value;
+  inside an unquoted value (quotes inside it are text: ``Use 'a: b' here`` holds one);
 - a key given twice in one mapping (each dialect names the keys it refuses twice).
 
 Each CLI recovers some of these (``Dialect.recovers``): Codex 0.171 and Claude Code 2.1 read
@@ -105,8 +106,11 @@ class _Scan:
         self.anchors: set[str] = set()
         self.levels: list[tuple[int, tuple[str, ...], set[str]]] = []  # open mappings
         self.after: str | None = None  # what may go on below the last value: "plain" text,
-        self.after_indent = -1  # nothing ("closed"), anything ("skip": not looked into)
-        self.block_indent: int | None = None  # in a block scalar under a key so indented
+        self.after_indent = -1  # nothing ("closed", "comment": a comment line ended it),
+        self.comment_line = 0  # anything ("skip": not looked into)
+        self.block_indent: int | None = None  # in a block scalar under a key so indented,
+        self.block_content: int | None = None  # its lines so indented (None: not yet known)
+        self.block_name = ""
         self.pending: tuple[str, ...] | None = None  # the path of a key with no value yet
         self.list_indent: int | None = None  # a list's items at the indentation of its key
 
@@ -117,16 +121,29 @@ class _Scan:
             stripped = line.strip()
             indent = len(line) - len(line.lstrip(" "))
             if self.block_indent is not None:
-                if not stripped or indent > self.block_indent:
+                if not stripped:
                     index += 1
                     continue
-                self.block_indent = None
+                if self.block_content is None and indent > self.block_indent:
+                    self.block_content = indent  # (its first line sets its indentation)
+                if self.block_content is not None and indent >= self.block_content:
+                    index += 1
+                    continue
+                key_indent, self.block_indent = self.block_indent, None
+                if indent > key_indent and not stripped.startswith("#"):
+                    return (
+                        f"line {index + 2} is less indented than the first line of the block "
+                        f"that opens '{self.block_name}'"
+                    )
+                self.after, self.after_indent = "plain", key_indent  # (a comment ends it)
             if not stripped:
                 index += 1
                 continue
             if "\t" in line[: len(line) - len(line.lstrip())]:
                 return f"a tab indents line {index + 2} (YAML indents with spaces)"
             if stripped.startswith("#"):
+                if self.after == "plain":  # a comment line ends a value: none goes on below
+                    self.after, self.comment_line = "comment", index + 2
                 index += 1
                 continue
             fault, index = self.line(index, indent, stripped)
@@ -141,6 +158,9 @@ class _Scan:
         if self.after is not None and indent > self.after_indent:
             if self.after == "closed":
                 return f"{where} goes on after a closed value", index
+            if self.after == "comment":
+                why = f"the comment in line {self.comment_line} ends"
+                return f"{where} is indented under a value that {why}", index
             if self.after == "plain" and (": " in stripped or stripped.endswith(":")):
                 return f"{where} is indented under a value as if it were a key", index
             return None, index + 1
@@ -220,7 +240,9 @@ class _Scan:
         if value[0] in "|>":
             if not _BLOCK_HEADER.match(value):
                 return f"'{name}' opens a block with text after {value[0]!r}", index
-            self.block_indent = indent
+            self.block_indent, self.block_name = indent, name
+            digits = re.findall(r"[1-9]", value.split("#")[0])
+            self.block_content = indent + int(digits[0]) if digits else None
             return None, index + 1
         if value[0] in "[{":
             return self._flow(index, indent, path, value)
@@ -232,7 +254,8 @@ class _Scan:
             return f"'{name}' opens with {value[0]!r}, which cannot start a YAML value", index
         if value.startswith("!<") and ">" not in value:
             return f"'{name}' has a tag that is never closed", index
-        if ": " in _unquoted(value) or _unquoted(value).rstrip().endswith(":"):
+        plain = re.split(r"\s#", value)[0].rstrip()  # (a quote inside it is text)
+        if ": " in plain or plain.endswith(":"):
             return f"'{name}' holds ': ' in a value that is not quoted", index
         self.after, self.after_indent = "plain", indent
         return None, index + 1
