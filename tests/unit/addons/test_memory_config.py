@@ -388,7 +388,9 @@ def test_a_list_the_mcp_sdk_sent_as_one_text_block_per_item_is_read_as_that_list
     mixed = CallToolResult(
         content=[TextContent(type="text", text='{"key": "a"}'), TextContent(type="text", text="ok")]
     )
-    with pytest.raises(MemoryServerError, match="the text result of q is not JSON"):
+    with pytest.raises(  # (a block that is not JSON is a string item, sent as its text)
+        MemoryServerError, match=r"result item 1 of q is a string \('ok'\), not an object"
+    ):
         result_ids(mixed, mapping, "q")
 
 

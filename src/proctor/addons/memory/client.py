@@ -385,7 +385,7 @@ def _stray_stdout_said(log: TextIO, noted: set[str]) -> Iterator[None]:
 
 def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> list[str]:
     """The note ids of a search result, in the server's order, as the adapter maps them."""
-    data = _payload(result, mapping, what)
+    data, one = _payload(result, mapping, what)
     if data is None:
         return []
     from_text = mapping.source == "text" or result.structured_content is None
@@ -406,6 +406,11 @@ def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> lis
         try:
             value = follow(item, mapping.id)
         except KeyError as exc:
+            if one:  # (the MCP SDK sends a list of one item as that item alone)
+                raise MemoryServerError(
+                    f"the text result of {what} is {_one(item, mapping)}, not a list of items "
+                    f"with '{mapping.id}' (adapter fields 'results.path' and 'results.id')"
+                ) from exc
             lacks = (
                 f"has no '{mapping.id}'"
                 if isinstance(item, dict | list)
@@ -484,25 +489,42 @@ def _json_kind(value: Any) -> str:
     return f"a number ({value!r})"
 
 
-def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> Any:
+def _one(item: Any, mapping: ResultMapping) -> str:
+    """What the one value a text result holds is, for a sentence: ``one object with no 'id'
+    (it has the key 'error')``, ``a number (5)``."""
+    if not isinstance(item, dict):
+        return _json_kind(item)
+    return f"one object with no '{mapping.id}' ({_reached(item, [], mapping)[2:]})"
+
+
+def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> tuple[Any, bool]:
+    """The result as JSON, and whether it is one text value taken as a list of that one item.
+
+    The MCP SDK (``_convert_to_content``) sends a tool's returned list as one text block per
+    item: a string as its text, any other value as JSON; so a list of one item is that item
+    alone, and a list of one string is its bare text."""
     if mapping.source != "text" and result.structured_content is not None:
-        return result.structured_content
+        return result.structured_content, False
     if mapping.source == "structured":
         raise MemoryServerError(f"the result of {what} has no structured content")
     blocks = [block.text for block in result.content if isinstance(block, TextContent)]
     text = "".join(blocks)
     if not text.strip():
-        return None
+        return None, False
     if len(blocks) > 1 and (items := _each_json(blocks)) is not None:
-        return items  # the MCP SDK sends a tool's returned list as one text block per item
+        return items, False
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
+        if len(blocks) > 1:  # a list holding strings: each sent as its text
+            return [_json_or_text(block) for block in blocks], False
+        if not mapping.path and not mapping.id:  # a list of one id, sent as its text
+            return [text], True
         shown = masked_head(text, 120)
         raise MemoryServerError(f"the text result of {what} is not JSON: {shown!r}") from exc
-    if len(blocks) == 1 and not mapping.path and isinstance(value, dict):
-        return [value]  # so is a list of one item: the list is the result, not an object
-    return value
+    if len(blocks) == 1 and not mapping.path and not isinstance(value, list):
+        return [value], True
+    return value, False
 
 
 def _each_json(blocks: list[str]) -> list[Any] | None:
@@ -511,6 +533,13 @@ def _each_json(blocks: list[str]) -> list[Any] | None:
         return [json.loads(block) for block in blocks]
     except json.JSONDecodeError:
         return None
+
+
+def _json_or_text(block: str) -> Any:
+    try:
+        return json.loads(block)
+    except json.JSONDecodeError:
+        return block
 
 
 def _text(result: CallToolResult) -> str:
