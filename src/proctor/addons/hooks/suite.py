@@ -125,12 +125,22 @@ def _printed(runs: Sequence[HookRunResult]) -> str:
     return f"no message (it printed: {snippet(' | '.join(printed))})"
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+
+
 def _gist(text: str) -> str:
-    """A hook's message, or of a Python traceback its last line: what broke."""
-    if "Traceback (most recent call last)" not in text:
+    """A hook's message, or where it holds a Python traceback, the line that ends the last one
+    (``KeyError: 'x'``: what broke), whatever the hook printed after it."""
+    lines = text.splitlines()
+    starts = [n for n, line in enumerate(lines) if line.strip() == _TRACEBACK]
+    if not starts:
         return text
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else text
+    header = lines[starts[-1]]
+    indent = len(header) - len(header.lstrip())
+    for line in lines[starts[-1] + 1 :]:  # (its frames are indented under it)
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            return line.strip()
+    return next((line.strip() for line in reversed(lines) if line.strip()), text)
 
 
 def _heard(runs: Sequence[HookRunResult], said: Sequence[str]) -> str:

@@ -1,0 +1,43 @@
+"""What a failed hook case says its hook said: of a Python traceback, the exception."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from proctor.addons.hooks.cases import Expect, HookCase
+from proctor.addons.hooks.results import HookRunResult
+from proctor.addons.hooks.suite import judge
+
+
+def test_a_traceback_is_said_by_its_exception_line_whatever_the_hook_printed_after_it(
+    tmp_path: Path,
+) -> None:
+    """A hook that printed after its traceback, or whose exception was raised while handling
+    another (two tracebacks), is said by the line that ends the last traceback: the exception
+    that stopped it (it was the last line printed: "cleaning up", or an indented frame)."""
+    script = tmp_path / "h.py"
+    script.write_text(
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('cleaning up', file=sys.stderr))\n"
+        "try:\n    {}['x']\nexcept KeyError:\n    raise ValueError('bad input\\nsee the log')\n",
+        encoding="utf-8",
+    )
+    stderr = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False
+    ).stderr
+    assert stderr.count("Traceback (most recent call last):") == 2
+    assert stderr.rstrip().endswith("cleaning up")
+    case = HookCase(id="c", agent="claude-code", event="Stop", expect=Expect(decision="silent"))
+    crashed = HookRunResult(
+        command="./h.py", exit_code=1, decision="error", message=stderr, stdout="",
+        stderr=stderr, duration_ms=1,
+    )  # fmt: skip
+    assert judge(case, [crashed]).message == (
+        "expected decision silent, got error (the hook said: ValueError: bad input)"
+    )
+    cut = 'Traceback (most recent call last):\n  File "h.py", line 3, in <module>\n    f()\n'
+    assert judge(case, [crashed.model_copy(update={"message": cut})]).message.endswith(
+        "(the hook said: f())"
+    )
