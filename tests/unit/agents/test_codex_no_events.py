@@ -42,3 +42,20 @@ def test_a_long_stderr_is_cut_to_its_end_and_marked(tmp_path: Path) -> None:
 def test_a_short_stderr_is_quoted_whole_and_an_empty_one_said_so(tmp_path: Path) -> None:
     assert _reason("  boom\n", tmp_path) == "agent error: no events on stdout (boom)"
     assert _reason("", tmp_path) == "agent error: no events on stdout (nothing on stderr)"
+
+
+@pytest.mark.parametrize(
+    ("stderr", "label"),
+    [
+        ("Error: 401 Unauthorized", "authentication failed"),
+        ("Error: unexpected status 429 Too Many Requests", "rate limited"),
+        ("ERROR: You exceeded your current quota", "quota exhausted"),
+        ("error sending request: Connection refused (os error 111)", "network error"),
+        ("Error: stream error: 503 Service Unavailable", "API error"),
+    ],
+)
+def test_what_stderr_says_went_wrong_gives_the_reason_its_kind(
+    stderr: str, label: str, tmp_path: Path
+) -> None:
+    reason = _reason(stderr, tmp_path)
+    assert reason.startswith(f"{label}: no events on stdout ({stderr})")

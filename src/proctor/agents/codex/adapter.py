@@ -43,7 +43,7 @@ DIALOG_KEY_INTERVAL_SEC = 0.5
 
 STDERR_TAIL_CHARS = 200
 """How much of stderr the reason for a turn that printed no events quotes: its end, where
-the CLI says what went wrong."""
+the CLI says what went wrong, and what the reason's kind is read from."""
 
 
 def stderr_tail(stderr: str) -> str:
@@ -174,7 +174,9 @@ class Codex(RealCli[CodexSession]):
             detail = (failed or {}).get("error", {}).get("message") or errors[-1].get("message", "")
             error = describe_agent_failure(str(detail) or "turn failed")
         elif not stdout:
-            error = f"agent error: no events on stdout ({stderr_tail(stderr)})"
+            # Classified by what stderr's end says (a refused key, a rate limit, a network
+            # failure), as every other failure of an agent is: `--retry-errors` reads the label.
+            error = describe_agent_failure(f"no events on stdout ({stderr_tail(stderr)})")
         model = launch.state.model
         reported = reported_usage(stdout, model) if model else None
         return HeadlessReport(
