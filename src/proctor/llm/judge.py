@@ -56,7 +56,7 @@ def _capped(text: str) -> str:
     if len(text) <= LINE_CAP:
         return text
     half = (LINE_CAP - 60) // 2  # 60 leaves room for the marker
-    marker = f"\n[... {len(text) - 2 * half} chars cut from the middle ...]\n"
+    marker = f"\n[... {len(text) - 2 * half:,} chars cut from the middle ...]\n"
     return text[:half] + marker + text[len(text) - half :]
 
 
@@ -120,7 +120,10 @@ def collect_artifacts(workspace: Path, globs: list[str]) -> list[tuple[str, str]
             if path.is_file():
                 text = mask(path.read_text(encoding="utf-8", errors="replace"))
                 if len(text) > ARTIFACT_CAP:
-                    text = text[:ARTIFACT_CAP] + f"\n[... {len(text) - ARTIFACT_CAP} chars cut]"
+                    text = (
+                        text[:ARTIFACT_CAP]
+                        + f"\n[... {len(text) - ARTIFACT_CAP:,} chars of the file cut ...]"
+                    )
                 out.append((path.relative_to(workspace).as_posix(), text))
     return out
 

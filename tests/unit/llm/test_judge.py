@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import pathlib
+import re
 
 import pytest
 
 from proctor.llm.judge import (
+    ARTIFACT_CAP,
     ContextOverflow,
     build_material,
+    collect_artifacts,
     parse_verdict,
     perplexity_level,
 )
@@ -151,3 +155,18 @@ def test_a_diff_cut_again_to_fit_the_budget_says_all_that_was_cut(budget: int) -
     shown = material.prompt.split("# Workspace diff\n\n", 1)[1].split("\n[... ", 1)[0]
     assert len(shown) == 30_000 - cut
     assert "(no changes)" not in material.prompt
+
+
+def test_every_cut_mark_counts_its_characters_with_a_thousands_separator(
+    tmp_path: pathlib.Path,
+) -> None:
+    (tmp_path / "notes.md").write_text("n" * (ARTIFACT_CAP + 12_345), encoding="utf-8")
+    [(name, text)] = collect_artifacts(tmp_path, ["*.md"])
+    assert name == "notes.md"
+    assert text.endswith("\n[... 12,345 chars of the file cut ...]")
+    events = [make_event("user_message", text="m" * 12_000)]
+    material = build_material("Score it.", events, [], "", 100_000)
+    assert "chars cut from the middle" in material.prompt
+    assert re.search(
+        r"\[\.\.\. \d{1,3}(,\d{3})+ chars cut from the middle \.\.\.\]", material.prompt
+    )
