@@ -97,6 +97,15 @@ def test_a_folder_that_holds_no_session_was_read(proctor: Run, tmp_path: Path) -
     # A file that is no session, and a PATH that is not there, were not read: exit 2.
     alone = proctor("history", str(empty / "notes.jsonl"))
     assert alone.code == 2 and "nothing to replay" in alone.err
+    # A file is not a session transcript (whatever --agent asked for: it is no agent's); a
+    # folder holds none.
+    (tmp_path / "plain.txt").write_text("hello\n")
+    for agent in ([], ["--agent", "codex"]):
+        plain = proctor("history", str(tmp_path / "plain.txt"), *agent)
+        assert plain.code == 2, plain.err
+        assert (
+            f"nothing to replay ({tmp_path / 'plain.txt'}: not a session transcript)\n" in plain.err
+        )
     missing = proctor("history", str(tmp_path / "nowhere"))
     assert missing.code == 2 and "no such file or folder" in missing.err
 

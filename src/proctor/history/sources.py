@@ -410,8 +410,8 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
             Unavailable(path=str(path), reason=f"{OTHER_AGENTS_ONLY}: {held}, left out by --agent")
         )
     elif not found and not (path.is_file() and unreadable):
-        narrowed = not wanted.issuperset(AGENTS)  # --agent left some out
-        reason = "no session transcript" + (" of the agents asked for" if narrowed else "")
+        narrowed = "" if wanted.issuperset(AGENTS) else " of the agents asked for"  # --agent
+        reason = f"no session transcript{narrowed}" if path.is_dir() else "not a session transcript"
         if path.name.endswith((".jsonl", ".json")) and path.is_dir():
             reason = f"{FOLDER.partition(':')[0]}: it holds {reason}"
         if path.is_dir() and _parts_only(path):

@@ -235,4 +235,4 @@ def test_a_damaged_chat_given_alone_in_its_chats_folder_says_why(tmp_path: Path)
     # The control: an empty file elsewhere, named as no CLI names its sessions, is none.
     (tmp_path / "notes.jsonl").write_bytes(b"")
     found, unavailable = sessions_under([tmp_path / "notes.jsonl"], AGENTS)
-    assert found == [] and [u.reason for u in unavailable] == ["no session transcript"]
+    assert found == [] and [u.reason for u in unavailable] == ["not a session transcript"]
