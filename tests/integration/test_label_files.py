@@ -165,3 +165,47 @@ def test_a_task_id_the_run_lacks_is_named_with_the_task_it_may_misspell(
     right.write_text("one,easy\nfix-add,hard\n")
     quiet = proctor("report", str(run_dir), "--buckets", str(right))
     assert quiet.code == 0 and "note" not in quiet.err, quiet.err
+
+
+def test_runs_read_as_one_and_a_manifest_s_left_out_tasks_are_said_as_such(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`report` of several runs said "the run's tasks"; the pairs of a manifest planned with
+    --goal-shape were told that the tasks it left out on purpose were none of theirs."""
+    for name in ("t1", "t2", "t3"):
+        make_case(name, config=AB, plan=WRITES)
+    goals = tmp_path / "goals.csv"
+    goals.write_text("t1,single_goal\nt2,single_goal\nt3,strong_multi_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = ("plan-repeats", "--goal-labels", str(goals), "--goal-shape", "single_goal")
+    assert proctor(*planned, "--pairs", "2", "--output", str(manifest)).code == 0
+    out = tmp_path / "out"
+    ran = proctor("run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+                  "--out", str(out))  # fmt: skip
+    assert ran.code == 0, ran.err
+    (first,) = (out / "pair-1").glob("run-*")
+    (second,) = (out / "pair-2").glob("run-*")
+    # The goal labels the manifest was planned from: t3 left out on purpose, no note.
+    for runs in ([first, second], [first]):
+        shaped = proctor("report", *map(str, runs), "--goal-labels", str(goals))
+        assert shaped.code == 0 and "note: --goal-labels" not in shaped.err, shaped.err
+    compared = proctor("compare", str(first), str(second), "--goal-labels", str(goals))
+    assert compared.code == 0 and "note: --goal-labels" not in compared.err, compared.err
+    # A bucket file's id no task has is still named, "the runs' tasks" of runs read as one.
+    buckets = tmp_path / "buckets.csv"
+    buckets.write_text("t1,easy\nt3,hard\nzzz,hard\n")
+    both = ("--buckets", str(buckets), "--goal-labels", str(goals))
+    pooled = proctor("report", str(first), str(second), *both)
+    assert pooled.code == 0, pooled.err
+    said = f"proctor: note: --buckets {buckets}: 'zzz': not one of the runs' tasks, its label"
+    assert said in pooled.err and "'t3'" not in pooled.err, pooled.err
+    alone = proctor("report", str(first), *both)
+    assert "'zzz': not one of the run's tasks" in alone.err and "'t3'" not in alone.err
+    # Without the goal labels, what t3's shape is is unknown: named, as any id.
+    unknown = proctor("report", str(first), str(second), "--buckets", str(buckets))
+    assert "'t3', 'zzz': none of the runs' tasks, their labels unused" in unknown.err
+    # Runs of no manifest: every id they lack is named.
+    plain, plain_out = run_cases(proctor, tmp_path, "--case", "t1", "--case", "t2")
+    assert plain.code == 0, plain.err
+    unplanned = proctor("report", str(single_run_dir(plain_out)), "--goal-labels", str(goals))
+    assert "'t3': not one of the run's tasks, its label unused" in unplanned.err

@@ -193,11 +193,15 @@ def label_options(command: Any) -> Any:
     return command
 
 
-def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
-    """The function that applies the label files, or None without any."""
+def relabeller(
+    buckets: Path | None, goal_labels: Path | None, run_dirs: tuple[Path, ...] = ()
+) -> Any:
+    """The function that applies the label files, or None without any. ``run_dirs``: the runs
+    ``report`` reads (as one sample set when there are several); ``compare`` names each run
+    as it reads it."""
     if buckets is None and goal_labels is None:
         return None
-    from proctor.report.labels import read_label_file, relabel
+    from proctor.report.labels import left_out_by_manifest, read_label_file, relabel
 
     by_bucket = read_label_file(buckets, "--buckets") if buckets else None
     by_shape = read_label_file(goal_labels, "--goal-labels") if goal_labels else None
@@ -216,6 +220,9 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
         checked.add(run)
         files = (("--buckets", buckets, by_bucket), ("--goal-labels", goal_labels, by_shape))
         whose = f"the tasks of {run}" if run is not None else "the run's tasks"
+        whose = "the runs' tasks" if run is None and len(run_dirs) > 1 else whose
+        # The tasks a repeat manifest's --goal-shape left out of its pairs: not a mistake.
+        aside = left_out_by_manifest([run] if run is not None else list(run_dirs), by_shape)
         for option, path, labels in files:
             if not labels:
                 continue
@@ -224,7 +231,7 @@ def relabeller(buckets: Path | None, goal_labels: Path | None) -> Any:
                     f"proctor: note: {option} {path}: the file names none of {whose} "
                     f"({', '.join(sorted(tasks)[:5])}{', …' if len(tasks) > 5 else ''})"
                 )
-            elif unmatched := sorted(set(labels) - tasks):
+            elif unmatched := sorted(set(labels) - tasks - aside):
                 note = f"proctor: note: {option} {path}: {_unmatched(unmatched, labels, tasks)}"
                 note += f" {whose}, {'its label' if len(unmatched) == 1 else 'their labels'} unused"
             else:

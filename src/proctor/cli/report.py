@@ -139,7 +139,7 @@ def command(
         )
     # (--force with --write and --config rewrites the run's files under a gate not its own)
     out = check_output(output, force, names, shown, alone=not (write and config is not None))
-    labels = relabeller(buckets, goal_labels)
+    labels = relabeller(buckets, goal_labels, tuple(run_dirs))
     check_distinct(run_dirs)
     if len(run_dirs) > 1:
         if write:

@@ -81,3 +81,36 @@ def relabel(
         labels = record.labels.model_copy(update=update) if update else record.labels
         out.append(record.model_copy(update={"labels": labels}) if update else record)
     return out
+
+
+def left_out_by_manifest(runs: list[Path], goal_labels: dict[str, str] | None) -> set[str]:
+    """The task ids of ``goal_labels`` that a repeat manifest planned with ``--goal-shape``
+    left out of every run of ``runs`` on purpose: each run is a pair of such a manifest (its
+    ``run.json`` labelled ``<goal shape>-pair-<n>``, as ``plan-repeats`` labels them, its
+    ``config.json`` listing the manifest's tasks), and the id, which none of them lists, has
+    another goal shape in ``goal_labels``. Empty when a run is no such pair or its records do
+    not read: then no one knows what was left out on purpose."""
+    import re
+
+    from proctor.errors import ProctorError
+    from proctor.models.config import GOAL_SHAPES
+    from proctor.models.io import read_record
+    from proctor.models.run import ConfigRecord, RunManifest
+    from proctor.paths import RunPaths
+
+    if not goal_labels or not runs:
+        return set()
+    left: set[str] | None = None
+    for run in runs:
+        paths = RunPaths(run)
+        try:
+            label = read_record(paths.run_json, RunManifest).session_label or ""
+            tasks = set(read_record(paths.config_json, ConfigRecord).cli.cases)
+        except (ProctorError, OSError):
+            return set()
+        shape = re.fullmatch(r"(.+)-pair-\d+", label)
+        if shape is None or shape[1] not in GOAL_SHAPES or not tasks:
+            return set()
+        out = {t for t, s in goal_labels.items() if s != shape[1] and t not in tasks}
+        left = out if left is None else left & out
+    return left or set()
