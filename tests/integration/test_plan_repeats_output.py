@@ -170,3 +170,34 @@ def test_a_dash_is_standard_output_beside_a_folder_named_dash(tmp_path: Path) ->
     )  # fmt: skip
     assert planned.returncode == 0, planned.stderr
     assert json.loads(planned.stdout)["pairs"] == 3
+
+
+def test_every_problem_of_the_options_is_named_at_once(proctor: Run, tmp_path: Path) -> None:
+    """An --output file that exists was refused alone: fixed, the --conditions were refused
+    next, then the --goal-shape; each independent problem is a line, and nothing is written."""
+    labels = _labels(tmp_path)
+    manifest = tmp_path / "m.json"
+    manifest.write_text("kept\n")
+    plan = ("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest))
+    refused = proctor(*plan, "--conditions", "a,a", "--goal-shape", "nope")
+    assert refused.code == 2 and refused.out == "", refused.err
+    assert refused.err == (
+        f"proctor: error: --output {manifest}: the file exists; give --force to replace it\n"
+        "proctor: error: --conditions: 'a' is named twice; give two or more different "
+        "conditions, comma-separated, each once\n"
+        "proctor: error: --goal-shape nope: expected one of single_goal, weak_multi_goal, "
+        "strong_multi_goal\n"
+        "proctor: error: 3 problems with the options, each named above; no manifest was "
+        "written\n"
+    )
+    # A goal shape no task has is named beside the others too; one problem is one sentence.
+    shaped = proctor(*plan, "--conditions", "a", "--goal-shape", "weak_multi_goal")
+    assert shaped.code == 2 and "2 problems with the options" not in shaped.err
+    assert "--conditions: give two or more" in shaped.err
+    assert "--goal-shape weak_multi_goal: no task has that goal shape" in shaped.err
+    assert "3 problems with the options, each named above" in shaped.err
+    alone = proctor(*plan)
+    assert alone.code == 2 and alone.err == (
+        f"proctor: error: --output {manifest}: the file exists; give --force to replace it\n"
+    )
+    assert manifest.read_text() == "kept\n"

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
 from proctor.models.base import MAX_PAIRS
 from proctor.util.text import blank_in_list, plural
+
+T = TypeVar("T")
 
 
 @click.command("plan-repeats")
@@ -54,37 +58,52 @@ def command(
     An existing --output file is left as it is unless --force is given; its folder must
     exist. A link is written through; a named pipe, a device or /dev/stdout is written to as
     it is."""
-    from proctor.cli.options import check_folder_of
-    from proctor.cli.output_file import (
-        check_file_path,
-        descriptor,
-        followed,
-        is_stream,
-        write_output_file,
-        written_where,
-    )
+    from proctor.cli.output_file import write_output_file, written_where
     from proctor.errors import ConfigError
     from proctor.models.io import model_to_json
-    from proctor.report.labels import read_label_file
-    from proctor.session.repeats import manifest_order_note, plan_repeats
+    from proctor.session.repeats import (
+        check_conditions,
+        check_goal_shape,
+        manifest_order_note,
+        plan_repeats,
+        tasks_of,
+    )
 
-    check_file_path(output, "the manifest")
-    stream = is_stream(output, "a manifest")
-    # As `> FILE`: a link is written through, a pipe or device written to, never replaced.
-    path = Path(output) if stream else followed(output)
-    if descriptor(output) is None and path.is_dir():  # (`-` is stdout, whatever is here)
-        raise ConfigError(f"--output {output}: a folder, not a file (the manifest is one file)")
-    if not stream:
-        check_folder_of("--output", path)  # as `model serve --log`: a missing folder is not made
-        if path.exists() and not force:
-            raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
+    # Every option's problem at once, one line each: they are independent (a file that exists
+    # says nothing of the conditions), and one refused at a time takes a try each.
+    problems: list[str] = []
+
+    def checked(check: Callable[[], T]) -> T | None:
+        try:
+            return check()
+        except ConfigError as exc:
+            problems.append(str(exc))
+            return None
+
+    path = checked(lambda: _output_path(output, force))
     blank = blank_in_list(conditions, "condition", "baseline,treatment")
-    if blank:  # `a,,b` planned as `a / b` would hide a name the user meant to give
-        raise ConfigError(f"--conditions: {blank}")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
-    labels = read_label_file(goal_labels, "--goal-labels")
-    if not labels:  # named with the file, as every other problem of it is
-        raise ConfigError(f"--goal-labels {goal_labels}: the file names no task")
+    if blank:  # `a,,b` planned as `a / b` would hide a name the user meant to give
+        problems.append(f"--conditions: {blank}")
+    else:
+        checked(lambda: check_conditions(names))
+    before = len(problems)
+    checked(lambda: check_goal_shape(goal_shape))
+    labels = checked(lambda: _goal_labels(goal_labels))
+    if labels is not None and len(problems) == before:  # a shape known, of the tasks named
+        checked(lambda: tasks_of(labels, goal_shape))
+    if len(problems) == 1:
+        raise ConfigError(problems[0])
+    if problems:
+        from proctor.util.masking import mask
+        from proctor.util.text import controls_escaped
+
+        for problem in problems:  # as proctor says its one error
+            click.echo(f"proctor: error: {controls_escaped(mask(problem))}", err=True)
+        raise ConfigError(
+            f"{len(problems)} problems with the options, each named above; no manifest was written"
+        )
+    assert path is not None and labels is not None
     manifest = plan_repeats(labels, goal_shape, pairs, names)
     if not write_output_file(path, model_to_json(manifest), "a manifest"):
         return 0  # its reader went away, as a manifest printed to a closed pipe
@@ -97,3 +116,38 @@ def command(
     if note:
         click.echo(f"proctor: note: {output}: {note}", err=True)
     return 0
+
+
+def _output_path(output: str, force: bool) -> Path:
+    """The file ``--output`` names (a link followed, as ``> FILE`` writes through it; a
+    stream as it is), or a ConfigError: not a file's path, a folder, a folder not there, a
+    file there without ``--force``."""
+    from proctor.cli.options import check_folder_of
+    from proctor.cli.output_file import check_file_path, descriptor, followed, is_stream
+    from proctor.errors import ConfigError
+
+    check_file_path(output, "the manifest")
+    stream = is_stream(output, "a manifest")
+    # As `> FILE`: a link is written through, a pipe or device written to, never replaced.
+    path = Path(output) if stream else followed(output)
+    if descriptor(output) is None and path.is_dir():  # (`-` is stdout, whatever is here)
+        raise ConfigError(f"--output {output}: a folder, not a file (the manifest is one file)")
+    if not stream:
+        check_folder_of("--output", path)  # as `model serve --log`: a missing folder is not made
+        if path.exists() and not force:
+            raise ConfigError(f"--output {output}: the file exists; give --force to replace it")
+    return path
+
+
+def _goal_labels(goal_labels: Path) -> dict[str, str]:
+    """The tasks of ``--goal-labels`` with their goal shapes, or a ConfigError naming the file
+    when it does not read, names no task, or gives one a goal shape proctor does not know."""
+    from proctor.errors import ConfigError
+    from proctor.models.config import check_goal_labels
+    from proctor.report.labels import read_label_file
+
+    labels = read_label_file(goal_labels, "--goal-labels")
+    if not labels:  # named with the file, as every other problem of it is
+        raise ConfigError(f"--goal-labels {goal_labels}: the file names no task")
+    check_goal_labels(labels)
+    return labels

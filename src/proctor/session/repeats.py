@@ -33,35 +33,10 @@ if TYPE_CHECKING:
 def plan_repeats(
     goal_labels: dict[str, str], goal_shape: str | None, pairs: int, conditions: list[str]
 ) -> RepeatManifest:
-    if goal_shape is not None and goal_shape not in GOAL_SHAPES:
-        raise ConfigError(
-            f"--goal-shape {name_shown(goal_shape)}: expected one of {', '.join(GOAL_SHAPES)}"
-        )
+    check_goal_shape(goal_shape)
     check_goal_labels(goal_labels)
-    for condition in conditions:
-        if not SAFE_NAME.fullmatch(condition):
-            raise ConfigError(
-                f"--conditions: {condition!r} cannot name a condition ({SAFE_NAME_RULE})"
-            )
-    tasks = sorted(
-        t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape
-    )
-    if not tasks and goal_shape is None:
-        raise ConfigError("--goal-labels: the file names no task")
-    if not tasks:
-        shapes = ", ".join(sorted(set(goal_labels.values())))
-        raise ConfigError(
-            f"--goal-shape {name_shown(goal_shape or '')}: no task has that goal shape "
-            f"(shapes: {shapes})"
-        )
-    twice = next((c for i, c in enumerate(conditions) if c in conditions[:i]), None)
-    if twice is not None:
-        raise ConfigError(
-            f"--conditions: {twice!r} is named twice; give two or more different conditions, "
-            "comma-separated, each once"
-        )
-    if len(conditions) < 2:
-        raise ConfigError("--conditions: give two or more different conditions, comma-separated")
+    check_conditions(conditions)
+    tasks = tasks_of(goal_labels, goal_shape)
     orders = williams_orders(conditions)
     runs = [
         ManifestRun(
@@ -75,6 +50,49 @@ def plan_repeats(
     return RepeatManifest(
         goal_shape=goal_shape, conditions=conditions, tasks=tasks, pairs=pairs, runs=runs
     )
+
+
+def check_goal_shape(goal_shape: str | None) -> None:
+    """A ConfigError unless ``goal_shape`` (``--goal-shape``) is None or one proctor knows."""
+    if goal_shape is not None and goal_shape not in GOAL_SHAPES:
+        raise ConfigError(
+            f"--goal-shape {name_shown(goal_shape)}: expected one of {', '.join(GOAL_SHAPES)}"
+        )
+
+
+def check_conditions(conditions: list[str]) -> None:
+    """A ConfigError unless ``conditions`` (``--conditions``) are two or more different
+    names a condition can have."""
+    for condition in conditions:
+        if not SAFE_NAME.fullmatch(condition):
+            raise ConfigError(
+                f"--conditions: {condition!r} cannot name a condition ({SAFE_NAME_RULE})"
+            )
+    twice = next((c for i, c in enumerate(conditions) if c in conditions[:i]), None)
+    if twice is not None:
+        raise ConfigError(
+            f"--conditions: {twice!r} is named twice; give two or more different conditions, "
+            "comma-separated, each once"
+        )
+    if len(conditions) < 2:
+        raise ConfigError("--conditions: give two or more different conditions, comma-separated")
+
+
+def tasks_of(goal_labels: dict[str, str], goal_shape: str | None) -> list[str]:
+    """The tasks of ``goal_labels`` of ``goal_shape`` (of every shape when None), sorted; a
+    ConfigError when there are none."""
+    tasks = sorted(
+        t for t, shape in goal_labels.items() if goal_shape is None or shape == goal_shape
+    )
+    if not tasks and goal_shape is None:
+        raise ConfigError("--goal-labels: the file names no task")
+    if not tasks:
+        shapes = ", ".join(sorted(set(goal_labels.values())))
+        raise ConfigError(
+            f"--goal-shape {name_shown(goal_shape or '')}: no task has that goal shape "
+            f"(shapes: {shapes})"
+        )
+    return tasks
 
 
 def order_note(
