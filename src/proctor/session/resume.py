@@ -443,7 +443,7 @@ def _resume(
         plan = planned.plan
     else:
         plan = _replanned(request)
-    same_plan(paths, plan, request.cwd or Path.cwd())
+    plan = same_plan(paths, plan, request.cwd or Path.cwd())  # (in the run's order)
     if retry_errors is not None:  # (resolved.json does not hold it)
         overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})
         plan = plan.model_copy(update={"overrides": overrides})

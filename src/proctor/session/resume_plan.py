@@ -5,6 +5,7 @@ differs, with what its digest covers)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -49,9 +50,11 @@ def _absolute(value: Any, cwd: Path, key: str = "") -> Any:
     return value
 
 
-def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
-    """Refuse the resume when ``plan`` (made now) does not resolve to the run's
-    ``resolved.json``, naming what changed."""
+def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> RunPlan:
+    """``plan`` (made now) with its trials in the order the run planned them (``resolved.json``'s
+    matrix); refuse the resume when it does not resolve to the run's ``resolved.json``, naming
+    what changed. The same trials in another order are the same plan: a proctor that orders
+    the conditions of a repeat otherwise resumes a run started by an older one."""
     try:
         stored = json.loads(paths.resolved_json.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -81,7 +84,12 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
             f"--resume {paths.root}: the cases changed since the run started ({cases}); start "
             "a new run instead"
         )
+    stored_matrix, now_matrix = stored.pop("matrix", None), now.pop("matrix", None)
     changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
+    if not changed and isinstance(stored_matrix, list) and isinstance(now_matrix, list):
+        changed = _other_cells(stored_matrix, now_matrix)
+    elif not changed:
+        changed = first_difference(stored_matrix, now_matrix, "matrix")
     if changed:
         where = changed.lstrip(".")
         what = DIGESTS.get(where.rsplit(".", 1)[-1], "")
@@ -89,6 +97,39 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> None:
             f"--resume {paths.root}: the cases or the configuration changed since the run "
             f"started (resolved.json differs at {where}{what}); start a new run instead"
         )
+    if isinstance(stored_matrix, list) and stored_matrix != now_matrix:
+        return in_recorded_order(plan, stored_matrix)
+    return plan
+
+
+def _cell(entry: Any) -> str:
+    """A cell of ``resolved.json``'s matrix as one key: case/agent/condition/repeat."""
+    if not isinstance(entry, dict):
+        return json.dumps(entry)
+    return "/".join(str(entry.get(k)) for k in ("case", "agent", "condition", "repeat"))
+
+
+def _other_cells(stored: list[Any], now: list[Any]) -> str | None:
+    """The first trial the run planned that is not planned now, or the other way round, as
+    the place ``resolved.json`` differs at; None when both hold the same trials (in whatever
+    order)."""
+    was, planned = Counter(map(_cell, stored)), Counter(map(_cell, now))
+    if was == planned:
+        return None
+    gone = [c for c in dict.fromkeys(map(_cell, stored)) if was[c] > planned[c]]
+    if gone:
+        return f"matrix (trial {gone[0]} is no longer planned)"
+    new = next(c for c in dict.fromkeys(map(_cell, now)) if planned[c] > was[c])
+    return f"matrix (trial {new} was not planned then)"
+
+
+def in_recorded_order(plan: RunPlan, matrix: list[Any]) -> RunPlan:
+    """``plan`` with its trials in the order of ``matrix`` (the run's own, holding the same
+    trials), numbered again from 0: the trials left run in the order the run planned them."""
+    place = {cell: i for i, cell in enumerate(map(_cell, matrix))}
+    ordered = sorted(plan.trials, key=lambda t: place.get("/".join(map(str, t.key)), len(place)))
+    trials = [t.model_copy(update={"index": i}) for i, t in enumerate(ordered)]
+    return plan.model_copy(update={"trials": trials})
 
 
 def _fixtures_digested_by_time(
