@@ -493,3 +493,33 @@ def test_a_trial_named_by_the_path_of_its_folder_is_that_trial(
     (other / "trial.json").write_text("{}")
     refused = proctor("annotate", str(run_dir), str(other), "--verdict", "failed", "--note", "x")
     assert refused.code == 2 and "expected case/agent/condition/repeat" in refused.err
+
+
+def test_a_trial_folder_is_read_as_the_system_reads_it_and_another_runs_is_named(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The run reached through a link was refused as `expected case/agent/condition/repeat`;
+    so was a trial folder of another run, which did not say so."""
+    import shutil
+
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    link = tmp_path / "linkrun"
+    link.symlink_to(run_dir)
+    mark = ("--verdict", "failed", "--note", "x")
+    through = proctor("annotate", str(link), f"{run_dir}/trials/fix/scripted/default/2", *mark)
+    assert through.code == 0, through.err
+    back = proctor("annotate", str(run_dir), f"{link}/trials/fix/scripted/default/1/", *mark)
+    assert back.code == 0, back.err
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert [m["trial"] for m in marks] == ["fix/scripted/default/2", "fix/scripted/default/1"]
+    other = tmp_path / "other-run"
+    shutil.copytree(run_dir, other)
+    given = f"{other}/trials/fix/scripted/default/2"
+    refused = proctor("annotate", str(run_dir), given, *mark)
+    assert refused.code == 2 and refused.err == (
+        f'proctor: error: TRIAL "{given}": a trial folder of another run, {other}, not of '
+        f"{run_dir}; give that run as RUN_DIR: proctor annotate {other} "
+        "fix/scripted/default/2 …\n"
+    )

@@ -146,17 +146,34 @@ _PARTS = ("case", "agent", "condition", "repeat")
 
 def _inside_trials(run_dir: Path, trial: str) -> str | None:
     """TRIAL named by the path of its folder (``RUN/trials/fix/codex/default/1``, as a shell
-    completes it, or absolute) as case/agent/condition/repeat; None for a TRIAL that is no path
-    into the run's ``trials`` folder, read as it is written."""
-    from proctor.paths import RunPaths
+    completes it, or absolute; the run reached through a link too) as case/agent/condition/
+    repeat; None for a TRIAL that is no path into a ``trials`` folder, read as it is written.
+    Refuses the path of a trial folder of another run, naming that run."""
+    from proctor.errors import ConfigError
+    from proctor.paths import RunPaths, run_holding
+    from proctor.util.json_shown import WHOLE, json_text
 
     if trial.strip("/").count("/") < 4:  # case/agent/condition/repeat, or trials/… as listed
         return None
     trials = os.path.abspath(RunPaths(run_dir).trials_dir)
     given = os.path.abspath(trial)
-    if given == trials or os.path.commonpath([trials, given]) != trials:
-        return None
-    return Path(os.path.relpath(given, trials)).as_posix()
+    if given != trials and os.path.commonpath([trials, given]) == trials:
+        return Path(os.path.relpath(given, trials)).as_posix()
+    # The folder holding the trial's four parts, compared as the system reads it: the same
+    # run named through a link (its last four parts stay as given: a link among them is
+    # refused as the run's own never is).
+    parts = Path(given).parts[-4:]
+    holder = Path(given).parents[3]
+    if os.path.realpath(holder) == os.path.realpath(trials):
+        return "/".join(parts)
+    other = run_holding(Path(trial))  # (named as given)
+    if other is not None and os.path.realpath(other / "trials") == os.path.realpath(holder):
+        raise ConfigError(
+            f"TRIAL {json_text(trial, WHOLE)}: a trial folder of another run, {other}, not "
+            f"of {run_dir}; give that run as RUN_DIR: proctor annotate {other} "
+            f"{'/'.join(parts)} …"
+        )
+    return None
 
 
 def _what_is_off(parts: list[str]) -> str:
