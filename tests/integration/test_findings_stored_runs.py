@@ -8,6 +8,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import MakeCase, Run
 from tests.integration.test_evals_cli import project, run_json
 from tests.integration.test_findings_cli import FAILING, ID, PASSING, run_with
@@ -70,8 +72,8 @@ def test_a_killed_eval_run_is_said_never_to_count(proctor: Run, tmp_path: Path) 
     assert "and its checks count then" not in listed.err
 
 
-def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
+def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said_once(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A run folder copied beside itself (results merged from two machines, a pair's results
     # copied in twice): the same run id, whose failures would otherwise count twice.
@@ -89,6 +91,16 @@ def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said(
         "id), which the findings ledger took in already; not applied again, or its failures "
         "would count twice"
     ) in listed.err, listed.err
+    assert listed.json()["copies"] == {copy.name: first.name}
+    # Recorded as a copy: said once, and neither it nor the runs taken in are read again.
+    from proctor.report import ledger_copies
+    from proctor.report.findings import update_ledger
+
+    read: list[Path] = []
+    monkeypatch.setattr(ledger_copies, "_run_id", lambda run_dir: read.append(run_dir))
+    again = proctor("findings", str(results))
+    assert again.code == 0 and "a copy of the run" not in again.err, again.err
+    assert update_ledger(results).notes == [] and read == []
     # The ledger rebuilt from both folders: the one the run's id names is applied.
     (results / "findings.json").unlink()
     rebuilt = proctor("findings", str(results), "--json")

@@ -124,12 +124,14 @@ class FindingsLedger(RecordModel):
 
     Schema 3 added the suites (``suite``, ``runSuites``); a schema 2 ledger reads as one
     whose findings and runs name none. Schema 4 added ``interruptedRuns``; a schema 3 ledger
-    reads as one that holds none (a resume of a run it took in is not applied)."""
+    reads as one that holds none (a resume of a run it took in is not applied). Schema 5 added
+    ``copies``; a schema 4 ledger reads as one that holds none (each copy is said again, once,
+    and recorded)."""
 
     model_config = _REWRITTEN
-    current_schema_version: ClassVar[int] = 4
+    current_schema_version: ClassVar[int] = 5
     first_schema_version: ClassVar[int] = 2
-    schema_version: int = 4
+    schema_version: int = 5
 
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""
@@ -140,6 +142,10 @@ class FindingsLedger(RecordModel):
     """Run folder name → what the ledger holds of it, for runs taken in while interrupted:
     when a ``proctor run --resume`` has finished one again (another ``finishedAt``), the checks
     of the trials that started after the time it was read are added."""
+    copies: dict[str, str] = {}
+    """Run folder name → the run id its ``run.json`` gives, for the folders found to be a copy
+    of a run the ledger took in (or took in from another folder): never applied (its failures
+    would count twice), said once when found, and not read again."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 

@@ -42,6 +42,7 @@ from proctor.report.checks import (
     stored_run_checks,
     stored_run_checks_since,
 )
+from proctor.report.ledger_copies import PendingRun, each_run_once
 from proctor.report.ledger_steps import (
     _started,
     apply_resume,
@@ -180,22 +181,15 @@ class LedgerUpdate:
     """Runs that could not be applied, and why, one sentence each."""
 
 
-class PendingRun(NamedTuple):
-    root: Path
-    suite: str | None
-    """The suite it ran (see :func:`run_suite`)."""
-    interrupted_at: str | None = None
-    """Its ``finishedAt`` when it was interrupted (a ``--resume`` may add to it later)."""
-    run_id: str = ""
-    """The run id its ``run.json`` records (its folder's name, unless copied or renamed)."""
-
-
-def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[PendingRun], list[str]]:
+def pending_runs(
+    results_dir: Path, ledger: FindingsLedger
+) -> tuple[list[PendingRun], list[str], dict[str, str]]:
     """The finished run folders of ``results_dir`` the ledger does not hold, with the suite
-    each ran, ordered by their ``startedAt`` then name, and a note for each run folder whose
-    ``run.json`` is unreadable. A run still going (or killed) has no ``finishedAt`` yet and
-    waits."""
-    applied = set(ledger.runs)
+    each ran, ordered by their ``startedAt`` then name, a note for each run folder whose
+    ``run.json`` is unreadable or that is a copy of a run found now, and those copies (folder
+    name → run id: see :func:`~proctor.report.ledger_copies.each_run_once`). A run still going
+    (or killed) has no ``finishedAt`` yet and waits; a copy the ledger recorded is passed over."""
+    applied = set(ledger.runs) | set(ledger.copies)
     found: list[tuple[str, str, PendingRun]] = []
     notes: list[str] = []
     for root in sorted(results_dir.glob("run-*")):
@@ -225,39 +219,8 @@ def pending_runs(results_dir: Path, ledger: FindingsLedger) -> tuple[list[Pendin
             ran = PendingRun(root, suite, cut, manifest.run_id)
             found.append((manifest.started_at, root.name, ran))
     pending = [run for _, _, run in sorted(found)]
-    return _each_run_once(results_dir, ledger, pending, notes), notes
-
-
-def _each_run_once(
-    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun], notes: list[str]
-) -> list[PendingRun]:
-    """``pending`` without the copies of a run (a folder whose ``run.json`` gives the id of a
-    run applied or pending under another name): applied twice, its failures would count
-    twice. Each is said in ``notes``; of a run's folders, the one its id names goes first."""
-    applied = set(ledger.runs)
-    if any(run.root.name != run.run_id for run in pending):  # a copy, or a renamed run
-        applied |= {_run_id(results_dir / name) or name for name in ledger.runs}
-    by_id: dict[str, PendingRun] = {}
-    for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
-        if run.run_id in applied or run.run_id in by_id:
-            first = by_id.get(run.run_id)
-            took = f"takes in from {first.root.name}" if first else "took in already"
-            notes.append(
-                f"{run.root}: a copy of the run {run.run_id} (its run.json gives that run id), "
-                f"which the findings ledger {took}; not applied again, or its failures would "
-                "count twice"
-            )
-        else:
-            by_id[run.run_id] = run
-    kept = {id(run) for run in by_id.values()}
-    return [run for run in pending if id(run) in kept]
-
-
-def _run_id(run_dir: Path) -> str | None:
-    try:
-        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
-    except (ConfigError, SchemaVersionError, OSError):
-        return None
+    kept, copies = each_run_once(results_dir, ledger, pending, notes)
+    return kept, notes, copies
 
 
 def _manifest(path: Path, notes: list[str], then: str) -> RunManifest | None:
@@ -353,7 +316,11 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     if known is not update.ledger:
         update.ledger = known
         save_ledger(results_dir, known)
-    runs, update.notes = pending_runs(results_dir, update.ledger)
+    runs, update.notes, copies = pending_runs(results_dir, update.ledger)
+    if copies:  # recorded, so that each is said once and its run.json not read again
+        recorded_copies = {**update.ledger.copies, **copies}
+        update.ledger = update.ledger.model_copy(update={"copies": recorded_copies})
+        save_ledger(results_dir, update.ledger)
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     starts: dict[str, datetime | None] = {}
     for root, suite, interrupted_at, _ in runs:

@@ -1,0 +1,61 @@
+"""The runs the findings ledger has yet to take in, each once: a copy of a run (a folder whose
+``run.json`` gives the id of a run taken in, or taken in from another folder) is left out, said
+once, and recorded in the ledger's ``copies`` so that it is neither said nor read again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from proctor.errors import ConfigError, SchemaVersionError
+from proctor.models.findings import FindingsLedger
+from proctor.models.io import read_record
+from proctor.models.run import RunManifest
+from proctor.paths import RunPaths
+
+__all__ = ["PendingRun", "each_run_once"]
+
+
+class PendingRun(NamedTuple):
+    root: Path
+    suite: str | None
+    """The suite it ran (see :func:`proctor.report.findings.run_suite`)."""
+    interrupted_at: str | None = None
+    """Its ``finishedAt`` when it was interrupted (a ``--resume`` may add to it later)."""
+    run_id: str = ""
+    """The run id its ``run.json`` records (its folder's name, unless copied or renamed)."""
+
+
+def each_run_once(
+    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun], notes: list[str]
+) -> tuple[list[PendingRun], dict[str, str]]:
+    """``pending`` without the copies of a run (a folder whose ``run.json`` gives the id of a
+    run applied or pending under another name): applied twice, its failures would count
+    twice. Each is said in ``notes`` and returned (folder name → run id) for the ledger to
+    record; of a run's folders, the one its id names goes first."""
+    applied = set(ledger.runs)
+    if any(run.root.name != run.run_id for run in pending):  # a copy, or a renamed run
+        applied |= {_run_id(results_dir / name) or name for name in ledger.runs}
+    by_id: dict[str, PendingRun] = {}
+    copies: dict[str, str] = {}
+    for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
+        if run.run_id in applied or run.run_id in by_id:
+            first = by_id.get(run.run_id)
+            took = f"takes in from {first.root.name}" if first else "took in already"
+            notes.append(
+                f"{run.root}: a copy of the run {run.run_id} (its run.json gives that run id), "
+                f"which the findings ledger {took}; not applied again, or its failures would "
+                "count twice (the ledger records it as a copy, so this is said once)"
+            )
+            copies[run.root.name] = run.run_id
+        else:
+            by_id[run.run_id] = run
+    kept = {id(run) for run in by_id.values()}
+    return [run for run in pending if id(run) in kept], copies
+
+
+def _run_id(run_dir: Path) -> str | None:
+    try:
+        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
+    except (ConfigError, SchemaVersionError, OSError):
+        return None
