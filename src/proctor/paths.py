@@ -221,12 +221,26 @@ def run_holding(folder: Path) -> Path | None:
     return None
 
 
-def cache_folder(env: Mapping[str, str]) -> Path:
+class NotAFullPath(ValueError):
+    """A folder named by the environment (``PROCTOR_CACHE_DIR``) that is not a full path: one
+    sentence for the user, which every command refuses with (exit 2) when it would use it."""
+
+
+def cache_folder(env: Mapping[str, str], instead: str = "") -> Path:
     """proctor's own cache folder (the history cache, the credentials lock):
     ``$PROCTOR_CACHE_DIR``, else ``$XDG_CACHE_HOME/proctor``, else ``~/.cache/proctor``. A
-    relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says."""
-    if env.get("PROCTOR_CACHE_DIR"):
-        return Path(env["PROCTOR_CACHE_DIR"])
+    relative ``XDG_CACHE_HOME`` is ignored, as the XDG specification says; a relative
+    ``PROCTOR_CACHE_DIR`` is :class:`NotAFullPath`, as a relative ``PROCTOR_DATA_DIR`` is
+    refused: each folder proctor runs in would have a cache folder of its own (``instead``:
+    what the command can do otherwise, said after the fix)."""
+    given = env.get("PROCTOR_CACHE_DIR")
+    if given and not os.path.isabs(given):
+        raise NotAFullPath(
+            f"PROCTOR_CACHE_DIR {given!r} is not a full path: each folder proctor runs in "
+            f"would have a cache folder of its own (give it as /…{instead})"
+        )
+    if given:
+        return Path(given)
     xdg = env.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return Path(xdg) / "proctor"

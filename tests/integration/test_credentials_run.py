@@ -322,3 +322,29 @@ def test_a_skills_folder_linked_out_is_refused_only_where_skills_are_provisioned
     else:
         assert trial["status"] == "agent-error", trial["reason"]  # the stand-in ran
     assert list(outside.iterdir()) == []
+
+
+def test_a_relative_cache_folder_stops_run_and_validate_before_any_trial(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, user: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renewed login went back under a lock in `rel/credentials.lock` of the current folder;
+    only `history` refused the value."""
+    config = profile_config(tmp_path)
+    (tmp_path / "bin" / "claude").write_text(RENEWING_CLAUDE)
+    make_case("a", config={"agents": ["claude-code"]})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", "rel")
+    said = (
+        "PROCTOR_CACHE_DIR 'rel' is not a full path: each folder proctor runs in would have a "
+        "cache folder of its own (give it as /…)"
+    )
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 2 and result.err.endswith(f"proctor: error: {said}\n"), result.err
+    assert not (tmp_path / "rel").exists() and not list(out.glob("run-*"))
+    checked = proctor("validate", "--source", str(tmp_path / "cases"), "--config", str(config))
+    assert checked.code == 2 and said in checked.out + checked.err, checked.out + checked.err
+    # The control: a full path holds the lock.
+    monkeypatch.setenv("PROCTOR_CACHE_DIR", str(tmp_path / "cache"))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config))
+    assert result.code == 3, result.err
+    assert (tmp_path / "cache" / "credentials.lock").exists()

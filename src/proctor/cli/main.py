@@ -264,6 +264,7 @@ def _say_interrupted(echoed: bool = False) -> NoReturn:
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
+    from proctor.paths import NotAFullPath
 
     # Text from records (a hand-edited trial.json, a file name that is not UTF-8) may hold a
     # lone surrogate: printed escaped, never a traceback half-way through a report.
@@ -294,7 +295,7 @@ def main(argv: list[str] | None = None) -> Any:
             refused(exc.format_message(), given)
         error(exc.format_message())
         sys.exit(exc.exit_code)
-    except (ConfigError, SchemaVersionError) as exc:
+    except (ConfigError, SchemaVersionError, NotAFullPath) as exc:
         refused(str(exc), given)
     except ProctorError as exc:
         refused(str(exc), given)

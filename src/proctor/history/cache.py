@@ -31,7 +31,7 @@ from proctor.errors import ConfigError
 from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.models.process import DEFAULT_METRICS_CONFIG, MetricsConfig
-from proctor.paths import cache_folder
+from proctor.paths import NotAFullPath, cache_folder
 
 FILE_NAME = "history.sqlite3"
 _FORMAT = 1
@@ -42,13 +42,10 @@ def cache_file(env: Mapping[str, str]) -> Path:
     """The cache's file in proctor's cache folder (see :func:`~proctor.paths.cache_folder`).
     A relative ``PROCTOR_CACHE_DIR`` is a ConfigError: each folder proctor runs in would have
     a cache of its own, as a relative ``PROCTOR_DATA_DIR`` would have a journal."""
-    given = env.get("PROCTOR_CACHE_DIR")
-    if given and not os.path.isabs(given):
-        raise ConfigError(
-            f"PROCTOR_CACHE_DIR {given!r} is not a full path: each folder proctor runs in "
-            "would have a history cache of its own (give it as /…, or use --no-cache)"
-        )
-    return cache_folder(env) / FILE_NAME
+    try:
+        return cache_folder(env, instead=", or use --no-cache") / FILE_NAME
+    except NotAFullPath as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def code_digest() -> str:

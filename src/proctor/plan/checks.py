@@ -16,6 +16,7 @@ from proctor.agents.spec import npm_specs
 from proctor.errors import AgentError, ConfigError
 from proctor.models.config import AgentProfile, CliOverrides, Provision
 from proctor.models.plan import Mode, ResolvedCase, TrialSpec
+from proctor.paths import NotAFullPath, cache_folder
 from proctor.plan.plan_tools import plan_tool_warnings
 from proctor.transcripts.detect import CLI_NAMES
 from proctor.workspace.above import found_above
@@ -187,6 +188,10 @@ def preflight_problems(trials: Iterable[TrialSpec], dotenv_dir: Path | None = No
     """What :func:`preflight` finds, one sentence per agent (``validate`` lists each)."""
     problems: dict[str, str] = {}
     checked: set[tuple[str, str]] = set()
+    try:  # where a trial's renewed login goes back to the user's file under a lock
+        cache_folder(os.environ)
+    except NotAFullPath as exc:
+        problems[""] = str(exc)  # (no agent is named so)
     for spec in trials:
         key = (spec.agent, spec.profile.model_dump_json())
         if spec.agent in problems or key in checked:
