@@ -219,3 +219,33 @@ def test_control_a_call_outside_an_eval_file_raises_its_first_bad_argument() -> 
 
     with pytest.raises(EvalDefinitionError, match="argument 'timeout_ms'"):
         case(id="one", timeout_ms=-5, iterations=0, test=test)
+
+
+def test_a_repeated_case_id_is_named_beside_a_bad_argument_of_one_of_them(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Only `iterations` was said: the broken case's id was not counted."""
+    cases = """\
+from proctor.evals import case, define_eval
+
+async def test(t):
+    pass
+
+eval = define_eval(cases=[
+    case(id="x", test=test, iterations=0),
+    case(id="x", test=test),
+    case(id=1, test=test),
+    case(id=2, test=test),
+])
+"""
+    root = project(tmp_path, {"a.eval.py": cases})
+    a = root / "evals" / "a.eval.py"
+    result = proctor("eval", "--dir", str(root))
+    assert result.code == 2, result.err
+    assert _lines(result.err)[:-1] == [  # (two ids that are no string are no repeated id)
+        f"proctor: error: {a}:6: define_eval: case ids must be unique; repeated: ['x']",
+        f"proctor: error: {a}:7: case(id='x'): argument 'iterations': expected a whole number "
+        "from 1 to 100 or None, got 0",
+        f"proctor: error: {a}:9: case(): argument 'id': expected a string, got 1",
+        f"proctor: error: {a}:10: case(): argument 'id': expected a string, got 2",
+    ], result.err

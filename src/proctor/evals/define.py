@@ -343,7 +343,9 @@ def define_eval(
                         "define_eval: 'cases' must be a non-empty list of case(...)"
                     )
                 )
-        ids = [c.id for c in found if not c.broken]
+        # A broken case's id too (its bad argument is said beside), but not the '' a case
+        # whose id is no string stands under: each problem is named at once.
+        ids = [c.id for c in found if c.id or not c.broken]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
             got.errors.append(
