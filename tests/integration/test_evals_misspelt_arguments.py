@@ -224,6 +224,36 @@ def test_an_import_of_a_method_of_t_or_a_turn_says_where_it_is(
     assert err.rstrip().endswith(said), err
 
 
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        (
+            "caled_tool",
+            "(did you mean t.called_tool(...) or turn.called_tool(...)? it is a method of the "
+            "test context t or of a turn, not an import))",
+        ),
+        (
+            "sendd",
+            "(did you mean t.send(...)? it is a method of the test context t, not an import))",
+        ),
+        (
+            "expect_okk",
+            "(did you mean turn.expect_ok(...)? it is a method of a turn, not an import))",
+        ),
+        (
+            "workspce",
+            "(did you mean t.workspace? it is a property of the test context t, not an import))",
+        ),
+    ],
+)
+def test_a_misspelt_import_of_a_method_of_t_or_a_turn_names_the_near_one(
+    proctor: Run, tmp_path: Path, name: str, said: str
+) -> None:
+    err = refused(proctor, tmp_path, f"from proctor.evals import define_eval, {name}\n")
+    assert f"a.eval.py:1: cannot be imported (ImportError: cannot import name '{name}'" in err
+    assert err.rstrip().endswith(said), err
+
+
 def test_a_misspelt_module_in_an_eval_file_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
     err = refused(proctor, tmp_path, "from proctor.eval import define_eval\n")
     assert err.rstrip().endswith(

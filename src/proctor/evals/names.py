@@ -5,7 +5,9 @@ only ``'TurnResult' object has no attribute 'caled_tool'``. The hint is added in
 words: ``(did you mean 'called_tool'?)``. A name imported from proctor that is a method of
 the test context or of a turn (``from proctor.evals import called_tool``) is said to be one:
 ``(called_tool is a method of the test context t or of a turn, not an import: call
-t.called_tool(...) or turn.called_tool(...))``."""
+t.called_tool(...) or turn.called_tool(...))``, and a misspelt one is said so with its
+near one: ``(did you mean t.send(...)? it is a method of the test context t, not an
+import)``."""
 
 from __future__ import annotations
 
@@ -36,9 +38,7 @@ def near_names(error: BaseException) -> str | None:
         said = _CANNOT_IMPORT.match(str(error))
         module = sys.modules.get(said.group(2)) if said else None
         if said is not None and said.group(2).partition(".")[0] == "proctor":
-            method = _method_of_t(said.group(1))
-            if method is not None:
-                return method
+            return _method_of_t(said.group(1)) or _near_import(said.group(1), module)
         if said is not None and module is not None:
             wrong, known = said.group(1), _attributes(module)
     if not wrong:
@@ -56,6 +56,17 @@ def _method_of_t(name: str) -> str | None:
     """`` (x is a method of …, not an import: call t.x(...))`` when ``name`` (imported from
     proctor) is a public method or property of the test context or of a turn; None
     otherwise."""
+    said = _where(name)
+    if said is None:
+        return None
+    kind, of, use, uses = said
+    return f" ({name} is {kind} of {of}, not an import: {use} {uses})"
+
+
+def _where(name: str) -> tuple[str, str, str, str] | None:
+    """What a public method or property ``name`` of the test context or of a turn is
+    (``a method``), whose (``the test context t or a turn``), the verb of its use
+    (``call``) and its uses (``t.x(...) or turn.x(...)``); None for another name."""
     if name.startswith("_"):
         return None
     owners = [(what, var, cls) for what, var, cls in _OWNERS if hasattr(cls, name)]
@@ -66,7 +77,26 @@ def _method_of_t(name: str) -> str | None:
     args = "(...)" if callable(attribute) else ""
     of = " or of ".join(f"{what} {var}" if var == "t" else what for what, var, _ in owners)
     uses = " or ".join(f"{var}.{name}{args}" for _, var, _ in owners)
-    return f" ({name} is {kind} of {of}, not an import: {use} {uses})"
+    return kind, of, use, uses
+
+
+def _near_import(wrong: str, module: object) -> str | None:
+    """The near name of one imported from proctor that it does not have: one of the module
+    (`` (did you mean 'define_eval'?)``) or a method or property of the test context or of a
+    turn (`` (did you mean t.called_tool(...)? it is a method of the test context t, not an
+    import)``), whichever is nearer; None when none is near."""
+    private = wrong.startswith("_")
+    ours = [n for n in _attributes(module) if private or not n.startswith("_")] if module else []
+    theirs = [n for _, _, cls in _OWNERS for n in dir(cls) if not n.startswith("_")]
+    names = sorted({*ours, *theirs} - {wrong})
+    close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
+    if not close:
+        return None
+    said = None if close[0] in ours else _where(close[0])
+    if said is None:
+        return f" (did you mean {close[0]!r}?)"
+    kind, of, _, uses = said
+    return f" (did you mean {uses}? it is {kind} of {of}, not an import)"
 
 
 def _near_module(name: str) -> str | None:
