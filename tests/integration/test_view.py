@@ -492,10 +492,13 @@ def test_compare_its_conditions_offers_only_runs_of_two_conditions(tmp_path: Pat
         assert offered == ["run-20261201T000000Z-ab"]
         pressed = client.get(f"/compare?run={offered[0]}").text
         assert 'id="compare-table"' in pressed and 'id="compare-error"' not in pressed
-        # A run named in the address stays offered, and its refusal is said.
+        # A run of one condition named in the address is not offered either: the page says
+        # it has nothing to compare within it.
         asked = client.get("/compare?run=run-20261202T000000Z-one").text
-        assert 'id="compare-error"' in asked
-        assert re.search(r'<option value="run-20261202T000000Z-one"[^>]* selected>', asked)
+        assert 'id="compare-single"' in asked and 'id="compare-error"' not in asked
+        assert (
+            '<option value="run-20261202T000000Z-one"' not in asked.split("compare-conditions")[1]
+        )
     lone = tmp_path / "lone"
     write_run(lone, "run-20261202T000000Z-one", trials=2, cases=1)
     with TestClient(build_app(ViewSettings(results=lone))) as client:
@@ -568,14 +571,18 @@ def test_compare_withholds_a_verdict_in_the_words_of_proctor_compare(tmp_path: P
 def test_compare_of_conditions_says_its_refusals_in_the_words_of_its_form(tmp_path: Path) -> None:
     """A run of one condition was refused with "give both: proctor compare BASE_RUN
     CANDIDATE_RUN", and one condition given on both sides with "--treatment and --baseline
-    are both 'a'": the page's form has no flag; it names its own fields."""
+    are both 'a'": the page's form has no flag; it names its own fields, and a run of one
+    condition links the comparison with another run."""
     write_run(tmp_path, "run-one", trials=1, cases=1)
     write_run(tmp_path, "run-ab", trials=2, cases=1, conditions=("a", "b"))
     with TestClient(build_app(ViewSettings(results=tmp_path))) as c:
         one = html.unescape(c.get("/compare?run=run-one").text)
         same = html.unescape(c.get("/compare?run=run-ab&treatment=a&baseline=a").text)
-    assert "run run-one has fewer than two conditions (default); to compare two runs, " in one
-    assert "choose them above as the baseline and the candidate run" in one
+    assert (
+        "Run run-one has one condition, default: there is nothing to compare within it; "
+        '<a href="/compare?a=run-one">compare it with another run</a> instead.'
+    ) in one
+    assert 'id="compare-error"' not in one
     assert (
         "the treatment and the baseline are both 'a': give two of the run's conditions (a, b)"
         in same

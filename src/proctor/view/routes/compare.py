@@ -32,13 +32,12 @@ def compare_page(request: Request) -> Response:
     names = [r["name"] for r in rows]
     # "compare its conditions" offers the runs of two conditions or more, the newest first (a
     # run of one has nothing to compare: the newest run was chosen, and refused, whatever it
-    # held); a run named in the address stays offered, as asked.
+    # held); a run of one named in the address is not offered either: the page says so.
     two = [r["name"] for r in rows if len(json.loads(r["conditions"] or "[]")) > 1]
-    if q.get("run") in names and q["run"] not in two:
-        two.insert(0, q["run"])
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
     context["ab_names"] = two
     context["note"] = None
+    context["single"] = None
     context["choose"] = None
     context["default"] = {}
     try:
@@ -65,18 +64,24 @@ def compare_page(request: Request) -> Response:
             )
             treatment, baseline = q.get("treatment") or None, q.get("baseline") or None
             said = ", ".join(context["conditions"]) or "none"
+            if len(context["conditions"]) > 1 and q["run"] not in two:  # the index not yet
+                two.insert(0, q["run"])  # told of its plan: offered, as the address asks
             # Said as the page's own form would be used, not `proctor compare`'s flags.
-            if len(context["conditions"]) < 2:
+            if len(context["conditions"]) == 1:
+                # Not an error of the form: the page says what to do instead, with a link.
+                context["single"] = {"run": q["run"], "condition": context["conditions"][0]}
+            elif len(context["conditions"]) < 2:
                 raise ConfigError(
                     f"run {q['run']} has fewer than two conditions ({said}); to compare two "
                     "runs, choose them above as the baseline and the candidate run"
                 )
-            if treatment is not None and treatment == baseline:
+            elif treatment is not None and treatment == baseline:
                 raise ConfigError(
                     f"the treatment and the baseline are both {treatment!r}: give two of the "
                     f"run's conditions ({said})"
                 )
-            context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
+            else:
+                context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
     context["choices"] = _condition_choices(index, rows, two)
