@@ -59,7 +59,7 @@ from proctor.drive.driver import TurnOutcome
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.questions import decide
 from proctor.llm.failures import describe_agent_failure
-from proctor.models.trial import QuestionRecord
+from proctor.models.trial import ANSWERED_BY_CONVERSATION, QuestionRecord
 from proctor.transcripts.acp import parse_acp_log
 
 T = TypeVar("T")
@@ -217,7 +217,7 @@ class AcpDriver:
                     options=pending.question.options,
                     answer=option.name if option is not None else None,
                     policy="rule",
-                    rule="answered by the conversation",
+                    rule=ANSWERED_BY_CONVERSATION,
                     where="mid-turn",
                     reason=reason,
                 )

@@ -14,7 +14,7 @@ from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.drive.questions import decide
-from proctor.models.trial import QuestionRecord
+from proctor.models.trial import ANSWERED_BY_CONVERSATION, QuestionRecord
 
 SCREEN_EXCERPT_LINES = 12
 EXIT_GRACE_SEC = 10.0
@@ -116,7 +116,7 @@ class TerminalDriver:
             options=question.options,
             answer=message,
             policy="rule",
-            rule="answered by the conversation",
+            rule=ANSWERED_BY_CONVERSATION,
             where="mid-turn",
             reason="the conversation's next message answered it",
         )

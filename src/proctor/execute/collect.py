@@ -124,9 +124,11 @@ def _says(event: Event, text: str) -> bool:
 
 def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> None:
     """Every question becomes trajectory events: mid-turn ones already are (the agent's
-    question tool); their answers get the policy. A question the agent ended its turn with
-    gets ``question`` and ``answer`` events right after that message."""
-    mid_turn = iter(q for q in questions if q.where == "mid-turn")
+    question tool); their answers get the policy of the reply each was given (a question
+    that parked the turn is recorded twice, left pending then answered: only the reply has
+    an answer in the transcript). A question the agent ended its turn with gets
+    ``question`` and ``answer`` events right after that message."""
+    mid_turn = iter(q for q in questions if q.where == "mid-turn" and q.replied)
     for event in trajectory.events:
         if isinstance(event, AnswerEvent):
             asked = next(mid_turn, None)

@@ -60,8 +60,16 @@ class Driven:
 
     @property
     def interruptions(self) -> int:
-        """Questions and prompts the agent raised mid-turn (pickers, permission prompts)."""
-        return sum(1 for q in self.log.questions if q.where == "mid-turn")
+        """Questions and prompts the agent raised mid-turn (pickers, permission prompts),
+        each once: a question that parked the turn and that a later message answered is two
+        records of one question."""
+        count, waiting = 0, None
+        for asked in self.log.questions:
+            if asked.where != "mid-turn":
+                continue
+            count += waiting != asked.question
+            waiting = None if asked.replied else asked.question
+        return count
 
 
 def trial_prompt(spec: TrialSpec) -> str:

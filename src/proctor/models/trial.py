@@ -290,8 +290,14 @@ class TrialRecord(RecordModel):
         return data
 
 
+ANSWERED_BY_CONVERSATION = "answered by the conversation"
+"""The ``rule`` of a question a test's (or a session's) next message answered."""
+
+
 class QuestionRecord(RecordModel):
-    """One line of ``questions.jsonl``."""
+    """One line of ``questions.jsonl``. A question the policy left pending (it parked the
+    turn) is one line, and the message that answered it later is another, of the same
+    question."""
 
     question: str
     options: list[str] = []
@@ -305,6 +311,16 @@ class QuestionRecord(RecordModel):
     input_tokens: int = 0
     output_tokens: int = 0
     reason: str = ""
+
+    @property
+    def replied(self) -> bool:
+        """Whether the agent was given a reply: an answer, or (over ACP) the rejection the
+        conversation's next message chose by naming none of the options. A question the
+        policy left pending, or whose answer named none of a picker's options in a terminal,
+        was given none: the agent still waits on it."""
+        return self.answer is not None or (
+            self.policy == "rule" and self.rule == ANSWERED_BY_CONVERSATION
+        )
 
 
 class EvalAssertionRecord(CamelModel):
