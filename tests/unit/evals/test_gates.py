@@ -389,6 +389,20 @@ def test_gate_messages_count_in_words() -> None:
     assert not any("(s)" in m for m in messages)
 
 
+def test_succeeded_says_which_turns_parked_and_on_what() -> None:
+    """A test that answered a question with its next send read "turn 1 did not complete" of
+    ``t.succeeded()``, as if the answer had not been taken: the turn that parked is named,
+    with its question, and why it counts."""
+    asked = Question("Where should I deploy?", ["staging", "production"])
+    g = Planted(RUN, outcomes=[(False, asked), (True, None), (False, None)])
+    g.succeeded()
+    assert g.recorded[0].message == (
+        "turns 1, 3 did not complete (turn 1 parked on 'Where should I deploy?': a turn that "
+        "parked did not complete, even once a later message answered it; gate the turns after it "
+        "instead)"
+    )
+
+
 def test_called_tool_that_matched_no_call_shows_what_the_calls_of_that_name_had() -> None:
     """``called_tool('edit', input={'path': …})`` failed with only "0 matching calls; calls
     seen: [...]", though an Edit ran: its input (keyed ``file_path``) is shown, so the wrong

@@ -110,6 +110,14 @@ class Gates:
             else f"{'turn' if len(bad) == 1 else 'turns'} {', '.join(map(str, bad))} did not "
             "complete"
         )
+        # A turn that parked stays parked when a later send answers it: say so, or a test
+        # that answered the question reads its failure as a mistake of proctor's.
+        parked = [f"turn {i + 1} parked on {q.text!r}" for i, (_, q) in enumerate(outcomes) if q]
+        if parked:
+            message += (
+                f" ({'; '.join(parked)}: a turn that parked did not complete, even once a "
+                "later message answered it; gate the turns after it instead)"
+            )
         return self._gate("succeeded()", bool(outcomes) and not bad, message)
 
     def parked(self) -> Handle:
