@@ -164,17 +164,23 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "quotedkeys": '---\n"name": quotedkeys\n"description": FMQUOTEDKEYS t.\n---\n\nB.\n',
     "flowmap": "---\n{name: flowmap, description: FMFLOWMAP t.}\n---\n\nB.\n",
     "allindented": "---\n  name: allindented\n  description: FMALLINDENTED t.\n---\n\nB.\n",
+    "cmtvalue": "---\nname: cmtvalue\ndescription:\n# note\n  FMCMTVALUE t.\n---\n\nB.\n",
+    "blockdesc": "---\nname: blockdesc\ndescription: >-\n  FMBLOCKDESC one\n  two\n---\n\nB.\n",
+    "emptyblock": "---\nname: FMEMPTYBLOCK\ndescription: |\n---\n\nB.\n",
+    "listitem": "---\nname: listitem\ndescription: FMLISTITEM t.\ntools:\n  - a\n# c\n    b\n---\n",
+    "dashdesc": "---\nname: FMDASHDESC\ndescription: -\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
     "codex": {
         *("FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"),
-        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED"),
+        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
         *("FMOTHERQUOTE", "FMINDENTED", "FMALIAS", "FMTABBED", "FMTABWRAPPED", "FMRENAMED"),
-        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED"),
+        *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
+        *("FMEMPTYBLOCK", "FMLISTITEM", "FMDASHDESC"),
     },
 }
 
@@ -220,9 +226,14 @@ CLAUDE_AGENTS: dict[str, str] = {
     "cut": "---\nname: cut---x\ndescription: d\n---\nB\n",
     "descfirst": "---\ndescription: a---b\nname: descfirst\n---\nB\n",
     "dashes": "---\nname: dashes\ndescription: pre --- post\n---\nB\n",
+    "cmtvalue": "---\nname: cmtvalue\ndescription:\n# note\n  d\n---\nB\n",
+    "blockdesc": "---\nname: blockdesc\ndescription: >-\n  d\n  e\n---\nB\n",
+    "emptyblock": "---\nname: emptyblock\ndescription: |\n---\nB\n",
+    "listitem": "---\nname: listitem\ndescription: d\ntools:\n  - a\n# c\n    b\n---\nB\n",
+    "dashdesc": "---\nname: dashdesc\ndescription: -\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
-CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes"}
+CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"}
 
 
 def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:

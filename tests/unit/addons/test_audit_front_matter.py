@@ -6,13 +6,20 @@ from __future__ import annotations
 import pytest
 
 from proctor.addons.audit.front_matter import (
+    NO_AGENT_FRONT_MATTER,
     claude_code_agent,
     codex_skill,
+    front_matter,
     gemini_cli_agent,
     gemini_cli_skill,
 )
 from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, yaml_fault
-from tests.contract.test_skills import CLAUDE_AGENTS, CLAUDE_LOADED, FRONT_MATTER_SKILLS, OFFERED
+from tests.contract.test_skills import (
+    CLAUDE_AGENTS,
+    CLAUDE_LOADED,
+    FRONT_MATTER_SKILLS,
+    OFFERED,
+)
 
 RULES = {"codex": codex_skill, "gemini-cli": gemini_cli_skill}
 
@@ -78,7 +85,7 @@ def test_gemini_cli_subagents_follow_its_schema() -> None:
             gemini_cli_agent(base.format(name=name, more=""), "f")[1]
         )
     assert "'name' is not a text" in str(gemini_cli_agent(base.format(name="12", more=""), "f")[1])
-    known = "model: m\ntools: [a]\nmax_turns: 3\ndisplay_name: D\n"
+    known = "model: m\ntools: [read_file]\nmax_turns: 3\ndisplay_name: D\n"
     assert gemini_cli_agent(base.format(name="un_der-1", more=known), "f") == ("un_der-1", None)
     remote = "---\nkind: remote\nname: remote\nagent_card_url: https://example.com/card\n---\n"
     assert gemini_cli_agent(remote, "f") == ("remote", None)
@@ -157,6 +164,16 @@ YAML_FAULTS = {  # (line 1 is the "---" above the front matter)
         "line 6 is indented under a value that the comment in line 5 ends",
         False,
     ),
+    # (Codex: "did not find expected '-' indicator"; js-yaml: "bad indentation of a sequence
+    # entry"; Claude Code leaves the subagent out)
+    "d\ntools:\n  - a\n# c\n    b": (
+        "line 7 is indented under a value that the comment in line 6 ends",
+        False,
+    ),
+    # (Codex: "block sequence entries are not allowed in this context"; js-yaml: "bad
+    # indentation of a mapping entry"; Claude Code leaves the subagent out)
+    "-": ("'description' opens a list item ('-') on its key's line", False),
+    "- x": ("'description' opens a list item ('-') on its key's line", False),
 }
 YAML_READ = (
     "say 'x:'",  # (no ': ', no ':' at the end)
@@ -167,6 +184,9 @@ YAML_READ = (
     "|\n    a\n  # c\nx: 1",  # (a less-indented comment ends the block)
     "d\n    # c\nx: 1",
     "d\n\n  more",  # (a blank line does not end a value)
+    "\n# c\n  extra",  # (a comment between a key and its value below)
+    "d\ntools:\n  - a\n    b",  # (a list item's text going on)
+    "d\ntools:\n  - k: v\n    j: w",  # (a mapping in a list item)
 )
 
 
@@ -184,3 +204,52 @@ def test_yaml_reads_quotes_inside_a_plain_value_blocks_and_comments(value: str) 
     lines = f"name: x\ndescription: {value}".splitlines()
     for dialect in (JS_YAML, CODEX, CLAUDE):
         assert yaml_fault(lines, dialect) is None, dialect.name
+
+
+def test_a_comment_line_between_a_key_and_its_value_below_is_read_past() -> None:
+    """Codex 0.171, Gemini CLI 0.61 (js-yaml and its schema) and Claude Code 2.1.197 all load
+    ``description:``, ``# c``, ``  extra`` with the description ``extra``."""
+    text = "---\nname: cmtval\ndescription:\n# c\n  extra\n---\nB\n"
+    assert front_matter(text) == {"name": "cmtval", "description": "extra"}
+    for rule in (codex_skill, gemini_cli_skill, claude_code_agent, gemini_cli_agent):
+        assert rule(text, "f") == ("cmtval", None), rule.__name__
+
+
+def test_a_block_s_text_is_read_as_yaml_reads_it() -> None:
+    """A ``|`` block keeps its line breaks, a ``>`` block folds them, ``-`` strips the last:
+    the text, not the ``|``, is the name or description (Gemini CLI's js-yaml: ``BLKLIT
+    one\\ntwo\\n`` and ``BLKFOLD one two``)."""
+    literal = "---\nname: tidy\ndescription: |\n  one\n  two\n---\nB\n"
+    assert front_matter(literal)["description"] == "one\ntwo"
+    folded = "---\nname: tidy\ndescription: >-\n  one\n  two\n\n  three\n---\nB\n"
+    assert front_matter(folded)["description"] == "one two\nthree"
+    named = "---\nname: >-\n  cleanup\ndescription: d\n---\nB\n"
+    assert codex_skill(named, "tidy") == ("cleanup", None)
+    assert gemini_cli_skill(named, "tidy") == ("cleanup", None)
+
+
+@pytest.mark.parametrize("below", ["", "x: 1\n"])
+def test_a_block_with_no_line_under_it_gives_no_description(below: str) -> None:
+    """``description: |`` alone is an empty text: Codex 0.171 refuses the skill ("missing field
+    `description`"), Claude Code 2.1.197 and Gemini CLI 0.61's agent schema ("String must
+    contain at least 1 character") the subagent; Gemini CLI loads the skill (js-yaml gives a
+    text, if empty)."""
+    text = f"---\nname: blk\ndescription: |\n{below}---\nB\n"
+    assert "description" not in front_matter(text)
+    assert codex_skill(text, "blk") == (
+        "blk",
+        "no front matter giving a description in SKILL.md; Codex does not load it",
+    )
+    assert claude_code_agent(text, "blk") == ("blk", NO_AGENT_FRONT_MATTER)
+    assert gemini_cli_skill(text, "blk") == ("blk", None)
+    assert gemini_cli_agent(text, "blk")[1] is not None
+
+
+def test_an_unclosed_flow_mapping_names_its_brace() -> None:
+    unclosed = "---\n{name: unclosed, description: t\n---\nB\n"
+    assert gemini_cli_agent(unclosed, "f")[1] == (
+        "the front matter is not valid YAML: the '{' that opens the front matter is never"
+        " closed; Gemini CLI does not load it"
+    )
+    listed = "---\nname: x\ndescription: d\ntools: [a, b\n---\nB\n"
+    assert "the '[' that opens 'tools' is never closed" in str(gemini_cli_agent(listed, "f")[1])

@@ -76,10 +76,13 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
         raw = (match.group("value") or "").strip()
         value = raw
         if not raw:  # `description:` with the text indented on the lines below
-            below = [part for part in _indented(lines[index + 1 :], base) if part.strip()]
+            below = [part for part in _indented(lines[index + 1 :], base) if _text(part)]
             value = " ".join(part.strip() for part in below)
             if below:
                 raw = "[" if below[0].strip().startswith("- ") else "|"
+        elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
+            entries[key] = (raw, _block(raw, _indented(lines[index + 1 :], base)))
+            continue
         entries[key] = (raw, value.strip("'\"").strip())
     return entries
 
@@ -106,20 +109,56 @@ def _flow_entries(text: str) -> dict[str, tuple[str, str]]:
 
 
 def _values(lines: list[str]) -> dict[str, str]:
-    return {key: value for key, (_, value) in _entries(lines).items() if value and key in _KEYS}
+    fields = {key: value.strip() for key, (_, value) in _entries(lines).items() if key in _KEYS}
+    return {key: value for key, value in fields.items() if value}
 
 
 def _written(lines: list[str]) -> dict[str, str]:
     return {key: written for key, (written, _) in _entries(lines).items()}
 
 
+def _text(line: str) -> bool:
+    """Whether ``line`` holds more than blanks or a comment."""
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
 def _indented(lines: list[str], base: int = 0) -> list[str]:
+    """The lines below a key that are more indented than it (a comment line between them at
+    any indentation: ``description:``, ``# c``, ``  text`` gives ``text``)."""
     taken = []
     for line in lines:
-        if line.strip() and len(line) - len(line.lstrip(" \t")) <= base:
+        if _text(line) and len(line) - len(line.lstrip(" \t")) <= base:
             break
         taken.append(line)
+    while taken and not _text(taken[-1]):
+        taken.pop()  # (comments and blank lines after the value are not its own)
     return taken
+
+
+def _block(header: str, lines: list[str]) -> str:
+    """The text of a block scalar (``|`` literal, ``>`` folded; ``-`` strip, ``+`` keep) whose
+    header is ``header`` and whose lines are ``lines``, as YAML reads it; "" when it has none."""
+    content = [line for line in lines if line.strip()]
+    if not content:
+        return ""
+    indent = len(content[0]) - len(content[0].lstrip(" "))
+    cut = [line[indent:] if line.strip() else "" for line in lines]
+    if header[0] == "|":
+        text = "\n".join(cut)
+    else:  # folded: lines join with a space, a blank line is a line break
+        text, previous = "", ""
+        for line in cut:
+            if not line:
+                text += "\n"
+            elif text and not text.endswith("\n") and not previous.startswith(" "):
+                text += " " + line
+            else:
+                text += ("\n" if text and not text.endswith("\n") else "") + line
+            previous = line
+    indicators = header.split("#")[0]
+    if "-" in indicators:
+        return text.rstrip("\n")
+    return text + "\n" if "+" in indicators else text.rstrip("\n") + "\n"
 
 
 def claude_code_skill(text: str, folder: str) -> tuple[str, str | None]:

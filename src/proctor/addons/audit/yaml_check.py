@@ -8,10 +8,12 @@ stop on (measured with each CLI; see ``front_matter.py`` for what each does then
 - a front matter that is a list or a bare text, not a mapping of keys;
 - an alias (``*name``) with no anchor (``&name``) above it;
 - a more-indented line under a value that cannot go on (``key: value`` below ``description:
-  text``, any text below a closed quote or below a comment line that ends a value), a line of
+  text``, any text below a closed quote or below a comment line that ends a value, a list
+  item's text included), a line of
   a block scalar less indented than its first, a line back at an indentation no key above
   has, a line that is no ``key: value``;
-- a value opening with a character that cannot start one (``%``, ``@``, a backquote), a block
+- a value opening with a character that cannot start one (``%``, ``@``, a backquote) or with a
+  list item (``description: -``, ``description: - x``), a block
   scalar's header with text after it (``|x``), a flow list or mapping never closed, a ``: ``
   inside an unquoted value (quotes inside it are text: ``Use 'a: b' here`` holds one);
 - a key given twice in one mapping (each dialect names the keys it refuses twice).
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field
 _KEY = re.compile(
     r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
 )
+_PLAIN_ITEM = re.compile(r"""[^\s#'"\[\]{},&*!|>%@`-]|-\S""")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[1-9][+-]?|[+-][1-9]?)?\s*(?:#.*)?$")
 _NOT_STRING = "not a string"
 _NOT_MAPPING = "not a mapping"  # (no repair of a value makes either of these types right)
@@ -185,11 +188,11 @@ class _Scan:
                     return f"'{parent[0]}' is a list or mapping, {_NOT_STRING}", index
                 if item:
                     self.list_indent = indent
-                    self.after, self.after_indent = "skip", indent
+                    self._item(indent, stripped)
                     return None, index + 1
                 self.levels.append((indent, parent, set()))
         if item and indent == self.list_indent:
-            self.after, self.after_indent = "skip", indent
+            self._item(indent, stripped)
             return None, index + 1
         self.list_indent = None
         while self.levels and indent < self.levels[-1][0]:
@@ -222,6 +225,13 @@ class _Scan:
             return None, index + 1
         return fault, following
 
+    def _item(self, indent: int, stripped: str) -> None:
+        """A list item: a plain text in it may go on over the more-indented lines below, up
+        to a comment line; anything else in it is not looked into."""
+        text = stripped[1:].strip()
+        plain = _PLAIN_ITEM.match(text) and ": " not in text and not text.endswith(":")
+        self.after, self.after_indent = ("plain" if plain else "skip"), indent
+
     def value(
         self, index: int, indent: int, path: tuple[str, ...], value: str
     ) -> tuple[str | None, int]:
@@ -246,6 +256,8 @@ class _Scan:
             return None, index + 1
         if value[0] in "[{":
             return self._flow(index, indent, path, value)
+        if value == "-" or value.startswith("- "):
+            return f"'{name}' opens a list item ('-') on its key's line", index
         if value[0] == "*":
             alias = (value[1:].split() or [""])[0]
             if alias not in self.anchors:
@@ -301,7 +313,9 @@ class _Scan:
             line_index += 1
             following = self.lines[line_index] if line_index < len(self.lines) else ""
             if not following.strip() or len(following) - len(following.lstrip(" ")) <= indent:
-                return f"the list or mapping that opens '{'.'.join(path)}' is never closed", index
+                if path == ("front matter",):
+                    return f"the {value[0]!r} that opens the front matter is never closed", index
+                return f"the {value[0]!r} that opens '{'.'.join(path)}' is never closed", index
             text = following
 
 
