@@ -256,3 +256,47 @@ def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_p
     events = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     init = next(e for e in events if (e.get("type"), e.get("subtype")) == ("system", "init"))
     assert set(init["agents"]) & set(CLAUDE_AGENTS) == CLAUDE_LOADED, init["agents"]
+
+
+GEMINI_AGENTS: dict[str, str] = {
+    "cmtvalue": CLAUDE_AGENTS["cmtvalue"],
+    "blockdesc": CLAUDE_AGENTS["blockdesc"],
+    "emptyblock": CLAUDE_AGENTS["emptyblock"],
+    "listitem": CLAUDE_AGENTS["listitem"],
+    "dashdesc": CLAUDE_AGENTS["dashdesc"],
+    "toolsok": "---\nname: toolsok\ndescription: d\ntools: [read_file]\nmax_turns: 2.0\n---\nB\n",
+    "toolsbad": "---\nname: toolsbad\ndescription: d\ntools: [nope]\n---\nB\n",
+    "toolstext": "---\nname: toolstext\ndescription: d\ntools: read_file\n---\nB\n",
+    "temptext": "---\nname: temptext\ndescription: d\ntemperature: '0.5'\n---\nB\n",
+}
+"""Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
+GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok"}
+
+
+def test_gemini_cli_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 (``experimental.enableAgents``) lists to the model the subagents whose
+    front matter js-yaml reads and its schema takes: ``tools`` a list of its tool names,
+    ``temperature`` a number, a non-empty ``description``."""
+    require_cli("gemini-cli")
+    listener = Listener()
+    plan: dict[str, Any] = {"turns": [{"say": "Done."}]}
+    server = ScriptedModelServer(plan, roles=[listener, *default_roles(plan["turns"])])
+    server.start()
+    driver = session("gemini-cli", "headless", tmp_path, server.base_url)
+    settings = tmp_path / "home" / ".gemini" / "settings.json"
+    data = json.loads(settings.read_text()) if settings.exists() else {}
+    data.setdefault("experimental", {})["enableAgents"] = True
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(data))
+    for stem, text in GEMINI_AGENTS.items():
+        path = tmp_path / "home" / ".gemini" / "agents" / f"{stem}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    try:
+        assert driver.send("Hi.").kind == "turn-end", driver.log.failure
+    finally:
+        server.stop()
+    offered = "\n".join(request.system for request in listener.requests)
+    listed = re.findall(r"<subagent>\s*<name>([^<]*)</name>", offered)
+    assert "generalist" in listed, offered  # (the control: its own subagents are listed)
+    assert set(listed) & set(GEMINI_AGENTS) == GEMINI_LOADED, listed

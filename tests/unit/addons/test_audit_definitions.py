@@ -130,3 +130,19 @@ def test_gemini_cli_subagents_whose_front_matter_js_yaml_cannot_read(tmp_path: P
     assert subagents["ok"] == ("user", None)
     for name in ("colon", "tabbed", "twice"):
         assert "not valid YAML" in str(subagents[name][1]), subagents
+
+
+def test_gemini_cli_lists_each_remote_subagent_of_a_front_matter_that_is_a_list(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI 0.61 reads a front matter that is a list as remote subagents, one per item
+    (``remoteAgentsListSchema``): the audit lists each, by its name."""
+    home = tmp_path / "home"
+    remote = "---\n- name: {a}\n  agent_card_url: https://e.com/a\n- name: {b}\n"
+    remote += "  agent_card_url: https://e.com/b\n---\n"
+    write(home / ".gemini" / "agents" / "remote.md", remote.format(a="la", b="lb"))
+    write(home / ".gemini" / "agents" / "bad.md", remote.format(a="lc", b="LD"))
+    subagents = found(audit(home, None, ["gemini-cli"]), "gemini-cli", "subagent")
+    assert subagents["la"] == subagents["lb"] == ("user", None)
+    assert "item 2 of its list of remote agents" in str(subagents["lc"][1])
+    assert "remote" not in subagents

@@ -11,6 +11,7 @@ from proctor.addons.audit.front_matter import (
     codex_skill,
     front_matter,
     gemini_cli_agent,
+    gemini_cli_agents,
     gemini_cli_skill,
 )
 from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, yaml_fault
@@ -18,6 +19,8 @@ from tests.contract.test_skills import (
     CLAUDE_AGENTS,
     CLAUDE_LOADED,
     FRONT_MATTER_SKILLS,
+    GEMINI_AGENTS,
+    GEMINI_LOADED,
     OFFERED,
 )
 
@@ -117,6 +120,11 @@ def test_claude_code_ends_the_front_matter_at_the_first_three_dashes_even_inside
 def test_the_audit_loads_the_subagents_claude_code_was_measured_to_load() -> None:
     loaded = {s for s, text in CLAUDE_AGENTS.items() if claude_code_agent(text, s) == (s, None)}
     assert loaded == CLAUDE_LOADED
+
+
+def test_the_audit_loads_the_subagents_gemini_cli_was_measured_to_load() -> None:
+    loaded = {s for s, text in GEMINI_AGENTS.items() if gemini_cli_agent(text, s) == (s, None)}
+    assert loaded == GEMINI_LOADED
 
 
 # What each parser reads as no string, measured: Bun 1.4.0's Bun.YAML.parse (Claude Code 2.1.197
@@ -242,7 +250,11 @@ def test_a_block_with_no_line_under_it_gives_no_description(below: str) -> None:
     )
     assert claude_code_agent(text, "blk") == ("blk", NO_AGENT_FRONT_MATTER)
     assert gemini_cli_skill(text, "blk") == ("blk", None)
-    assert gemini_cli_agent(text, "blk")[1] is not None
+    if not below:
+        assert gemini_cli_agent(text, "blk") == (
+            "blk",
+            "its description is empty; Gemini CLI does not load it",
+        )
 
 
 def test_an_unclosed_flow_mapping_names_its_brace() -> None:
@@ -253,3 +265,113 @@ def test_an_unclosed_flow_mapping_names_its_brace() -> None:
     )
     listed = "---\nname: x\ndescription: d\ntools: [a, b\n---\nB\n"
     assert "the '[' that opens 'tools' is never closed" in str(gemini_cli_agent(listed, "f")[1])
+
+
+# What Gemini CLI 0.61's parseAgentMarkdown (its zod localAgentSchema and remote agent schemas)
+# was measured to refuse beyond the keys, the name and the description, and to take.
+GEMINI_AGENT_FAULTS = {
+    "tools: read_file": "its 'tools' is not a list",  # ("Expected array, received string")
+    "tools:": "its 'tools' is not a list",  # (null)
+    "tools: [read_file, nope]": "its 'tools' names 'nope', not a tool Gemini CLI knows",
+    "tools:\n  - 5": "its 'tools' names '5', not a tool Gemini CLI knows",
+    "tools:\n  - a\n    b": "its 'tools' names 'a b', not a tool Gemini CLI knows",
+    "tools:\n  - mcp__x": "its 'tools' names 'mcp__x', not a tool Gemini CLI knows",
+    "tools:\n  - mcp_s___": "its 'tools' names 'mcp_s___', not a tool Gemini CLI knows",
+    "temperature: hot": "its 'temperature' is not a number",
+    "temperature: '0.5'": "its 'temperature' is not a number",
+    "temperature: .nan": "its 'temperature' is not a number",
+    "temperature:": "its 'temperature' is not a number",
+    "max_turns: 0": "its 'max_turns' is not a whole number above 0",
+    "max_turns: -1": "its 'max_turns' is not a whole number above 0",
+    "max_turns: 2.5": "its 'max_turns' is not a whole number above 0",
+    "max_turns: many": "its 'max_turns' is not a whole number above 0",
+    "timeout_mins: '5'": "its 'timeout_mins' is not a whole number above 0",
+    "model: 5": "its 'model' is not a text",
+    "model:": "its 'model' is not a text",
+    "display_name: [a]": "its 'display_name' is not a text",
+    "kind: other": "its 'kind' is 'other', not 'local' or 'remote'",
+    "mcp_servers: x": "its 'mcp_servers' is not a mapping",
+    "mcp_servers:": "its 'mcp_servers' is not a mapping",
+}
+GEMINI_AGENT_TAKES = (
+    "tools: [read_file, 'glob']",
+    "tools:\n  - mcp_srv_tool\n  - mcp_*\n  - mcp_s_*\n  - discovered_tool_x\n  - '*'",
+    "tools:\n  - search_file_content\n  - run_shell_command",
+    "temperature: 1",
+    "temperature: .inf",
+    "max_turns: 2.0",
+    "max_turns: 0x10",
+    "max_turns: 1e3",
+    "timeout_mins: 5",
+    "kind: local",
+    "mcp_servers:\n  s:\n    command: x",
+)
+
+
+@pytest.mark.parametrize("more", sorted(GEMINI_AGENT_FAULTS))
+def test_gemini_cli_subagents_values_follow_its_schema(more: str) -> None:
+    text = f"---\nname: helper\ndescription: d\n{more}\n---\nB\n"
+    fault = GEMINI_AGENT_FAULTS[more]
+    who = "it" if "Gemini CLI" in fault else "Gemini CLI"
+    assert gemini_cli_agent(text, "f") == ("helper", f"{fault}; {who} does not load it")
+
+
+@pytest.mark.parametrize("more", GEMINI_AGENT_TAKES)
+def test_gemini_cli_subagents_values_its_schema_takes(more: str) -> None:
+    text = f"---\nname: helper\ndescription: d\n{more}\n---\nB\n"
+    assert gemini_cli_agent(text, "f") == ("helper", None)
+
+
+REMOTE = "---\nkind: remote\nname: r\n{more}---\n"
+GEMINI_REMOTE = {
+    "agent_card_json: '{\"a\": 1}'\n": None,
+    "agent_card_url: foo:bar\n": None,
+    "agent_card_url: https://e.com/c\nagent_card_json: '{}'\n": (
+        "it gives both 'agent_card_url' and 'agent_card_json'"
+    ),
+    "": "it gives neither 'agent_card_url' nor 'agent_card_json'",
+    "agent_card_url: /rel/path\n": "its 'agent_card_url' is not a URL",
+    "agent_card_url: http://\n": "its 'agent_card_url' is not a URL",
+    "agent_card_json: '{a'\n": "its 'agent_card_json' is not valid JSON",
+    "description:\nagent_card_url: https://e.com/c\n": "its 'description' is not a text",
+}
+
+
+@pytest.mark.parametrize("more", sorted(GEMINI_REMOTE))
+def test_gemini_cli_remote_subagents_follow_its_schema(more: str) -> None:
+    fault = GEMINI_REMOTE[more]
+    expected = None if fault is None else f"{fault}; Gemini CLI does not load it"
+    assert gemini_cli_agent(REMOTE.format(more=more), "f") == ("r", expected)
+
+
+def test_gemini_cli_reads_a_front_matter_that_is_a_list_as_its_remote_subagents() -> None:
+    """Gemini CLI 0.61 reads a list front matter with its ``remoteAgentsListSchema``: each item
+    a remote agent (parseAgentMarkdown gives ``["la", "lb"]``); one refused item refuses all
+    ("Remote Agents List: 1.name: Name must be a valid slug")."""
+    two = "---\n# agents\n- name: la\n  agent_card_url: https://e.com/a\n- name: lb\n"
+    two += "  kind: remote\n  agent_card_url: https://e.com/b\n---\n"
+    assert gemini_cli_agents(two, "f") == [("la", None), ("lb", None)]
+    why = "item 2 of its list of remote agents: {}; Gemini CLI does not load it"
+    bad = two.replace("name: lb", "name: LB")
+    slug = why.format("its name is not lowercase letters, digits, '-' and '_'")
+    assert gemini_cli_agents(bad, "f") == [("la", slug), ("LB", slug)]
+    unclosed = two.replace("https://e.com/b", '"https://e.com/b')
+    assert gemini_cli_agents(unclosed, "f")[1] == (
+        "lb",
+        why.format("the quote that opens 'agent_card_url' is never closed"),
+    )
+    local = "---\n- name: le\n  description: d\n---\n"
+    assert gemini_cli_agents(local, "f") == [
+        (
+            "le",
+            why.replace("2", "1").format("it gives neither 'agent_card_url' nor 'agent_card_json'"),
+        )
+    ]
+    texts = "---\n- a\n- b\n---\n"
+    assert gemini_cli_agents(texts, "f")[0] == (
+        "f[1]",
+        why.replace("2", "1").format("it is not a mapping of keys"),
+    )
+    # (a mapping front matter: the one subagent; Claude Code reads no list)
+    assert gemini_cli_agents("---\nname: x\ndescription: d\n---\n", "f") == [("x", None)]
+    assert claude_code_agent(two, "f")[1] is not None

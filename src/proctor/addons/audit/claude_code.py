@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.definitions import commands, subagents
-from proctor.addons.audit.front_matter import claude_code_agent
+from proctor.addons.audit.front_matter import claude_code_agents
 from proctor.addons.audit.reading import (
     Reader,
     ancestors,
@@ -124,7 +124,7 @@ def audit_claude_code(reader: Reader) -> None:
         disabled_mcpjson |= set(listed or [])
     skills(reader, config / "skills", "user")
     commands(reader, config / "commands", "user", ".md", namespaced=False)
-    subagents(reader, config / "agents", "user", rule=claude_code_agent)
+    subagents(reader, config / "agents", "user", rule=claude_code_agents)
     installed_plugins(reader, config / "plugins" / "installed_plugins.json", enabled)
     state = config / ".claude.json" if reader.claude_config_dir else home / ".claude.json"
     switched_off = user_state(reader, state)
@@ -179,7 +179,7 @@ def definitions(reader: Reader, folder: Path) -> None:
     """The skills, slash commands and subagents of a project folder's ``.claude``."""
     skills(reader, folder / ".claude" / "skills", "project")
     commands(reader, folder / ".claude" / "commands", "project", ".md", namespaced=False)
-    subagents(reader, folder / ".claude" / "agents", "project", rule=claude_code_agent)
+    subagents(reader, folder / ".claude" / "agents", "project", rule=claude_code_agents)
 
 
 def project_memory(reader: Reader, folder: Path) -> None:
@@ -330,7 +330,7 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     ``hooks``) and MCP servers (``.mcp.json`` and the manifest's ``mcpServers``)."""
     skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
     commands(reader, folder / "commands", "plugin", ".md", prefix=f"{name}:", namespaced=False)
-    subagents(reader, folder / "agents", "plugin", prefix=f"{name}:", rule=claude_code_agent)
+    subagents(reader, folder / "agents", "plugin", prefix=f"{name}:", rule=claude_code_agents)
     hooks_file = folder / "hooks" / "hooks.json"
     table = as_dict(reader.json(hooks_file)).get("hooks")
     hooks(reader, table, hooks_file, "plugin", agent="claude-code")

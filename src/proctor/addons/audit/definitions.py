@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proctor.addons.audit.front_matter import AgentRule, gemini_cli_agent
+from proctor.addons.audit.front_matter import AgentsRule, gemini_cli_agents
 from proctor.addons.audit.reading import Reader, Scope
 
 MAX_FILES = 2000
@@ -70,11 +70,12 @@ def subagents(
     prefix: str = "",
     nested: bool = True,
     off: str | None = None,
-    rule: AgentRule = gemini_cli_agent,
+    rule: AgentsRule = gemini_cli_agents,
 ) -> None:
-    """One subagent per ``.md`` file, named by its front matter's ``name`` (else the file);
-    ``rule`` is the CLI's reading of its front matter (``front_matter.py``); ``off`` is the
-    reason every one is a decoy (subagents switched off)."""
+    """The subagents of each ``.md`` file (one, or Gemini CLI's list of remote agents), named
+    by their front matter's ``name`` (else the file); ``rule`` is the CLI's reading of its
+    front matter (``front_matter.py``); ``off`` is the reason every one is a decoy (subagents
+    switched off)."""
     for path in _files(reader, root, ".md", nested=nested):
-        name, decoy = rule(reader.text(path) or "", path.stem)
-        reader.add("subagent", prefix + name, path, scope=scope, decoy=off or decoy)
+        for name, decoy in rule(reader.text(path) or "", path.stem):
+            reader.add("subagent", prefix + name, path, scope=scope, decoy=off or decoy)
