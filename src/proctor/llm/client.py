@@ -252,15 +252,18 @@ class ModelClient:
 
     def _wait(self, exc: ProviderError, delay: float) -> float | None:
         """How long to wait before the next attempt after ``exc`` (whose backoff is ``delay``),
-        None when no attempt is worth making before the deadline: ``delay`` when it ends
-        before the deadline; else, for one last attempt given :data:`LAST_ATTEMPT_SEC`, what is
-        left but those seconds, when more than that is left and the provider named no longer
-        wait of its own (a retry before its ``Retry-After`` would be refused again)."""
+        None when no attempt is worth making before the deadline: ``delay`` when it leaves the
+        next attempt :data:`LAST_ATTEMPT_SEC`; else, for a last attempt given those seconds,
+        what is left but them, when more than that is left and the provider named no longer
+        wait of its own (a retry before its ``Retry-After`` would be refused again); else, with
+        little time in all, ``delay`` when it ends before the deadline."""
         left = self._left()
-        if left is None or delay < left:
+        if left is None or delay <= left - LAST_ATTEMPT_SEC:
             return delay
         wait = left - LAST_ATTEMPT_SEC
-        return None if wait <= 0 or wait < (exc.retry_after or 0.0) else wait
+        if wait > 0 and wait >= (exc.retry_after or 0.0):
+            return wait
+        return delay if delay < left else None
 
 
 def backoff(exc: ProviderError, attempt: int, draw: float, *, patient: bool = True) -> float:

@@ -143,11 +143,16 @@ def test_the_call_s_deadline_bounds_the_waits() -> None:
 
 
 def test_a_wait_over_the_deadline_is_cut_for_a_last_attempt_only_with_seconds_to_spare() -> None:
-    """Less than 5 s left when a wait would pass the deadline: no attempt is worth making."""
+    """A wait that would leave the next attempt less than 5 s is cut to leave it 5 s (it was
+    waited whole when it ended before the deadline: 10 s of 10.5 left the attempt 0.5 s, and
+    then the call gave up with 5 s of 14 left unused); less than 5 s left after an attempt:
+    no other attempt is worth making."""
     clock, error, failing = timed(ProviderError("rate-limit", "said", 429), 14.0)
-    assert clock.waits == [10.0] and failing.calls == 2
-    assert "time ran out (gave up after 2 attempts in 10.0 s)" in str(error)
-    # A wait that ends before the deadline is waited whole, however little it leaves.
+    assert clock.waits == [9.0] and failing.calls == 2 and failing.timeouts[-1] == 5.0
+    assert "time ran out (gave up after 2 attempts in 9.0 s)" in str(error)
+    clock, error, failing = timed(ProviderError("rate-limit", "said", 429), 10.5)
+    assert clock.waits == [5.5] and failing.calls == 2 and failing.timeouts[-1] == 5.0
+    # With less than 5 s in all, a wait that ends before the deadline is waited whole.
     clock, error, failing = timed(ProviderError("server", "said", 500), 2.0, draw=0.0)
     assert clock.waits == [0.25, 0.5, 1.0] and failing.calls == 4
     assert failing.timeouts[-1] == 0.25
