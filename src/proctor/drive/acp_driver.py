@@ -61,6 +61,7 @@ from proctor.drive.questions import decide
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.trial import ANSWERED_BY_CONVERSATION, QuestionRecord
 from proctor.transcripts.acp import parse_acp_log
+from proctor.util.cutting import mask_wrapped
 
 T = TypeVar("T")
 AUTH_REQUIRED = -32000
@@ -212,9 +213,9 @@ class AcpDriver:
                 option, self.queued = reject_option(pending.options), message
                 reason = "the message names no option: rejected, then sent as the next prompt"
             self.log.record(
-                QuestionRecord(
-                    question=pending.question.text,
-                    options=pending.question.options,
+                QuestionRecord(  # masked as the policy's record of it is
+                    question=mask_wrapped(pending.question.text),
+                    options=[mask_wrapped(option) for option in pending.question.options],
                     answer=option.name if option is not None else None,
                     policy="rule",
                     rule=ANSWERED_BY_CONVERSATION,

@@ -15,6 +15,7 @@ from proctor.drive.policy import AnswerPolicy
 from proctor.drive.pty_session import PtySession
 from proctor.drive.questions import decide
 from proctor.models.trial import ANSWERED_BY_CONVERSATION, QuestionRecord
+from proctor.util.cutting import mask_wrapped
 
 SCREEN_EXCERPT_LINES = 12
 EXIT_GRACE_SEC = 10.0
@@ -111,9 +112,9 @@ class TerminalDriver:
         question = self.adapter.pending_question(session, self.launch)
         if question is None:
             return False
-        record = QuestionRecord(
-            question=question.text,
-            options=question.options,
+        record = QuestionRecord(  # masked as the policy's record of it is (see question_record)
+            question=mask_wrapped(question.text),
+            options=[mask_wrapped(option) for option in question.options],
             answer=message,
             policy="rule",
             rule=ANSWERED_BY_CONVERSATION,

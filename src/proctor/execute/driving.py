@@ -27,6 +27,7 @@ from proctor.execute.context import TrialContext
 from proctor.execute.prepare import Prepared
 from proctor.execute.servers import start_model_server
 from proctor.models.plan import TrialSpec
+from proctor.util.cutting import mask_wrapped
 from proctor.workspace.diff import take_snapshot
 
 CONVERSATIONS: dict[str, Conversation] = {}
@@ -62,13 +63,15 @@ class Driven:
     def interruptions(self) -> int:
         """Questions and prompts the agent raised mid-turn (pickers, permission prompts),
         each once: a question that parked the turn and that a later message answered is two
-        records of one question."""
+        records of one question (told apart by their texts masked: a key in the question is
+        masked in the policy's record, whoever made the other)."""
         count, waiting = 0, None
         for asked in self.log.questions:
             if asked.where != "mid-turn":
                 continue
-            count += waiting != asked.question
-            waiting = None if asked.replied else asked.question
+            text = mask_wrapped(asked.question)
+            count += waiting != text
+            waiting = None if asked.replied else text
         return count
 
 
