@@ -41,3 +41,48 @@ def test_a_traceback_is_said_by_its_exception_line_whatever_the_hook_printed_aft
     assert judge(case, [crashed.model_copy(update={"message": cut})]).message.endswith(
         "(the hook said: f())"
     )
+
+
+def _said(tmp_path: Path, source: str) -> str:
+    """What a failed case says its hook said, the hook a Python script that printed to stderr."""
+    script = tmp_path / "h.py"
+    script.write_text(source, encoding="utf-8")
+    stderr = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False
+    ).stderr
+    case = HookCase(id="c", agent="claude-code", event="Stop", expect=Expect(decision="silent"))
+    crashed = HookRunResult(
+        command="./h.py", exit_code=1, decision="error", message=stderr, stdout="",
+        stderr=stderr, duration_ms=1,
+    )  # fmt: skip
+    return judge(case, [crashed]).message
+
+
+def test_an_exception_group_is_said_by_its_own_line_and_its_first_sub_exception(
+    tmp_path: Path,
+) -> None:
+    """Python 3.11+ frames an exception group's traceback in ``+`` and ``|``: the hook is said
+    by the group's line and its first sub-exception's (it was all the lines of the output)."""
+    said = _said(
+        tmp_path,
+        "def check(v):\n    raise KeyError(v)\n"
+        "errors = []\nfor v in ('a', 'b'):\n"
+        "    try:\n        check(v)\n    except KeyError as e:\n        errors.append(e)\n"
+        "raise ExceptionGroup('checks failed', errors)\n",
+    )
+    assert said == (
+        "expected decision silent, got error (the hook said: ExceptionGroup: checks failed"
+        " (2 sub-exceptions), the first KeyError: 'a')"
+    )
+
+
+def test_a_traceback_after_a_prefix_on_its_line_is_said_by_its_exception(tmp_path: Path) -> None:
+    """A hook that logs its traceback after a tag (``[hook] Traceback (most recent call
+    last):``) is said by the exception line (it was all the lines of the output)."""
+    said = _said(
+        tmp_path,
+        "import sys, traceback\ntry:\n    {}['file_path']\n"
+        "except KeyError:\n    print('[hook]', traceback.format_exc(), file=sys.stderr)\n"
+        "    sys.exit(1)\n",
+    )
+    assert said.endswith("(the hook said: KeyError: 'file_path')")

@@ -5,6 +5,7 @@ its expectations."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -126,21 +127,55 @@ def _printed(runs: Sequence[HookRunResult]) -> str:
 
 
 _TRACEBACK = "Traceback (most recent call last):"
+_FRAMING = re.compile(r"^(?:\s*[|+](?![-+]))*")
+"""The ``|`` and ``+`` a Python 3.11+ exception group's traceback frames its lines with."""
+_RULE = re.compile(r"[\s|+-]*(?:\d+|\.\.\.)?[\s-]*")
+"""A line of an exception group's framing alone (``+-+---- 1 ----``)."""
 
 
 def _gist(text: str) -> str:
     """A hook's message, or where it holds a Python traceback, the line that ends the last one
-    (``KeyError: 'x'``: what broke), whatever the hook printed after it."""
+    (``KeyError: 'x'``: what broke), whatever the hook printed after it; of an exception group,
+    its own line and its first sub-exception's (``ExceptionGroup: checks failed (2
+    sub-exceptions), the first KeyError: 'x'``)."""
     lines = text.splitlines()
-    starts = [n for n, line in enumerate(lines) if line.strip() == _TRACEBACK]
+    starts = [n for n, line in enumerate(lines) if _TRACEBACK in line]
     if not starts:
         return text
-    header = lines[starts[-1]]
-    indent = len(header) - len(header.lstrip())
-    for line in lines[starts[-1] + 1 :]:  # (its frames are indented under it)
-        if line.strip() and len(line) - len(line.lstrip()) <= indent:
-            return line.strip()
-    return next((line.strip() for line in reversed(lines) if line.strip()), text)
+    last = next((line.strip() for line in reversed(lines) if line.strip()), text)
+    outer = [n for n in starts if "|" not in lines[n][: lines[n].index(_TRACEBACK)]]
+    start = (outer or starts)[-1]
+    said = _ending(lines, start)
+    if said is None:
+        return last
+    if "Exception Group Traceback" in lines[start]:
+        first = next((n for n in starts if n > start), None)
+        inner = _ending(lines, first) if first is not None else None
+        return f"{said}, the first {inner}" if inner else said
+    return said
+
+
+def _ending(lines: list[str], start: int) -> str | None:
+    """The exception line that ends the traceback whose header is ``lines[start]``: the first
+    line below it as little indented as the header (its frames are indented under it), read
+    past an exception group's framing and any prefix the hook wrote before the header."""
+    header = lines[start]
+    lead = _FRAMING.match(header)
+    framed = header[lead.end() if lead else 0 :]
+    before = framed[: framed.index(_TRACEBACK)]
+    prefix = "" if before.strip().endswith("Exception Group") else before.strip()
+    ahead = before.lstrip()[len(prefix) :] if prefix else before  # (what stands before it)
+    indent = len(ahead) - len(ahead.lstrip())
+    for line in lines[start + 1 :]:
+        if _RULE.fullmatch(line):
+            continue
+        lead = _FRAMING.match(line)
+        body = line[lead.end() if lead else 0 :]
+        if prefix and body.lstrip().startswith(prefix):
+            body = body.lstrip()[len(prefix) :]
+        if body.strip() and len(body) - len(body.lstrip()) <= indent:
+            return body.strip()
+    return None
 
 
 def _heard(runs: Sequence[HookRunResult], said: Sequence[str]) -> str:
