@@ -54,7 +54,8 @@ def front_matter(text: str) -> dict[str, str]:
 
 
 _KEY = (
-    r"""(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'|(?P<plain>[^\s#'"{}\[\],:][^:#]*?))"""
+    r"""(?:"(?P<dq>(?:[^"\\]|\\.)*)"|'(?P<sq>(?:[^']|'')*)'"""
+    r"""|(?P<plain>(?!-(?:\s|$))[^\s#'"{}\[\],:][^:#]*?))"""  # (`- a: b` is a list item)
 )
 _ENTRY = re.compile(rf"^{_KEY}\s*:(?:\s+(?P<value>.*)|$)")
 
@@ -76,18 +77,38 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
         if len(line) - len(line.lstrip(" ")) != base or not (match := _ENTRY.match(line[base:])):
             continue
         key = _key(match)
-        raw = (match.group("value") or "").strip()
+        raw = _uncommented((match.group("value") or "").strip())
         value = raw
         if not raw:  # `description:` with the text indented on the lines below
-            below = [part for part in _indented(lines[index + 1 :], base) if _text(part)]
+            below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
             value = " ".join(part.strip() for part in below)
             if below:
-                raw = "[" if below[0].strip().startswith("- ") else "|"
+                raw = "[" if _ITEM.match(below[0].strip()) else "|"
         elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
             entries[key] = (raw, _block(raw, _indented(lines[index + 1 :], base)))
             continue
         entries[key] = (raw, value.strip("'\"").strip())
     return entries
+
+
+_ITEM = re.compile(r"-(?:\s|$)")
+"""A list item's start: a ``-`` then a blank or the line's end (``-x`` is a plain text)."""
+_COMMENT = re.compile(r"\s#")
+
+
+def _uncommented(raw: str) -> str:
+    """The value ``raw`` without its trailing comment, as the CLIs' YAML parsers read it: a
+    comment starts at a ``#`` after a blank (``a#b`` is a text), after a quoted text's closing
+    quote (``'a' # c`` is ``'a'``), and a value that starts with ``#`` is all comment."""
+    if raw.startswith("#"):
+        return ""
+    quoted = re.match(r""""(?:[^"\\]|\\.)*"|'(?:[^']|'')*'""", raw)
+    if quoted:
+        rest = raw[quoted.end() :]
+        return quoted.group() if not rest.strip() or re.match(r"\s+#", rest) else raw
+    if raw[:1] in "'\"":  # (a quote that does not close)
+        return raw
+    return _COMMENT.split(raw, maxsplit=1)[0].rstrip()
 
 
 def _key(match: re.Match[str]) -> str:
@@ -125,12 +146,18 @@ def _text(line: str) -> bool:
     return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
-def _indented(lines: list[str], base: int = 0) -> list[str]:
+def _indented(lines: list[str], base: int = 0, items: bool = False) -> list[str]:
     """The lines below a key that are more indented than it (a comment line between them at
-    any indentation: ``description:``, ``# c``, ``  text`` gives ``text``)."""
+    any indentation: ``description:``, ``# c``, ``  text`` gives ``text``), and with ``items``,
+    the list items at its own indentation (``tools:``, ``- glob``: the key's list)."""
     taken = []
     for line in lines:
-        if _text(line) and len(line) - len(line.lstrip(" \t")) <= base:
+        here = len(line) - len(line.lstrip(" \t"))
+        if (
+            _text(line)
+            and here <= base
+            and not (items and here == base and _ITEM.match(line[here:]))
+        ):
             break
         taken.append(line)
     while taken and not _text(taken[-1]):
@@ -377,7 +404,7 @@ def _key_lines(lines: list[str], key: str) -> list[str]:
     for index, line in enumerate(lines):
         match = _ENTRY.match(line[base:]) if len(line) - len(line.lstrip(" ")) == base else None
         if match and _key(match) == key:
-            return _indented(lines[index + 1 :], base)
+            return _indented(lines[index + 1 :], base, True)
     return []
 
 
@@ -392,9 +419,9 @@ def _list_items(raw: str, below: list[str]) -> list[str] | None:
                 here = len(line) - len(line.lstrip(" "))
                 if indent is None or (here == indent and line.lstrip().startswith("-")):
                     indent = here
-                    items.append(line.strip()[1:].strip())
+                    items.append(_uncommented(line.strip()[1:].strip()))
                 else:
-                    items[-1] += " " + line.strip()
+                    items[-1] = f"{items[-1]} {line.strip()}".strip()
             return items
         if inner.endswith("]"):
             found = re.findall(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,])+""", inner[1:-1])
