@@ -108,3 +108,25 @@ def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said_once(
     assert [f["failures"] for f in rebuilt.json()["findings"]] == [1]
     assert rebuilt.json()["runs"] == [first.name]
     assert f"which the findings ledger takes in from {first.name}; not applied" in rebuilt.err
+
+
+def test_a_copy_of_a_run_that_does_not_read_is_recorded_only_once_the_run_is_applied(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    (results / "findings.json").unlink()
+    copy = results / f"{first.name}-copy"
+    shutil.copytree(first, copy)
+    (first / "trials/hello/scripted/default/1/trial.json").write_text('{"schemaVersion": 99}')
+    listed = proctor("findings", str(results), "--json")
+    assert listed.code == 0, listed.err
+    assert listed.json()["runs"] == [] and listed.json()["copies"] == {}, listed.out
+    assert "the run is not applied to the findings ledger" in listed.err, listed.err
+    assert "which the findings ledger takes in from" not in listed.err, listed.err
+    # The unreadable run removed: its copy is the run's one folder, and applied.
+    shutil.rmtree(first)
+    applied = proctor("findings", str(results), "--json")
+    assert applied.code == 0, applied.err
+    assert applied.json()["runs"] == [copy.name] and applied.json()["copies"] == {}
+    assert [f["failures"] for f in applied.json()["findings"]] == [1]

@@ -42,7 +42,7 @@ from proctor.report.checks import (
     stored_run_checks,
     stored_run_checks_since,
 )
-from proctor.report.ledger_copies import PendingRun, each_run_once
+from proctor.report.ledger_copies import PendingRun, RunCopy, each_run_once
 from proctor.report.ledger_steps import (
     _started,
     apply_resume,
@@ -183,11 +183,11 @@ class LedgerUpdate:
 
 def pending_runs(
     results_dir: Path, ledger: FindingsLedger
-) -> tuple[list[PendingRun], list[str], dict[str, str]]:
+) -> tuple[list[PendingRun], list[str], list[RunCopy]]:
     """The finished run folders of ``results_dir`` the ledger does not hold, with the suite
     each ran, ordered by their ``startedAt`` then name, a note for each run folder whose
-    ``run.json`` is unreadable or that is a copy of a run found now, and those copies (folder
-    name → run id: see :func:`~proctor.report.ledger_copies.each_run_once`). A run still going
+    ``run.json`` is unreadable, and the copies of a run found now (see
+    :func:`~proctor.report.ledger_copies.each_run_once`). A run still going
     (or killed) has no ``finishedAt`` yet and waits; a copy the ledger recorded is passed over."""
     applied = set(ledger.runs) | set(ledger.copies)
     found: list[tuple[str, str, PendingRun]] = []
@@ -219,7 +219,7 @@ def pending_runs(
             ran = PendingRun(root, suite, cut, manifest.run_id)
             found.append((manifest.started_at, root.name, ran))
     pending = [run for _, _, run in sorted(found)]
-    kept, copies = each_run_once(results_dir, ledger, pending, notes)
+    kept, copies = each_run_once(results_dir, ledger, pending)
     return kept, notes, copies
 
 
@@ -317,10 +317,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         update.ledger = known
         save_ledger(results_dir, known)
     runs, update.notes, copies = pending_runs(results_dir, update.ledger)
-    if copies:  # recorded, so that each is said once and its run.json not read again
-        recorded_copies = {**update.ledger.copies, **copies}
-        update.ledger = update.ledger.model_copy(update={"copies": recorded_copies})
-        save_ledger(results_dir, update.ledger)
+    _record_copies(results_dir, update, [copy for copy in copies if copy.original is None])
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     starts: dict[str, datetime | None] = {}
     for root, suite, interrupted_at, _ in runs:
@@ -349,6 +346,9 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         update.notes += read
         if note:
             update.notes.append(note)
+    # A copy of a run applied now; not of one that failed to read (its folder, once removed,
+    # leaves the copy to be applied in its stead).
+    _record_copies(results_dir, update, [c for c in copies if c.original in update.applied])
     for resumed in resumed_runs(results_dir, update.ledger, update.notes):
         name = resumed.root.name
         read_at = update.ledger.interrupted_runs[name].finished_at
@@ -374,6 +374,17 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
         if note:
             update.notes.append(note)
     return update
+
+
+def _record_copies(results_dir: Path, update: LedgerUpdate, copies: list[RunCopy]) -> None:
+    """``copies`` said and recorded, so that each is said once and its run.json not read
+    again."""
+    if not copies:
+        return
+    update.notes += [copy.note for copy in copies]
+    recorded = {**update.ledger.copies, **{copy.name: copy.run_id for copy in copies}}
+    update.ledger = update.ledger.model_copy(update={"copies": recorded})
+    save_ledger(results_dir, update.ledger)
 
 
 class ResumedRun(NamedTuple):

@@ -1,6 +1,8 @@
 """The runs the findings ledger has yet to take in, each once: a copy of a run (a folder whose
 ``run.json`` gives the id of a run taken in, or taken in from another folder) is left out, said
-once, and recorded in the ledger's ``copies`` so that it is neither said nor read again."""
+once, and recorded in the ledger's ``copies`` so that it is neither said nor read again. A copy
+of a run that is itself pending is recorded only once that run is applied: until then the run
+may fail to read, or its folder be removed, leaving the copy the run's only folder."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
 
-__all__ = ["PendingRun", "each_run_once"]
+__all__ = ["PendingRun", "RunCopy", "each_run_once"]
 
 
 class PendingRun(NamedTuple):
@@ -26,28 +28,41 @@ class PendingRun(NamedTuple):
     """The run id its ``run.json`` records (its folder's name, unless copied or renamed)."""
 
 
+class RunCopy(NamedTuple):
+    name: str
+    """Its folder's name."""
+    run_id: str
+    """The run id its ``run.json`` gives."""
+    note: str
+    """What to say of it once it is recorded."""
+    original: str | None = None
+    """The folder of the pending run it copies, None when that run was applied already: the
+    copy is recorded (and said) only once that folder is applied."""
+
+
 def each_run_once(
-    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun], notes: list[str]
-) -> tuple[list[PendingRun], dict[str, str]]:
+    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun]
+) -> tuple[list[PendingRun], list[RunCopy]]:
     """``pending`` without the copies of a run (a folder whose ``run.json`` gives the id of a
     run applied or pending under another name): applied twice, its failures would count
-    twice. Each is said in ``notes`` and returned (folder name → run id) for the ledger to
-    record; of a run's folders, the one its id names goes first."""
+    twice. Each is returned for the ledger to record and say; of a run's folders, the one its
+    id names goes first."""
     applied = set(ledger.runs)
     if any(run.root.name != run.run_id for run in pending):  # a copy, or a renamed run
         applied |= {_run_id(results_dir / name) or name for name in ledger.runs}
     by_id: dict[str, PendingRun] = {}
-    copies: dict[str, str] = {}
+    copies: list[RunCopy] = []
     for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
         if run.run_id in applied or run.run_id in by_id:
             first = by_id.get(run.run_id)
             took = f"takes in from {first.root.name}" if first else "took in already"
-            notes.append(
+            note = (
                 f"{run.root}: a copy of the run {run.run_id} (its run.json gives that run id), "
                 f"which the findings ledger {took}; not applied again, or its failures would "
                 "count twice (the ledger records it as a copy, so this is said once)"
             )
-            copies[run.root.name] = run.run_id
+            original = first.root.name if first else None
+            copies.append(RunCopy(run.root.name, run.run_id, note, original))
         else:
             by_id[run.run_id] = run
     kept = {id(run) for run in by_id.values()}
