@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -94,3 +96,32 @@ def test_commands_that_read_their_config_twice_read_the_pipe_once(
     evaluated = proctor("eval", "--dir", str(root), "--no-stream", "--config", config)
     assert evaluated.code == 0, evaluated.err
     assert list((tmp_path / "evals-out").glob("run-*"))
+
+
+def test_a_resume_refuses_a_config_that_was_a_named_pipe(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", plan=PLAN)
+    out = tmp_path / "out"
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+    text = json.dumps({"out": str(out)})
+    writer = threading.Thread(target=fifo.write_text, args=(text,), daemon=True)
+    writer.start()
+    ran = proctor("run", "--source", str(tmp_path / "cases"), "--config", str(fifo))
+    writer.join(timeout=10)
+    assert ran.code == 0, ran.err
+    (run,) = out.glob("run-*")
+    # In a process of its own: one that opens the pipe waits for a writer, and is killed.
+    resumed = subprocess.run(
+        [sys.executable, "-m", "proctor", "run", "--resume", str(run)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert resumed.returncode == 2, resumed.stderr
+    assert (
+        f"--resume {run}: the run's --config was a pipe (`--config <(…)`, /dev/stdin), read "
+        "once when the run started"
+    ) in resumed.stderr

@@ -112,19 +112,19 @@ def request_of(
     """The request that planned the run, rebuilt from its records."""
     cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
     recorded = Path(manifest.cwd) if manifest.cwd else None
-    if config.config_file and _PIPE.search(config.config_file):
-        raise ConfigError(
-            f"--resume {paths.root}: the run's --config was a pipe (`--config <(…)`, "
-            "/dev/stdin), read once when the run started, which a resume cannot read again; "
-            "start a new run, with the configuration in a file"
-        )
+    config_file = None
+    if config.config_file:
+        if not _PIPE.search(config.config_file):
+            config_file = recorded_path(paths, "--config", config.config_file, recorded)
+        if config_file is None or _is_fifo(config_file):  # (reading one would wait forever)
+            raise ConfigError(
+                f"--resume {paths.root}: the run's --config was a pipe (`--config <(…)`, "
+                "/dev/stdin), read once when the run started, which a resume cannot read "
+                "again; start a new run, with the configuration in a file"
+            )
     return RunRequest(
         source=recorded_path(paths, "--source", manifest.source or ".", recorded),
-        config=(
-            recorded_path(paths, "--config", config.config_file, recorded)
-            if config.config_file
-            else None
-        ),
+        config=config_file,
         overrides=resumed_options(
             CliOverrides.model_validate(config.cli.model_dump()), manifest.argv
         ),
@@ -133,6 +133,14 @@ def request_of(
         cwd=cwd,
         dotenv_dir=key_folder(manifest)[0],
     )
+
+
+def _is_fifo(path: Path) -> bool:
+    """Whether ``path`` is a named pipe (a FIFO), told without opening it."""
+    try:
+        return stat.S_ISFIFO(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 _PIPE = re.compile(r"/fd/pipe:\[\d+\]$")
