@@ -9,10 +9,13 @@ import json
 import re
 from html import unescape
 from pathlib import Path
+from typing import Any
 
+import pytest
 from starlette.testclient import TestClient
 
 from proctor.view import ViewSettings, build_app
+from proctor.view.index import ResultsIndex
 from proctor.view.synthetic import write_run
 
 
@@ -65,3 +68,26 @@ def test_the_conditions_of_a_run_are_offered_as_choices(tmp_path: Path) -> None:
     assert 'id="compare-error"' in refused
     assert _chosen(_form(refused), "treatment")[1] == "a"
     assert _chosen(_form(refused), "baseline")[1] == "a"
+
+
+def test_the_page_reads_the_trials_of_the_runs_it_offers_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = tmp_path / "results"
+    write_run(results, "run-20261201T000000Z-ab", trials=4, cases=1, conditions=("a", "b"))
+    write_run(results, "run-20261202T000000Z-one", trials=30, cases=3, conditions=("only",))
+    read: list[str] = []
+    query = ResultsIndex.query
+
+    def counted(self: ResultsIndex, sql: str, params: tuple[object, ...] = ()) -> list[Any]:
+        rows = query(self, sql, params)
+        if "FROM trials" in sql and rows and "run" in dict(rows[0]):
+            read.extend(row["run"] for row in rows)
+        return rows
+
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        monkeypatch.setattr(ResultsIndex, "query", counted)
+        page = client.get("/compare").text
+    assert 'value="run-20261201T000000Z-ab"' in _form(page)
+    # The run of one condition is not offered: its trials are not read to offer it.
+    assert "run-20261201T000000Z-ab" in read and "run-20261202T000000Z-one" not in read

@@ -102,6 +102,10 @@ def compare_page(request: Request) -> Response:
     return render(request, "compare.html", **context)
 
 
+_RUNS_PER_QUERY = 500
+"""How many runs one query of their trials names (SQLite allows some hundreds of parameters)."""
+
+
 def _condition_choices(
     index: ResultsIndex, rows: list[Any], offered: list[str]
 ) -> dict[str, dict[str, Any]]:
@@ -111,8 +115,14 @@ def _condition_choices(
     not from the trials' records."""
     wanted = set(offered)
     triples: dict[str, list[tuple[str, str, str, int]]] = {name: [] for name in offered}
-    for r in index.query("SELECT DISTINCT run, case_name, agent, condition FROM trials"):
-        if r["run"] in wanted:
+    names = sorted(wanted)
+    for start in range(0, len(names), _RUNS_PER_QUERY):  # the runs offered, read alone
+        some = names[start : start + _RUNS_PER_QUERY]
+        sql = (
+            "SELECT DISTINCT run, case_name, agent, condition FROM trials "
+            f"WHERE run IN ({', '.join('?' * len(some))})"
+        )
+        for r in index.query(sql, tuple(some)):
             triples[r["run"]].append((r["case_name"], r["agent"], r["condition"], 0))
     choices = {}
     for row in rows:
