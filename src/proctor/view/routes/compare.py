@@ -115,9 +115,9 @@ def _condition_choices(
     not from the trials' records."""
     wanted = set(offered)
     triples: dict[str, list[tuple[str, str, str, int]]] = {name: [] for name in offered}
-    names = sorted(wanted)
-    for start in range(0, len(names), _RUNS_PER_QUERY):  # the runs offered, read alone
-        some = names[start : start + _RUNS_PER_QUERY]
+    runs = sorted(wanted)
+    for start in range(0, len(runs), _RUNS_PER_QUERY):  # the runs offered, read alone
+        some = runs[start : start + _RUNS_PER_QUERY]
         sql = (
             "SELECT DISTINCT run, case_name, agent, condition FROM trials "
             f"WHERE run IN ({', '.join('?' * len(some))})"
