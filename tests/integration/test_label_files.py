@@ -209,3 +209,20 @@ def test_runs_read_as_one_and_a_manifest_s_left_out_tasks_are_said_as_such(
     assert plain.code == 0, plain.err
     unplanned = proctor("report", str(single_run_dir(plain_out)), "--goal-labels", str(goals))
     assert "'t3': not one of the run's tasks, its label unused" in unplanned.err
+
+
+def test_compare_counts_a_task_whose_records_are_all_lost_as_one_of_the_run(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    for name in ("one", "two"):
+        make_case(name, config=AB, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    for record in (run_dir / "trials" / "two").rglob("trial.json"):
+        record.unlink()  # every trial of `two` lost its record: an infra-error each
+    shapes = tmp_path / "shapes.csv"
+    shapes.write_text("one,single_goal\ntwo,strong_multi_goal\n")
+    compared = proctor("compare", str(run_dir), str(run_dir), "--goal-labels", str(shapes))
+    assert compared.code in (0, 1), compared.err
+    assert "not one of the tasks" not in compared.err, compared.err
+    assert "| strong_multi_goal | 2 |" in compared.out, compared.out

@@ -82,21 +82,21 @@ def command(
 
     def load_records(path: Path) -> list[Any]:
         # Compact read-only stand-ins, read one at a time (a fifth of the memory: two runs of
-        # 20,000 trials took a gigabyte); relabelled first when label files are given.
+        # 20,000 trials took a gigabyte).
         try:
             if labels is None:
                 records = [compact(r) for r in iter_records(path, notes, strict_annotations=True)]
             else:
-                records = [
-                    compact(r)
-                    for r in labels(read_records(path, notes, strict_annotations=True), path)
-                ]
+                records = read_records(path, notes, strict_annotations=True)
         except ConfigError as exc:
             _refuse_if_starting(path, exc)
             raise
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
         lost = missing_of(path, records, notes)
-        records += [compact(r) for r in (labels(lost, path) if labels is not None else lost)]
+        if labels is None:
+            records += [compact(r) for r in lost]
+        else:  # relabelled at once: a task whose every record is lost is still one of the run's
+            records = [compact(r) for r in labels([*records, *lost], path)]
         # A run that stopped short (interrupted, or still running) is compared on the trials
         # it finished: said, as `report` says it, with how to finish it.
         stored.append(stored_run(path, records))
