@@ -419,14 +419,3 @@ def test_called_tool_that_matched_no_call_shows_what_the_calls_of_that_name_had(
     assert (
         messages[3].startswith("0 matching calls; calls seen: [") and "call of" not in (messages[3])
     )
-
-
-def test_succeeded_says_the_last_turn_parked_still_waits() -> None:
-    """No message came after the last turn parked: it was said to have been answered."""
-    asked = Question("Where should I deploy?", ["staging", "production"])
-    g = Planted(RUN, outcomes=[(True, None), (False, asked)])
-    g.succeeded()
-    assert g.recorded[0].message == (
-        "turn 2 did not complete (turn 2 parked on 'Where should I deploy?': it still waits on "
-        "that question (parked() gates a turn meant to stop there))"
-    )

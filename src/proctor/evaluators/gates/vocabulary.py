@@ -112,24 +112,12 @@ class Gates:
         )
         # A turn that parked stays parked when a later send answers it: say so, or a test
         # that answered the question reads its failure as a mistake of proctor's.
-        # A parked turn a later message answered stays parked; the last turn, parked, still
-        # waits on its question (which parked() gates).
-        parked = [(i + 1, q) for i, (_, q) in enumerate(outcomes) if q]
-        answered = [f"turn {n} parked on {q.text!r}" for n, q in parked if n < len(outcomes)]
-        said = []
-        if answered:
-            said.append(
-                f"{'; '.join(answered)}: a turn that parked did not complete, even once a "
-                "later message answered it; gate the turns after it instead"
+        parked = [f"turn {i + 1} parked on {q.text!r}" for i, (_, q) in enumerate(outcomes) if q]
+        if parked:
+            message += (
+                f" ({'; '.join(parked)}: a turn that parked did not complete, even once a "
+                "later message answered it; gate the turns after it instead)"
             )
-        if parked and parked[-1][0] == len(outcomes):
-            n, q = parked[-1]
-            said.append(
-                f"turn {n} parked on {q.text!r}: it still waits on that question (parked() "
-                "gates a turn meant to stop there)"
-            )
-        if said:
-            message += f" ({'; '.join(said)})"
         return self._gate("succeeded()", bool(outcomes) and not bad, message)
 
     def parked(self) -> Handle:
