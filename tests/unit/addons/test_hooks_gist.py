@@ -8,7 +8,7 @@ from pathlib import Path
 
 from proctor.addons.hooks.cases import Expect, HookCase
 from proctor.addons.hooks.results import HookRunResult
-from proctor.addons.hooks.suite import judge
+from proctor.addons.hooks.suite import _gist, judge
 
 
 def test_a_traceback_is_said_by_its_exception_line_whatever_the_hook_printed_after_it(
@@ -86,3 +86,31 @@ def test_a_traceback_after_a_prefix_on_its_line_is_said_by_its_exception(tmp_pat
         "    sys.exit(1)\n",
     )
     assert said.endswith("(the hook said: KeyError: 'file_path')")
+
+
+def test_a_traceback_whose_lines_carry_changing_prefixes_is_said_by_its_last_line() -> None:
+    """A hook that stamps each line with its time: the frame under the header is no exception
+    line, so the gist is the last line printed, never a frame."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/hook/g.py", line 4, in <module>',
+        "    tb()",
+        "KeyError: 'a'",
+    ]
+    stamped = "\n".join(f"2024-01-01 12:00:0{n} {line}" for n, line in enumerate(lines))
+    said = _gist(stamped)
+    assert "File " not in said and said.endswith("KeyError: 'a'"), said
+
+
+def test_a_prefixed_exception_group_is_never_said_by_a_frame() -> None:
+    group = [
+        "  + Exception Group Traceback (most recent call last):",
+        '  |   File "/hook/g.py", line 4, in <module>',
+        "  |     raise ExceptionGroup('checks failed', [KeyError('a')])",
+        "  | ExceptionGroup: checks failed (1 sub-exception)",
+        "  +-+---------------- 1 ----------------",
+        "    | KeyError: 'a'",
+        "    +------------------------------------",
+    ]
+    said = _gist("\n".join(f"[hook] {line}" for line in group))
+    assert "File " not in said, said

@@ -146,13 +146,19 @@ def _gist(text: str) -> str:
     outer = [n for n in starts if "|" not in lines[n][: lines[n].index(_TRACEBACK)]]
     start = (outer or starts)[-1]
     said = _ending(lines, start)
-    if said is None:
-        return last
+    if said is None or not _EXCEPTION_LINE.match(said):
+        return last  # no exception line where one ends a traceback: what it printed last
     if "Exception Group Traceback" in lines[start]:
         first = next((n for n in starts if n > start), None)
         inner = _ending(lines, first) if first is not None else None
-        return f"{said}, the first {inner}" if inner else said
+        return f"{said}, the first {inner}" if inner and _EXCEPTION_LINE.match(inner) else said
     return said
+
+
+_EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?::\s.*|:)?$")
+"""How the line that ends a traceback reads: the exception's name, then its message after
+``: `` (``KeyError: 'x'``, ``SystemExit``); a frame line (``File "…", line 4``) or a line of
+the hook's own prefix found instead is not one."""
 
 
 def _ending(lines: list[str], start: int) -> str | None:
