@@ -62,3 +62,23 @@ def test_a_list_at_its_keys_indentation_is_that_keys_value() -> None:
     assert gemini_cli_agent(described, "s")[1] == (
         "its 'description' is not a text; Gemini CLI does not load it"
     )
+
+
+@pytest.mark.parametrize(
+    "tools",
+    ["tools: [read_file,\n  glob]", "tools: [\n  read_file,\n  glob\n  ]"],
+)
+def test_a_flow_list_written_over_several_lines_is_read_whole(tools: str) -> None:
+    """Gemini CLI loads it (js-yaml reads a flow list over lines): it was 'not a list', or
+    its first item lost a letter."""
+    text = f"---\nname: a\ndescription: d\n{tools}\n---\nbody\n"
+    assert gemini_cli_agent(text, "s") == ("a", None)
+    wrong = "---\nname: a\ndescription: d\ntools: [read_file,\n  nope]\n---\nbody\n"
+    assert "names 'nope'" in str(gemini_cli_agent(wrong, "s")[1])
+
+
+def test_a_block_line_that_begins_with_a_hash_is_text() -> None:
+    """In a block scalar '#' begins no comment (a Markdown heading): it was dropped, and the
+    description read as empty."""
+    text = "---\nname: a\ndescription: >\n  # Usage\n---\nbody\n"
+    assert gemini_cli_agent(text, "s") == ("a", None)

@@ -85,7 +85,7 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
             if below:
                 raw = "[" if _ITEM.match(below[0].strip()) else "|"
         elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
-            entries[key] = (raw, _block(raw, _indented(lines[index + 1 :], base)))
+            entries[key] = (raw, _block(raw, _indented(lines[index + 1 :], base, block=True)))
             continue
         entries[key] = (raw, value.strip("'\"").strip())
     return entries
@@ -146,21 +146,29 @@ def _text(line: str) -> bool:
     return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
-def _indented(lines: list[str], base: int = 0, items: bool = False) -> list[str]:
+def _indented(
+    lines: list[str], base: int = 0, items: bool = False, block: bool = False
+) -> list[str]:
     """The lines below a key that are more indented than it (a comment line between them at
     any indentation: ``description:``, ``# c``, ``  text`` gives ``text``), and with ``items``,
-    the list items at its own indentation (``tools:``, ``- glob``: the key's list)."""
+    the list items at its own indentation (``tools:``, ``- glob``: the key's list). With
+    ``block`` (a block scalar's lines) a more indented line that begins ``#`` is text, not a
+    comment (``description: >``, ``  # Usage``)."""
+
+    def solid(line: str) -> bool:
+        return bool(line.strip()) if block else _text(line)
+
     taken = []
     for line in lines:
         here = len(line) - len(line.lstrip(" \t"))
         if (
-            _text(line)
+            solid(line)
             and here <= base
             and not (items and here == base and _ITEM.match(line[here:]))
         ):
             break
         taken.append(line)
-    while taken and not _text(taken[-1]):
+    while taken and not solid(taken[-1]):
         taken.pop()  # (comments and blank lines after the value are not its own)
     return taken
 
@@ -413,7 +421,8 @@ def _list_items(raw: str, below: list[str]) -> list[str] | None:
     when the value is no list."""
     if raw.startswith("["):
         inner = raw.split(" #")[0].strip()
-        if raw == "[":  # (the items on the lines below)
+        texts = [line for line in below if _text(line)]
+        if raw == "[" and texts and _ITEM.match(texts[0].strip()):  # `- a` lines below
             items, indent = [], None
             for line in (line for line in below if _text(line)):
                 here = len(line) - len(line.lstrip(" "))
@@ -423,6 +432,8 @@ def _list_items(raw: str, below: list[str]) -> list[str] | None:
                 else:
                     items[-1] = f"{items[-1]} {line.strip()}".strip()
             return items
+        if not inner.endswith("]"):  # a flow list over several lines: `[a,` then `  b]`
+            inner = " ".join([inner, *(_uncommented(line.strip()) for line in texts)]).strip()
         if inner.endswith("]"):
             found = re.findall(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,])+""", inner[1:-1])
             return [item.strip() for item in found if item.strip()]
