@@ -122,6 +122,6 @@ def test_a_resume_refuses_a_config_that_was_a_named_pipe(
     )
     assert resumed.returncode == 2, resumed.stderr
     assert (
-        f"--resume {run}: the run's --config was a pipe (`--config <(…)`, /dev/stdin), read "
-        "once when the run started"
+        f"--resume {run}: the run's --config was a named pipe, {fifo}, read once when the run "
+        "started"
     ) in resumed.stderr

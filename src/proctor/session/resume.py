@@ -117,10 +117,15 @@ def request_of(
         if not _PIPE.search(config.config_file):
             config_file = recorded_path(paths, "--config", config.config_file, recorded)
         if config_file is None or _is_fifo(config_file):  # (reading one would wait forever)
+            given = (
+                f"a named pipe, {config_file},"
+                if config_file is not None
+                else "a pipe (`--config <(…)`, /dev/stdin),"
+            )
             raise ConfigError(
-                f"--resume {paths.root}: the run's --config was a pipe (`--config <(…)`, "
-                "/dev/stdin), read once when the run started, which a resume cannot read "
-                "again; start a new run, with the configuration in a file"
+                f"--resume {paths.root}: the run's --config was {given} read once when the "
+                "run started, which a resume cannot read again; start a new run, with the "
+                "configuration in a file"
             )
     return RunRequest(
         source=recorded_path(paths, "--source", manifest.source or ".", recorded),
