@@ -143,11 +143,13 @@ def serve(
                 f"warning: listening on {host}, not loopback; anyone who can reach it can use it",
                 err=True,
             )
-        click.echo(server.base_url)
+        # The note before the URL: a script that reads the URL and stops the server at once
+        # has had the note (said after it, a stop that came first left it unsaid).
         steps = len(server.steps)
         click.echo(
             f"scripted model: {steps} step{'' if steps == 1 else 's'}; Ctrl-C stops", err=True
         )
+        click.echo(server.base_url)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
