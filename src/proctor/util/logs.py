@@ -78,13 +78,8 @@ def said_once(*marks: str) -> Iterator[None]:
     given already is not given again: a command that plans several runs of one source
     (``run --manifest``, a run per pair) says what each plan finds about it once. Any other
     message (a trial's, a run's: the same words may be of another file) is said each time."""
-    logger = logging.getLogger(LOGGER)
-    once = _Once(marks)
-    logger.addFilter(once)
-    try:
+    with _filtered(_Once(marks)):
         yield
-    finally:
-        logger.removeFilter(once)
 
 
 class _Never(logging.Filter):
@@ -101,13 +96,19 @@ def unsaid(*marks: str) -> Iterator[None]:
     """Within the block, a message holding one of ``marks`` is not given on the ``proctor``
     logger: a resume plans its run again, and what the run said of its source when it started
     (a warning on a case its ``--case`` left out, which no resume runs) is not said again."""
+    with _filtered(_Never(marks)):
+        yield
+
+
+@contextmanager
+def _filtered(kept: logging.Filter) -> Iterator[None]:
+    """The ``proctor`` logger with the filter ``kept`` on it within the block."""
     logger = logging.getLogger(LOGGER)
-    never = _Never(marks)
-    logger.addFilter(never)
+    logger.addFilter(kept)
     try:
         yield
     finally:
-        logger.removeFilter(never)
+        logger.removeFilter(kept)
 
 
 Said = tuple[str, int, str, str | None]
