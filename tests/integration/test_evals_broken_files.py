@@ -186,6 +186,9 @@ eval = define_eval(iterations=0, cases=[
         result = proctor("eval", "--dir", str(root), *args)
         assert result.code == 2, result.err
         assert _lines(result.err)[:-1] == [
+            # the misspelt keyword of the third case stops nothing: define_eval(...) is checked
+            f"proctor: error: {a}:6: define_eval(): argument 'iterations': expected a whole "
+            "number from 1 to 100 or None, got 0",
             f"proctor: error: {a}:7: case(id='one'): argument 'timeout_ms': expected a whole "
             "number from 1 to 86400000 or None, got -5",
             f"proctor: error: {a}:7: case(id='one'): argument 'iterations': expected a whole "
@@ -200,7 +203,7 @@ eval = define_eval(iterations=0, cases=[
             f"proctor: error: {c}:3: define_eval_config(): argument 'reporters': expected a "
             "list of names, got the string 'json'",
         ], result.err
-    # the file's own bad argument is named with its cases' once the keyword is mended
+    # and with the keyword mended, the rest is named as before
     (root / "evals" / "a.eval.py").write_text(cases.replace("descripton", "description"))
     (c).write_text(config.replace("max_concurrency=0, ", "max_concurrency=1, "))
     result = proctor("eval", "--dir", str(root))

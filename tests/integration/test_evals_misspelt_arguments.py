@@ -265,3 +265,76 @@ def test_a_misspelt_module_in_an_eval_file_names_the_near_one(proctor: Run, tmp_
     # The control: a module with no near one is named alone.
     err = refused(proctor, tmp_path, "import zzqqxx_nothing\n")
     assert err.rstrip().endswith("No module named 'zzqqxx_nothing')"), err
+
+
+def test_a_method_of_t_or_a_turn_called_bare_in_a_test_says_whose_it_is(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``called_tool("write")`` in a test, without ``t.``, is a NameError that says which
+    object has the method, at the file and line of the call."""
+    files = {
+        f"{name}.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                first = await t.send("go")
+                {body}
+            eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+        """
+        for name, body in {"tool": 'called_tool("write")', "ok": "expect_ok()"}.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "tool": "NameError: name 'called_tool' is not defined (called_tool is a method of the "
+        "test context t or of a turn: call t.called_tool(...) or turn.called_tool(...))",
+        "ok": "NameError: name 'expect_ok' is not defined (expect_ok is a method of a turn: "
+        "call turn.expect_ok(...))",
+    }.items():
+        record = by_id[name]
+        assert record["status"] == "eval-error", record
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+
+
+def test_a_misspelt_keyword_does_not_stop_the_check_of_the_rest_of_the_file(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A misspelt keyword of a ``case(...)`` is one problem among the file's others: the cases
+    after it, and ``define_eval(...)``, are checked too, and every problem is named at once."""
+    body = (
+        "from proctor.evals import case, define_eval\nasync def t(x): ...\n"
+        "e = define_eval(\n"
+        "    cases=[\n"
+        "        case(id='a', promt='hello', test=t),\n"
+        "        case(id='b', tset=t),\n"
+        "        case(test=t),\n"
+        "        case(id='c', test=t, iterations=0),\n"
+        "    ],\n"
+        "    descripton='d',\n"
+        ")\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    for said in (
+        "a.eval.py:3: define_eval() has no argument 'descripton' (did you mean 'description'?)",
+        "a.eval.py:5: case() has no argument 'promt' (it takes id, test, description, tags, "
+        "timeout_ms, iterations, plan, agent, judge, qna)",
+        "a.eval.py:6: case() has no argument 'tset' (did you mean 'test'?)",
+        "a.eval.py:7: case() needs the argument 'id'",
+        "a.eval.py:8: case(id='c'): argument 'iterations': expected a whole number from 1 to 100",
+    ):
+        assert said in err, err
+    assert "needs the argument 'test'" not in err, err  # 'tset' is said to be it
+    assert "5 problems" in err, err
+
+
+def test_a_misspelt_keyword_in_the_config_file_does_not_hide_its_other_problems(
+    proctor: Run, tmp_path: Path
+) -> None:
+    config = (
+        "from proctor.evals import define_eval_config\n"
+        "c = define_eval_config(max_concurency=2, timeout_ms=0)\n"
+    )
+    err = refused(proctor, tmp_path, OK_EVAL, config)
+    assert "define_eval_config() has no argument 'max_concurency'" in err, err
+    assert "evals.config.py:2: define_eval_config(): argument 'timeout_ms'" in err, err

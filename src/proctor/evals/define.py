@@ -6,12 +6,15 @@ the file when something is wrong."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import difflib
+import functools
 import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.util import argtypes
@@ -144,7 +147,76 @@ def _origin() -> Origin | None:
         frame = sys._getframe(2)
     except ValueError:
         return None
+    while frame.f_code is _KEYWORDS_CODE and frame.f_back is not None:
+        frame = frame.f_back  # the check of its keywords called it, not the eval file
     return frame.f_code.co_filename, frame.f_lineno
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` (``case``, ``define_eval``, ``define_eval_config``) that, within
+    :func:`problems_collected`, names a keyword it does not take (``case() has no argument
+    'promt' (it takes id, test, …)``) or a required one not given as one more problem of the
+    call, and checks the arguments it does take as ever, so the import goes on and every
+    problem of the file is named at once. Outside it, or given values by position, Python
+    refuses the call as usual."""
+    signature = inspect.signature(function)
+    known = list(signature.parameters)
+    required = [n for n, p in signature.parameters.items() if p.default is p.empty]
+    name = function.__name__
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        unknown = [k for k in kwargs if k not in signature.parameters]
+        missing = [r for r in required if r not in kwargs]
+        if _collecting.get() is None or args or not (unknown or missing):
+            return function(*args, **kwargs)
+        origin = _origin()
+        said = []
+        meant: set[str] = set()
+        for wrong in unknown:
+            close = difflib.get_close_matches(wrong, known, n=3, cutoff=0.6)
+            meant.update(close)
+            hint = (
+                f"did you mean {' or '.join(map(repr, close))}?"
+                if close
+                else (f"it takes {', '.join(known)}")
+            )
+            said.append((f"{name}() has no argument '{wrong}' ({hint})", origin))
+        for absent in missing:
+            if absent not in meant:  # (a misspelt one said so already)
+                said.append((f"{name}() needs the argument '{absent}'", origin))
+        given = {k: v for k, v in kwargs.items() if k in signature.parameters}
+        found = _collecting.get()
+        assert found is not None
+        found += said
+        if missing:  # nothing to check the others against: the call is broken
+            return _broken(name, given, origin)  # type: ignore[return-value]
+        call: Callable[..., Any] = function
+        result = call(**given)  # (which may raise, its cases being broken)
+        if isinstance(result, EvalCase):
+            return dataclasses.replace(result, broken=True)  # type: ignore[return-value]
+        raise EvalDefinitionProblems(f"{name}: bad arguments, each named")
+
+    return checked
+
+
+def _broken(name: str, given: dict[str, Any], origin: Origin | None) -> EvalCase:
+    """A ``case(...)`` that lacks a required argument, kept (broken) so the file's other
+    problems are named too."""
+    if name != "case":
+        raise EvalDefinitionProblems(f"{name}: bad arguments, each named")
+    id = given.get("id")
+    return EvalCase(
+        id=id if isinstance(id, str) else "", test=_never_run, origin=origin, broken=True
+    )
+
+
+async def _never_run(t: Any) -> None:
+    """The test of a broken case, which never runs."""
 
 
 def _tags(tags: Sequence[str] | None, where: str) -> tuple[str, ...]:
@@ -249,6 +321,7 @@ def _names(values: Any, name: str, where: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@_keywords_checked
 def case(
     *,
     id: str,
@@ -299,6 +372,7 @@ def _qna(qna: Any, where: str) -> str | None:
     raise _wrong_type(where, "qna", "the text of a qna.md (a string) or None", qna)
 
 
+@_keywords_checked
 def define_eval(
     *,
     description: str | None = None,
@@ -370,6 +444,7 @@ def define_eval(
     return definition
 
 
+@_keywords_checked
 def define_eval_config(
     *,
     max_concurrency: int | None = None,
@@ -396,3 +471,6 @@ def define_eval_config(
     if got.said(_origin()):
         raise EvalDefinitionProblems("define_eval_config: bad arguments, each named")
     return config
+
+
+_KEYWORDS_CODE = _keywords_checked(_never_run).__code__  # (the same code for every function)

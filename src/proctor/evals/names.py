@@ -7,7 +7,9 @@ the test context or of a turn (``from proctor.evals import called_tool``) is sai
 ``(called_tool is a method of the test context t or of a turn, not an import: call
 t.called_tool(...) or turn.called_tool(...))``, and a misspelt one is said so with its
 near one: ``(did you mean t.send(...)? it is a method of the test context t, not an
-import)``."""
+import)``. Such a method called bare in a test (``called_tool("Edit")``, a NameError) is said
+to be one too: ``(called_tool is a method of the test context t or of a turn: call
+t.called_tool(...) or turn.called_tool(...))``."""
 
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ def near_names(error: BaseException) -> str | None:
         wrong, known = error.name, _attributes(error.obj)
     elif isinstance(error, NameError) and error.name:
         wrong, known = error.name, _visible(error)
+        bare = _bare_method(wrong, known)
+        if bare is not None:
+            return bare
     elif isinstance(error, ModuleNotFoundError) and error.name:
         return _near_module(error.name)
     elif type(error) is ImportError:
@@ -61,6 +66,21 @@ def _method_of_t(name: str) -> str | None:
         return None
     kind, of, use, uses = said
     return f" ({name} is {kind} of {of}, not an import: {use} {uses})"
+
+
+def _bare_method(name: str, visible: Iterable[str]) -> str | None:
+    """`` (called_tool is a method of the test context t or of a turn: call
+    t.called_tool(...) or turn.called_tool(...))`` for a name used bare in a test
+    (``called_tool("Edit")``) that is a public method or property of the test context or of
+    a turn, unless a near name the test can read is likelier meant; None otherwise."""
+    said = _where(name)
+    if said is None:
+        return None
+    names = [n for n in visible if n != name and not n.startswith("_")]
+    if difflib.get_close_matches(name, names, n=1, cutoff=0.9):
+        return None  # a near name of its own (count_ for count) is likelier meant
+    kind, of, use, uses = said
+    return f" ({name} is {kind} of {of}: {use} {uses})"
 
 
 def _where(name: str) -> tuple[str, str, str, str] | None:
