@@ -26,7 +26,7 @@ from proctor.evaluators.gates.expect import as_expectation
 from proctor.evaluators.gates.matching import CallView
 from proctor.evaluators.gates.snooping import ReadScope, scope_of_trial
 from proctor.evaluators.gates.vocabulary import Gates
-from proctor.models.trajectory import AssistantText, Event, UserMessage
+from proctor.models.trajectory import AssistantText, Event, ToolCall, UserMessage
 from proctor.util import argtypes
 from proctor.workspace.diff import snapshot, unified_diff
 
@@ -498,6 +498,13 @@ class TestContext(Gates):
 
     def _events(self) -> list[Event]:
         return self._events_all
+
+    def _turn_of(self, view: CallView) -> int | None:
+        # By the call's id: each turn parses the transcript anew, so its objects differ.
+        for state in self._turns:
+            if any(isinstance(e, ToolCall) and e.id == view.call.id for e in state.events):
+                return state.index
+        return None
 
     def _reply(self) -> str:
         # The whole conversation's gates read everything the agent said in it.

@@ -85,6 +85,11 @@ class Gates:
         to it."""
         return ()
 
+    def _turn_of(self, view: CallView) -> int | None:
+        """The turn (1-based) a call was made in, when the gates span several turns (those
+        of ``t``); None on a turn's own gates, whose turn the report names."""
+        return None
+
     def _views(self) -> list[CallView]:
         return calls_of(self._events(), self._roots())
 
@@ -244,8 +249,11 @@ class Gates:
         """No call of the agent's work ended in an error (a denied call is not a failure; a
         search of its own tool list is no action, as in the process metrics' failed calls)."""
         failed = [v for v in self._work() if v.status == "failed"]
-        names = [v.name for v in failed]
-        return self._gate("no_failed_actions()", not failed, f"failed calls: {names}")
+        names = []
+        for view in failed:  # the turn of each, as succeeded() names the turns
+            turn = self._turn_of(view)
+            names.append(f"{view.name!r}" + (f" (turn {turn})" if turn is not None else ""))
+        return self._gate("no_failed_actions()", not failed, f"failed calls: {', '.join(names)}")
 
     def loaded_skill(self, name: str) -> Handle:
         """The skill ``name`` was loaded: its whole name, or the part after a plugin's
