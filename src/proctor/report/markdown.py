@@ -191,10 +191,23 @@ def _by_source(t: SuiteTotals) -> list[str]:
         "",
         f"Agent {_secs(st.agent_ms)} (of which its own work {_secs(st.agent_pure_ms)}), harness "
         f"reactions while it waited {_secs(st.harness_react_ms)}; harness model time: {models}. "
-        f"Turns {st.turns} (question turns {st.question_turns}), interruptions "
-        f"{st.interruptions}.",
+        + _turns_said(st.turns, st.question_turns, st.interruptions),
     ]
     return out
+
+
+def _turns_said(turns: int, question_turns: int, interruptions: int) -> str:
+    """``4 turns sent (2 of them answers to a question the agent ended its turn with); 1
+    interruption.``: a count that is 0 is left out."""
+    said = f"{plural(turns, 'turn')} sent"
+    if question_turns == 1:
+        them = "" if turns == 1 else "1 of them "
+        said += f" ({them}an answer to a question the agent ended its turn with)"
+    elif question_turns:
+        said += f" ({question_turns} of them answers to questions the agent ended its turn with)"
+    if interruptions:
+        said += f"; {plural(interruptions, 'interruption')}"
+    return said + "."
 
 
 def render_markdown(

@@ -6,6 +6,7 @@ from proctor.models.pricing import CostInfo
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import HarnessCall, Timings, TrialRecord
 from proctor.report.effort import source_rollup, source_times
+from proctor.report.markdown import _turns_said
 
 
 def trial(cost_judge: float | None) -> TrialRecord:
@@ -41,3 +42,15 @@ def test_time_and_turns_by_source() -> None:
     assert (times.agent_ms, times.agent_pure_ms, times.harness_react_ms) == (2000, 1800, 200)
     assert times.harness_model_ms == {"anthropic/j": 500.0}
     assert (times.turns, times.question_turns, times.interruptions) == (4, 2, 2)
+
+
+def test_the_turns_line_leaves_out_a_count_of_none() -> None:
+    """The report's turns read as a sentence: no ``(question turns 0), interruptions 0``."""
+    assert _turns_said(4, 0, 0) == "4 turns sent."
+    assert _turns_said(4, 2, 1) == (
+        "4 turns sent (2 of them answers to questions the agent ended its turn with); "
+        "1 interruption."
+    )
+    assert _turns_said(2, 1, 0) == (
+        "2 turns sent (1 of them an answer to a question the agent ended its turn with)."
+    )
