@@ -338,3 +338,31 @@ def test_a_misspelt_keyword_in_the_config_file_does_not_hide_its_other_problems(
     err = refused(proctor, tmp_path, OK_EVAL, config)
     assert "define_eval_config() has no argument 'max_concurency'" in err, err
     assert "evals.config.py:2: define_eval_config(): argument 'timeout_ms'" in err, err
+
+
+def test_an_argument_left_out_inside_a_test_names_the_method_as_written(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``t.score(0.5)`` is one sentence naming ``t.score`` and what it takes, where it was
+    Python's ``Gates.score() missing 1 required positional argument: 'value'``."""
+    files = {
+        f"{name}.eval.py": f"""
+            from proctor.evals import define_eval
+            async def test(t):
+                first = await t.send("go")
+                {body}
+            eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+        """
+        for name, body in {"score": "t.score(0.5)", "tool": "first.called_tool()"}.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "score": "t.score() was not given 'value' (it takes name and value)",
+        "tool": "first.called_tool() was not given 'name' (it takes name, input, output, count "
+        "and status)",
+    }.items():
+        record = by_id[name]
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record

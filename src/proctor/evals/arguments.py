@@ -4,7 +4,9 @@ argument 'descripton' (did you mean 'description'?)``, for the functions an eval
 (``define_eval``, ``case``, the expectations) and the methods of ``t``, a turn and
 ``t.judge``. So is a value given by position to one that takes it by keyword only:
 ``define_eval() takes 0 positional arguments but 1 was given`` becomes ``define_eval() takes
-keyword arguments only (description, tags, …, qna), and 1 was given by position``."""
+keyword arguments only (description, tags, …, qna), and 1 was given by position``; and one
+left out: ``Gates.score() missing 1 required positional argument: 'value'`` becomes
+``t.score() was not given 'value' (it takes name and value)``."""
 
 from __future__ import annotations
 
@@ -22,6 +24,9 @@ from proctor.evaluators.gates import expect
 from proctor.evaluators.gates.vocabulary import Gates
 
 _UNEXPECTED = re.compile(r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+_MISSING = re.compile(
+    r"([\w.]+)\(\) missing \d+ required (?:positional|keyword-only) arguments?: (.+)"
+)
 _POSITIONAL = re.compile(
     r"([\w.]+)\(\) takes (?:from \d+ to )?\d+ positional arguments? but (\d+) "
     r"(?:positional arguments? )?(?:\(and \d+ keyword-only arguments?\) )?(?:was|were) given"
@@ -56,7 +61,7 @@ def argument_error(error: BaseException) -> str | None:
         return None
     said = _UNEXPECTED.fullmatch(str(error.args[0]))
     if said is None:
-        return _by_position(error)
+        return _missing(error) or _by_position(error)
     qualname, wrong = said.groups()
     function = _function(qualname)
     if function is None:
@@ -74,6 +79,27 @@ def argument_error(error: BaseException) -> str | None:
     else:
         hint = "it takes no arguments"
     return f"{_written(error, qualname)}() has no argument '{wrong}' ({hint})"
+
+
+def _missing(error: BaseException) -> str | None:
+    """``t.score() was not given 'value' (it takes name and value)`` for Python's
+    ``Gates.score() missing 1 required positional argument: 'value'``, which names a class
+    the eval file never wrote; None for another error, or a function of the file's own."""
+    said = _MISSING.fullmatch(str(error.args[0]))
+    if said is None:
+        return None
+    qualname, absent = said.groups()
+    function = _function(qualname)
+    if function is None:
+        return None
+    known = [
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    *others, last = known
+    takes = f"{', '.join(others)} and {last}" if others else last
+    return f"{_written(error, qualname)}() was not given {absent} (it takes {takes})"
 
 
 def _by_position(error: BaseException) -> str | None:
