@@ -21,6 +21,7 @@ import sys
 from collections.abc import Iterable
 
 from proctor.evals.context import TestContext, TurnResult
+from proctor.evals.judges import Judge
 
 _CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 
@@ -51,7 +52,15 @@ def near_names(error: BaseException) -> str | None:
     # A private name is offered only for a private one, as Python offers it.
     names = [n for n in known if n != wrong and (wrong.startswith("_") or not n.startswith("_"))]
     close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
+    if not close and isinstance(error, AttributeError) and isinstance(error.obj, Judge):
+        return _judge_offers()  # a few methods, unlike t's many: all are named
     return f" (did you mean {close[0]!r}?)" if close else None
+
+
+def _judge_offers() -> str:
+    """`` (t.judge has factuality, summarizes, closed_qa, sql and model)``."""
+    *others, last = [n for n in vars(Judge) if not n.startswith("_") and callable(vars(Judge)[n])]
+    return f" (t.judge has {', '.join(others)} and {last})"
 
 
 _OWNERS = (("the test context", "t", TestContext), ("a turn", "turn", TurnResult))
