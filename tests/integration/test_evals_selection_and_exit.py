@@ -164,6 +164,13 @@ def test_help_says_concurrency_is_capped_by_the_config(proctor: Run) -> None:
     assert "at most the config's max_concurrency" in " ".join(result.out.split())
 
 
+def test_help_names_the_ids_as_its_text_and_the_docs_do(proctor: Run) -> None:
+    """The usage line names the argument its text explains (ID_OR_PREFIX), not click's IDS."""
+    said = proctor("eval", "--help").out
+    assert "Usage: proctor eval [OPTIONS] [ID_OR_PREFIX]..." in said, said
+    assert "ID_OR_PREFIX selects an id" in " ".join(said.split())
+
+
 def test_help_gives_each_flag_its_place_in_the_order_of_precedence(proctor: Run) -> None:
     """--timeout comes before the eval's own timeout_ms (as proctor run's before a case's
     timeoutSec), and the config's agent and model come after the flags, --agent-model before

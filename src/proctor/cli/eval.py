@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 @click.command("eval")
-@click.argument("ids", nargs=-1)
+@click.argument("ids", nargs=-1, metavar="[ID_OR_PREFIX]...")
 @click.option(
     "--dir",
     "root",
