@@ -280,7 +280,11 @@ def test_a_method_of_t_or_a_turn_called_bare_in_a_test_says_whose_it_is(
                 {body}
             eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
         """
-        for name, body in {"tool": 'called_tool("write")', "ok": "expect_ok()"}.items()
+        for name, body in {
+            "tool": 'called_tool("write")',
+            "ok": "expect_ok()",
+            "typo": 'caled_tool("write")',
+        }.items()
     }
     root = project(tmp_path, files)
     result, out = run_json(proctor, root, tmp_path)
@@ -291,6 +295,8 @@ def test_a_method_of_t_or_a_turn_called_bare_in_a_test_says_whose_it_is(
         "test context t or of a turn: call t.called_tool(...) or turn.called_tool(...))",
         "ok": "NameError: name 'expect_ok' is not defined (expect_ok is a method of a turn: "
         "call turn.expect_ok(...))",
+        "typo": "NameError: name 'caled_tool' is not defined (did you mean t.called_tool(...) or "
+        "turn.called_tool(...)? it is a method of the test context t or of a turn)",
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record

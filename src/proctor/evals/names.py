@@ -54,6 +54,8 @@ def near_names(error: BaseException) -> str | None:
     close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
     if not close and isinstance(error, AttributeError) and isinstance(error.obj, Judge):
         return _judge_offers()  # a few methods, unlike t's many: all are named
+    if not close and isinstance(error, NameError):  # caled_tool(...) for t.called_tool(...)
+        return _near_method(wrong)
     return f" (did you mean {close[0]!r}?)" if close else None
 
 
@@ -90,6 +92,18 @@ def _bare_method(name: str, visible: Iterable[str]) -> str | None:
         return None  # a near name of its own (count_ for count) is likelier meant
     kind, of, use, uses = said
     return f" ({name} is {kind} of {of}: {use} {uses})"
+
+
+def _near_method(wrong: str) -> str | None:
+    """`` (did you mean t.called_tool(...)? it is a method of the test context t or of a
+    turn)`` for a name near a public method or property of either; None otherwise."""
+    theirs = sorted({n for _, _, cls in _OWNERS for n in dir(cls) if not n.startswith("_")})
+    close = difflib.get_close_matches(wrong, theirs, n=1, cutoff=0.75)
+    said = _where(close[0]) if close else None
+    if said is None:
+        return None
+    kind, of, _, uses = said
+    return f" (did you mean {uses}? it is {kind} of {of})"
 
 
 def _where(name: str) -> tuple[str, str, str, str] | None:
