@@ -314,7 +314,7 @@ def test_a_misspelt_keyword_does_not_stop_the_check_of_the_rest_of_the_file(
         "    cases=[\n"
         "        case(id='a', promt='hello', test=t),\n"
         "        case(id='b', tset=t),\n"
-        "        case(test=t),\n"
+        "        case(test=t, tags='x'),\n"
         "        case(id='c', test=t, iterations=0),\n"
         "    ],\n"
         "    descripton='d',\n"
@@ -327,11 +327,12 @@ def test_a_misspelt_keyword_does_not_stop_the_check_of_the_rest_of_the_file(
         "timeout_ms, iterations, plan, agent, judge, qna)",
         "a.eval.py:6: case() has no argument 'tset' (did you mean 'test'?)",
         "a.eval.py:7: case() needs the argument 'id'",
+        "a.eval.py:7: case(): argument 'tags': expected a list of names, got the string 'x'",
         "a.eval.py:8: case(id='c'): argument 'iterations': expected a whole number from 1 to 100",
     ):
         assert said in err, err
     assert "needs the argument 'test'" not in err, err  # 'tset' is said to be it
-    assert "5 problems" in err, err
+    assert "6 problems" in err, err
 
 
 def test_a_misspelt_keyword_in_the_config_file_does_not_hide_its_other_problems(

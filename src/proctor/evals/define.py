@@ -193,8 +193,8 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         found = _collecting.get()
         assert found is not None
         found += said
-        if missing:  # nothing to check the others against: the call is broken
-            return _broken(name, given, origin)  # type: ignore[return-value]
+        # A required one left out is said already: the others are checked without it.
+        given.update(dict.fromkeys(missing, _ABSENT))
         call: Callable[..., Any] = function
         result = call(**given)  # (which may raise, its cases being broken)
         if isinstance(result, EvalCase):
@@ -204,15 +204,8 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
-def _broken(name: str, given: dict[str, Any], origin: Origin | None) -> EvalCase:
-    """A ``case(...)`` that lacks a required argument, kept (broken) so the file's other
-    problems are named too."""
-    if name != "case":
-        raise EvalDefinitionProblems(f"{name}: bad arguments, each named")
-    id = given.get("id")
-    return EvalCase(
-        id=id if isinstance(id, str) else "", test=_never_run, origin=origin, broken=True
-    )
+_ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()
+"""What :func:`_keywords_checked` gives a required argument the call left out (said so)."""
 
 
 async def _never_run(t: Any) -> None:
@@ -340,7 +333,9 @@ def case(
     origin = _origin()
     got = _Collected()
     where = f"case(id={id!r})" if isinstance(id, str) else "case()"
-    if not isinstance(id, str):
+    if id is _ABSENT:
+        pass  # said where it was left out
+    elif not isinstance(id, str):
         got.errors.append(_wrong_type("case()", "id", "a string", id))
     elif not id or "/" in id or id in (".", ".."):
         # Said for what it is: '..' holds no '/', and is still no name of a case.
@@ -350,7 +345,7 @@ def case(
         got.errors.append(EvalDefinitionError(f"case id {id!r}: must be {why}"))
     found = EvalCase(
         id=id if isinstance(id, str) else "",
-        test=got.take(_test, test, where),
+        test=got.take(_test, test, where) if test is not _ABSENT else _never_run,
         description=got.take(_text, description, "description", where),
         tags=got.take(_tags, tags, where) or (),
         timeout_ms=got.take(_positive, timeout_ms, "timeout_ms", where, MAX_TIMEOUT_MS),
