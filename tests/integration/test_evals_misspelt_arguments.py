@@ -326,12 +326,12 @@ def test_a_misspelt_keyword_does_not_stop_the_check_of_the_rest_of_the_file(
         "a.eval.py:5: case() has no argument 'promt' (it takes id, test, description, tags, "
         "timeout_ms, iterations, plan, agent, judge, qna)",
         "a.eval.py:6: case() has no argument 'tset' (did you mean 'test'?)",
-        "a.eval.py:7: case() needs the argument 'id'",
+        "a.eval.py:7: case() was not given 'id'",
         "a.eval.py:7: case(): argument 'tags': expected a list of names, got the string 'x'",
         "a.eval.py:8: case(id='c'): argument 'iterations': expected a whole number from 1 to 100",
     ):
         assert said in err, err
-    assert "needs the argument 'test'" not in err, err  # 'tset' is said to be it
+    assert "was not given 'test'" not in err, err  # 'tset' is said to be it
     assert "6 problems" in err, err
 
 

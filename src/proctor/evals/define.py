@@ -188,7 +188,7 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
             said.append((f"{name}() has no argument '{wrong}' ({hint})", origin))
         for absent in missing:
             if absent not in meant:  # (a misspelt one said so already)
-                said.append((f"{name}() needs the argument '{absent}'", origin))
+                said.append((f"{name}() was not given '{absent}'", origin))
         given = {k: v for k, v in kwargs.items() if k in signature.parameters}
         found = _collecting.get()
         assert found is not None
