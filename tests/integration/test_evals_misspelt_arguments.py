@@ -373,3 +373,15 @@ def test_an_argument_left_out_inside_a_test_names_the_method_as_written(
     }.items():
         record = by_id[name]
         assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+
+
+@pytest.mark.parametrize(("wrong", "meant"), [("tests=t", "test"), ("case=[]", "cases")])
+def test_a_misspelt_test_or_cases_is_said_once(
+    proctor: Run, tmp_path: Path, wrong: str, meant: str
+) -> None:
+    """``define_eval(tests=test)`` is the misspelt keyword alone, not also 'give either test or
+    cases', which the near one already says."""
+    body = f"from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval({wrong})\n"
+    err = refused(proctor, tmp_path, body)
+    assert f"(did you mean '{meant}'?)" in err, err
+    assert "give either" not in err, err

@@ -196,7 +196,12 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         # A required one left out is said already: the others are checked without it.
         given.update(dict.fromkeys(missing, _ABSENT))
         call: Callable[..., Any] = function
-        result = call(**given)  # (which may raise, its cases being broken)
+        before = len(found)
+        try:
+            result = call(**given)  # (which may raise, its cases being broken)
+        finally:
+            if meant & {"test", "cases"}:  # define_eval(tests=...): said once, as misspelt
+                found[before:] = [f for f in found[before:] if not f[0].startswith(_EITHER)]
         if isinstance(result, EvalCase):
             return dataclasses.replace(result, broken=True)  # type: ignore[return-value]
         raise EvalDefinitionProblems(f"{name}: bad arguments, each named")
@@ -204,6 +209,7 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     return checked
 
 
+_EITHER = "define_eval: give either"
 _ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()
 """What :func:`_keywords_checked` gives a required argument the call left out (said so)."""
 
@@ -387,9 +393,7 @@ def define_eval(
     origin = _origin()
     got = _Collected()
     if (test is None) == (cases is None):
-        got.errors.append(
-            EvalDefinitionError("define_eval: give either 'test' or 'cases', not both or neither")
-        )
+        got.errors.append(EvalDefinitionError(f"{_EITHER} 'test' or 'cases', not both or neither"))
     found: tuple[EvalCase, ...] = ()
     if cases is not None:
         try:
