@@ -786,7 +786,7 @@ def test_a_mistake_found_in_a_generated_case_names_the_eval_file(
         result.err
     )
     assert "evals-src" not in result.err
-    assert not (tmp_path / "o" / "evals-src").exists()  # nothing ran: no generated cases left
+    assert not (tmp_path / "o").exists()  # nothing ran: no generated cases, nor their folder
 
 
 def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
@@ -1153,6 +1153,7 @@ def test_a_judge_without_a_key_names_where_it_was_given(
     named = f"{where}: judge: {says}" if given != "flag" else f"{where}: {says}"
     assert named in result.err
     assert "its generated" not in result.err
+    assert not (tmp_path / "out").exists()  # refused: no results folder left behind
 
 
 def test_a_finding_of_one_eval_run_is_resolved_by_the_next(proctor: Run, tmp_path: Path) -> None:

@@ -43,3 +43,23 @@ def test_a_run_refused_before_any_trial_leaves_no_run_folder(
     assert result.code == 2
     assert "no Ray node can run these trials" in result.err
     assert len(list(out.glob("run-*"))) == folders_left
+
+
+def test_a_refused_run_removes_the_results_folders_it_made_and_only_those(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An --out the run made for itself (and the folders above it) goes with its run folder,
+    so a retried run leaves nothing behind; one that was there stays, with what it holds."""
+    make_case("a")
+    monkeypatch.setitem(executor_module.EXECUTORS, "local", Refusing)
+    cases = str(tmp_path / "cases")
+    new = tmp_path / "new" / "deep"
+    for _ in range(2):  # retried: still nothing left
+        result = proctor("run", "--source", cases, "--out", str(new))
+        assert result.code == 2, result.err
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.md").write_text("mine")
+    assert proctor("run", "--source", cases, "--out", str(kept)).code == 2
+    assert [p.name for p in kept.iterdir()] == ["notes.md"]

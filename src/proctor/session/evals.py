@@ -11,7 +11,6 @@ from each trial's ``eval.json``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import shutil
@@ -42,6 +41,7 @@ from proctor.session.eval_choice import nothing_chosen, selection
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.run import RunRequest, RunResult, run_session, warn
 from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
+from proctor.util.files import missing_folders, remove_empty_folders
 from proctor.util.json_shown import json_text, name_shown
 
 
@@ -327,9 +327,11 @@ def run_evals(
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     source = out / "evals-src" / stamp
     CONVERSATIONS.clear()
+    made = missing_folders(out)  # removed again, when empty, if the run is refused
     try:
         source.mkdir(parents=True)
     except OSError as exc:
+        remove_empty_folders([source.parent, *made])
         said = (
             f"{config_file}: field 'out': {out}" if top.out and not request.out else f"--out {out}:"
         )
@@ -371,6 +373,7 @@ def run_evals(
         agent_efforts=dict(request.agent_efforts),
         keep_workspace=request.keep_workspace,
     )
+    runs = set(out.glob("run-*"))  # a stop before the run folder is made leaves no case either
     try:
         run = run_session(
             RunRequest(
@@ -391,9 +394,13 @@ def run_evals(
             list(subscribers),
         )
     except ConfigError as exc:
-        _remove_unrun(source)  # nothing ran: leave no generated cases behind
+        _remove_unrun(source, made)  # nothing ran: leave no generated cases behind
         judges = {point.case_name: _judge(point, request, project)[1] for point, _ in chosen}
         raise ConfigError(_named_by_eval_files(str(exc), source, chosen, judges)) from exc
+    except KeyboardInterrupt:
+        if set(out.glob("run-*")) <= runs:  # stopped while its agents were checked: as above
+            _remove_unrun(source, made)
+        raise
     finally:
         CONVERSATIONS.clear()  # a later run in this process drives its cases as written
     summary = summarise(run.paths, run.records, chosen)
@@ -426,10 +433,12 @@ def _named_by_eval_files(
     return message
 
 
-def _remove_unrun(source: Path) -> None:
+def _remove_unrun(source: Path, made: list[Path]) -> None:
+    """The cases generated at ``source`` removed, with ``evals-src/`` when no earlier run left
+    cases in it, and the results folder and those above it that this run ``made`` when they
+    are empty: a refused run leaves no folder behind (docs/evals.md)."""
     shutil.rmtree(source, ignore_errors=True)
-    with contextlib.suppress(OSError):
-        source.parent.rmdir()  # evals-src/, when no earlier run left cases in it
+    remove_empty_folders([source.parent, *made])
 
 
 def _config_file(project: EvalProject) -> str:

@@ -24,6 +24,7 @@ from proctor.models.journal import live_orchestrator as live_orchestrator
 from proctor.models.journal import read as read
 from proctor.models.run import JournalEntry, JournalEvent
 from proctor.util.clock import now_iso
+from proctor.util.files import remove_empty_folders
 from proctor.util.jsonl import decode_object
 from proctor.util.masking import mask
 from proctor.util.processes import process_start
@@ -131,12 +132,15 @@ STARTING_RECORDS = ("journal.jsonl", "config.json", "resolved.json", "run.json")
 """What a run folder holds before its ``run.json`` is written whole."""
 
 
-def not_started(root: Path, error: OSError) -> None:
+def not_started(root: Path, error: OSError, made: list[Path] | None = None) -> None:
     """Say on ``error`` (writing the first records of the run folder ``root`` failed: a full
     disk) that the run did not start, and whether its folder was removed (see
     :func:`discard_unstarted`): ``proctor: error: …/config.json: No space left on device; the
-    run did not start; its folder was removed``, not that what was finished is kept."""
+    run did not start; its folder was removed``, not that what was finished is kept. The
+    folders ``made`` for it (``--out`` and above) go with it when it goes and they are empty."""
     gone = discard_unstarted(root)
+    if gone:
+        remove_empty_folders(made or [])
     error.add_note(f"the run did not start{'; its folder was removed' if gone else ''}")
 
 

@@ -33,7 +33,7 @@ from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
 from proctor.session import journal
 from proctor.util.clock import ms_since, now_iso
-from proctor.util.files import remove_tree
+from proctor.util.files import missing_folders, remove_empty_folders, remove_tree
 from proctor.util.logs import say
 from proctor.util.masking import mask
 from proctor.util.signals import HeldStops, ignore_stops
@@ -332,6 +332,7 @@ def run_plan(
     # execute_and_finish acts on it: the run then ends before its first trial, its aggregate
     # written as interrupted (raised here, it left a folder with neither aggregate nor end).
     stops = HeldStops().hold()
+    made = missing_folders(plan.out)  # (--out and above: they go too, when left empty)
     try:
         paths = new_run_paths(plan.out)
         # The journal's first line before run.json: a run folder that has its manifest names
@@ -340,7 +341,7 @@ def run_plan(
             journal.note(paths.journal, "run-started")
             manifest = _start(paths, plan, request)
         except OSError as exc:  # a full disk: no trial ran, and its folder goes if it may
-            journal.not_started(paths.root, exc)
+            journal.not_started(paths.root, exc, made)
             raise
     except BaseException:
         stops.release()
@@ -352,8 +353,8 @@ def run_plan(
     except ConfigError:
         # Refused before any trial (a Ray cluster that cannot be joined, no node able to run
         # the trials): the run folder holds only what this call wrote, and goes with it.
-        if not any(paths.root.glob("trials/*")):
-            remove_tree(paths.root)
+        if not any(paths.root.glob("trials/*")) and remove_tree(paths.root):
+            remove_empty_folders(made)
         raise
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)

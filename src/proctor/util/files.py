@@ -34,6 +34,26 @@ def remove_tree(path: str | Path, *, strict: bool = False) -> bool:
     return not os.path.lexists(path)
 
 
+def missing_folders(path: str | Path) -> list[Path]:
+    """``path`` and the folders above it that do not exist yet, nearest first: what a
+    ``mkdir(parents=True)`` of it would make (see :func:`remove_empty_folders`)."""
+    missing: list[Path] = []
+    folder = Path(path)
+    while not os.path.lexists(folder) and folder.parent != folder:
+        missing.append(folder)
+        folder = folder.parent
+    return missing
+
+
+def remove_empty_folders(folders: list[Path]) -> None:
+    """Remove each of ``folders`` (nearest first, as :func:`missing_folders` lists them) that
+    is empty: the folders a command made for its results, when it was refused before it wrote
+    any. ``rmdir`` alone: a folder anything was written into since stays, with what is in it."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+
+
 def remove_temporary(folder: tempfile.TemporaryDirectory[str]) -> None:
     """Remove ``folder`` (what a run's trials left in it) with :func:`remove_tree`, then let
     it know. Its own ``cleanup`` gives an entry it may not remove mode 0o700 by ``chmod``

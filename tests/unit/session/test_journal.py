@@ -144,3 +144,22 @@ def test_the_trials_started_and_never_recorded_are_those_of_the_last_stretch(
         fh.write(line("run-resumed") + line("trial-started", 2))
     assert started_trials(path) == {planned[1]}
     assert unrecorded(path, planned, []) == 1
+
+
+def test_the_folders_made_for_a_run_that_did_not_start_go_with_it_when_empty(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "a" / "out"
+    root = out / "run-x"
+    root.mkdir(parents=True)
+    journal.note(root / "journal.jsonl", "run-started")
+    error = OSError(errno.ENOSPC, "No space left on device")
+    journal.not_started(root, error, [out, out.parent])
+    assert not (tmp_path / "a").exists()
+    assert error.__notes__ == ["the run did not start; its folder was removed"]
+    kept = tmp_path / "kept"
+    (kept / "run-y").mkdir(parents=True)
+    (kept / "notes.md").write_text("mine")
+    journal.note(kept / "run-y" / "journal.jsonl", "run-started")
+    journal.not_started(kept / "run-y", OSError(errno.ENOSPC, "full"), [kept])
+    assert [p.name for p in kept.iterdir()] == ["notes.md"]
