@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,6 +206,31 @@ def runs_below(folder: Path) -> str | None:
     return (
         f"a folder of results directories ({listed}), not a run folder; name their run "
         f"folders ({folder / '*' / 'run-*'})"
+    )
+
+
+RUN_NAME = re.compile(r"run-\d{8}T\d{6}Z-[0-9a-f]{6}")
+"""The name a run folder is given (``run-<UTC timestamp>-<short id>``)."""
+
+
+def no_run_in(folder: Path) -> str | None:
+    """What a command that reads a run's records says of ``folder``, which holds no trial
+    record, when it is named as a run folder is (``run-…``) and has no ``run.json``, or is a
+    results directory whose every run folder is such a one: what a run stopped before it
+    started any trial leaves (one killed as its folder was made). None otherwise."""
+    start = "start a new run"
+    if RUN_NAME.fullmatch(folder.name) and not (folder / "run.json").exists():
+        return (
+            "not a run folder (no run.json and no trial record), or a run stopped before it "
+            f"started any trial; {start}"
+        )
+    held = sorted(p.name for p in folder.glob("run-*") if p.is_dir() and RUN_NAME.fullmatch(p.name))
+    if not held or any(folder.glob("run-*/run.json")):
+        return None
+    listed = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+    return (
+        f"a results directory whose run folders ({listed}) hold no run (no run.json and no "
+        f"trial record: runs stopped before they started any trial); {start}"
     )
 
 

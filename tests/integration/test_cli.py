@@ -234,6 +234,32 @@ def test_report_on_a_folder_without_trials(proctor: Any, tmp_path: Path) -> None
     assert result.code == 2 and "is this a run folder?" in result.err
 
 
+def test_report_and_compare_of_runs_stopped_before_any_trial_say_so(
+    proctor: Any, tmp_path: Path
+) -> None:
+    """A run folder holding no run.json and no trial (a run stopped as its folder was made),
+    or a results directory of only such folders, is said to be that, as --resume says it."""
+    out = tmp_path / "out"
+    empty = out / "run-20261207T104508Z-6578a6"
+    empty.mkdir(parents=True)
+    said = "or a run stopped before it started any trial; start a new run"
+    for command in ("report", "compare"):
+        result = proctor(command, str(empty))
+        assert result.code == 2 and f"{empty}: not a run folder (no run.json and no trial " in (
+            result.err
+        )
+        assert said in result.err and "is this a run folder" not in result.err
+    result = proctor("report", str(out))
+    assert result.code == 2
+    assert (
+        f"{out}: a results directory whose run folders (run-20261207T104508Z-6578a6) hold no "
+        "run (no run.json and no trial record: runs stopped before they started any trial); "
+        "start a new run"
+    ) in result.err
+    resumed = proctor("run", "--resume", str(empty))
+    assert resumed.code == 2 and "a run stopped before it started any trial" in resumed.err
+
+
 def test_a_folder_inside_a_run_folder_given_for_it_names_the_run_folder(
     proctor: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

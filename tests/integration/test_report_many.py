@@ -194,7 +194,7 @@ def test_a_run_stopped_before_its_first_trial_ended_is_reported_as_such(
     assert "`proctor eval` again runs its cases anew" in compared.err, compared.err
     # Control: a folder that is no run's is still refused as such.
     (run / "run.json").unlink()
-    assert "is this a run folder?" in proctor("report", str(run)).err
+    assert "not a run folder (no run.json and no trial record)" in proctor("report", str(run)).err
 
 
 def test_a_baseline_run_and_a_run_of_the_change_compare_case_by_case(

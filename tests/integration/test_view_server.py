@@ -187,6 +187,22 @@ def test_a_folder_inside_a_run_is_refused_and_its_run_folder_named(
     assert not list(paths.trials_dir.glob(".proctor-view*"))
 
 
+def test_a_run_folder_of_a_run_stopped_before_any_trial_is_refused(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """An empty run folder (a run stopped as its folder was made) was viewed as a results
+    directory: no run listed, and the viewer's index written into it."""
+    empty = tmp_path / "results" / "run-20261207T104508Z-6578a6"
+    empty.mkdir(parents=True)
+    result = proctor("view", "--no-open", str(empty))
+    assert result.code == 2 and "Traceback" not in result.err
+    assert (
+        f"{empty.resolve()}: not a run folder (no run.json and no trial record), or a run "
+        "stopped before it started any trial; start a new run"
+    ) in result.err
+    assert not list(empty.iterdir())
+
+
 def test_a_busy_port_given_explicitly_is_a_config_error(proctor: Run, tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

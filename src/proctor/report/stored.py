@@ -24,7 +24,7 @@ from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
-from proctor.paths import RunPaths, run_holding, runs_below
+from proctor.paths import RunPaths, no_run_in, run_holding, runs_below
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
 
@@ -189,7 +189,7 @@ def iter_records(
                 f"{run_dir}: no trial of this run has a record: it was stopped before its "
                 f"first trial ended{hint}"
             )
-        above = runs_below(run_dir)
+        above = runs_below(run_dir) or no_run_in(run_dir)
         if above is not None:  # `proctor report proctor-results`, a level or two too high
             raise ConfigError(f"{run_dir}: {above}")
         holder = run_holding(run_dir)

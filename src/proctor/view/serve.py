@@ -14,6 +14,7 @@ from pathlib import Path
 from types import FrameType
 
 from proctor.errors import ConfigError
+from proctor.paths import RUN_NAME, no_run_in
 
 
 def open_results(path: Path) -> tuple[Path, str | None]:
@@ -35,6 +36,10 @@ def open_results(path: Path) -> tuple[Path, str | None]:
             f"{path}: a folder inside the run folder {run}, not a results directory; give "
             f"that run folder (proctor view {run}) or its results directory"
         )
+    # A run folder of a run stopped before any trial: viewed as a results directory, it would
+    # list no run, and the viewer's index would be written into it.
+    if RUN_NAME.fullmatch(path.name) and (said := no_run_in(path)) is not None:
+        raise ConfigError(f"{path}: {said}")
     return path, None
 
 
