@@ -106,6 +106,37 @@ def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str,
     check_golden(f"{AGENT}-interactive-question", version, out["events"])
 
 
+def test_a_permission_prompt_before_a_question_takes_no_answer_event(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """A permission prompt has no answer in the transcript: it is recorded as a permission and
+    takes no answer event; the question after it gets its own (paired by its text when the
+    CLI drew the picker before it wrote the call, so the record has no tool call id)."""
+    require_cli(AGENT)
+    plan = {
+        "turns": [
+            {"shell": "echo risky > risky.txt"},
+            {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)colou?r => Blue\n.* => Yes\n```\n",
+        top={"codingagents": {AGENT: {"permissionMode": "default"}}},
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    lines = (out["dir"] / "questions.jsonl").read_text().splitlines()
+    approval, asked = (json.loads(line) for line in lines)
+    assert (approval["kind"], approval.get("toolCallId")) == ("permission", None)
+    assert (asked["kind"], asked["answer"]) == ("question", "Blue")
+    answers = [e for e in out["events"] if e["type"] == "answer"]
+    assert [(e["text"], e["policy"]) for e in answers] == [("Blue", "rule")]
+    assert asked.get("toolCallId") in (None, answers[0]["id"])
+
+
 def test_a_free_text_answer_is_typed_into_the_pickers_own_entry(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:

@@ -59,6 +59,12 @@ class Question:
 
     text: str
     options: list[str] = field(default_factory=list)
+    id: str | None = None
+    """The tool call it belongs to, when the transcript names one (the pending
+    ``AskUserQuestion``'s ``tool_use`` id, an ACP request's ``toolCallId``)."""
+    kind: Literal["question", "permission"] = "question"
+    """``permission`` for a prompt to approve a tool call (a terminal's approval or permission
+    prompt, an ACP permission request), ``question`` for one the agent asked."""
 
 
 @dataclass(frozen=True)

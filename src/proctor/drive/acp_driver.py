@@ -220,6 +220,8 @@ class AcpDriver:
                     policy="rule",
                     rule=ANSWERED_BY_CONVERSATION,
                     where="mid-turn",
+                    kind=pending.question.kind,
+                    tool_call_id=pending.question.id,
                     reason=reason,
                 )
             )

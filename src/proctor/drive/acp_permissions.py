@@ -50,7 +50,8 @@ def question_for(tool_call: dict[str, Any], options: Sequence[PermissionOption])
     """The question a request asks (the same text the transcript's ``question`` event has)."""
     call = OpenCall(str(tool_call.get("toolCallId") or ""))
     call.merge(tool_call)
-    return Question(permission_question(call), [o.name for o in options])
+    names = [o.name for o in options]
+    return Question(permission_question(call), names, call.id or None, "permission")
 
 
 def choose_option(options: Sequence[PermissionOption], answer: str) -> PermissionOption | None:

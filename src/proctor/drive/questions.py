@@ -32,6 +32,8 @@ def question_record(
         screen=mask_wrapped(screen),
         latency_ms=round(latency_ms, 3),
         where=where,
+        kind=question.kind,
+        tool_call_id=question.id,
         model=decided.model,
         input_tokens=decided.input_tokens,
         output_tokens=decided.output_tokens,

@@ -119,6 +119,8 @@ class TerminalDriver:
             policy="rule",
             rule=ANSWERED_BY_CONVERSATION,
             where="mid-turn",
+            kind=question.kind,
+            tool_call_id=question.id,
             reason="the conversation's next message answered it",
         )
         if not self.adapter.answer(session, self.launch, question, message):

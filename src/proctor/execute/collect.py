@@ -36,6 +36,7 @@ from proctor.models.trajectory import (
     Event,
     ModelUsage,
     QuestionEvent,
+    ToolCall,
     Trajectory,
     sum_usage,
 )
@@ -122,18 +123,58 @@ def _says(event: Event, text: str) -> bool:
     return isinstance(event, AssistantText) and event.text.strip() == text
 
 
+def _normal(text: str | None) -> str:
+    return " ".join((text or "").split()).casefold()
+
+
+def pair_answers(
+    events: list[Event], records: list[QuestionRecord]
+) -> list[tuple[AnswerEvent, QuestionRecord]]:
+    """Each transcript ``answer`` event with the question record it answers: by tool call id
+    where both have one; else by question text (its ``question`` event's, whitespace and case
+    aside); else in order among the records of the same kind (a permission prompt's answer is
+    a tool call's, as over ACP). A record nothing answered in the transcript (a terminal's
+    approval or permission prompt) takes no answer event; one with an id takes none by order."""
+    asked = {e.id: _normal(e.text) for e in events if isinstance(e, QuestionEvent) and e.id}
+    calls = {e.id for e in events if isinstance(e, ToolCall) and e.id}
+    answers = [e for e in events if isinstance(e, AnswerEvent)]
+    pairs: dict[int, QuestionRecord] = {}
+
+    def by_id(record: QuestionRecord, answer: AnswerEvent) -> bool:
+        return record.tool_call_id is not None and answer.id == record.tool_call_id
+
+    def by_text(record: QuestionRecord, answer: AnswerEvent) -> bool:
+        both_ids = record.tool_call_id and answer.id  # two ids that differ: two calls
+        return not both_ids and asked.get(answer.id or "") == _normal(record.question)
+
+    def by_kind(record: QuestionRecord, answer: AnswerEvent) -> bool:
+        kind = "permission" if answer.id in calls else "question"
+        return record.tool_call_id is None and kind == record.kind
+
+    rest = records
+    for fits in (by_id, by_text, by_kind):
+        unpaired = []
+        for record in rest:
+            found = next(
+                (i for i, a in enumerate(answers) if i not in pairs and fits(record, a)), None
+            )
+            if found is None:
+                unpaired.append(record)
+            else:
+                pairs[found] = record
+        rest = unpaired
+    return [(answers[i], record) for i, record in sorted(pairs.items())]
+
+
 def merge_questions(trajectory: Trajectory, questions: list[QuestionRecord]) -> None:
     """Every question becomes trajectory events: mid-turn ones already are (the agent's
     question tool); their answers get the policy of the reply each was given (a question
     that parked the turn is recorded twice, left pending then answered: only the reply has
-    an answer in the transcript). A question the agent ended its turn with gets
-    ``question`` and ``answer`` events right after that message."""
-    mid_turn = iter(q for q in questions if q.where == "mid-turn" and q.replied)
-    for event in trajectory.events:
-        if isinstance(event, AnswerEvent):
-            asked = next(mid_turn, None)
-            if asked is not None:
-                event.policy = asked.policy
+    an answer in the transcript), paired as :func:`pair_answers` does. A question the agent
+    ended its turn with gets ``question`` and ``answer`` events right after that message."""
+    replied = [q for q in questions if q.where == "mid-turn" and q.replied]
+    for event, asked in pair_answers(trajectory.events, replied):
+        event.policy = asked.policy
     start = 0
     for asked in (q for q in questions if q.where == "turn-end"):
         events = trajectory.events

@@ -307,6 +307,12 @@ class QuestionRecord(RecordModel):
     screen: str = ""
     latency_ms: float = 0.0
     where: Literal["mid-turn", "turn-end"] = "mid-turn"
+    kind: Literal["question", "permission"] = "question"
+    """``permission`` for a prompt to approve a tool call (a terminal's approval or permission
+    prompt, an ACP permission request), ``question`` for one the agent asked."""
+    tool_call_id: str | None = None
+    """The tool call the question belongs to, when the agent's transcript names one: the
+    trajectory's ``answer`` event of the same id is this question's answer."""
     model: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0

@@ -233,6 +233,7 @@ def test_question_text_and_replies() -> None:
         "Bash: `rm -rf build`",
         ["Always Allow", "Allow", "Reject"],
     )
+    assert (asked.id, asked.kind) == ("t1", "permission")  # as the transcript's answer event
     assert question_for({"toolCallId": "t2", "title": "Write /w/a"}, OPTIONS).text == "Write /w/a"
     picked = response_for(OPTIONS[1]).model_dump(by_alias=True, exclude_none=True)
     assert picked == {"outcome": {"optionId": "allow", "outcome": "selected"}}

@@ -158,3 +158,44 @@ def test_control_an_interruption_does_not_close_a_turn(tmp_path: Path) -> None:
         out.write(json.dumps(note) + "\n")
     assert ClaudeCode.await_closed_turns(launch, wait=0.1) is False
     assert launch.state.turns.interrupted == 1
+
+
+PERMISSION = """
+ Bash command
+
+   echo risky > risky.txt
+
+ Do you want to proceed?
+ ❯ 1. Yes
+   2. Yes, and always allow access to workspace/ from this project
+   3. No
+
+ Esc to cancel · Tab to amend · ctrl+e to explain
+"""
+
+
+def test_a_prompt_without_the_pickers_own_entries_is_a_permission() -> None:
+    asked = question_on_screen(PERMISSION)
+    assert asked is not None
+    assert (asked.text, asked.kind) == ("Do you want to proceed?", "permission")
+    assert len(asked.options) == 3
+    picker = question_on_screen(PICKER)
+    assert picker is not None and picker.kind == "question"
+
+
+def test_a_pending_ask_user_question_names_its_tool_call(tmp_path: Path) -> None:
+    """The CLI may draw the picker before it writes the call: the question has no id then."""
+    launch, transcript = _launch(tmp_path)
+    terminal = PickerTerminal()
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked == Question("Which color should the button be?", ["Red", "Blue"])
+    block = {
+        "type": "tool_use",
+        "id": "toolu_1",
+        "name": "AskUserQuestion",
+        "input": {"questions": [{"question": "Which colour?", "options": [{"label": "Red"}]}]},
+    }
+    with transcript.open("a") as out:
+        out.write(json.dumps({"type": "assistant", "message": {"content": [block]}}) + "\n")
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked == Question("Which colour?", ["Red", "Blue"], "toolu_1", "question")

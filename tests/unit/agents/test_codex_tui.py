@@ -90,6 +90,7 @@ def test_ready_only_once_the_session_is_configured() -> None:
 def test_approval_prompt_is_a_question_with_its_command() -> None:
     question = tui.question_on_screen(APPROVAL)
     assert question is not None
+    assert question.kind == "permission"
     assert question.text == (
         "Would you like to run the following command?\n"
         "Environment: local\n"

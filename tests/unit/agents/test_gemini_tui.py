@@ -143,6 +143,7 @@ def test_the_input_box_drawn_without_colours_is_read() -> None:
 def test_shell_confirmation_is_a_question() -> None:
     question = tui.question_on_screen(shell_dialog())
     assert question is not None
+    assert question.kind == "permission"
     assert question.text == "Allow execution of [Shell]?\nShell  echo risky > risky.txt && ls"
     assert question.options == ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
     assert tui.cursor(shell_dialog()) == 0

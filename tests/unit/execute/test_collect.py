@@ -8,7 +8,8 @@ from proctor.drive.answering import Answer
 from proctor.drive.policy import PolicyAnswer
 from proctor.drive.questions import question_record
 from proctor.execute.collect import merge_questions, usage_check
-from proctor.models.trajectory import ModelUsage, Trajectory, make_event
+from proctor.models.trajectory import AnswerEvent, ModelUsage, Trajectory, make_event
+from proctor.models.trial import QuestionRecord
 
 
 def test_repeated_turn_end_questions_are_merged_in_order() -> None:
@@ -46,6 +47,84 @@ def test_a_mid_turn_answer_gets_the_policy_that_gave_it() -> None:
     )
     merge_questions(trajectory, [asked])
     assert trajectory.events[1].policy == "rule"  # type: ignore[union-attr]
+
+
+def _record(question: Question, answer: str, policy: str) -> QuestionRecord:
+    decided = PolicyAnswer(Answer(answer, policy))  # type: ignore[arg-type]
+    return question_record(question, decided, 1.0, "mid-turn")
+
+
+def _policies(trajectory: Trajectory) -> list[tuple[str | None, str | None]]:
+    return [(e.id, e.policy) for e in trajectory.events if isinstance(e, AnswerEvent)]
+
+
+def test_an_approval_the_transcript_has_no_answer_for_takes_no_answer_event() -> None:
+    """Claude Code over a terminal: a permission prompt (answered by the model), then an
+    AskUserQuestion (answered by a rule). Only the question has an answer in the transcript,
+    and it gets the rule's policy: not the approval's."""
+    events = [
+        make_event("tool_call", id="b1", name="Bash"),
+        make_event("tool_result", id="b1"),
+        make_event("question", id="q1", text="Which colour?", options=["Blue", "Red"]),
+        make_event("answer", id="q1", text="Blue"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    approval = _record(
+        Question("Do you want to proceed?", ["Yes", "No"], kind="permission"), "Yes", "model"
+    )
+    asked = _record(Question("Which colour?", ["Blue", "Red"], "q1"), "Blue", "rule")
+    merge_questions(trajectory, [approval, asked])
+    assert _policies(trajectory) == [("q1", "rule")]
+
+
+def test_without_ids_an_answer_is_paired_by_its_question_text() -> None:
+    events = [
+        make_event("question", id="q1", text="Which  colour\nshall I use?"),
+        make_event("answer", id="q1", text="Blue"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    approval = _record(Question("Run `ls`?", ["Yes", "No"]), "Yes", "model")  # kind unknown
+    asked = _record(Question("which colour shall I use?"), "Blue", "rule")
+    merge_questions(trajectory, [approval, asked])
+    assert _policies(trajectory) == [("q1", "rule")]
+
+
+def test_answers_are_paired_by_id_whatever_their_order() -> None:
+    events = [
+        make_event("question", id="q1", text="First?"),
+        make_event("answer", id="q1", text="A"),
+        make_event("question", id="q2", text="Second?"),
+        make_event("answer", id="q2", text="B"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    second = _record(Question("Second?", [], "q2"), "B", "model")
+    first = _record(Question("Changed on screen?", [], "q1"), "A", "rule")
+    merge_questions(trajectory, [second, first])
+    assert _policies(trajectory) == [("q1", "rule"), ("q2", "model")]
+
+
+def test_failing_id_and_text_answers_go_in_order_among_records_of_their_kind() -> None:
+    """An ACP permission request's answer is a tool call's; a question's is not. A record of
+    one kind never takes the other's answer."""
+    events = [
+        make_event("tool_call", id="t1", name="Write"),
+        make_event("question", id="t1", text="Write /w/a"),
+        make_event("answer", id="t1", text="Allow"),
+        make_event("question", id="q1", text="Which?"),
+        make_event("answer", id="q1", text="A"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    asked = _record(Question("Which one?"), "A", "rule")
+    allowed = _record(Question("Write a", ["Allow"], kind="permission"), "Allow", "model")
+    merge_questions(trajectory, [asked, allowed])
+    assert _policies(trajectory) == [("t1", "model"), ("q1", "rule")]
+
+
+def test_a_record_whose_id_the_transcript_lacks_takes_no_other_answer() -> None:
+    events = [make_event("question", id="q2", text="Second?"), make_event("answer", id="q2")]
+    trajectory = Trajectory(format="t", events=events)
+    merge_questions(trajectory, [_record(Question("First?", [], "q1"), "A", "rule")])
+    assert _policies(trajectory) == [("q2", None)]
 
 
 def test_usage_check_records_differences_and_control() -> None:

@@ -22,7 +22,7 @@ def ask(tool_id: str, question: str) -> str:
 def test_a_half_flushed_line_is_skipped_not_fatal(tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(ask("q1", "Go on?") + "\n" + ask("q2", "Really?")[:25])
-    assert pending_ask(transcript) == ("Go on?", ["Yes"])
+    assert pending_ask(transcript) == ("Go on?", ["Yes"], "q1")
 
 
 def test_an_answered_question_is_no_longer_pending(tmp_path: Path) -> None:
@@ -39,4 +39,4 @@ def test_a_malformed_call_is_a_question_without_text(tmp_path: Path) -> None:
     block = {"type": "tool_use", "id": "q1", "name": "AskUserQuestion", "input": {"questions": 3}}
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(json.dumps({"type": "assistant", "message": {"content": [block]}}))
-    assert pending_ask(transcript) == ("", [])
+    assert pending_ask(transcript) == ("", [], "q1")

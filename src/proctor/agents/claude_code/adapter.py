@@ -305,13 +305,16 @@ class ClaudeCode(RealCli[ClaudeSession]):
     def pending_question(
         self, terminal: Terminal, launch: Launch[ClaudeSession]
     ) -> Question | None:
-        """The picker or prompt on screen; its text from the transcript's pending
-        AskUserQuestion when there is one (the screen may wrap or abbreviate it)."""
+        """The picker or prompt on screen; its text and tool call id from the transcript's
+        pending AskUserQuestion when the transcript has it already (the screen may wrap or
+        abbreviate the text; the CLI may write the call only after drawing its picker)."""
         shown = tui.question_on_screen(terminal.screen_text())
         if shown is None:
             return None
         asked = pending_ask(launch.transcript) if launch.transcript is not None else None
-        return Question(asked[0], shown.options) if asked and asked[0] else shown
+        if asked is None or shown.kind != "question":
+            return shown
+        return Question(asked.text or shown.text, shown.options, asked.id)
 
     def send_message(self, terminal: Terminal, launch: Launch[ClaudeSession], text: str) -> None:
         """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter

@@ -143,11 +143,16 @@ def picker_entries(screen: str) -> list[str] | None:
 
 def question_on_screen(screen: str) -> Question | None:
     """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
-    under the question line. Its options are the agent's: not the picker's own entries."""
+    under the question line. Its options are the agent's: not the picker's own entries. A
+    picker with entries of its own (``Type something.``) is AskUserQuestion's; one without is
+    a permission prompt."""
     picker = _picker(screen)
     if picker is None:
         return None
-    return Question(text=picker[0], options=agent_options(picker[1]))
+    options = agent_options(picker[1])
+    if len(options) < len(picker[1]):
+        return Question(text=picker[0], options=options)
+    return Question(text=picker[0], options=options, kind="permission")
 
 
 def shows_text(screen: str, probe: str) -> bool:

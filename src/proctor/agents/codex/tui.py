@@ -118,7 +118,7 @@ def question_on_screen(screen: str) -> Question | None:
         return None
     head = next((i for i in asked if lines[i].strip().startswith(QUESTION_STARTS)), asked[0])
     body = [line.strip() for line in lines[head:start] if line.strip()]
-    return Question("\n".join(body[: MAX_BODY_LINES + 1]), options)
+    return Question("\n".join(body[: MAX_BODY_LINES + 1]), options, kind="permission")
 
 
 def cursor(screen: str) -> int | None:

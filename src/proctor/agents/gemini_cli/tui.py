@@ -137,7 +137,7 @@ def question_on_screen(screen: str) -> Question | None:
             break
         if not lines[i] and i < asked - 12:
             break
-    return Question(text, options)
+    return Question(text, options, kind="permission")
 
 
 def cursor(screen: str) -> int | None:
