@@ -4,6 +4,7 @@ value as JSON (``_convert_to_content``), so a list of one item is that item alon
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from collections.abc import Callable
@@ -20,6 +21,7 @@ ADAPTER = EXAMPLES / "reference.adapter.toml"
 Run = Callable[..., CliResult]
 
 SERVER = """
+import json
 import sys
 from mcp.server.mcpserver import MCPServer
 
@@ -83,3 +85,48 @@ def test_one_object_where_a_list_was_expected_says_so(proctor: Run, tmp_path: Pa
         " is one object with no 'id' (it has the key 'error'), not a list of items with 'id' "
         "(adapter fields 'results.path' and 'results.id')"
     )
+
+
+LITERAL_SERVER = """
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("literal-ids")
+
+@server.tool(structured_output=False)
+def remember(project: str, id: str, text: str) -> str:
+    return "ok"
+
+@server.tool(structured_output=False)
+def recall(project: str, query: str, limit: int = 10):
+    return query.split()  # the note ids the query names, each a string
+"""
+
+
+def test_a_string_id_that_reads_as_json_is_that_id(proctor: Run, tmp_path: Path) -> None:
+    """The MCP SDK sends the string id ``"true"`` as the bare text ``true``: with the dataset's
+    note ``true`` it is that id, not the JSON ``true`` (that was "'the id (the item itself)'
+    is true, expected a string or an integer", and ``[]`` an empty result, scoring 0)."""
+    script = tmp_path / "literal.py"
+    script.write_text(LITERAL_SERVER + "\nserver.run()\n", encoding="utf-8")
+    ids = ["true", "null", "1", "[]", "1.0", "{}", '"x"']
+    asked = [*ids, "true null", "n1 false"]  # one block each, several blocks
+    dataset = {
+        "notes": [{"id": i, "project": "p", "text": f"note {i}"} for i in [*ids, "n1", "false"]],
+        "queries": [
+            {"id": f"q{n}", "project": "p", "query": query, "relevant": query.split(),
+             "labels": ["extraction"]}
+            for n, query in enumerate(asked)
+        ],
+    }  # fmt: skip
+    data = tmp_path / "literal.json"
+    data.write_text(json.dumps(dataset), encoding="utf-8")
+    adapter = tmp_path / "literal.adapter.toml"
+    text = ADAPTER.read_text(encoding="utf-8").replace('"structured"', '"text"')
+    text = text.replace('path = "results"', 'path = ""').replace('id = "id"', 'id = ""')
+    adapter.write_text(text, encoding="utf-8")
+    result = proctor(
+        "memory-eval", "--dataset", str(data), "--adapter", str(adapter), "--json",
+        "--mcp", sys.executable, str(script),
+    )  # fmt: skip
+    assert "error" not in result.json(), result.json()["error"]
+    assert result.json()["overall"]["recall"] == 1.0, result.out

@@ -14,7 +14,7 @@ import json
 import logging
 import re
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Collection, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -383,9 +383,15 @@ def _stray_stdout_said(log: TextIO, noted: set[str]) -> Iterator[None]:
         logger.propagate = propagate
 
 
-def result_ids(result: CallToolResult, mapping: ResultMapping, what: str) -> list[str]:
-    """The note ids of a search result, in the server's order, as the adapter maps them."""
-    data, one = _payload(result, mapping, what)
+def result_ids(
+    result: CallToolResult, mapping: ResultMapping, what: str, known: Collection[str] = ()
+) -> list[str]:
+    """The note ids of a search result, in the server's order, as the adapter maps them.
+
+    ``known`` is the dataset's note ids: a text block that is exactly one of them is that id
+    when each item is the id itself, though it reads as another JSON value (``true``,
+    ``null``, ``1.0``, ``[]``): the MCP SDK sends a string item as its bare text."""
+    data, one = _payload(result, mapping, what, known)
     if data is None:
         return []
     from_text = mapping.source == "text" or result.structured_content is None
@@ -497,7 +503,9 @@ def _one(item: Any, mapping: ResultMapping) -> str:
     return f"one object with no '{mapping.id}' ({_reached(item, [], mapping)[2:]})"
 
 
-def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> tuple[Any, bool]:
+def _payload(
+    result: CallToolResult, mapping: ResultMapping, what: str, known: Collection[str] = ()
+) -> tuple[Any, bool]:
     """The result as JSON, and whether it is one text value taken as a list of that one item.
 
     The MCP SDK (``_convert_to_content``) sends a tool's returned list as one text block per
@@ -511,6 +519,9 @@ def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> tuple
     text = "".join(blocks)
     if not text.strip():
         return None, False
+    if not mapping.path and not mapping.id and any(_known(b, known) for b in blocks):
+        # a string id that reads as another JSON value ("true", "1.0", "[]"), sent bare
+        return [_known(b, known) or _json_or_text(b) for b in blocks], len(blocks) == 1
     if len(blocks) > 1 and (items := _each_json(blocks)) is not None:
         return items, False
     try:
@@ -525,6 +536,14 @@ def _payload(result: CallToolResult, mapping: ResultMapping, what: str) -> tuple
     if len(blocks) == 1 and not mapping.path and not isinstance(value, list):
         return [value], True
     return value, False
+
+
+def _known(block: str, known: Collection[str]) -> str | None:
+    """The note id ``block`` is, its text or that text stripped; None when it is none."""
+    for text in (block, block.strip()):
+        if text in known:
+            return text
+    return None
 
 
 def _each_json(blocks: list[str]) -> list[Any] | None:

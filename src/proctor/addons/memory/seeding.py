@@ -239,11 +239,12 @@ class _Run:
 
     async def _ask(self, session: MemorySession, project: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
+        known = self.dataset.note_by_id()  # a string id that reads as JSON is that id
         for query in [q for q in self.dataset.queries if q.project == project]:
             values = self._values(project) | {"query": query.query, "k": self.k}
             search = self.adapter.search
             what = f"query {query.id}"
             arguments = render(search.arguments, values)
             result = await session.call(search.tool, arguments, what, "search.tool")
-            out[query.id] = result_ids(result, self.adapter.results, what)
+            out[query.id] = result_ids(result, self.adapter.results, what, known)
         return out
