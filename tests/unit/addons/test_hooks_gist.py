@@ -114,3 +114,37 @@ def test_a_prefixed_exception_group_is_never_said_by_a_frame() -> None:
     ]
     said = _gist("\n".join(f"[hook] {line}" for line in group))
     assert "File " not in said, said
+
+
+def _group_stderr(tmp_path: Path) -> str:
+    """The stderr of a Python script raising an exception group of two checks."""
+    script = tmp_path / "g.py"
+    script.write_text(
+        "def check(v):\n    raise KeyError(v)\n"
+        "errors = []\nfor v in ('a', 'b'):\n"
+        "    try:\n        check(v)\n    except KeyError as e:\n        errors.append(e)\n"
+        "raise ExceptionGroup('checks failed', errors)\n",
+        encoding="utf-8",
+    )
+    return subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=False
+    ).stderr
+
+
+def test_an_exception_group_under_a_per_line_prefix_is_said_by_its_exception_line(
+    tmp_path: Path,
+) -> None:
+    """Each line of the group's traceback under ``  | `` (as Python frames a group inside a
+    group), a tag or a time of the hook's logger: said by the group's line and its first
+    sub-exception's (it was the last sub-exception, ``KeyError: 'b'``, or the closing rule
+    ``+------``)."""
+    stderr = _group_stderr(tmp_path)
+    expected = "ExceptionGroup: checks failed (2 sub-exceptions), the first KeyError: 'a'"
+    assert _gist(stderr) == expected
+    lines = stderr.splitlines()
+    for prefixed in (
+        [f"  | {line}" for line in lines],
+        [f"[hook] {line}" for line in lines],
+        [f"2024-01-01 12:00:{n:02} ERROR {line}" for n, line in enumerate(lines)],
+    ):
+        assert _gist("\n".join(prefixed)) == expected, prefixed

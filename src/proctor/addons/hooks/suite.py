@@ -143,8 +143,11 @@ def _gist(text: str) -> str:
     if not starts:
         return text
     last = next((line.strip() for line in reversed(lines) if line.strip()), text)
-    outer = [n for n in starts if "|" not in lines[n][: lines[n].index(_TRACEBACK)]]
-    start = (outer or starts)[-1]
+    lines = _unprefixed(lines, starts[0])
+    starts = [n for n, line in enumerate(lines) if _TRACEBACK in line]
+    depth = [lines[n][: lines[n].index(_TRACEBACK)].count("|") for n in starts]
+    outer = [n for n, d in zip(starts, depth, strict=True) if d == min(depth)]
+    start = outer[-1]  # the last of the outermost: an exception group's own, not its parts'
     said = _ending(lines, start)
     if said is None or not _EXCEPTION_LINE.match(said):
         return last  # no exception line where one ends a traceback: what it printed last
@@ -153,6 +156,26 @@ def _gist(text: str) -> str:
         inner = _ending(lines, first) if first is not None else None
         return f"{said}, the first {inner}" if inner and _EXCEPTION_LINE.match(inner) else said
     return said
+
+
+_HEADER = re.compile(r"(.*?)[\s|+]*(?:Exception Group )?" + re.escape(_TRACEBACK))
+"""A traceback's header, after what the hook writes before each line (``[hook] ``, a time),
+and before the framing of an exception group's traceback (``  | ``, ``+``)."""
+
+
+def _unprefixed(lines: list[str], start: int) -> list[str]:
+    """``lines`` without the prefix the header ``lines[start]`` has before its framing, from
+    each line that has it or one of its shape (a time with other digits), so a traceback
+    logged line by line reads as printed."""
+    found = _HEADER.match(lines[start])
+    prefix = found.group(1) if found else ""
+    if not prefix.strip():
+        return lines
+    shape = re.sub(r"\d", "0", prefix)
+    return [
+        line[len(prefix) :] if re.sub(r"\d", "0", line[: len(prefix)]) == shape else line
+        for line in lines
+    ]
 
 
 _EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?::\s.*|:)?$")
