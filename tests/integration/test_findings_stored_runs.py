@@ -124,6 +124,14 @@ def test_a_copy_of_a_run_that_does_not_read_is_recorded_only_once_the_run_is_app
     assert listed.json()["runs"] == [] and listed.json()["copies"] == {}, listed.out
     assert "the run is not applied to the findings ledger" in listed.err, listed.err
     assert "which the findings ledger takes in from" not in listed.err, listed.err
+    # The copy held back with it is named, not left out unsaid (it was: only the run was).
+    assert (
+        f"proctor: note: {copy}: a copy of the run {first.name} (its run.json gives that run "
+        f"id), held back with {first.name}, whose records do not read: applied neither as the "
+        "run nor as its copy until that run is applied (then recorded as its copy) or its "
+        "folder is removed (then applied in its stead)\n"
+    ) in listed.err, listed.err
+    assert listed.err.index("the run is not applied") < listed.err.index(f"{copy}: a copy")
     # The unreadable run removed: its copy is the run's one folder, and applied.
     shutil.rmtree(first)
     applied = proctor("findings", str(results), "--json")

@@ -42,7 +42,7 @@ from proctor.report.checks import (
     stored_run_checks,
     stored_run_checks_since,
 )
-from proctor.report.ledger_copies import PendingRun, RunCopy, each_run_once
+from proctor.report.ledger_copies import PendingRun, RunCopy, copies_held_back, each_run_once
 from proctor.report.ledger_steps import (
     _started,
     apply_resume,
@@ -329,6 +329,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
                 results = stored_run_checks_since(root, interrupted_at, read)[0]
         except (SchemaVersionError, ConfigError) as exc:
             update.notes.append(f"{exc}; the run is not applied to the findings ledger")
+            update.notes += copies_held_back(results_dir, copies, root.name)
             continue
         held_back, note = _late_checks(
             results_dir, update.ledger, root.name, suite, results, recorded, starts

@@ -15,7 +15,7 @@ from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
 
-__all__ = ["PendingRun", "RunCopy", "each_run_once"]
+__all__ = ["PendingRun", "RunCopy", "copies_held_back", "each_run_once"]
 
 
 class PendingRun(NamedTuple):
@@ -67,6 +67,20 @@ def each_run_once(
             by_id[run.run_id] = run
     kept = {id(run) for run in by_id.values()}
     return [run for run in pending if id(run) in kept], copies
+
+
+def copies_held_back(results_dir: Path, copies: list[RunCopy], original: str) -> list[str]:
+    """A note for each of ``copies`` of the pending run in ``original``, which does not read:
+    the copy is held back with it (neither applied nor recorded), said each time, as the run
+    is, so it is not left out unsaid."""
+    return [
+        f"{results_dir / copy.name}: a copy of the run {copy.run_id} (its run.json gives that "
+        f"run id), held back with {original}, whose records do not read: applied neither as "
+        "the run nor as its copy until that run is applied (then recorded as its copy) or "
+        "its folder is removed (then applied in its stead)"
+        for copy in copies
+        if copy.original == original
+    ]
 
 
 def _run_id(run_dir: Path) -> str | None:
