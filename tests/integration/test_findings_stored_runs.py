@@ -138,3 +138,29 @@ def test_a_copy_of_a_run_that_does_not_read_is_recorded_only_once_the_run_is_app
     assert applied.code == 0, applied.err
     assert applied.json()["runs"] == [copy.name] and applied.json()["copies"] == {}
     assert [f["failures"] for f in applied.json()["findings"]] == [1]
+
+
+def test_a_run_whose_copy_was_applied_in_its_stead_is_not_applied_again_once_it_reads(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The run's run.json did not read, so its copy was the run's one folder, and applied; the
+    run.json mended, the run is that copy's run, taken in already (it was applied a second
+    time: its failure counted twice)."""
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    (results / "findings.json").unlink()
+    copy = results / f"{first.name}-copy"
+    shutil.copytree(first, copy)
+    manifest = (first / "run.json").read_text()
+    (first / "run.json").write_text("{")
+    applied = proctor("findings", str(results), "--json")
+    assert applied.code == 0 and applied.json()["runs"] == [copy.name], applied.err
+    (first / "run.json").write_text(manifest)
+    mended = proctor("findings", str(results), "--json")
+    assert mended.code == 0, mended.err
+    assert [f["failures"] for f in mended.json()["findings"]] == [1]
+    assert mended.json()["copies"] == {first.name: first.name}
+    assert (
+        f"proctor: note: {first}: a copy of the run {first.name} (its run.json gives that run "
+        f"id), which the findings ledger took in already from {copy.name}; not applied again"
+    ) in mended.err, mended.err

@@ -6,6 +6,7 @@ may fail to read, or its folder be removed, leaving the copy the run's only fold
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -14,6 +15,9 @@ from proctor.models.findings import FindingsLedger
 from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.paths import RunPaths
+
+_MADE = re.compile(r"run-\d{8}T\d{6}Z-[0-9a-f]{6}")
+"""The name ``proctor run`` gives a run's folder, its run id (see ``new_run_paths``)."""
 
 __all__ = ["PendingRun", "RunCopy", "copies_held_back", "each_run_once"]
 
@@ -47,15 +51,21 @@ def each_run_once(
     run applied or pending under another name): applied twice, its failures would count
     twice. Each is returned for the ledger to record and say; of a run's folders, the one its
     id names goes first."""
-    applied = set(ledger.runs)
-    if any(run.root.name != run.run_id for run in pending):  # a copy, or a renamed run
-        applied |= {_run_id(results_dir / name) or name for name in ledger.runs}
+    applied = {name: name for name in ledger.runs}  # run id -> the folder it was taken from
+    renamed = any(run.root.name != run.run_id for run in pending)  # a copy, or a renamed run
+    if pending:  # and a run taken in from a folder its id does not name (a copy applied when
+        # the run's own run.json did not read): its folder's run.json says which run it was
+        for name in ledger.runs:
+            if renamed or not _MADE.fullmatch(name):
+                applied.setdefault(_run_id(results_dir / name) or name, name)
     by_id: dict[str, PendingRun] = {}
     copies: list[RunCopy] = []
     for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
         if run.run_id in applied or run.run_id in by_id:
             first = by_id.get(run.run_id)
             took = f"takes in from {first.root.name}" if first else "took in already"
+            if not first and applied[run.run_id] != run.run_id:
+                took += f" from {applied[run.run_id]}"
             note = (
                 f"{run.root}: a copy of the run {run.run_id} (its run.json gives that run id), "
                 f"which the findings ledger {took}; not applied again, or its failures would "
