@@ -148,3 +148,16 @@ def test_an_exception_group_under_a_per_line_prefix_is_said_by_its_exception_lin
         [f"2024-01-01 12:00:{n:02} ERROR {line}" for n, line in enumerate(lines)],
     ):
         assert _gist("\n".join(prefixed)) == expected, prefixed
+
+
+def test_an_exception_group_of_exceptions_never_raised_names_its_first(tmp_path: Path) -> None:
+    """``raise ExceptionGroup("…", [ValueError("…"), …])``: its sub-exceptions have no
+    traceback, each a line under its rule; the first is named still (it was left out)."""
+    said = _said(
+        tmp_path,
+        "raise ExceptionGroup('validation failed', [ValueError('bad path'), KeyError('k')])\n",
+    )
+    assert said.endswith(
+        "(the hook said: ExceptionGroup: validation failed (2 sub-exceptions), the first "
+        "ValueError: bad path)"
+    )

@@ -152,8 +152,7 @@ def _gist(text: str) -> str:
     if said is None or not _EXCEPTION_LINE.match(said):
         return last  # no exception line where one ends a traceback: what it printed last
     if "Exception Group Traceback" in lines[start]:
-        first = next((n for n in starts if n > start), None)
-        inner = _ending(lines, first) if first is not None else None
+        inner = _first_part(lines, start, starts)
         return f"{said}, the first {inner}" if inner and _EXCEPTION_LINE.match(inner) else said
     return said
 
@@ -176,6 +175,22 @@ def _unprefixed(lines: list[str], start: int) -> list[str]:
         line[len(prefix) :] if re.sub(r"\d", "0", line[: len(prefix)]) == shape else line
         for line in lines
     ]
+
+
+_FIRST_RULE = re.compile(r"[\s|+]*\+-\+-+ 1 -+")
+"""The rule an exception group's traceback opens its first sub-exception with."""
+
+
+def _first_part(lines: list[str], start: int, starts: list[int]) -> str | None:
+    """The exception line of the first sub-exception of the group whose header is
+    ``lines[start]``: its traceback's, or, for one never raised (``ExceptionGroup("…",
+    [ValueError("…")])``), the line alone under the group's first rule."""
+    rule = next((n for n in range(start + 1, len(lines)) if _FIRST_RULE.fullmatch(lines[n])), None)
+    if rule is not None and rule + 1 < len(lines) and _TRACEBACK not in lines[rule + 1]:
+        lead = _FRAMING.match(lines[rule + 1])
+        return lines[rule + 1][lead.end() if lead else 0 :].strip()
+    first = next((n for n in starts if n > start), None)
+    return _ending(lines, first) if first is not None else None
 
 
 _EXCEPTION_LINE = re.compile(r"[A-Za-z_][\w.]*(?::\s.*|:)?$")
