@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 
 from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, block_of, yaml_fault
+from proctor.addons.audit.yaml_scalar import block_text, scalar_text, uncommented
 
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')
 
@@ -70,7 +71,7 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     if not content:
         return {}
     if content[0].lstrip().startswith("{"):
-        return _flow_entries(" ".join(line.strip() for line in content))
+        return _flow_entries(" ".join(uncommented(line).strip() for line in content))
     base = len(content[0]) - len(content[0].lstrip(" "))
     entries: dict[str, tuple[str, str]] = {}
     for index, line in enumerate(lines):
@@ -84,10 +85,18 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
             value = " ".join(part.strip() for part in below)
             if below:
                 raw = "[" if _ITEM.match(below[0].strip()) else "|"
+            if raw == "|":
+                value = scalar_text(_uncommented(below[0].strip()), below[1:])
         elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
-            entries[key] = (raw, _block(raw, _indented(lines[index + 1 :], base, block=True)))
+            below = lines[index + 1 :]
+            end = len(_indented(below, base, block=True))
+            while end < len(below) and not below[end].strip(" "):
+                end += 1  # (its blank lines at the end: `+` keeps them)
+            entries[key] = (raw, block_text(raw, below[:end], base))
             continue
-        entries[key] = (raw, value.strip("'\"").strip())
+        elif raw[0] not in "[{":  # (a text, quoted or not, maybe over the lines below)
+            value = scalar_text(raw, _indented(lines[index + 1 :], base))
+        entries[key] = (raw, value.strip())
     return entries
 
 
@@ -128,7 +137,8 @@ def _flow_entries(text: str) -> dict[str, tuple[str, str]]:
     for item in items:
         if match := _ENTRY.match(item.strip()):
             raw = (match.group("value") or "").strip()
-            entries[_key(match)] = (raw, raw.strip("'\"").strip())
+            value = raw if raw[:1] in ("[", "{") else scalar_text(raw, [])
+            entries[_key(match)] = (raw, value.strip())
     return entries
 
 
@@ -171,32 +181,6 @@ def _indented(
     while taken and not solid(taken[-1]):
         taken.pop()  # (comments and blank lines after the value are not its own)
     return taken
-
-
-def _block(header: str, lines: list[str]) -> str:
-    """The text of a block scalar (``|`` literal, ``>`` folded; ``-`` strip, ``+`` keep) whose
-    header is ``header`` and whose lines are ``lines``, as YAML reads it; "" when it has none."""
-    content = [line for line in lines if line.strip()]
-    if not content:
-        return ""
-    indent = len(content[0]) - len(content[0].lstrip(" "))
-    cut = [line[indent:] if line.strip() else "" for line in lines]
-    if header[0] == "|":
-        text = "\n".join(cut)
-    else:  # folded: lines join with a space, a blank line is a line break
-        text, previous = "", ""
-        for line in cut:
-            if not line:
-                text += "\n"
-            elif text and not text.endswith("\n") and not previous.startswith(" "):
-                text += " " + line
-            else:
-                text += ("\n" if text and not text.endswith("\n") else "") + line
-            previous = line
-    indicators = header.split("#")[0]
-    if "-" in indicators:
-        return text.rstrip("\n")
-    return text + "\n" if "+" in indicators else text.rstrip("\n") + "\n"
 
 
 def claude_code_skill(text: str, folder: str) -> tuple[str, str | None]:
@@ -433,7 +417,7 @@ def _list_items(raw: str, below: list[str]) -> list[str] | None:
                     items[-1] = f"{items[-1]} {line.strip()}".strip()
             return items
         if not inner.endswith("]"):  # a flow list over several lines: `[a,` then `  b]`
-            inner = " ".join([inner, *(_uncommented(line.strip()) for line in texts)]).strip()
+            inner = " ".join([inner, *(uncommented(line).strip() for line in texts)]).strip()
         if inner.endswith("]"):
             found = re.findall(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^,])+""", inner[1:-1])
             return [item.strip() for item in found if item.strip()]
@@ -446,18 +430,6 @@ _URL = re.compile(
 )
 """What ``new URL()`` takes (zod's ``url()``), near enough: a scheme, and a host after the
 special ones'."""
-
-
-def _unquoted(raw: str) -> str:
-    """The text of the scalar ``raw`` as js-yaml reads it (quotes undone, a comment dropped)."""
-    if raw[:1] == "'":
-        return raw[1 : raw.rfind("'")].replace("''", "'")
-    if raw[:1] == '"':
-        try:
-            return str(json.loads(raw[: raw.rfind('"') + 1]))
-        except ValueError:
-            return raw[1 : raw.rfind('"')]
-    return re.split(r"\s#", raw)[0].strip()
 
 
 def _gemini_fault(lines: list[str], remote: bool) -> str | None:
@@ -485,11 +457,11 @@ def _gemini_fault(lines: list[str], remote: bool) -> str | None:
         if len(card) != 1:
             both = "both 'agent_card_url' and" if card else "neither 'agent_card_url' nor"
             return f"it gives {both} 'agent_card_json'"
-        if "agent_card_url" in card and not _URL.match(_unquoted(written["agent_card_url"])):
+        if "agent_card_url" in card and not _URL.match(entries["agent_card_url"][1]):
             return "its 'agent_card_url' is not a URL"
         if "agent_card_json" in card:
             try:
-                json.loads(_unquoted(written["agent_card_json"]))
+                json.loads(entries["agent_card_json"][1])
             except ValueError:
                 return "its 'agent_card_json' is not valid JSON"
         return None
@@ -498,7 +470,7 @@ def _gemini_fault(lines: list[str], remote: bool) -> str | None:
         if items is None:
             return "its 'tools' is not a list"
         for item in items:
-            tool = item.strip("'\"") if _is_string(item, _JS_YAML_NOT_STRING) else None
+            tool = scalar_text(item, []) if _is_string(item, _JS_YAML_NOT_STRING) else None
             if tool is None or not _gemini_tool(tool):
                 return f"its 'tools' names {item!r}, not a tool Gemini CLI knows"
     if "mcp_servers" in written and written["mcp_servers"][:1] not in ("|", "{"):

@@ -1,0 +1,161 @@
+"""The text of a front matter's value as YAML 1.2 reads it (checked against js-yaml 4, as Gemini
+CLI 0.61 bundles it, and PyYAML): a block scalar's (``|``, ``>``, chomping and indentation
+indicators), a quoted one's (``''`` in single quotes, escapes in double quotes, line breaks
+folded) and a plain one's over several lines; and a line without its comment."""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPES = {
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
+
+
+def block_text(header: str, lines: list[str], base: int = 0) -> str:
+    """The text of a block scalar (``|`` literal, ``>`` folded; ``-`` strip, ``+`` keep, a digit
+    its lines' indentation over ``base``, its key's) whose header is ``header`` and whose lines
+    are ``lines`` (the blank lines after it included): a folded block joins two lines of text
+    with a space, keeps the line breaks around a more-indented line (one that opens with a
+    blank or a tab) and each blank line's; "" when it has no text (and does not keep)."""
+    indicators = header.split("#")[0]
+    digits = re.findall(r"[1-9]", indicators)
+    content = [line for line in lines if line.strip(" ")]
+    if not content:
+        return "\n" * len(lines) if "+" in indicators else ""
+    indent = base + int(digits[0]) if digits else len(content[0]) - len(content[0].lstrip(" "))
+    chunks: list[str] = []
+    breaks = 0  # (blank lines since the last line of text)
+    previous = ""  # (the last line of text)
+    for line in lines:
+        if not line[indent:] and not line[:indent].strip(" "):
+            breaks += 1
+            continue
+        text = line[indent:]
+        if previous:
+            folds = header[0] == ">" and previous[0] not in " \t" and text[0] not in " \t"
+            chunks.append(("\n" * breaks or " ") if folds else "\n" * (breaks + 1))
+        else:
+            chunks.append("\n" * breaks)
+        chunks.append(text)
+        previous, breaks = text, 0
+    if "-" in indicators:
+        return "".join(chunks)
+    return "".join(chunks) + "\n" * (1 + breaks if "+" in indicators else 1)
+
+
+def uncommented(line: str) -> str:
+    """``line`` up to its comment: a ``#`` at its start or after a blank, outside quotes."""
+    quote = ""
+    index = 0
+    while index < len(line):
+        char = line[index]
+        if quote:
+            if quote == '"' and char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"" and (index == 0 or line[index - 1] in " \t[{,:"):
+            quote = char
+        elif char == "#" and (index == 0 or line[index - 1] in " \t"):
+            return line[:index].rstrip()
+        index += 1
+    return line
+
+
+def _closing(text: str, quote: str) -> int:
+    """The index of the quote that closes ``text`` (its opening quote left off), or -1."""
+    index = 0
+    while index < len(text):
+        if quote == '"' and text[index] == "\\":
+            index += 2
+            continue
+        if text[index] == quote:
+            if quote == "'" and text[index + 1 : index + 2] == "'":
+                index += 2
+                continue
+            return index
+        index += 1
+    return -1
+
+
+def _fold(lines: list[str], double: bool) -> str:
+    """The lines of a flow scalar folded: each line break a space, each blank line a line
+    break; in double quotes a ``\\`` ending a line joins it to the next one as it is."""
+    text = ""
+    breaks = -1  # (-1: the first line)
+    for number, line in enumerate(lines):
+        line = line if number == 0 else line.lstrip(" \t")
+        last = number == len(lines) - 1
+        if not last:
+            trailing = len(line) - len(line.rstrip("\\"))
+            escaped = double and trailing % 2 == 1
+            line = line[:-1] if escaped else line.rstrip(" \t")
+        else:
+            escaped = False
+        if not line and 0 < number < len(lines) - 1:
+            breaks += 1
+            continue
+        if breaks >= 0:
+            text += "\n" * breaks if breaks else " "
+        text += line
+        breaks = -1 if escaped else 0
+    return text
+
+
+def _unescaped(text: str) -> str:
+    """``text`` (inside double quotes) with its escapes undone; an unknown one left as it is."""
+
+    def token(match: re.Match[str]) -> str:
+        found = match.group()
+        if len(found) > 2:
+            return chr(int(found[2:], 16))
+        return _ESCAPES.get(found[1], found)
+
+    return re.sub(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[\s\S])", token, text)
+
+
+def scalar_text(raw: str, below: list[str]) -> str:
+    """The text of the value written ``raw`` on its key's line (its comment dropped) with the
+    more-indented lines ``below`` it that go on with it: a quoted text up to its closing quote,
+    a plain one up to a comment."""
+    if raw[:1] in "'\"":
+        quote, lines = raw[0], [raw[1:]]
+        rest = iter(below)
+        while (end := _closing("\n".join(lines), quote)) < 0:
+            following = next(rest, None)
+            if following is None:  # (never closed: its text as it is, a fault said elsewhere)
+                return _fold(lines, quote == '"').strip()
+            lines.append(following)
+        inner = "\n".join(lines)[:end].split("\n")
+        folded = _fold(inner, quote == '"')
+        return _unescaped(folded) if quote == '"' else folded.replace("''", "'")
+    lines = [raw]
+    for line in below:
+        text = uncommented(line)
+        tabbed = "\t" in line[: len(line) - len(line.lstrip())]
+        if line.lstrip().startswith("#") or tabbed or re.search(r":(?:\s|$)", text):
+            break  # (a line YAML cannot read as going on with the text: a fault)
+        lines.append(text.strip())
+        if text != line:
+            break
+    while len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    return _fold(lines, False)

@@ -1,0 +1,95 @@
+"""A front matter value's text as YAML 1.2 reads it: each expected text here is what js-yaml 4.1
+(as Gemini CLI 0.61 bundles it) and PyYAML give for the same YAML."""
+
+from __future__ import annotations
+
+import pytest
+
+from proctor.addons.audit.front_matter import (
+    _entries,
+    claude_code_agent,
+    codex_skill,
+    front_matter,
+    gemini_cli_agent,
+    gemini_cli_skill,
+)
+
+BLOCKS = {
+    "d: |+\n  x\n\n\nn: 1": "x\n\n\n",  # (keep: every line break at its end)
+    "d: |+\n  x\n\n# c\n\nn: 1": "x\n\n",  # (up to the comment that ends it)
+    "d: >+\n  x\n  y\n\n": "x y\n\n",
+    "d: |+\n\n": "\n",
+    "d: |\n  x\n\n": "x\n",
+    "d: |-\n  x\n\n": "x",
+    "d: >\n  a\n  b\n\n    code\n    more\n  c\n  d": "a b\n\n  code\n  more\nc d\n",
+    "d: >\n  a\n    b\n  c": "a\n  b\nc\n",  # (a more-indented line is not folded)
+    "d: >\n  a\n\n    b\n\n  c": "a\n\n  b\n\nc\n",
+    "d: >\n  a\n  \tb\n  c": "a\n\tb\nc\n",
+    "d: >\n  a\n   \n  b": "a\n \nb\n",
+    "d: >\n\n  a\n  b": "\na b\n",
+    "d: |1\n   a\n  b": "  a\n b\n",  # (an indentation indicator)
+    "d: >2\n   a\n  b": " a\nb\n",
+}
+
+
+@pytest.mark.parametrize("yaml", sorted(BLOCKS))
+def test_a_block_scalar_keeps_and_folds_its_line_breaks_as_yaml_does(yaml: str) -> None:
+    """``+`` keeps every line break at a block's end (it kept one), a folded block keeps the
+    line breaks around a more-indented line (it folded them into spaces), and an indentation
+    indicator sets its lines' indentation (it was taken from its first line)."""
+    assert _entries(yaml.splitlines())["d"][1] == BLOCKS[yaml]
+
+
+def test_a_folded_description_s_more_indented_lines_keep_their_line_breaks() -> None:
+    text = (
+        "---\nname: fold\ndescription: >\n  Use it.\n\n    make x\n    make y\n  Then\n  go.\n---\n"
+    )
+    assert front_matter(text)["description"] == "Use it.\n\n  make x\n  make y\nThen go."
+
+
+FLOW = {
+    "{name: my-skill # the name\n, description: d}": "my-skill",
+    "{name: my-skill,\n # a comment line\n description: d}": "my-skill",
+    '{name: "my # skill", description: d # the text\n}': "my # skill",
+    "{name: 'it''s', description: d}": "it's",
+}
+
+
+@pytest.mark.parametrize("block", sorted(FLOW))
+def test_a_comment_inside_a_flow_mapping_is_not_part_of_a_value(block: str) -> None:
+    """``{name: my-skill # the name`` is named ``my-skill`` (it was 'my-skill # the name')."""
+    text = f"---\n{block}\n---\nB\n"
+    assert front_matter(text) == {"name": FLOW[block], "description": "d"}
+    assert codex_skill(text, "f") == (FLOW[block], None)
+
+
+QUOTED = {
+    "'it''s'": "it's",
+    '"say \\"hi\\""': 'say "hi"',
+    '"caf\\u00e9 \\x41\\U0001F600"': "café A\U0001f600",
+    '"two\\nlines"': "two\nlines",
+    '"tab\\there"': "tab\there",
+    "'one\n  two'": "one two",
+    '"one\\\n  two"': "onetwo",
+    "'one\n\n  two'": "one\ntwo",
+    "one\n  two": "one two",
+}
+
+
+@pytest.mark.parametrize("value", sorted(QUOTED))
+def test_a_quoted_value_is_unquoted_as_yaml_does(value: str) -> None:
+    """``name: 'it''s'`` is named ``it's`` (it was ``it''s``), a double-quoted name's escapes
+    are undone (``\\"``, ``\\n``, ``\\u00e9``: they were shown as written), and a value over
+    several lines is folded (only its first line was read)."""
+    text = f"---\nname: {value}\ndescription: d\n---\nB\n"
+    assert front_matter(text)["name"] == QUOTED[value]
+    assert codex_skill(text, "f") == (QUOTED[value], None)
+    assert claude_code_agent(text, "f")[0] == QUOTED[value]
+
+
+def test_gemini_cli_reads_a_quoted_name_s_text() -> None:
+    text = "---\nname: 'it''s'\ndescription: \"caf\\u00e9\"\n---\nB\n"
+    assert gemini_cli_skill(text, "f") == ("it's", None)
+    assert front_matter(text)["description"] == "café"
+    agent = '---\nname: "a\\x2db"\ndescription: d\n---\nB\n'
+    assert gemini_cli_agent(agent, "f") == ("a-b", None)
