@@ -93,3 +93,19 @@ def test_gemini_cli_reads_a_quoted_name_s_text() -> None:
     assert front_matter(text)["description"] == "café"
     agent = '---\nname: "a\\x2db"\ndescription: d\n---\nB\n'
     assert gemini_cli_agent(agent, "f") == ("a-b", None)
+
+
+WINDOWS = '---\nname: win\ndescription: "Reads C:\\Users\\me"\n---\nB\n'
+
+
+def test_an_escape_yaml_does_not_know_stops_codex_and_js_yaml() -> None:
+    """``"C:\\Users"`` is no valid double-quoted text (``\\U`` wants 8 hex digits): js-yaml
+    stops ("expected hexadecimal character"), so Gemini CLI does not load the subagent (its
+    skill falls back to its line reader), nor Codex (libyaml: "found unknown escape
+    character") the skill; both were said to load it."""
+    why = "'description' holds the escape '\\U', which YAML does not know"
+    assert why in str(gemini_cli_agent(WINDOWS, "f")[1])
+    assert why in str(codex_skill(WINDOWS, "f")[1])
+    assert gemini_cli_skill(WINDOWS, "f") == ("win", None)
+    for fine in ("C:\\\\Users", "tab\\there", "caf\\u00e9", "a\\/b"):
+        assert codex_skill(f'---\nname: win\ndescription: "{fine}"\n---\n', "f") == ("win", None)

@@ -4,6 +4,8 @@ Nothing is parsed into values: the lines are scanned for the faults the pinned C
 stop on (measured with each CLI; see ``front_matter.py`` for what each does then):
 
 - a quoted value whose quote is never closed, or with text after its closing quote;
+- a double-quoted value holding an escape YAML does not know (``"C:\\Users"``; not said for
+  Claude Code, whose reading of it is not measured);
 - a tab in a line's indentation (YAML indents with spaces only);
 - a front matter that is a list or a bare text, not a mapping of keys;
 - an alias (``*name``) with no anchor (``&name``) above it;
@@ -50,6 +52,7 @@ class Dialect:
     twice: Callable[[tuple[str, ...]], bool] = lambda path: True
     tabs_to_spaces: bool = False
     flags: frozenset[str] = field(default_factory=frozenset)
+    escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
 
 
 def _codex_recovers(key: str, value: str, indent: int) -> bool:
@@ -82,8 +85,15 @@ CODEX = Dialect(
 (``short-description``): only those keys are refused twice."""
 JS_YAML = Dialect("js-yaml")
 """js-yaml 4, as Gemini CLI 0.61 loads: no recovery, any key refused twice."""
-CLAUDE = Dialect("claude", recovers=_claude_recovers, twice=lambda path: False, tabs_to_spaces=True)
-"""Bun's YAML parser with Claude Code 2.1's second try: a key given twice keeps its last."""
+CLAUDE = Dialect(
+    "claude",
+    recovers=_claude_recovers,
+    twice=lambda path: False,
+    tabs_to_spaces=True,
+    escapes=False,
+)
+"""Bun's YAML parser with Claude Code 2.1's second try: a key given twice keeps its last (its
+reading of an escape YAML does not know is not measured: the audit says nothing of it)."""
 
 
 def block_of(text: str) -> list[str] | None:
@@ -245,6 +255,10 @@ class _Scan:
                 return f"the quote that opens '{name}' is never closed", index
             if rest and not rest.startswith("#"):
                 return f"'{name}' goes on after its closing quote ({rest[:40]!r})", index
+            written = "\n".join([value, *self.lines[index + 1 : closing + 1]])
+            if value[0] == '"' and self.d.escapes and (bad := _bad_escape(written)):
+                why = "which YAML does not know (a backslash is written '\\\\')"
+                return f"'{name}' holds the escape '{bad}', {why}", index
             self.after, self.after_indent = "closed", indent
             return None, closing + 1
         if value[0] in "|>":
@@ -323,3 +337,22 @@ def _unquoted(text: str) -> str:
     """``text`` without its quoted parts and its comment."""
     text = re.sub(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'', "", text)
     return re.split(r"(?:^|\s)#", text)[0]
+
+
+_ESCAPE = re.compile(
+    r"""\\(?:[0abt\tnvfre "/\\N_LP\n]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})"""
+)
+
+
+def _bad_escape(written: str) -> str | None:
+    """The first escape of the double-quoted text opening ``written`` that YAML (js-yaml,
+    libyaml) does not know (``\\q``, ``\\U`` without 8 hex digits), or None."""
+    index = 1
+    while index < len(written) and written[index] != '"':
+        if written[index] == "\\":
+            if not (known := _ESCAPE.match(written, index)):
+                return written[index : index + 2]
+            index = known.end()
+            continue
+        index += 1
+    return None
