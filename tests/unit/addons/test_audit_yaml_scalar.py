@@ -109,3 +109,18 @@ def test_an_escape_yaml_does_not_know_stops_codex_and_js_yaml() -> None:
     assert gemini_cli_skill(WINDOWS, "f") == ("win", None)
     for fine in ("C:\\\\Users", "tab\\there", "caf\\u00e9", "a\\/b"):
         assert codex_skill(f'---\nname: win\ndescription: "{fine}"\n---\n', "f") == ("win", None)
+
+
+@pytest.mark.parametrize("value", ["&n tidy", "!!str tidy", "&n !!str 'tidy'"])
+def test_a_value_s_anchor_and_str_tag_are_not_its_text(value: str) -> None:
+    """``name: &n tidy`` is named ``tidy`` by js-yaml (it was '&n tidy')."""
+    text = f"---\nname: {value}\ndescription: d\n---\nB\n"
+    assert codex_skill(text, "f") == ("tidy", None)
+    assert gemini_cli_agent(text, "f") == ("tidy", None)
+
+
+def test_a_block_line_less_indented_than_its_first_ends_its_text() -> None:
+    """A fault each CLI stops on, said as one (not a crash of the audit)."""
+    text = "---\nname: x\ndescription: >\n    x\n  a\n---\n"
+    assert front_matter(text) == {"name": "x", "description": "x"}
+    assert "line 5 is less indented" in str(codex_skill(text, "f")[1])

@@ -78,7 +78,7 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
         if len(line) - len(line.lstrip(" ")) != base or not (match := _ENTRY.match(line[base:])):
             continue
         key = _key(match)
-        raw = _uncommented((match.group("value") or "").strip())
+        raw = _uncommented(_PROPERTIES.sub("", (match.group("value") or "").strip()))
         value = raw
         if not raw:  # `description:` with the text indented on the lines below
             below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
@@ -100,6 +100,8 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     return entries
 
 
+_PROPERTIES = re.compile(r"^(?:(?:&\S+|!!str)(?:\s+|$))+")
+"""A value's anchor (``&a``) and ``!!str`` tag: ``name: &a tidy`` is ``tidy``."""
 _ITEM = re.compile(r"-(?:\s|$)")
 """A list item's start: a ``-`` then a blank or the line's end (``-x`` is a plain text)."""
 _COMMENT = re.compile(r"\s#")

@@ -45,7 +45,9 @@ def block_text(header: str, lines: list[str], base: int = 0) -> str:
     breaks = 0  # (blank lines since the last line of text)
     previous = ""  # (the last line of text)
     for line in lines:
-        if not line[indent:] and not line[:indent].strip(" "):
+        if line[:indent].strip(" "):
+            break  # (less indented than its first line: a fault, said by yaml_check)
+        if not line[indent:]:
             breaks += 1
             continue
         text = line[indent:]
