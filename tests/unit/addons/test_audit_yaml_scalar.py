@@ -124,3 +124,10 @@ def test_a_block_line_less_indented_than_its_first_ends_its_text() -> None:
     text = "---\nname: x\ndescription: >\n    x\n  a\n---\n"
     assert front_matter(text) == {"name": "x", "description": "x"}
     assert "line 5 is less indented" in str(codex_skill(text, "f")[1])
+
+
+def test_an_empty_value_in_a_flow_mapping_is_read_as_empty() -> None:
+    """``{name: x, description:, kind: local}`` (it crashed the audit)."""
+    text = "---\n{name: x, description:, kind: local}\n---\nB\n"
+    assert front_matter(text) == {"name": "x"}
+    assert codex_skill(text, "f")[1] is not None

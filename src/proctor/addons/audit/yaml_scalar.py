@@ -138,7 +138,7 @@ def scalar_text(raw: str, below: list[str]) -> str:
     """The text of the value written ``raw`` on its key's line (its comment dropped) with the
     more-indented lines ``below`` it that go on with it: a quoted text up to its closing quote,
     a plain one up to a comment."""
-    if raw[:1] in "'\"":
+    if raw[:1] in ("'", '"'):
         quote, lines = raw[0], [raw[1:]]
         rest = iter(below)
         while (end := _closing("\n".join(lines), quote)) < 0:
