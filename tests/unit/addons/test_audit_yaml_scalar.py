@@ -131,3 +131,13 @@ def test_an_empty_value_in_a_flow_mapping_is_read_as_empty() -> None:
     text = "---\n{name: x, description:, kind: local}\n---\nB\n"
     assert front_matter(text) == {"name": "x"}
     assert codex_skill(text, "f")[1] is not None
+
+
+def test_a_quoted_text_wrapped_onto_an_unindented_line_goes_on() -> None:
+    """``description: "Tidies`` then ``files."`` is ``Tidies files.`` for js-yaml and libyaml
+    (PyYAML alike): Codex and Gemini CLI load it (it was 'never closed', not loaded)."""
+    text = '---\nname: wrap\ndescription: "Tidies\nfiles."\n---\nB\n'
+    assert front_matter(text) == {"name": "wrap", "description": "Tidies files."}
+    assert codex_skill(text, "f") == ("wrap", None)
+    assert gemini_cli_agent(text, "f") == ("wrap", None)
+    assert "never closed" in str(codex_skill('---\nname: w\ndescription: "a\nb\n---\n', "f")[1])

@@ -94,7 +94,9 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
                 end += 1  # (its blank lines at the end: `+` keeps them)
             entries[key] = (raw, block_text(raw, below[:end], base))
             continue
-        elif raw[0] not in "[{":  # (a text, quoted or not, maybe over the lines below)
+        elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
+            value = scalar_text(raw, lines[index + 1 :])
+        elif raw[0] not in "[{":  # (a plain text, maybe over the more-indented lines below)
             value = scalar_text(raw, _indented(lines[index + 1 :], base))
         entries[key] = (raw, value.strip())
     return entries

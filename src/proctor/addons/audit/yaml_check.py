@@ -53,6 +53,7 @@ class Dialect:
     tabs_to_spaces: bool = False
     flags: frozenset[str] = field(default_factory=frozenset)
     escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
+    wraps: bool = True  # (whether a quoted text goes on over lines at any indentation)
 
 
 def _codex_recovers(key: str, value: str, indent: int) -> bool:
@@ -91,9 +92,12 @@ CLAUDE = Dialect(
     twice=lambda path: False,
     tabs_to_spaces=True,
     escapes=False,
+    wraps=False,
 )
 """Bun's YAML parser with Claude Code 2.1's second try: a key given twice keeps its last (its
-reading of an escape YAML does not know is not measured: the audit says nothing of it)."""
+reading of an escape YAML does not know, and of a quoted text going on over a line no more
+indented than its key, is not measured: the audit says nothing of the first, the second is
+said never closed, as it was)."""
 
 
 def block_of(text: str) -> list[str] | None:
@@ -307,8 +311,9 @@ class _Scan:
             if line_index >= len(self.lines):
                 return None, index
             following = self.lines[line_index]
-            if following.strip() and len(following) - len(following.lstrip(" ")) <= indent:
-                return None, index
+            here = len(following) - len(following.lstrip(" "))
+            if following.strip() and here <= indent and not self.d.wraps:
+                return None, index  # (js-yaml and libyaml read `"a` then `b"` as "a b")
             text = following
 
     def _flow(
