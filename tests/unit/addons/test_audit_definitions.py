@@ -146,3 +146,26 @@ def test_gemini_cli_lists_each_remote_subagent_of_a_front_matter_that_is_a_list(
     assert subagents["la"] == subagents["lb"] == ("user", None)
     assert "item 2 of its list of remote agents" in str(subagents["lc"][1])
     assert "remote" not in subagents
+
+
+def test_gemini_cli_commands_it_skips_are_decoys_and_named_as_it_names_them(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI 0.61's FileCommandLoader skips a file that is not valid TOML or gives no
+    ``prompt`` text (both were listed as loaded), and names each part of its path with
+    ``[^a-zA-Z0-9_.-]`` made ``_`` (``my cmd.toml`` is ``/my_cmd``); a Codex prompt's name
+    is its file's, as it is."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
+    write(commands / "broken.toml", 'description = "Broken\nprompt = "x"\n')
+    write(commands / "noprompt.toml", 'description = "d"\n')
+    write(commands / "listed.toml", 'prompt = ["a"]\n')
+    write(commands / "git stuff" / "commit é.toml", 'prompt = "commit"\n')
+    write(home / ".codex" / "prompts" / "my draft.md", "Draft\n")
+    report = audit(home, project, ["codex", "gemini-cli"])
+    listed = found(report, "gemini-cli", "command")
+    assert listed["git_stuff:commit__"] == ("project", None)
+    assert "not valid TOML: " in str(listed["broken"][1])
+    for name in ("noprompt", "listed"):
+        assert listed[name][1] == "the file gives no 'prompt' text; Gemini CLI does not load it"
+    assert found(report, "codex", "command") == {"prompts:my draft": ("user", None)}

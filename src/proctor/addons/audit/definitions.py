@@ -13,6 +13,9 @@ whose front matter the CLI's YAML reader cannot read (``front_matter.py``).
 
 from __future__ import annotations
 
+import re
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from proctor.addons.audit.front_matter import AgentsRule, gemini_cli_agents
@@ -53,13 +56,39 @@ def commands(
     prefix: str = "",
     namespaced: bool = True,
     nested: bool = True,
+    rule: Callable[[str], str | None] | None = None,
+    rename: Callable[[str], str] = str,
 ) -> None:
     """One slash command per file; ``namespaced``: a sub-folder's name joins the command's
-    with ``:`` (Gemini CLI), else the command is named by its file alone (Claude Code)."""
+    with ``:`` (Gemini CLI, each part as it names it), else the command is named by its file
+    alone (Claude Code); ``rename``: the CLI's name for a part of the path; ``rule``: why the
+    CLI does not load a file of that text, or None."""
     for path in _files(reader, root, suffix, nested=nested):
         parts = path.relative_to(root).with_suffix("").parts
-        name = ":".join(parts) if namespaced else parts[-1]
-        reader.add("command", prefix + name, path, scope=scope)
+        name = ":".join(map(rename, parts)) if namespaced else parts[-1]
+        decoy = rule(reader.text(path) or "") if rule else None
+        reader.add("command", prefix + name, path, scope=scope, decoy=decoy)
+
+
+def gemini_cli_command_part(part: str) -> str:
+    """Gemini CLI 0.61's name for a part of a command's path: ``[^a-zA-Z0-9_.-]`` made ``_``,
+    cut to 47 characters and ``...`` when longer than 50."""
+    part = re.sub(r"[^a-zA-Z0-9_\-.]", "_", part)
+    return part[:47] + "..." if len(part) > 50 else part
+
+
+def gemini_cli_command(text: str) -> str | None:
+    """Why Gemini CLI 0.61's ``FileCommandLoader`` skips a command file of ``text``: it is not
+    valid TOML, or its ``prompt`` is not a string, or its ``description`` (optional) not one."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return f"the file is not valid TOML: {exc}; Gemini CLI does not load it"
+    if not isinstance(table.get("prompt"), str):
+        return "the file gives no 'prompt' text; Gemini CLI does not load it"
+    if not isinstance(table.get("description", ""), str):
+        return "its 'description' is not a text; Gemini CLI does not load it"
+    return None
 
 
 def subagents(

@@ -24,7 +24,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from proctor.addons.audit.definitions import commands, subagents
+from proctor.addons.audit.definitions import (
+    commands,
+    gemini_cli_command,
+    gemini_cli_command_part,
+    subagents,
+)
 from proctor.addons.audit.front_matter import gemini_cli_skill
 from proctor.addons.audit.reading import (
     Reader,
@@ -146,7 +151,14 @@ def audit_gemini_cli(reader: Reader) -> None:
         else None
     )
     skills(reader, gemini / "skills", "user", disabled_skills, rule=gemini_cli_skill)
-    commands(reader, gemini / "commands", "user", ".toml")
+    commands(
+        reader,
+        gemini / "commands",
+        "user",
+        ".toml",
+        rule=gemini_cli_command,
+        rename=gemini_cli_command_part,
+    )
     subagents(reader, gemini / "agents", "user", nested=False, off=agents_off)
     skills(reader, home / ".agents" / "skills", "user", disabled_skills, rule=gemini_cli_skill)
     for name in context_names:
@@ -164,7 +176,14 @@ def audit_gemini_cli(reader: Reader) -> None:
             disabled_skills,
             rule=gemini_cli_skill,
         )
-        commands(reader, project / ".gemini" / "commands", "project", ".toml")
+        commands(
+            reader,
+            project / ".gemini" / "commands",
+            "project",
+            ".toml",
+            rule=gemini_cli_command,
+            rename=gemini_cli_command_part,
+        )
         subagents(reader, project / ".gemini" / "agents", "project", nested=False, off=agents_off)
         skills(
             reader,
@@ -289,7 +308,14 @@ def extensions(
         for context in context_files(manifest.get("contextFileName")):
             instructions(reader, folder / context, "plugin")
         skills(reader, folder / "skills", "plugin", disabled_skills or set(), rule=gemini_cli_skill)
-        commands(reader, folder / "commands", "plugin", ".toml")
+        commands(
+            reader,
+            folder / "commands",
+            "plugin",
+            ".toml",
+            rule=gemini_cli_command,
+            rename=gemini_cli_command_part,
+        )
         subagents(reader, folder / "agents", "plugin", nested=False, off=agents_off)
         hooks_file = folder / "hooks" / "hooks.json"
         table = as_dict(reader.json(hooks_file)).get("hooks")
