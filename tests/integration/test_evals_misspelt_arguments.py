@@ -385,3 +385,56 @@ def test_a_misspelt_test_or_cases_is_said_once(
     err = refused(proctor, tmp_path, body)
     assert f"(did you mean '{meant}'?)" in err, err
     assert "give either" not in err, err
+
+
+def test_a_misspelling_beside_both_test_and_cases_still_says_not_both(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Given both ``test`` and ``cases``, a keyword near ``test`` is one more problem, not the
+    reason neither was given: "give either" is said too."""
+    body = (
+        "from proctor.evals import case, define_eval\nasync def f(t): ...\n"
+        "e = define_eval(test=f, cases=[case(id='a', test=f)], tset=1)\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "define_eval() has no argument 'tset' (did you mean 'test'?)" in err, err
+    assert "give either 'test' or 'cases', not both or neither" in err, err
+
+
+def test_names_of_the_files_own_are_left_to_python(proctor: Run, tmp_path: Path) -> None:
+    """A function of the file's own named like one proctor's modules import (``field``) or
+    like an expectation, called without its argument, is Python's sentence; a variable of the
+    test's own that is not defined gets no hint of a method of ``t``; ``turn`` undefined is
+    said to be what a send gives."""
+    files = {
+        f"{name}.eval.py": f"""
+            from proctor.evals import define_eval
+            def field(name):
+                return name
+            def matches(pattern):
+                return pattern
+            async def test(t):
+                first = await t.send("go")
+                {body}
+            eval = define_eval(plan={{"turns": [{{"say": "done"}}]}}, test=test)
+        """
+        for name, body in {
+            "field": "field()",
+            "matches": "matches()",
+            "second": 'second.called_tool("Bash")',
+            "turn": 'turn.called_tool("Bash")',
+        }.items()
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 3, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    for name, said in {
+        "field": "TypeError: field() missing 1 required positional argument: 'name'",
+        "matches": "TypeError: matches() missing 1 required positional argument: 'pattern'",
+        "second": "NameError: name 'second' is not defined",
+        "turn": "NameError: name 'turn' is not defined (a turn is what a send gives: "
+        "turn = await t.send(...))",
+    }.items():
+        record = by_id[name]
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:9)", record

@@ -49,6 +49,8 @@ def _function(qualname: str) -> Callable[..., Any] | None:
         found = getattr(cls, name, None) if cls is not None else None
     else:
         found = getattr(define, name, None) or getattr(expect, name, None)
+        if getattr(found, "__module__", None) not in (define.__name__, expect.__name__):
+            return None  # a name those modules import (dataclasses' field): the file's own
     return found if callable(found) else None
 
 
@@ -97,6 +99,8 @@ def _missing(error: BaseException) -> str | None:
         for p in inspect.signature(function).parameters.values()
         if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
+    if not set(re.findall(r"'(\w+)'", absent)) <= set(known):
+        return None  # a function of the file's own of the same name as one of proctor's
     *others, last = known
     takes = f"{', '.join(others)} and {last}" if others else last
     return f"{_written(error, qualname)}() was not given {absent} (it takes {takes})"

@@ -200,7 +200,9 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         try:
             result = call(**given)  # (which may raise, its cases being broken)
         finally:
-            if meant & {"test", "cases"}:  # define_eval(tests=...): said once, as misspelt
+            if (meant & {"test", "cases"}) - kwargs.keys():
+                # define_eval(tests=...) with no test: said once, as misspelt (given both, the
+                # misspelling is another problem, and "not both" is said too)
                 found[before:] = [f for f in found[before:] if not f[0].startswith(_EITHER)]
         if isinstance(result, EvalCase):
             return dataclasses.replace(result, broken=True)  # type: ignore[return-value]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import difflib
+import linecache
 import pkgutil
 import re
 import sys
@@ -54,9 +55,24 @@ def near_names(error: BaseException) -> str | None:
     close = difflib.get_close_matches(wrong, names, n=1, cutoff=0.75)
     if not close and isinstance(error, AttributeError) and isinstance(error.obj, Judge):
         return _judge_offers()  # a few methods, unlike t's many: all are named
-    if not close and isinstance(error, NameError):  # caled_tool(...) for t.called_tool(...)
-        return _near_method(wrong)
+    if not close and isinstance(error, NameError) and wrong == "turn":
+        return " (a turn is what a send gives: turn = await t.send(...))"
+    if not close and isinstance(error, NameError) and _called(error, wrong):
+        return _near_method(wrong)  # caled_tool(...) for t.called_tool(...)
     return f" (did you mean {close[0]!r}?)" if close else None
+
+
+def _called(error: NameError, name: str) -> bool:
+    """Whether the line the error was raised at calls ``name`` (``caled_tool(...)``), as a
+    method of ``t`` would be called, rather than reads it (``second.called_tool(...)``: a
+    variable of the test's own, never a misspelt method)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return False
+    line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+    return re.search(rf"(?<![\w.]){re.escape(name)}\s*\(", line) is not None
 
 
 def _judge_offers() -> str:
