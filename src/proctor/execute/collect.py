@@ -127,6 +127,10 @@ def _normal(text: str | None) -> str:
     return " ".join((text or "").split()).casefold()
 
 
+_WRAPPED_TAIL = 12
+"""The shortest last line of a question wrapped on a terminal's screen that pairs it by text."""
+
+
 def pair_answers(
     events: list[Event], records: list[QuestionRecord]
 ) -> list[tuple[AnswerEvent, QuestionRecord]]:
@@ -136,7 +140,9 @@ def pair_answers(
     a tool call's, as over ACP). A record nothing answered in the transcript (a terminal's
     approval or permission prompt) takes no answer event; one with an id takes none by order."""
     asked = {e.id: _normal(e.text) for e in events if isinstance(e, QuestionEvent) and e.id}
-    calls = {e.id for e in events if isinstance(e, ToolCall) and e.id}
+    # A permission's answer is a call's of another kind than the agent's question tool (whose
+    # call, question and answer events share one id): a tool call's over ACP.
+    calls = {e.id for e in events if isinstance(e, ToolCall) and e.id and e.kind != "question"}
     answers = [e for e in events if isinstance(e, AnswerEvent)]
     pairs: dict[int, QuestionRecord] = {}
 
@@ -145,7 +151,10 @@ def pair_answers(
 
     def by_text(record: QuestionRecord, answer: AnswerEvent) -> bool:
         both_ids = record.tool_call_id and answer.id  # two ids that differ: two calls
-        return not both_ids and asked.get(answer.id or "") == _normal(record.question)
+        text, said = asked.get(answer.id or ""), _normal(record.question)
+        # A question wrapped on screen is read from its last line there.
+        wrapped = text is not None and len(said) >= _WRAPPED_TAIL and text.endswith(" " + said)
+        return not both_ids and (text == said or wrapped)
 
     def by_kind(record: QuestionRecord, answer: AnswerEvent) -> bool:
         kind = "permission" if answer.id in calls else "question"

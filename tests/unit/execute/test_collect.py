@@ -138,3 +138,25 @@ def test_usage_check_records_differences_and_control() -> None:
         "m": {"inputTokens": -10, "outputTokens": -5},
         "other": {"inputTokens": 1},
     }
+
+
+def test_an_approval_before_a_question_whose_call_the_transcript_holds_takes_no_answer() -> None:
+    """The question tool's call, question and answer events share one id (Claude Code's
+    AskUserQuestion, Codex's request_user_input, Gemini's ask_user): its answer is a
+    question's, not a permission's, so the approval before it (no id, no answer in the
+    transcript) does not give it its policy, nor does a question record read from the last
+    line of a question wrapped on screen lose its own."""
+    events = [
+        make_event("tool_call", id="c1", name="AskUserQuestion", kind="question"),
+        make_event("question", id="c1", text="Which colour shall I use for the spring campaign?"),
+        make_event("tool_result", id="c1"),
+        make_event("answer", id="c1", text="Blue"),
+    ]
+    for asked_text in ("Which colour?", "for the spring campaign?"):
+        trajectory = Trajectory(format="t", events=[e.model_copy() for e in events])
+        approval = _record(
+            Question("Do you want to proceed?", ["Yes", "No"], kind="permission"), "Yes", "model"
+        )
+        asked = _record(Question(asked_text, ["Blue", "Red"]), "Blue", "rule")
+        merge_questions(trajectory, [approval, asked])
+        assert _policies(trajectory) == [("c1", "rule")], asked_text
