@@ -63,3 +63,9 @@ def test_a_refused_run_removes_the_results_folders_it_made_and_only_those(
     (kept / "notes.md").write_text("mine")
     assert proctor("run", "--source", cases, "--out", str(kept)).code == 2
     assert [p.name for p in kept.iterdir()] == ["notes.md"]
+    # An empty folder of the user's, named through one that is not there: kept.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    through = f"{tmp_path}/typo/../empty"
+    assert proctor("run", "--source", cases, "--out", through).code == 2
+    assert empty.is_dir()

@@ -38,7 +38,9 @@ def missing_folders(path: str | Path) -> list[Path]:
     """``path`` and the folders above it that do not exist yet, nearest first: what a
     ``mkdir(parents=True)`` of it would make (see :func:`remove_empty_folders`)."""
     missing: list[Path] = []
-    folder = Path(path)
+    # Normalised first: ``typo/../results`` names ``results``, which may be there while
+    # ``typo`` is not (and must then never be listed, to be removed).
+    folder = Path(os.path.abspath(path))
     while not os.path.lexists(folder) and folder.parent != folder:
         missing.append(folder)
         folder = folder.parent
