@@ -95,8 +95,51 @@ def test_manifest_mistakes_are_sentences(proctor: Run, tmp_path: Path) -> None:
             "plan-repeats", "--goal-labels", str(labels), "--pairs", pairs,
             "--output", str(tmp_path / "m.json"),
         )  # fmt: skip
-        assert many.code == 2 and "'--pairs': " + pairs in many.err
+        assert (
+            many.err
+            == (f"proctor: error: --pairs {pairs}: expected a whole number from 1 to 1000\n")
+            and many.code == 2
+        ), many.err
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("pairs", ["0", "-3", "x", "2.5", ""])
+def test_a_wrong_pairs_is_one_of_the_problems_said_at_once(
+    proctor: Run, tmp_path: Path, pairs: str
+) -> None:
+    """`--pairs 0` (or negative, or not a number) is listed with the other options'
+    problems, in their words, not refused alone by Click before them."""
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    refused = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--pairs", pairs, "--conditions", "a",
+        "--output", str(tmp_path / "m.json"),
+    )  # fmt: skip
+    shown = pairs or '""'
+    assert refused.code == 2 and refused.err == (
+        f"proctor: error: --pairs {shown}: expected a whole number from 1 to 1000\n"
+        "proctor: error: --conditions: give two or more different conditions, comma-separated\n"
+        "proctor: error: 2 problems with the options, each named above; no manifest was written\n"
+    ), refused.err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_a_goal_labels_file_not_there_is_one_of_the_problems_said_at_once(
+    proctor: Run, tmp_path: Path
+) -> None:
+    assert "--goal-labels FILE" in proctor("plan-repeats", "--help").out  # a file, as before
+    for given, said in ((tmp_path / "nope.csv", "the file does not exist"),
+                        (tmp_path, "a folder, not a file (a label file)")):  # fmt: skip
+        refused = proctor(
+            "plan-repeats", "--goal-labels", str(given), "--pairs", "0",
+            "--output", str(tmp_path / "m.json"),
+        )  # fmt: skip
+        assert refused.code == 2 and refused.err == (
+            "proctor: error: --pairs 0: expected a whole number from 1 to 1000\n"
+            f"proctor: error: --goal-labels {given}: {said}\n"
+            "proctor: error: 2 problems with the options, each named above; no manifest was "
+            "written\n"
+        ), refused.err
 
 
 def test_an_existing_output_file_is_kept_unless_forced(proctor: Run, tmp_path: Path) -> None:

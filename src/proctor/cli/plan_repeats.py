@@ -17,15 +17,19 @@ T = TypeVar("T")
 @click.command("plan-repeats")
 @click.option(
     "--goal-labels",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=click.Path(path_type=Path),  # (one not there said with the other problems)
+    metavar="FILE",
     required=True,
     help="The tasks: a label file, task id → goal shape (JSON, or 'id,shape' lines).",
 )
 @click.option("--goal-shape", help="Only the tasks of this goal shape (default: all of them).")
 @click.option(
     "--pairs",
-    type=click.IntRange(min=1, max=MAX_PAIRS),
-    default=3,
+    "pairs_text",
+    # Checked with the other options (see `_pairs`), each problem said at once, not by Click
+    # before them.
+    metavar="INTEGER",
+    default="3",
     show_default=True,
     help=f"Pairs of runs, 1 to {MAX_PAIRS} (each pair runs every condition once).",
 )
@@ -47,7 +51,7 @@ T = TypeVar("T")
 def command(
     goal_labels: Path,
     goal_shape: str | None,
-    pairs: int,
+    pairs_text: str,
     conditions: str,
     output: str,
     force: bool,
@@ -81,6 +85,7 @@ def command(
             return None
 
     path = checked(lambda: _output_path(output, force))
+    pairs = checked(lambda: _pairs(pairs_text))
     blank = blank_in_list(conditions, "condition", "baseline,treatment")
     names = [c.strip() for c in conditions.split(",") if c.strip()]
     if blank:  # `a,,b` planned as `a / b` would hide a name the user meant to give
@@ -103,7 +108,7 @@ def command(
         raise ConfigError(
             f"{len(problems)} problems with the options, each named above; no manifest was written"
         )
-    assert path is not None and labels is not None
+    assert path is not None and labels is not None and pairs is not None
     manifest = plan_repeats(labels, goal_shape, pairs, names)
     if not write_output_file(path, model_to_json(manifest), "a manifest"):
         return 0  # its reader went away, as a manifest printed to a closed pipe
@@ -116,6 +121,22 @@ def command(
     if note:
         click.echo(f"proctor: note: {output}: {note}", err=True)
     return 0
+
+
+def _pairs(text: str) -> int:
+    """The number of pairs ``--pairs`` gives, or a ConfigError: not a whole number, or not
+    from 1 to :data:`MAX_PAIRS`."""
+    from proctor.errors import ConfigError
+    from proctor.util.json_shown import json_text, name_shown
+
+    try:
+        pairs: int | None = int(text)
+    except ValueError:  # (int() takes " 3" and "1_000", as Click's own check did)
+        pairs = None
+    if pairs is None or not 1 <= pairs <= MAX_PAIRS:
+        shown = name_shown(text) if text.strip() else json_text(text)  # `--pairs ""`
+        raise ConfigError(f"--pairs {shown}: expected a whole number from 1 to {MAX_PAIRS}")
+    return pairs
 
 
 def _output_path(output: str, force: bool) -> Path:
@@ -146,6 +167,10 @@ def _goal_labels(goal_labels: Path) -> dict[str, str]:
     from proctor.models.config import check_goal_labels
     from proctor.report.labels import read_label_file
 
+    if not goal_labels.exists():
+        raise ConfigError(f"--goal-labels {goal_labels}: the file does not exist")
+    if goal_labels.is_dir():
+        raise ConfigError(f"--goal-labels {goal_labels}: a folder, not a file (a label file)")
     labels = read_label_file(goal_labels, "--goal-labels")
     if not labels:  # named with the file, as every other problem of it is
         raise ConfigError(f"--goal-labels {goal_labels}: the file names no task")
