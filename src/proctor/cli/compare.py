@@ -11,6 +11,21 @@ import click
 from proctor.cli.options import NAME, label_options, relabeller
 
 
+def _no_config(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """``--config`` given to ``compare``: refused in one sentence saying why (Click's bare "No
+    such option" would leave a user to guess). Nothing a ``proctor.json`` holds changes a
+    comparison: its measures are those each run stored in its trials (their status under the
+    case's pass threshold, their process metrics under the run's ``metrics``), it prices
+    nothing, its statistics are fixed but for --seed and --min-samples, and it applies no gate."""
+    if value is not None:
+        raise click.UsageError(
+            "--config: `proctor compare` reads no configuration, only the runs' stored trials "
+            "as each run scored and measured them (--seed and --min-samples set its "
+            "statistics); `proctor report RUN --config FILE` applies another file's gate",
+            ctx=ctx,
+        )
+
+
 @click.command("compare")
 @click.argument(
     "runs", nargs=-1, required=True, type=click.Path(path_type=Path, file_okay=False, exists=True)
@@ -35,6 +50,15 @@ from proctor.cli.options import NAME, label_options, relabeller
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of Markdown.")
 @label_options
+@click.option(  # said to be taken by no comparison, before anything is read
+    "--config",
+    hidden=True,
+    is_flag=False,
+    flag_value="",
+    expose_value=False,
+    is_eager=True,
+    callback=_no_config,
+)
 def command(
     runs: tuple[Path, ...],
     treatment: str | None,
