@@ -31,3 +31,29 @@ def test_a_config_given_to_compare_is_said_to_be_read_by_no_comparison(
     ), refused.err
     assert refused.err.count("\n") == 1
     assert "--config" not in proctor("compare", "--help").out  # taken by no comparison
+
+
+def test_a_run_s_a_b_gate_names_the_conditions_compare_compares_as_report_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Three conditions, the run's gate comparing `with-skill` with `baseline`: `compare RUN`
+    compares those two, as `report RUN` does, not the first pair in sorted order (`a-skill`)."""
+    three = {"conditions": {"baseline": {}, "a-skill": {}, "with-skill": {}}}
+    make_case("one", config=three, plan=PLAN)
+    config = tmp_path / "proctor.json"
+    config.write_text('{"gate": {"ab": {"treatment": "with-skill", "baseline": "baseline"}}}')
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--config", str(config)
+    )
+    (run,) = out.glob("run-*")
+    assert "## A/B: `with-skill` (treatment) vs `baseline` (baseline)" in (
+        proctor("report", str(run)).out
+    ), ran.err
+    compared = proctor("compare", str(run))
+    assert compared.code == 0, compared.err
+    assert compared.out.startswith("# A/B: `with-skill` (treatment) vs `baseline` (baseline)")
+    assert "- Conditions: those of the run's A/B gate (`gate.ab`)" in compared.out
+    named = proctor("compare", str(run), "--treatment", "a-skill")
+    assert named.out.startswith("# A/B: `a-skill` (treatment) vs `baseline` (baseline)")
+    assert "gate.ab" not in named.out

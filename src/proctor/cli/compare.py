@@ -74,7 +74,8 @@ def command(
     With --treatment/--baseline, or with more than two RUNs, the runs' trials are read as one
     sample set (repeats numbered on from run to run) and its conditions are compared: the A/B
     summary, bucket slices and complete and incomplete pairs per task across result sets.
-    Reads stored trial.json files only; nothing is re-run.
+    Neither named, a run with an A/B gate has the gate's two conditions compared, as `proctor
+    report` compares them. Reads stored trial.json files only; nothing is re-run.
     """
     from proctor.errors import ConfigError
     from proctor.models.ab import HandMark
@@ -156,6 +157,9 @@ def command(
         from proctor.session.repeats import runs_order_note
 
         check_distinct(runs)  # pooled: a run given twice would count twice
+        gated = None if treatment or baseline else _gate_pair(runs[0])
+        if gated is not None:  # the pair `proctor report` of the runs compares, not another
+            treatment, baseline = gated
 
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
@@ -184,6 +188,12 @@ def command(
             if len(runs) > 1
             else f"- Run read: {read}."
         )
+        if gated is not None:
+            whose = "the first run's" if len(runs) > 1 else "the run's"
+            said += (
+                f"\n- Conditions: those of {whose} A/B gate (`gate.ab`), as `proctor report` "
+                "compares them; `--treatment`/`--baseline` name others."
+            )
         suites = suites_note(stored)  # as `proctor report` of the runs says it
         if suites is not None:
             notes.append(suites[0])
@@ -246,6 +256,22 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _gate_pair(run: Path) -> tuple[str, str] | None:
+    """The treatment and baseline of the run's A/B gate (its ``resolved.json``'s
+    ``gate.ab``), which `proctor report` of the run compares; None without one (or without a
+    ``resolved.json`` that reads: its reader says so)."""
+    from proctor.errors import ConfigError
+    from proctor.models.io import read_record
+    from proctor.models.run import ResolvedRecord
+    from proctor.paths import RunPaths
+
+    try:
+        ab = read_record(RunPaths(run).resolved_json, ResolvedRecord).gate.ab
+    except ConfigError:
+        return None
+    return None if ab is None else (ab.treatment, ab.baseline)
 
 
 def _matched_by(groups: list[Any]) -> str:
