@@ -57,3 +57,29 @@ def test_a_run_s_a_b_gate_names_the_conditions_compare_compares_as_report_does(
     named = proctor("compare", str(run), "--treatment", "a-skill")
     assert named.out.startswith("# A/B: `a-skill` (treatment) vs `baseline` (baseline)")
     assert "gate.ab" not in named.out
+
+
+def test_a_condition_none_of_the_runs_has_is_named_with_its_option(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The option named, and the runs read as one sample set called runs, not "this run"."""
+    make_case("one", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    run, run2 = sorted(out.glob("run-*"))
+    alone = proctor("compare", str(run), "--baseline", "nope")
+    assert alone.code == 2 and alone.err == (
+        "proctor: error: --baseline 'nope': not one of the run's conditions (baseline, treatment)\n"
+    ), alone.err
+    read = proctor("compare", str(run), str(run2), "--treatment", "nope")
+    assert read.code == 2 and read.err == (
+        "proctor: error: --treatment 'nope': not one of the runs' conditions (baseline, "
+        "treatment)\n"
+    ), read.err
+    both = proctor("compare", str(run), str(run2), "--treatment", "baseline", "--baseline",
+                   "baseline")  # fmt: skip
+    assert both.code == 2 and both.err == (
+        "proctor: error: --treatment and --baseline are both 'baseline': give two of the runs' "
+        "conditions (baseline, treatment)\n"
+    ), both.err

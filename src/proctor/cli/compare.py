@@ -164,6 +164,7 @@ def command(
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
         matrices = [planned_cells(run) for run in runs]
+        _check_named(treatment, baseline, per_run, matrices)
         records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.
@@ -256,6 +257,35 @@ def command(
         shown("")
     click.echo(text, nl=not as_json)
     return 0
+
+
+def _check_named(
+    treatment: str | None,
+    baseline: str | None,
+    per_run: list[list[Any]],
+    matrices: list[list[tuple[str, str, str, int]]],
+) -> None:
+    """A ConfigError naming the option: a --treatment or --baseline that is none of the
+    runs' conditions (those their trials ran under or they planned), or both one condition."""
+    from proctor.errors import ConfigError
+    from proctor.util.json_shown import name_quoted
+
+    names = sorted(
+        {r.condition for records in per_run for r in records}
+        | {cell[2] for cells in matrices for cell in cells}
+    )
+    whose = "the run's" if len(per_run) == 1 else "the runs'"
+    listed = ", ".join(names) or "none"
+    for option, name in (("--treatment", treatment), ("--baseline", baseline)):
+        if name is not None and name not in names:
+            raise ConfigError(
+                f"{option} {name_quoted(name)}: not one of {whose} conditions ({listed})"
+            )
+    if treatment is not None and treatment == baseline:
+        raise ConfigError(
+            f"--treatment and --baseline are both {name_quoted(treatment)}: give two of "
+            f"{whose} conditions ({listed})"
+        )
 
 
 def _gate_pair(run: Path) -> tuple[str, str] | None:
