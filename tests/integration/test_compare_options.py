@@ -83,3 +83,21 @@ def test_a_condition_none_of_the_runs_has_is_named_with_its_option(
         "proctor: error: --treatment and --baseline are both 'baseline': give two of the runs' "
         "conditions (baseline, treatment)\n"
     ), both.err
+
+
+def test_two_runs_each_of_one_side_are_named_in_the_command_that_compares_them(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("one", config=AB, plan=PLAN)
+    runs = []
+    for side in ("baseline", "treatment"):
+        out = tmp_path / side
+        argv = ["run", "--source", str(tmp_path / "cases"), "--out", str(out)]
+        assert proctor(*argv, "--condition", side).code == 0
+        runs.append(str(next(out.glob("run-*"))))
+    read = proctor("compare", *runs, "--treatment", "treatment")
+    assert read.code == 0, read.err
+    assert (
+        "these runs each ran one side of it; "
+        f"`proctor compare {runs[0]} {runs[1]}` compares two runs case by case (unpaired)"
+    ) in read.err, read.err

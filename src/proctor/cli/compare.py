@@ -178,10 +178,12 @@ def command(
             and not report.pairs
             and _sides_apart(per_run, {report.treatment, report.baseline})
         ):
+            # Two runs: the command that compares them, as typed, to copy.
+            two = " ".join(map(str, runs)) if len(runs) == 2 else "BASELINE_RUN CANDIDATE_RUN"
             notes.append(
                 "no complete pair: a pair is a case's repeat under both conditions in one run, "
-                "and these runs each ran one side of it; `proctor compare BASELINE_RUN "
-                "CANDIDATE_RUN` compares two runs case by case (unpaired)"
+                f"and these runs each ran one side of it; `proctor compare {two}` compares "
+                "two runs case by case (unpaired)"
             )
         read = ", ".join(_named(run) for run in runs)
         said = (
