@@ -200,3 +200,22 @@ def test_a_refused_report_prints_no_note_of_the_report_it_does_not_write(
         assert refused.err.startswith("proctor: error: "), refused.err
     shown = proctor("report", str(run), str(other), *into[:2])
     assert shown.code == 130 and "proctor: note: " in shown.err  # the control
+
+
+def test_report_says_a_config_not_there_as_run_says_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case(
+        "one",
+        config={"conditions": {"baseline": {}, "treatment": {}}},
+        plan={"turns": [{"say": "hi"}]},
+    )
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    missing = tmp_path / "nope.json"
+    said = f"proctor: error: --config {missing}: no such file\n"
+    ran = proctor("run", "--source", str(tmp_path / "cases"), "--config", str(missing))
+    assert ran.code == 2 and ran.err == said, ran.err
+    reported = proctor("report", str(run), "--config", str(missing))
+    assert reported.code == 2 and reported.err == said, reported.err

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 @label_options
 @click.option(
     "--config",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    # As `run --config` takes it: one not there is said by the loader ("no such file").
+    type=click.Path(path_type=Path, dir_okay=False),
     help="Take the gate from this configuration instead of the stored run.",
 )
 @click.option(
