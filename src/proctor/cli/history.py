@@ -392,6 +392,8 @@ def _reads(cache_file: Path, given: Path) -> str | None:
     found = None if os.path.isdir(given) else _file_reads(cache_file, given)
     if found is not None:
         return found
+    from proctor.history.homes import CLI_FOLDER_MARKS
+
     cli = _cli_folder_holding(given)
     if cli is None or not within(cache_file, cli):
         return None
@@ -421,19 +423,6 @@ def _file_reads(cache_file: Path, given: Path) -> str | None:
     return None
 
 
-CLI_FOLDER_MARKS = {
-    "projects": ("settings.json", ".credentials.json", "history.jsonl", "plugins"),
-    "sessions": ("config.toml", "auth.json", "history.jsonl"),
-    "archived_sessions": ("config.toml", "auth.json", "history.jsonl"),
-    "tmp": ("settings.json", "oauth_creds.json", "google_accounts.json"),
-}
-"""Files a Claude Code, Codex or Gemini CLI folder holds beside its projects/, sessions/
-(archived_sessions/) or tmp/: a folder of that name elsewhere (``~/sessions``, ``/tmp``) is no
-CLI's."""
-
-CLI_FOLDERS = (".claude", ".codex", ".gemini")
-"""The names of the CLIs' own folders (``~/.claude``, …)."""
-
 DEEPEST = 5
 """The most folders a CLI keeps between its folder of sessions and a session's file, or a
 subagent's: Codex's year, month and day; Gemini CLI's project, ``chats/`` and a subagent's
@@ -443,14 +432,9 @@ folder; Claude Code's project, session, ``subagents/``, ``workflows/`` and a run
 def _cli_folder_above(given: Path) -> bool:
     """Whether ``given`` is a CLI's own folder of sessions, the CLI's folder above it (named
     ``.claude``, ``.codex`` or ``.gemini``, or holding what such a folder holds)."""
-    marks = CLI_FOLDER_MARKS.get(given.name)
-    if marks is None:
-        return False
-    above = given.parent
-    if above.name in CLI_FOLDERS:
-        return True
-    # (os.path.exists: a folder proctor may not enter holds nothing it can tell.)
-    return any(os.path.exists(above / mark) for mark in marks)
+    from proctor.history.homes import cli_folder
+
+    return cli_folder(given.parent, given.name)
 
 
 def _cli_folder_holding(given: Path) -> Path | None:
@@ -459,6 +443,8 @@ def _cli_folder_holding(given: Path) -> Path | None:
     ``archived_sessions/`` or ``tmp/`` that ``given`` is, or lies in (a project, a day, a
     ``chats/`` folder, a session's file), or a ``.claude``, ``.codex`` or ``.gemini`` folder
     that holds it; None when there is none (within :data:`DEEPEST` folders above)."""
+    from proctor.history.homes import CLI_FOLDERS
+
     for path in dict.fromkeys((Path(os.path.abspath(given)), Path(os.path.realpath(given)))):
         # The PATH, the folders between, the CLI's folder of sessions and the CLI's folder.
         for folder in [path, *path.parents][: DEEPEST + 3]:

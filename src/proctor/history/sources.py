@@ -28,6 +28,7 @@ from pathlib import Path
 
 from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
+from proctor.history.homes import cli_folder, missing_reason
 from proctor.history.listing import is_listed, sorted_names, unreachable
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
@@ -248,56 +249,6 @@ def _identity(file: str) -> tuple[int, int] | str:
     return found.st_dev, found.st_ino
 
 
-HOME_VARIABLES = {
-    "claude-code": "CLAUDE_CONFIG_DIR set to its folder",
-    "codex": "CODEX_HOME set to its folder",
-    "gemini-cli": "GEMINI_CLI_HOME set to the folder that holds its .gemini",
-}
-"""The variable each CLI reads to keep its history elsewhere than under the home folder."""
-
-
-def _elsewhere(agent: str, home: Path | None, env: Mapping[str, str]) -> str:
-    """The next step when ``agent``'s history is not where it was looked for: where else it
-    may be, and how to have it read (the variable is not read under ``--home``; one set
-    already named the folder looked in, and is said so rather than advised)."""
-    if home is not None:
-        return "a history kept elsewhere is read when its folder is given as a PATH"
-    variable = HOME_VARIABLES[agent].split(" ", 1)[0]
-    if env.get(variable):
-        return (
-            f"{variable}, as set, leads here: a history kept elsewhere is read with "
-            f"{HOME_VARIABLES[agent]} instead, or with its folder given as a PATH"
-        )
-    return (
-        f"a history kept elsewhere is read with {HOME_VARIABLES[agent]}, or with its "
-        "folder given as a PATH"
-    )
-
-
-def _missing_reason(
-    agent: str, folder: Path, home: Path | None = None, env: Mapping[str, str] | None = None
-) -> str | None:
-    """Why ``agent``'s history ``folder`` is not there to be read, with where else it may be;
-    None when it is. (The folder is the line's own path: the reason does not name it again.)"""
-    elsewhere = _elsewhere(agent, home, env or {})
-    wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
-    try:
-        if not folder.is_dir():
-            if folder.exists():  # a file (or a pipe) where the CLI keeps its folder
-                return f"not a folder: {agent} keeps no history there"
-            return f"no such folder: {agent} has recorded no session here; {elsewhere}"
-        if agent == "codex" and (folder / "archived_sessions").is_dir():
-            return None
-        inner = folder / wanted
-        if not inner.is_dir():
-            if inner.exists():  # a file where the CLI keeps its sessions
-                return f"{inner} is not a folder: {agent} keeps no session there"
-            return f"no {wanted}/ folder in it: {agent} has recorded no session here; {elsewhere}"
-    except OSError as exc:  # the folder, or one above it, cannot be entered
-        return unreachable(exc, folder)
-    return None
-
-
 def find_sessions(
     agents: Iterable[str], home: Path | None, env: Mapping[str, str]
 ) -> tuple[list[Session], list[Unavailable]]:
@@ -309,7 +260,7 @@ def find_sessions(
         if (unnamed := unnamed_config_dir(agent, home, env)) is not None:
             unavailable.append(Unavailable(agent=agent, path="$CLAUDE_CONFIG_DIR", reason=unnamed))
         for folder in history_folders(agent, home, env):
-            reason = _missing_reason(agent, folder, home, env)
+            reason = missing_reason(agent, folder, home, env)
             if reason is None:
                 # Each folder on its own: one that fails as it is listed loses no other's.
                 unreadable: list[Unavailable] = []
@@ -470,13 +421,16 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         return
     layouts = (("projects", "claude-code"), ("sessions", "codex"), ("tmp", "gemini-cli"))
     read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
+    home = False  # a CLI's own folder: its todos/, plugins/, … hold none of its sessions
     for child, agent in layouts:
         if (path / child).is_dir() and _looks_like(agent, path):
             read.update(os.path.join(path, name) for name in _LAYOUT_FOLDERS[agent])
+            home = home or cli_folder(path, child)
             yield from agent_sessions(agent, path, unreadable)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
-    # any folder is: a session beside a history's folders is read, never passed over.
-    yield from _plain_sessions(path, unreadable, read)
+    # any folder is: a session beside a history's folders is read, never passed over; in a
+    # CLI's own folder (~/.claude), only the files beside them are.
+    yield from _plain_sessions(path, unreadable, read, shallow=home)
 
 
 _LAYOUT_FOLDERS = {
@@ -487,9 +441,12 @@ _LAYOUT_FOLDERS = {
 """The folders of a CLI's history folder that :func:`agent_sessions` reads."""
 
 
-def _plain_sessions(path: Path, unreadable: list[Unavailable], skip: set[str]) -> Iterator[Session]:
+def _plain_sessions(
+    path: Path, unreadable: list[Unavailable], skip: set[str], *, shallow: bool = False
+) -> Iterator[Session]:
     """The sessions of a folder given by the user that is searched for session files of any
-    format, its folders in ``skip`` left out (read as a CLI's history folder's)."""
+    format, its folders in ``skip`` left out (read as a CLI's history folder's), and every
+    folder in it when ``shallow``."""
     inside = os.path.realpath(path)
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
@@ -506,7 +463,7 @@ def _plain_sessions(path: Path, unreadable: list[Unavailable], skip: set[str]) -
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.path in skip:
+                        if shallow or entry.path in skip:
                             continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):

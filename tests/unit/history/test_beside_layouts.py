@@ -50,3 +50,51 @@ def test_acp_recordings_are_said_to_be_no_cli_session(tmp_path: Path) -> None:
     sessions, unavailable = sessions_under([alone], AGENTS)
     assert sessions == [] and [u.reason for u in unavailable] == [NOT_A_CLI_SESSION]
     assert "ACP recording" in NOT_A_CLI_SESSION and "--agent" not in NOT_A_CLI_SESSION
+
+
+def _claude_home(home: Path, kept: tuple[str, str] = ("plugins", "todos")) -> None:
+    """A Claude Code folder as a user's is: its projects/, and beside it what else Claude Code
+    keeps (``kept``: todos, plugins cloned from a marketplace whose tests hold a Codex
+    rollout)."""
+    project = home / "projects" / "-work-app"
+    project.mkdir(parents=True)
+    shutil.copy(CLAUDE, project)
+    rollouts = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollouts[0], home)  # a rollout kept beside projects/: read
+    plugin = home / kept[0] / "marketplaces" / "market" / "tests"
+    plugin.mkdir(parents=True)
+    shutil.copy(rollouts[1], plugin)
+    (home / kept[1]).mkdir()
+    for n in range(5):
+        (home / kept[1] / f"{n}-agent-{n}.json").write_text("[]")
+    (home / "sessions").mkdir()
+    (home / "sessions" / "1234.json").write_text('{"pid": 1234, "sessionId": "x"}')
+
+
+def test_a_cli_s_own_folder_is_read_where_it_keeps_sessions_and_beside_them(
+    tmp_path: Path,
+) -> None:
+    """~/.claude given as a PATH: its projects/ and the files beside it are read, never its
+    todos/, plugins/ or other folders (a plugin's test fixtures are no session of the user's,
+    and a real ~/.claude holds thousands of such files)."""
+    home = tmp_path / "config"
+    _claude_home(home)
+    (home / "settings.json").write_text("{}")  # what tells Claude Code's folder of any name
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert sorted((s.agent, s.path.parent.name) for s in sessions) == [
+        ("claude-code", "-work-app"),
+        ("codex", "config"),
+    ]
+    assert unavailable == []
+    dot = tmp_path / ".claude"
+    _claude_home(dot)  # named as Claude Code names its folder
+    sessions, unavailable = sessions_under([dot], AGENTS)
+    assert len(sessions) == 2 and unavailable == []
+
+
+def test_control_a_plain_folder_with_a_projects_folder_is_searched_whole(tmp_path: Path) -> None:
+    home = tmp_path / "backup"
+    _claude_home(home, ("saved", "notes"))  # nothing Claude Code keeps beside its projects/
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert sorted(s.agent for s in sessions) == ["claude-code", "codex", "codex"]
+    assert unavailable == []

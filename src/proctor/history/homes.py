@@ -1,0 +1,95 @@
+"""What tells a CLI's own folder (``~/.claude``, ``~/.codex``, ``~/.gemini``, or one of another
+name that ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` or ``GEMINI_CLI_HOME`` names) from a plain
+folder that happens to hold a ``projects/``, ``sessions/`` or ``tmp/`` folder."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from proctor.history.listing import unreachable
+
+CLI_FOLDER_MARKS = {
+    "projects": (
+        "settings.json",
+        ".credentials.json",
+        "history.jsonl",
+        "plugins",
+        "todos",
+        "statsig",
+        "shell-snapshots",
+    ),
+    "sessions": ("config.toml", "auth.json", "history.jsonl"),
+    "archived_sessions": ("config.toml", "auth.json", "history.jsonl"),
+    "tmp": ("settings.json", "oauth_creds.json", "google_accounts.json", "installation_id"),
+}
+"""Files a Claude Code, Codex or Gemini CLI folder holds beside its projects/, sessions/
+(archived_sessions/) or tmp/: a folder of that name elsewhere (``~/sessions``, ``/tmp``) is no
+CLI's."""
+
+CLI_FOLDERS = (".claude", ".codex", ".gemini")
+"""The names of the CLIs' own folders (``~/.claude``, …)."""
+
+
+def cli_folder(folder: str | Path, sessions: str) -> bool:
+    """Whether ``folder``, which holds the folder of sessions ``sessions`` (``projects``,
+    ``sessions``, ``archived_sessions`` or ``tmp``), is a CLI's own folder: named ``.claude``,
+    ``.codex`` or ``.gemini``, or holding what such a folder holds beside its sessions."""
+    marks = CLI_FOLDER_MARKS.get(sessions)
+    if marks is None:
+        return False
+    if os.path.basename(os.path.normpath(folder)) in CLI_FOLDERS:
+        return True
+    # (os.path.exists: a folder proctor may not enter holds nothing it can tell.)
+    return any(os.path.exists(os.path.join(folder, mark)) for mark in marks)
+
+
+HOME_VARIABLES = {
+    "claude-code": "CLAUDE_CONFIG_DIR set to its folder",
+    "codex": "CODEX_HOME set to its folder",
+    "gemini-cli": "GEMINI_CLI_HOME set to the folder that holds its .gemini",
+}
+"""The variable each CLI reads to keep its history elsewhere than under the home folder."""
+
+
+def _elsewhere(agent: str, home: Path | None, env: Mapping[str, str]) -> str:
+    """The next step when ``agent``'s history is not where it was looked for: where else it
+    may be, and how to have it read (the variable is not read under ``--home``; one set
+    already named the folder looked in, and is said so rather than advised)."""
+    if home is not None:
+        return "a history kept elsewhere is read when its folder is given as a PATH"
+    variable = HOME_VARIABLES[agent].split(" ", 1)[0]
+    if env.get(variable):
+        return (
+            f"{variable}, as set, leads here: a history kept elsewhere is read with "
+            f"{HOME_VARIABLES[agent]} instead, or with its folder given as a PATH"
+        )
+    return (
+        f"a history kept elsewhere is read with {HOME_VARIABLES[agent]}, or with its "
+        "folder given as a PATH"
+    )
+
+
+def missing_reason(
+    agent: str, folder: Path, home: Path | None = None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Why ``agent``'s history ``folder`` is not there to be read, with where else it may be;
+    None when it is. (The folder is the line's own path: the reason does not name it again.)"""
+    elsewhere = _elsewhere(agent, home, env or {})
+    wanted = {"claude-code": "projects", "codex": "sessions", "gemini-cli": "tmp"}[agent]
+    try:
+        if not folder.is_dir():
+            if folder.exists():  # a file (or a pipe) where the CLI keeps its folder
+                return f"not a folder: {agent} keeps no history there"
+            return f"no such folder: {agent} has recorded no session here; {elsewhere}"
+        if agent == "codex" and (folder / "archived_sessions").is_dir():
+            return None
+        inner = folder / wanted
+        if not inner.is_dir():
+            if inner.exists():  # a file where the CLI keeps its sessions
+                return f"{inner} is not a folder: {agent} keeps no session there"
+            return f"no {wanted}/ folder in it: {agent} has recorded no session here; {elsewhere}"
+    except OSError as exc:  # the folder, or one above it, cannot be entered
+        return unreachable(exc, folder)
+    return None
