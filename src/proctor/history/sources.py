@@ -351,6 +351,9 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         else:  # a log proctor wrote of a trial's run (ACP): no CLI's session, whatever --agent
             unreadable.append(Unavailable(path=session.file, reason=NOT_A_CLI_SESSION))
     found = [s for s in every if s.agent in wanted]
+    if not every and path.is_dir() and _acp_only(unreadable):  # said once, for the folder
+        unavailable.append(Unavailable(path=str(path), reason=_acp_recordings(len(unreadable))))
+        return []
     unavailable += unreadable
     if path.is_file():  # a Codex rollout given alone: with its subagents' threads, as parse
         _with_threads(found)
@@ -372,6 +375,18 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
             )
         unavailable.append(Unavailable(path=str(path), reason=reason))
     return found
+
+
+def _acp_only(unreadable: list[Unavailable]) -> bool:
+    return bool(unreadable) and all(u.reason == NOT_A_CLI_SESSION for u in unreadable)
+
+
+def _acp_recordings(count: int) -> str:
+    """Why a folder that holds ACP recordings only (``count`` of them) is unavailable."""
+    return (
+        f"holds {plural(count, 'ACP recording')} only (proctor's logs of ACP agents' trials), "
+        "no CLI session: not replayed (`proctor parse` reads each)"
+    )
 
 
 def _with_threads(sessions: list[Session]) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from proctor.history.sniff import STRAY_SUBAGENT
 from proctor.history.sources import NOT_A_CLI_SESSION, sessions_under
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -98,3 +99,24 @@ def test_control_a_plain_folder_with_a_projects_folder_is_searched_whole(tmp_pat
     sessions, unavailable = sessions_under([home], AGENTS)
     assert sorted(s.agent for s in sessions) == ["claude-code", "codex", "codex"]
     assert unavailable == []
+
+
+def test_a_folder_of_acp_recordings_only_is_said_once_with_their_number(tmp_path: Path) -> None:
+    for n, log in enumerate(sorted((FIXTURES / "acp").glob("*.jsonl")) * 2):
+        (tmp_path / f"trial-{n}").mkdir()
+        shutil.copy(log, tmp_path / f"trial-{n}" / "acp.jsonl")
+    sessions, unavailable = sessions_under([tmp_path], AGENTS)
+    assert sessions == []
+    assert [(u.path, u.reason) for u in unavailable] == [
+        (
+            str(tmp_path),
+            "holds 4 ACP recordings only (proctor's logs of ACP agents' trials), no CLI "
+            "session: not replayed (`proctor parse` reads each)",
+        )
+    ]
+    # With a file unavailable for another reason, each is said on its own line.
+    stray = next((CLAUDE.with_suffix("") / "subagents").glob("agent-*.jsonl"))
+    shutil.copy(stray, tmp_path / "trial-0" / "side.jsonl")
+    sessions, unavailable = sessions_under([tmp_path], AGENTS)
+    assert [u.reason for u in unavailable][:-1].count(NOT_A_CLI_SESSION) == 4
+    assert [u.reason for u in unavailable].count(STRAY_SUBAGENT) == 1
