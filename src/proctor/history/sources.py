@@ -434,13 +434,13 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         if agent is not None:
             yield Session(agent, path)
         return
-    layouts = (("projects", "claude-code"), ("sessions", "codex"), ("tmp", "gemini-cli"))
     read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
     home = False  # a CLI's own folder: its todos/, plugins/, … hold none of its sessions
-    for child, agent in layouts:
-        if (path / child).is_dir() and _looks_like(agent, path):
-            read.update(os.path.join(path, name) for name in _LAYOUT_FOLDERS[agent])
-            home = home or cli_folder(path, child)
+    for agent, children in _LAYOUT_FOLDERS.items():
+        there = [child for child in children if (path / child).is_dir()]
+        if there and _looks_like(agent, path):  # (a Codex folder may keep archived ones only)
+            read.update(os.path.join(path, name) for name in children)
+            home = home or any(cli_folder(path, child) for child in there)
             yield from agent_sessions(agent, path, unreadable)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
     # any folder is: a session beside a history's folders is read, never passed over; in a

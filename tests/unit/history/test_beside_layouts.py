@@ -120,3 +120,20 @@ def test_a_folder_of_acp_recordings_only_is_said_once_with_their_number(tmp_path
     sessions, unavailable = sessions_under([tmp_path], AGENTS)
     assert [u.reason for u in unavailable][:-1].count(NOT_A_CLI_SESSION) == 4
     assert [u.reason for u in unavailable].count(STRAY_SUBAGENT) == 1
+
+
+def test_a_codex_folder_that_keeps_archived_sessions_only_is_read_as_codex_s(
+    tmp_path: Path,
+) -> None:
+    """A Codex folder whose sessions/ is gone (all archived) is still Codex's own: its log/
+    and other folders are not searched, as with its sessions/ there."""
+    codex = tmp_path / "codex-home"
+    day = codex / "archived_sessions" / "2026" / "11" / "29"
+    day.mkdir(parents=True)
+    for rollout in sorted((FIXTURES / "codex").glob("rollout-*.jsonl")):
+        shutil.copy(rollout, day)
+    (codex / "auth.json").write_text("{}")
+    (codex / "log").mkdir()
+    shutil.copy(CLAUDE, codex / "log")  # no session of this Codex folder
+    sessions, unavailable = sessions_under([codex], AGENTS)
+    assert [s.agent for s in sessions] == ["codex", "codex"] and unavailable == []
