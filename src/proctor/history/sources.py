@@ -28,7 +28,7 @@ from pathlib import Path
 
 from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
-from proctor.history.homes import cli_folder, missing_reason
+from proctor.history.homes import CLI_FOLDERS, cli_folder, missing_reason
 from proctor.history.listing import is_listed, sorted_names, unreachable
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
@@ -466,6 +466,7 @@ def _plain_sessions(
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
     named_folders: list[str] = []  # folders named like a session file (see below)
+    homes: list[str] = []  # a CLI's own folder met on the way (~/.claude in ~): read as given
     folders = [os.fspath(path)]
     while folders:  # the folder's tree, links to folders not followed
         folder = folders.pop()
@@ -480,6 +481,9 @@ def _plain_sessions(
                     if entry.is_dir(follow_symlinks=False):
                         if shallow or entry.path in skip:
                             continue
+                        if entry.name in CLI_FOLDERS and _holds_sessions_folder(entry.path):
+                            homes.append(entry.path)
+                            continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):
                             named_folders.append(entry.path)
@@ -493,6 +497,8 @@ def _plain_sessions(
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
             unreadable.append(Unavailable(path=str(exc.filename or folder), reason=reason))
+    for home in sorted(homes):
+        yield from _sessions_in(Path(home), unreadable)
     # In the order of their paths (as Path objects sort: part by part, which the text does
     # with each separator made the lowest character); names, not objects: a plain folder of
     # 20,000 sessions spent a third of a second making and comparing paths.
@@ -532,6 +538,12 @@ def _plain_sessions(
             unreadable.append(Unavailable(path=file, reason=gone))
         elif agent is not None:
             yield Session(agent, file)
+
+
+def _holds_sessions_folder(folder: str) -> bool:
+    """Whether ``folder`` holds a CLI's folder of sessions (``projects/``, ``sessions/``, …)."""
+    names = (name for children in _LAYOUT_FOLDERS.values() for name in children)
+    return any(os.path.isdir(os.path.join(folder, name)) for name in names)
 
 
 def _beside_a_chat(file: str, chats: set[str]) -> bool:

@@ -137,3 +137,18 @@ def test_a_codex_folder_that_keeps_archived_sessions_only_is_read_as_codex_s(
     shutil.copy(CLAUDE, codex / "log")  # no session of this Codex folder
     sessions, unavailable = sessions_under([codex], AGENTS)
     assert [s.agent for s in sessions] == ["codex", "codex"] and unavailable == []
+
+
+def test_a_cli_s_own_folder_in_a_folder_given_is_read_as_if_given(tmp_path: Path) -> None:
+    """The home folder given as a PATH: its ~/.claude is read as ~/.claude given is, where
+    Claude Code keeps sessions, never its plugins/ or todos/."""
+    _claude_home(tmp_path / "me" / ".claude")
+    rollout = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))[1]
+    shutil.copy(rollout, tmp_path / "me")  # a session kept in the home folder: read
+    sessions, unavailable = sessions_under([tmp_path / "me"], AGENTS)
+    assert sorted((s.agent, s.path.parent.name) for s in sessions) == [
+        ("claude-code", "-work-app"),
+        ("codex", ".claude"),
+        ("codex", "me"),
+    ]
+    assert unavailable == []
