@@ -438,9 +438,10 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     home = False  # a CLI's own folder: its todos/, plugins/, … hold none of its sessions
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (path / child).is_dir()]
+        # (one that has recorded no session yet is the CLI's own folder all the same)
+        home = home or any(cli_folder(path, child) for child in there)
         if there and _looks_like(agent, path):  # (a Codex folder may keep archived ones only)
             read.update(os.path.join(path, name) for name in children)
-            home = home or any(cli_folder(path, child) for child in there)
             yield from agent_sessions(agent, path, unreadable)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
     # any folder is: a session beside a history's folders is read, never passed over; in a

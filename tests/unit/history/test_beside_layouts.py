@@ -152,3 +152,13 @@ def test_a_cli_s_own_folder_in_a_folder_given_is_read_as_if_given(tmp_path: Path
         ("codex", "me"),
     ]
     assert unavailable == []
+
+
+def test_a_cli_s_own_folder_without_a_session_yet_is_not_searched_whole(tmp_path: Path) -> None:
+    home = tmp_path / ".claude"
+    _claude_home(home)
+    shutil.rmtree(home / "projects" / "-work-app")  # nothing recorded yet
+    (next(home.glob("rollout-*.jsonl"))).unlink()
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert sessions == []
+    assert [(u.path, u.reason) for u in unavailable] == [(str(home), "no session transcript")]
