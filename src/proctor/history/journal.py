@@ -8,6 +8,7 @@ a line that cannot be read is skipped and reported, never fatal.
 
 from __future__ import annotations
 
+import calendar
 import errno
 import json
 import os
@@ -58,6 +59,7 @@ def parse_time(text: str, what: str, *, local: bool = False) -> datetime:
     try:
         moment = _iso(text)
     except ValueError:
+        _refuse_no_such_day(text, what)
         raise no_date(text, what) from None
     try:
         if moment.tzinfo is None and not local:
@@ -140,6 +142,26 @@ def _refuse_no_such_week(text: str, what: str) -> None:
         raise ConfigError(
             f"{what} {_shown(text)}: out of the range of dates (years 1 to 9999)"
         ) from None
+
+
+_DATE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})(?=$|[T\s])")
+"""A date as ISO writes it, at the start of a text (``2026-02-30``, ``2026-13-01T14:00``)."""
+
+
+def _refuse_no_such_day(text: str, what: str) -> None:
+    """A ConfigError for ``text``, given as ``what``, that is no date read but is written as
+    one, of a month or a day its year or month does not have (``2026-02-30``), saying so."""
+    found = _DATE.match(text)
+    if found is None or int(found[1]) < 1:
+        return
+    year, month, day = int(found[1]), int(found[2]), int(found[3])
+    if not 1 <= month <= 12:
+        raise ConfigError(f"{what} {_shown(text)}: a year has months 01 to 12, not {month:02}")
+    days = calendar.monthrange(year, month)[1]
+    if not 1 <= day <= days:
+        raise ConfigError(
+            f"{what} {_shown(text)}: {year}-{month:02} has days 01 to {days}, not {day:02}"
+        )
 
 
 def refuse_a_week(text: str, what: str) -> None:
@@ -225,6 +247,7 @@ def parse_day(text: str, what: str, today: date | None = None) -> date:
     try:
         moment = _iso(text)
     except ValueError:
+        _refuse_no_such_day(text, what)
         raise no_date(text, what, days_back=True) from None
     try:
         return moment.date() if moment.tzinfo is None else moment.astimezone().date()

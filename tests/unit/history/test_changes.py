@@ -1160,6 +1160,30 @@ def test_an_iso_week_date_of_no_such_week_or_day_says_which(
     assert str(parse_day("2026-W53-4", "--since")) == "2026-12-31"  # 2026 has 53 weeks
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("2026-02-30", "2026-02 has days 01 to 28, not 30"),
+        ("2026-04-31T10:00", "2026-04 has days 01 to 30, not 31"),
+        ("2026-11-00", "2026-11 has days 01 to 30, not 00"),
+        ("2026-13-01", "a year has months 01 to 12, not 13"),
+    ],
+)
+def test_a_date_of_no_such_day_or_month_says_which(text: str, said: str, tmp_path: Path) -> None:
+    """2026-02-30 was "expected a date like 2026-11-30, …", as though it were no date at all;
+    --since, --until and --at say what is wrong with it, as for an ISO week date."""
+    from proctor.history.journal import parse_day
+
+    for what in ("--since", "--until"):
+        with pytest.raises(ConfigError) as refused:
+            parse_day(text, what)
+        assert str(refused.value) == f'{what} "{text}": {said}'
+    with pytest.raises(ConfigError) as refused:
+        mark_for("x", None, text, tmp_path)
+    assert str(refused.value) == f'--at "{text}": {said}'
+    assert str(parse_day("2024-02-29", "--since")) == "2024-02-29"  # a leap year's
+
+
 def test_a_difference_shown_as_0_has_no_sign() -> None:
     """0 steps shows as 0, not +0, and 0 s as 0.0 s, not +0.0 s: a sign before a figure shown
     as 0 says a difference the table does not show. Steps show as the summary shows a count:
