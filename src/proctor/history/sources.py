@@ -378,14 +378,16 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
 
 
 def _acp_only(unreadable: list[Unavailable]) -> bool:
+    """Whether what a folder gave as unavailable is ACP recordings only, for one reason."""
     return bool(unreadable) and all(u.reason == NOT_A_CLI_SESSION for u in unreadable)
 
 
 def _acp_recordings(count: int) -> str:
     """Why a folder that holds ACP recordings only (``count`` of them) is unavailable."""
+    what = "log of an ACP agent's trial" if count == 1 else "logs of ACP agents' trials"
     return (
-        f"holds {plural(count, 'ACP recording')} only (proctor's logs of ACP agents' trials), "
-        "no CLI session: not replayed (`proctor parse` reads each)"
+        f"holds {plural(count, 'ACP recording')} only (proctor's {what}), no CLI session: "
+        "not replayed (`proctor parse` reads each)"
     )
 
 

@@ -114,6 +114,15 @@ def test_a_folder_of_acp_recordings_only_is_said_once_with_their_number(tmp_path
             "session: not replayed (`proctor parse` reads each)",
         )
     ]
+    alone = tmp_path / "trial-0"
+    sessions, unavailable = sessions_under([alone], AGENTS)
+    assert [(u.path, u.reason) for u in unavailable] == [
+        (
+            str(alone),
+            "holds 1 ACP recording only (proctor's log of an ACP agent's trial), no CLI "
+            "session: not replayed (`proctor parse` reads each)",
+        )
+    ]
     # With a file unavailable for another reason, each is said on its own line.
     stray = next((CLAUDE.with_suffix("") / "subagents").glob("agent-*.jsonl"))
     shutil.copy(stray, tmp_path / "trial-0" / "side.jsonl")
