@@ -162,3 +162,20 @@ def test_a_folder_of_results_directories_names_them(proctor: Run, project: Path)
     assert (
         "proctor-results (the default results directory): a folder of results directories (pair-1)"
     ) in default.err
+
+
+def test_a_results_directory_of_empty_run_folders_is_said_so_as_report_says_it(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Run folders with no run.json (runs stopped before their first trial): no run to apply and
+    no ledger to list; said as `proctor report` says it, exit 2, not "no open findings"."""
+    (tmp_path / "r2" / "run-20991207T000000Z-bbbbbb").mkdir(parents=True)
+    said = (
+        f"{tmp_path / 'r2'}: a results directory whose run folders (run-20991207T000000Z-bbbbbb) "
+        "hold no run"
+    )
+    for args in (["findings", str(tmp_path / "r2")], ["report", str(tmp_path / "r2")]):
+        result = proctor(*args)
+        assert result.code == 2, (args, result.out, result.err)
+        assert f"proctor: error: {said}" in result.err, result.err
+        assert not (tmp_path / "r2" / "findings.json").exists()

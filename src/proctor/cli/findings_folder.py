@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from proctor.models.config import DEFAULT_OUT
+from proctor.paths import no_run_in
 from proctor.util.text import controls_escaped
 
 if TYPE_CHECKING:
@@ -79,6 +80,12 @@ def results_folder(
         raise ConfigError(
             f"{path}: a run folder; findings live in the results directory that holds it"
         )
+    if (
+        not (path / "findings.json").exists()
+        and any(path.glob("run-*"))
+        and (said := no_run_in(path)) is not None
+    ):  # as `proctor report` says of it: no run to apply, no ledger to list
+        raise ConfigError(f"{path}: {said}")
     if not (path / "findings.json").exists() and not any(path.glob("run-*")):
         held = sorted(
             {p.parent.name for p in path.glob("*/findings.json")}
