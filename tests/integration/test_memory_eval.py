@@ -167,7 +167,7 @@ def test_a_server_crashing_in_a_call_is_one_sentence_not_its_traceback(
     assert result.code == 3
     sentence, header, *quoted = result.err.strip().splitlines()
     assert sentence == (
-        "proctor: error: the memory server exited during tool 'remember' (seeding note "
+        "proctor: error: the memory server exited with status 1 during tool 'remember' (seeding note "
         "atlas-port-old); the last line of its stderr: RuntimeError: index corrupted, key ***"
     ), result.err
     # Under it, the server's own stderr (its traceback), set apart; none of proctor's.
@@ -206,7 +206,7 @@ def test_a_crashed_server_s_stderr_is_shown_under_the_sentence_bounded_and_maske
     assert "proctor: the end of the memory server's stderr:\n" in result.err
     assert result.err.rstrip().endswith("  | fatal: index corrupted, token ***")
     shown = result.json()
-    assert shown["error"].startswith("the memory server exited before it answered")
+    assert shown["error"].startswith("the memory server exited with status 1 before it answered")
     tail = shown["serverStderr"]
     assert tail.endswith("fatal: index corrupted, token ***")
     assert len(tail) <= 4096

@@ -13,14 +13,17 @@ import difflib
 import json
 import logging
 import re
+import signal
 import sys
 from collections.abc import AsyncIterator, Collection, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
+import mcp.client.stdio as _sdk_stdio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, PaginatedRequestParams, TextContent
@@ -65,6 +68,8 @@ class MemorySession:
     session: ClientSession
     timeout: float
     log: Path | None
+    spawned: list[Any] = field(default_factory=list)
+    """The server's process, when it was started by command (see :func:`exit_said`)."""
 
     async def call(
         self, tool: str, arguments: dict[str, Any], what: str, field: str = ""
@@ -79,8 +84,9 @@ class MemorySession:
             ) from exc
         except Exception as exc:
             if str(exc) == CLOSED:  # the server process ended (crashed) under the call
+                status = await exit_said(self.spawned)
                 raise MemoryServerError(
-                    f"the memory server exited during tool '{tool}' ({what}){self._tail()}"
+                    f"the memory server {status}during tool '{tool}' ({what}){self._tail()}"
                 ) from exc
             detail = malformed(exc) if isinstance(exc, ValidationError) else str(exc)
             raise MemoryServerError(
@@ -181,6 +187,58 @@ def malformed(exc: ValidationError) -> str:
 
 CLOSED = "Connection closed"
 """What the MCP client says of a stdio server whose process has ended."""
+
+
+_SPAWNING: ContextVar[list[Any] | None] = ContextVar("proctor_memory_spawning", default=None)
+"""Where the MCP SDK's stdio client, started by :func:`open_session`, leaves the process it
+starts (it keeps it to itself): its exit status is part of what a crash says."""
+
+
+def _keep_spawned() -> None:
+    """Have the MCP SDK's stdio client hand the process it starts to :data:`_SPAWNING`; a
+    version of the SDK that spawns otherwise leaves the exit status unsaid, nothing more."""
+    spawn = getattr(_sdk_stdio, "_create_platform_compatible_process", None)
+    if spawn is None or getattr(spawn, "proctor_keeps", False):
+        return
+
+    async def kept(*args: Any, **kwargs: Any) -> Any:
+        process = await spawn(*args, **kwargs)
+        if (spawned := _SPAWNING.get()) is not None:
+            spawned.append(process)
+        return process
+
+    kept.proctor_keeps = True  # type: ignore[attr-defined]
+    _sdk_stdio._create_platform_compatible_process = kept
+
+
+_keep_spawned()
+
+
+async def exit_said(spawned: list[Any], wait: float = 2.0) -> str:
+    """How the last process in ``spawned`` ended, as the start of a sentence's verb phrase:
+    ``exited with status 3 ``, ``was killed by signal 9 (SIGKILL) ``; ``exited `` when
+    it is not known (not started by proctor, or still running after ``wait`` seconds: its
+    stdout closed first)."""
+    process = spawned[-1] if spawned else None
+    code = getattr(process, "returncode", None)
+    with anyio.move_on_after(wait):
+        while process is not None and code is None:
+            await anyio.sleep(0.02)
+            code = process.returncode
+    return ended_said(code)
+
+
+def ended_said(code: int | None) -> str:
+    """See :func:`exit_said`: for an exit status known (or None)."""
+    if code is None:
+        return "exited "
+    if code < 0:
+        try:
+            name = f" ({signal.Signals(-code).name})"
+        except ValueError:
+            name = ""
+        return f"was killed by signal {-code}{name} "
+    return f"exited with status {code} "
 
 
 def server_log_tail(log: Path | None) -> str:
@@ -295,10 +353,14 @@ async def open_session(
     log: Path,
     timeout: float,
     noted: set[str] | None = None,
+    spawned: list[Any] | None = None,
 ) -> AsyncIterator[MemorySession]:
     """Start (or connect to) the server, initialise the session, close everything on exit.
     ``noted``: the notes already said on stderr, shared by the sessions of one run (one
-    server process per project says a note of the same cause once, not once each)."""
+    server process per project says a note of the same cause once, not once each).
+    ``spawned``: where the process started by command is appended (its exit status is
+    read from it once it has ended)."""
+    spawned = [] if spawned is None else spawned
     async with AsyncExitStack() as stack:
         if target.url is not None:
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
@@ -309,7 +371,11 @@ async def open_session(
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
             stack.enter_context(_stray_stdout_said(handle, set() if noted is None else noted))
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
+            token = _SPAWNING.set(spawned)
+            try:
+                read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
+            finally:
+                _SPAWNING.reset(token)
             errlog = log
         session = await stack.enter_async_context(
             ClientSession(read, write, read_timeout_seconds=timeout)
@@ -333,7 +399,7 @@ async def open_session(
                 f"({exc.error.message}); is the URL its streamable HTTP endpoint (often "
                 "http://HOST:PORT/mcp)?"
             ) from exc
-        yield MemorySession(session, timeout, errlog)
+        yield MemorySession(session, timeout, errlog, spawned)
 
 
 class _StrayStdout(logging.Handler):

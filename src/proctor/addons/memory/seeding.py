@@ -23,6 +23,7 @@ from proctor.addons.memory.client import (
     MemoryServerError,
     MemorySession,
     ServerTarget,
+    ended_said,
     malformed,
     open_session,
     result_ids,
@@ -130,7 +131,7 @@ def collect_results(
         try:
             return anyio.run(run.all)
         except BaseException as exc:
-            error = _translate(exc, scratch, target)
+            error = _translate(exc, scratch, target, run.spawned)
             if isinstance(error, MemoryServerError):  # read before the scratch folder goes
                 error.stderr_tail = server_stderr_tail(scratch.log)
             raise error from exc
@@ -144,7 +145,9 @@ def _leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-def _translate(exc: BaseException, scratch: Scratch, target: ServerTarget) -> BaseException:
+def _translate(
+    exc: BaseException, scratch: Scratch, target: ServerTarget, spawned: list[Any]
+) -> BaseException:
     leaves = list(_leaves(exc))
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
@@ -159,9 +162,9 @@ def _translate(exc: BaseException, scratch: Scratch, target: ServerTarget) -> Ba
     if isinstance(first, OSError) and first.filename:
         detail = f"cannot start {first.filename} ({first.strerror})"
     if detail == CLOSED:  # before the session was up: the process ended as it started
-        return MemoryServerError(
-            f"the memory server exited before it answered{server_log_tail(scratch.log)}"
-        )
+        code = getattr(spawned[-1], "returncode", None) if spawned else None
+        said = server_log_tail(scratch.log) or "; it wrote nothing to stderr"
+        return MemoryServerError(f"the memory server {ended_said(code)}before it answered{said}")
     if target.url is not None:  # said with the URL (its credentials masked where it is shown)
         if type(first).__name__ in _CANNOT_CONNECT:
             return MemoryServerError(
@@ -187,6 +190,8 @@ class _Run:
     forward: dict[str, str]
     noted: set[str] = field(default_factory=set)
     """The notes said on stderr so far: each once a run, however many processes it starts."""
+    spawned: list[Any] = field(default_factory=list)
+    """The server processes started so far (the last one's exit status is said of a crash)."""
 
     async def all(self) -> dict[str, list[str]]:
         env = {} if self.target.is_url else self.forward | self.scratch.environment()
@@ -217,6 +222,7 @@ class _Run:
             log=self.scratch.log,
             timeout=self.timeout,
             noted=self.noted,
+            spawned=self.spawned,
         )
 
     def _values(self, project: str) -> dict[str, Any]:
