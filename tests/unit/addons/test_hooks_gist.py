@@ -161,3 +161,53 @@ def test_an_exception_group_of_exceptions_never_raised_names_its_first(tmp_path:
         "(the hook said: ExceptionGroup: validation failed (2 sub-exceptions), the first "
         "ValueError: bad path)"
     )
+
+
+def test_a_per_line_prefix_whose_length_changes_is_still_read_past() -> None:
+    """A time or a counter before each line whose digits grow (``12:00:9 `` then ``12:00:10 ``,
+    ``[9] `` then ``[10] ``): every line is read past it (those past the change kept it: the
+    gist was the last line printed, prefix and all, or left the sub-exception out)."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/hook/g.py", line 4, in <module>',
+        "    tb()",
+        "KeyError: 'a'",
+    ]
+    for stamp in (lambda n: f"12:00:{n + 8} ", lambda n: f"[{n + 8}] "):
+        said = _gist("\n".join(stamp(n) + line for n, line in enumerate(lines)))
+        assert said == "KeyError: 'a'", said
+    group = _group_stderr_lines()
+    said = _gist("\n".join(f"[{n + 5}] {line}" for n, line in enumerate(group)))
+    assert said == "ExceptionGroup: checks failed (2 sub-exceptions), the first KeyError: 'a'"
+
+
+def _group_stderr_lines() -> list[str]:
+    code = (
+        "def check(v):\n    raise KeyError(v)\n"
+        "errors = []\nfor v in ('a', 'b'):\n"
+        "    try:\n        check(v)\n    except KeyError as e:\n        errors.append(e)\n"
+        "raise ExceptionGroup('checks failed', errors)\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    ).stderr.splitlines()
+
+
+def test_a_first_sub_exception_raised_from_another_is_named_not_its_cause() -> None:
+    """The first sub-exception raised ``from`` a cause (or while handling another): its
+    traceback follows the cause's, and it is the one named (the cause's line was)."""
+    code = (
+        "def check(v):\n    try:\n        {}[v]\n    except KeyError as e:\n"
+        "        raise ValueError(f'bad {v}') from e\n"
+        "errors = []\nfor v in ('a', 'b'):\n"
+        "    try:\n        check(v)\n    except ValueError as e:\n        errors.append(e)\n"
+        "raise ExceptionGroup('checks failed', errors)\n"
+    )
+    stderr = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False
+    ).stderr
+    assert "The above exception was the direct cause" in stderr
+    expected = "ExceptionGroup: checks failed (2 sub-exceptions), the first ValueError: bad a"
+    assert _gist(stderr) == expected
+    stamped = "\n".join(f"12:00:{n} {line}" for n, line in enumerate(stderr.splitlines()))
+    assert _gist(stamped) == expected

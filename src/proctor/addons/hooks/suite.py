@@ -164,17 +164,20 @@ and before the framing of an exception group's traceback (``  | ``, ``+``)."""
 
 def _unprefixed(lines: list[str], start: int) -> list[str]:
     """``lines`` without the prefix the header ``lines[start]`` has before its framing, from
-    each line that has it or one of its shape (a time with other digits), so a traceback
-    logged line by line reads as printed."""
+    each line that has it or one of its shape (a time or a counter with other digits, as many
+    or not: ``12:00:9 `` then ``12:00:10 ``, ``[9] `` then ``[10] ``), so a traceback logged
+    line by line reads as printed."""
     found = _HEADER.match(lines[start])
     prefix = found.group(1) if found else ""
     if not prefix.strip():
         return lines
-    shape = re.sub(r"\d", "0", prefix)
-    return [
-        line[len(prefix) :] if re.sub(r"\d", "0", line[: len(prefix)]) == shape else line
-        for line in lines
-    ]
+    parts = _DIGITS.split(prefix)
+    shape = re.compile("".join(r"\d+" if p.isdigit() else re.escape(p) for p in parts))
+    return [line[m.end() :] if (m := shape.match(line)) else line for line in lines]
+
+
+_DIGITS = re.compile(r"(\d+)")
+"""A run of digits in a prefix: any other run of digits in its place is the same prefix."""
 
 
 _FIRST_RULE = re.compile(r"[\s|+]*\+-\+-+ 1 -+")
@@ -183,12 +186,29 @@ _FIRST_RULE = re.compile(r"[\s|+]*\+-\+-+ 1 -+")
 
 def _first_part(lines: list[str], start: int, starts: list[int]) -> str | None:
     """The exception line of the first sub-exception of the group whose header is
-    ``lines[start]``: its traceback's, or, for one never raised (``ExceptionGroup("…",
+    ``lines[start]``: its traceback's (the last of its own, not that of the exception it was
+    raised from or while handling), or, for one never raised (``ExceptionGroup("…",
     [ValueError("…")])``), the line alone under the group's first rule."""
     rule = next((n for n in range(start + 1, len(lines)) if _FIRST_RULE.fullmatch(lines[n])), None)
     if rule is not None and rule + 1 < len(lines) and _TRACEBACK not in lines[rule + 1]:
         lead = _FRAMING.match(lines[rule + 1])
         return lines[rule + 1][lead.end() if lead else 0 :].strip()
+    if rule is not None:  # its last traceback: the cause or context it was raised from is above
+        col = lines[rule].index("+-+") + 2
+        end = next(
+            (
+                n
+                for n in range(rule + 1, len(lines))
+                if lines[n][col : col + 1] == "+" and _RULE.fullmatch(lines[n])
+            ),
+            len(lines),
+        )
+        inside = [n for n in starts if rule < n < end]
+        if inside:
+            depth = [lines[n][: lines[n].index(_TRACEBACK)].count("|") for n in inside]
+            return _ending(
+                lines, [n for n, d in zip(inside, depth, strict=True) if d == min(depth)][-1]
+            )
     first = next((n for n in starts if n > start), None)
     return _ending(lines, first) if first is not None else None
 
