@@ -13,23 +13,21 @@ import difflib
 import json
 import logging
 import re
-import signal
 import sys
 from collections.abc import AsyncIterator, Collection, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 import anyio
-import mcp.client.stdio as _sdk_stdio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, PaginatedRequestParams, TextContent
 from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import ResultMapping, follow
+from proctor.addons.memory.process import SPAWNING, exit_said
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
 from proctor.util.masking import MASK, alone, mask, registered_secrets, stands_alone
@@ -189,58 +187,6 @@ CLOSED = "Connection closed"
 """What the MCP client says of a stdio server whose process has ended."""
 
 
-_SPAWNING: ContextVar[list[Any] | None] = ContextVar("proctor_memory_spawning", default=None)
-"""Where the MCP SDK's stdio client, started by :func:`open_session`, leaves the process it
-starts (it keeps it to itself): its exit status is part of what a crash says."""
-
-
-def _keep_spawned() -> None:
-    """Have the MCP SDK's stdio client hand the process it starts to :data:`_SPAWNING`; a
-    version of the SDK that spawns otherwise leaves the exit status unsaid, nothing more."""
-    spawn = getattr(_sdk_stdio, "_create_platform_compatible_process", None)
-    if spawn is None or getattr(spawn, "proctor_keeps", False):
-        return
-
-    async def kept(*args: Any, **kwargs: Any) -> Any:
-        process = await spawn(*args, **kwargs)
-        if (spawned := _SPAWNING.get()) is not None:
-            spawned.append(process)
-        return process
-
-    kept.proctor_keeps = True  # type: ignore[attr-defined]
-    _sdk_stdio._create_platform_compatible_process = kept
-
-
-_keep_spawned()
-
-
-async def exit_said(spawned: list[Any], wait: float = 2.0) -> str:
-    """How the last process in ``spawned`` ended, as the start of a sentence's verb phrase:
-    ``exited with status 3 ``, ``was killed by signal 9 (SIGKILL) ``; ``exited `` when
-    it is not known (not started by proctor, or still running after ``wait`` seconds: its
-    stdout closed first)."""
-    process = spawned[-1] if spawned else None
-    code = getattr(process, "returncode", None)
-    with anyio.move_on_after(wait):
-        while process is not None and code is None:
-            await anyio.sleep(0.02)
-            code = process.returncode
-    return ended_said(code)
-
-
-def ended_said(code: int | None) -> str:
-    """See :func:`exit_said`: for an exit status known (or None)."""
-    if code is None:
-        return "exited "
-    if code < 0:
-        try:
-            name = f" ({signal.Signals(-code).name})"
-        except ValueError:
-            name = ""
-        return f"was killed by signal {-code}{name} "
-    return f"exited with status {code} "
-
-
 def server_log_tail(log: Path | None) -> str:
     """The last line the server wrote to its stderr (for a crash, the exception itself rather
     than its traceback), cut and masked, as the end of a sentence; "" when it wrote none. The
@@ -371,11 +317,11 @@ async def open_session(
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
             stack.enter_context(_stray_stdout_said(handle, set() if noted is None else noted))
-            token = _SPAWNING.set(spawned)
+            token = SPAWNING.set(spawned)
             try:
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
             finally:
-                _SPAWNING.reset(token)
+                SPAWNING.reset(token)
             errlog = log
         session = await stack.enter_async_context(
             ClientSession(read, write, read_timeout_seconds=timeout)

@@ -23,7 +23,6 @@ from proctor.addons.memory.client import (
     MemoryServerError,
     MemorySession,
     ServerTarget,
-    ended_said,
     malformed,
     open_session,
     result_ids,
@@ -31,6 +30,7 @@ from proctor.addons.memory.client import (
     server_stderr_tail,
 )
 from proctor.addons.memory.dataset import Dataset, Note
+from proctor.addons.memory.process import ended_said
 from proctor.errors import ConfigError, ProctorError
 from proctor.util.files import temporary_folder
 
