@@ -63,3 +63,14 @@ def test_a_killed_server_names_the_signal_and_its_stderr_masked(
     ), error
     assert result.json()["serverStderr"] == "last words ***"
     assert "sk-kill-key-0c1d2e3f4a" not in result.err + result.out
+
+
+def test_a_server_that_closes_its_stdout_and_runs_on_is_not_said_killed(proctor: Run) -> None:
+    """Its process is stopped by proctor afterwards: that signal is not how it ended."""
+    code = "import os, time; os.close(1); time.sleep(30)"
+    result = proctor("memory-eval", "--dataset", DATASET, "--mcp", sys.executable, "-c", code)
+    assert result.code == 3, result.err
+    assert result.err.strip() == (
+        "proctor: error: the memory server closed its stdout before it answered; "
+        "it wrote nothing to stderr"
+    )

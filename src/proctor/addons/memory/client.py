@@ -299,14 +299,11 @@ async def open_session(
     log: Path,
     timeout: float,
     noted: set[str] | None = None,
-    spawned: list[Any] | None = None,
 ) -> AsyncIterator[MemorySession]:
     """Start (or connect to) the server, initialise the session, close everything on exit.
     ``noted``: the notes already said on stderr, shared by the sessions of one run (one
-    server process per project says a note of the same cause once, not once each).
-    ``spawned``: where the process started by command is appended (its exit status is
-    read from it once it has ended)."""
-    spawned = [] if spawned is None else spawned
+    server process per project says a note of the same cause once, not once each)."""
+    spawned: list[Any] = []  # the process started by command: how it ended is said of a crash
     async with AsyncExitStack() as stack:
         if target.url is not None:
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
@@ -335,8 +332,13 @@ async def open_session(
                 f"({target.describe()}); raise --timeout if it is slow to start"
                 f"{server_log_tail(errlog)}"
             ) from exc
-        except MCPError as exc:
-            if target.url is None:
+        except Exception as exc:
+            if target.url is None and str(exc) == CLOSED:  # it ended (or closed its stdout)
+                said = server_log_tail(errlog) or "; it wrote nothing to stderr"
+                raise MemoryServerError(
+                    f"the memory server {await exit_said(spawned)}before it answered{said}"
+                ) from exc
+            if target.url is None or not isinstance(exc, MCPError):
                 raise
             # The SDK's words for an HTTP error status ("Not Found", "Server returned an
             # error response"): the URL answers, but is not an MCP endpoint.

@@ -38,23 +38,23 @@ _keep_spawned()
 
 
 async def exit_said(spawned: list[Any], wait: float = 2.0) -> str:
-    """How the last process in ``spawned`` ended, as the start of a sentence's verb phrase:
-    ``exited with status 3 ``, ``was killed by signal 9 (SIGKILL) ``; ``exited `` when
-    it is not known (not started by proctor, or still running after ``wait`` seconds: its
-    stdout closed first)."""
+    """How the last process in ``spawned`` ended, read as its stdout closes (before anything
+    stops it), as the start of a sentence's verb phrase: ``exited with status 3 ``, ``was
+    killed by signal 9 (SIGKILL) ``; ``closed its stdout `` when it is still running after
+    ``wait`` seconds; ``exited `` when there is no process (a URL)."""
     process = spawned[-1] if spawned else None
-    code = getattr(process, "returncode", None)
+    if process is None:
+        return "exited "
+    code = process.returncode
     with anyio.move_on_after(wait):
-        while process is not None and code is None:
+        while code is None:
             await anyio.sleep(0.02)
             code = process.returncode
-    return ended_said(code)
+    return "closed its stdout " if code is None else ended_said(code)
 
 
-def ended_said(code: int | None) -> str:
-    """See :func:`exit_said`: for an exit status known (or None)."""
-    if code is None:
-        return "exited "
+def ended_said(code: int) -> str:
+    """See :func:`exit_said`: for an exit status (a negative one: the signal)."""
     if code < 0:
         try:
             name = f" ({signal.Signals(-code).name})"

@@ -30,7 +30,6 @@ from proctor.addons.memory.client import (
     server_stderr_tail,
 )
 from proctor.addons.memory.dataset import Dataset, Note
-from proctor.addons.memory.process import ended_said
 from proctor.errors import ConfigError, ProctorError
 from proctor.util.files import temporary_folder
 
@@ -131,7 +130,7 @@ def collect_results(
         try:
             return anyio.run(run.all)
         except BaseException as exc:
-            error = _translate(exc, scratch, target, run.spawned)
+            error = _translate(exc, scratch, target)
             if isinstance(error, MemoryServerError):  # read before the scratch folder goes
                 error.stderr_tail = server_stderr_tail(scratch.log)
             raise error from exc
@@ -145,9 +144,7 @@ def _leaves(exc: BaseException) -> Iterator[BaseException]:
         yield exc
 
 
-def _translate(
-    exc: BaseException, scratch: Scratch, target: ServerTarget, spawned: list[Any]
-) -> BaseException:
+def _translate(exc: BaseException, scratch: Scratch, target: ServerTarget) -> BaseException:
     leaves = list(_leaves(exc))
     for leaf in leaves:
         if isinstance(leaf, KeyboardInterrupt):
@@ -162,9 +159,8 @@ def _translate(
     if isinstance(first, OSError) and first.filename:
         detail = f"cannot start {first.filename} ({first.strerror})"
     if detail == CLOSED:  # before the session was up: the process ended as it started
-        code = getattr(spawned[-1], "returncode", None) if spawned else None
         said = server_log_tail(scratch.log) or "; it wrote nothing to stderr"
-        return MemoryServerError(f"the memory server {ended_said(code)}before it answered{said}")
+        return MemoryServerError(f"the memory server exited before it answered{said}")
     if target.url is not None:  # said with the URL (its credentials masked where it is shown)
         if type(first).__name__ in _CANNOT_CONNECT:
             return MemoryServerError(
@@ -190,8 +186,6 @@ class _Run:
     forward: dict[str, str]
     noted: set[str] = field(default_factory=set)
     """The notes said on stderr so far: each once a run, however many processes it starts."""
-    spawned: list[Any] = field(default_factory=list)
-    """The server processes started so far (the last one's exit status is said of a crash)."""
 
     async def all(self) -> dict[str, list[str]]:
         env = {} if self.target.is_url else self.forward | self.scratch.environment()
@@ -222,7 +216,6 @@ class _Run:
             log=self.scratch.log,
             timeout=self.timeout,
             noted=self.noted,
-            spawned=self.spawned,
         )
 
     def _values(self, project: str) -> dict[str, Any]:
