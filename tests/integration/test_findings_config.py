@@ -179,3 +179,16 @@ def test_a_results_directory_of_empty_run_folders_is_said_so_as_report_says_it(
         assert result.code == 2, (args, result.out, result.err)
         assert f"proctor: error: {said}" in result.err, result.err
         assert not (tmp_path / "r2" / "findings.json").exists()
+
+
+def test_the_default_results_directory_of_empty_run_folders_says_it_was_the_default(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "proctor-results" / "run-20991207T000000Z-bbbbbb").mkdir(parents=True)
+    result = proctor("findings")
+    assert result.code == 2, result.err
+    assert result.err.startswith(
+        "proctor: error: proctor-results (the default results directory): a results directory "
+        "whose run folders (run-20991207T000000Z-bbbbbb) hold no run"
+    ), result.err

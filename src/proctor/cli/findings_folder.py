@@ -85,7 +85,7 @@ def results_folder(
         and any(path.glob("run-*"))
         and (said := no_run_in(path)) is not None
     ):  # as `proctor report` says of it: no run to apply, no ledger to list
-        raise ConfigError(f"{path}: {said}")
+        raise ConfigError(f"{path}{f' ({chosen})' if chosen else ''}: {said}")
     if not (path / "findings.json").exists() and not any(path.glob("run-*")):
         held = sorted(
             {p.parent.name for p in path.glob("*/findings.json")}
