@@ -75,3 +75,29 @@ def test_the_stderr_shown_leaves_out_a_boxed_tracebacks_frames_not_its_exception
     grouped = server_stderr_tail(log)
     assert "│ SystemExit: 4" in grouped and "/srv.py:21" not in grouped
     assert "│ │ … 2 lines of the traceback's frames left out" in grouped
+
+
+NODE_CRASH = """\
+node:internal/modules/cjs/loader:1210
+  throw err;
+  ^
+
+Error: Cannot find module '/srv/nonexist.js'
+    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)
+    at node:internal/main/run_main_module:28:49 {
+  code: 'MODULE_NOT_FOUND',
+  requireStack: []
+}
+
+Node.js v20.20.2
+"""
+
+
+def test_a_node_server_s_uncaught_error_is_quoted_not_its_version_line(tmp_path: Path) -> None:
+    """Node.js writes its version under an uncaught error: the error is quoted (the version
+    line was, which says nothing of what broke)."""
+    log = tmp_path / "stderr.log"
+    log.write_text(NODE_CRASH, encoding="utf-8")
+    assert server_log_tail(log) == (
+        "; the error on its stderr: Error: Cannot find module '/srv/nonexist.js'"
+    )

@@ -194,9 +194,20 @@ def server_log_tail(log: Path | None) -> str:
     no longer whole in either."""
     lines = _masked_stderr(log, STDERR_TAIL_CHARS).splitlines()
     last = next((text for line in reversed(lines) if (text := _unboxed(line))), "")
+    if _NODE_VERSION.fullmatch(last):  # Node.js ends an uncaught error so: say the error
+        error = next((line for line in reversed(lines) if _NODE_ERROR.match(line)), None)
+        if error is not None:
+            return f"; the error on its stderr: {masked_head(error, 300)}"
     if last.startswith(OWN_NOTE):  # proctor's own sentence in the log, not the server's
         return f"; {masked_head(last.removeprefix(OWN_NOTE), 300)}"
     return f"; the last line of its stderr: {masked_head(last, 300)}" if last else ""
+
+
+_NODE_VERSION = re.compile(r"Node\.js v\d+(?:\.\d+)*")
+"""The line Node.js writes last for an uncaught error, under the error and its stack."""
+_NODE_ERROR = re.compile(r"[A-Za-z_$][\w$.]*(?: \[\w+\])?: \S")
+"""An error's line in Node.js's report (``Error: Cannot find module 'x'``, ``TypeError
+[ERR_X]: …``), at a line's start, unlike its stack and properties (indented)."""
 
 
 OWN_NOTE = "proctor: "
