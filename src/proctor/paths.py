@@ -209,6 +209,9 @@ def runs_below(folder: Path) -> str | None:
     )
 
 
+TRIAL_RECORDS = "trials/*/*/*/*/trial.json"
+"""Where a run folder's trial records lie."""
+
 RUN_NAME = re.compile(r"run-\d{8}T\d{6}Z-[0-9a-f]{6}")
 """The name a run folder is given (``run-<UTC timestamp>-<short id>``)."""
 
@@ -219,13 +222,17 @@ def no_run_in(folder: Path) -> str | None:
     results directory whose every run folder is such a one: what a run stopped before it
     started any trial leaves (one killed as its folder was made). None otherwise."""
     start = "start a new run"
-    if RUN_NAME.fullmatch(folder.name) and not (folder / "run.json").exists():
+
+    def empty(run: Path) -> bool:  # (a trial record without a run.json is said otherwise)
+        return not (run / "run.json").exists() and not any(run.glob(TRIAL_RECORDS))
+
+    if RUN_NAME.fullmatch(folder.name) and empty(folder):
         return (
             "not a run folder (no run.json and no trial record), or a run stopped before it "
             f"started any trial; {start}"
         )
     held = sorted(p.name for p in folder.glob("run-*") if p.is_dir() and RUN_NAME.fullmatch(p.name))
-    if not held or any(folder.glob("run-*/run.json")):
+    if not held or not all(empty(folder / name) for name in held):
         return None
     listed = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
     return (

@@ -179,6 +179,14 @@ def test_a_results_directory_of_empty_run_folders_is_said_so_as_report_says_it(
         assert result.code == 2, (args, result.out, result.err)
         assert f"proctor: error: {said}" in result.err, result.err
         assert not (tmp_path / "r2" / "findings.json").exists()
+    # The control: a run folder that holds a trial record (its run.json lost) is not said to
+    # hold none.
+    trial = tmp_path / "r8" / "run-20991207T000000Z-eeeeee" / "trials" / "c" / "a" / "x" / "1"
+    trial.mkdir(parents=True)
+    (trial / "trial.json").write_text("{}")
+    for args in (["findings", str(tmp_path / "r8")], ["report", str(tmp_path / "r8")]):
+        result = proctor(*args)
+        assert "no trial record" not in result.err, (args, result.err)
 
 
 def test_the_default_results_directory_of_empty_run_folders_says_it_was_the_default(
