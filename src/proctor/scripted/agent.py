@@ -282,8 +282,10 @@ class Agent:
         return None
 
     def say(self, text: str) -> None:
-        self.t.assistant({"type": "text", "text": text}, "end_turn")
+        # Shown first: once the transcript holds the text, the terminal holds it too (a stop
+        # that a watcher of the transcript sends then finds it on the screen it keeps).
         self.term.write(f"● {text}\n")
+        self.t.assistant({"type": "text", "text": text}, "end_turn")
 
     def do_say(self, step: dict[str, Any]) -> None:
         self.say(step["say"])
