@@ -9,6 +9,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -367,3 +368,42 @@ def test_a_results_directory_under_a_project_s_own_run_json_is_viewed(tmp_path: 
     (paths.root / "run.json").write_text('{"schemaVersion": 2, "runId"')
     with pytest.raises(ConfigError, match="a folder inside the run folder"):
         open_results(paths.trials_dir)
+
+
+@pytest.mark.parametrize(
+    "number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["INT", "TERM", "HUP"]
+)
+def test_a_stop_that_comes_as_the_url_is_said_ends_the_viewer_as_a_later_one(
+    tmp_path: Path, number: signal.Signals, stop_handlers: None
+) -> None:
+    """A stop sent as soon as the URL is read (a script, a supervisor) ends the viewer quietly
+    with 0, as one a moment later does: it was an interrupted command (exit 130) when it came
+    before the viewer's own handlers were set, and a hang-up test flipped between the two."""
+    from proctor.cli.signals import terminate_as_interrupt
+    from proctor.view.serve import serve
+
+    (tmp_path / "results").mkdir()
+    said: list[str] = []
+
+    def say(text: str) -> None:
+        said.append(text)
+        if len(said) == 1:
+            os.kill(os.getpid(), number)
+
+    try:
+        with terminate_as_interrupt():  # as the CLI runs every command
+            code = serve(
+                (tmp_path / "results").resolve(),
+                only=None,
+                host="127.0.0.1",
+                port=0,
+                fallback=False,
+                open_browser=False,
+                source=None,
+                max_batches=1,
+                say=say,
+                warn=say,
+            )
+    except KeyboardInterrupt:
+        pytest.fail("the stop left the viewer as an interrupted command (exit 130)")
+    assert code == 0 and said[0].startswith("proctor: viewing "), said

@@ -221,11 +221,6 @@ def serve(
     url = f"{base}/runs/{only}" if only else f"{base}/"
     # A run folder given is named as given, not by the results directory that holds it.
     what = f"the run {root / only} (in {root})" if only else str(root)
-    say(f"proctor: viewing {what} at {url} ({listening}Ctrl-C to stop)")
-    if open_browser:
-        import webbrowser
-
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
     # uvicorn stops gracefully on SIGINT and SIGTERM, then raises the signal again with the
@@ -236,6 +231,13 @@ def serve(
     if hangup is not signal.SIG_IGN:  # under nohup it stays ignored
         signal.signal(signal.SIGHUP, lambda _n, frame: server.handle_exit(signal.SIGTERM, frame))
     try:
+        # Said once a stop is handled: one that comes as soon as the URL is read ends the
+        # viewer as one that comes later does (exit 0), not as an interrupted command (130).
+        say(f"proctor: viewing {what} at {url} ({listening}Ctrl-C to stop)")
+        if open_browser:
+            import webbrowser
+
+            threading.Timer(0.5, webbrowser.open, args=(url,)).start()
         server.run(sockets=[sock])
     except (KeyboardInterrupt, _Stopped):
         pass
