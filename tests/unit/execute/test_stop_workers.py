@@ -7,6 +7,7 @@ import multiprocessing
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,8 +18,9 @@ from proctor.session.resume import finished_record
 from tests.unit.execute.test_executor import spec
 
 
-def _deaf_worker() -> None:
+def _deaf_worker(deaf: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    deaf.set()
     time.sleep(60)
 
 
@@ -28,9 +30,13 @@ def test_a_worker_killed_after_the_grace_is_recorded_as_interrupted(
     monkeypatch.setattr(executor, "STOP_GRACE_SEC", 0.5)
     run = RunPaths(tmp_path / "run")
     trial = spec(tmp_path)
-    proc = multiprocessing.get_context("fork").Process(target=_deaf_worker)
+    context = multiprocessing.get_context("fork")
+    deaf = context.Event()
+    proc = context.Process(target=_deaf_worker, args=(deaf,))
     proc.start()
-    time.sleep(0.2)  # its handler is set
+    # Its handler is set (a fixed pause was too short for a child started late on a loaded
+    # machine: SIGTERM then ended it before it could ignore it).
+    assert deaf.wait(60)
     outcome = RunOutcome()
     _stop_workers({proc.sentinel: (proc, trial)}, run, outcome, [])
     assert not proc.is_alive() and proc.exitcode == -signal.SIGKILL
