@@ -98,8 +98,13 @@ def http_server(tmp_path: Path) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            assert proc.poll() is None, (tmp_path / "http-server.log").read_text()
             with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
+                # Connected to the server, not to itself: a connection to a port nobody
+                # listens on yet may be given that same port as its own, and then connects.
+                if sock.connect_ex(("127.0.0.1", port)) == 0 and (
+                    sock.getsockname() != sock.getpeername()
+                ):
                     break
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
