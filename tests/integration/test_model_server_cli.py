@@ -135,11 +135,11 @@ def test_help_lists_serve() -> None:
     assert "--plan" in result.output and "--port" in result.output and "--log" in result.output
 
 
-def test_sigterm_stops_serve_within_a_second_kept_alive_connection_or_not(
-    tmp_path: Path,
-) -> None:
+def test_sigterm_stops_serve_at_once_kept_alive_connection_or_not(tmp_path: Path) -> None:
     """``proctor model serve`` as run from a shell: SIGTERM (a process manager's stop) ends it
-    at once, idle or with a client's kept-alive connection open, exit 0."""
+    at once, idle or with a client's kept-alive connection open, exit 0. At once: well within
+    the 5 s a server waiting out its requests' grace would take (a loaded machine took 1.2 s
+    to stop an idle one, a bound of one second failed there)."""
     import http.client
     import time
 
@@ -177,7 +177,7 @@ def test_sigterm_stops_serve_within_a_second_kept_alive_connection_or_not(
                 proc.kill()
                 proc.communicate()
         assert proc.returncode == 0 and "Traceback" not in err, err
-        assert took < 1.0, f"took {took:.2f} s to stop (kept-alive: {keep_alive})"
+        assert took < 3.0, f"took {took:.2f} s to stop (kept-alive: {keep_alive})"
 
 
 def test_a_plan_s_mistake_names_the_file_given_not_plan_json(
