@@ -57,6 +57,19 @@ def write_case(
     return folder
 
 
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on, for as long as the block runs: bound, never
+    listening, so a connection to it is refused. A port bound and let go at once could be
+    taken by another test's server meanwhile, or given to the very connection made to it as
+    its own (which then connects to itself)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
 def processes_with(marker: str) -> list[int]:
     """The processes (other than this one) whose command line holds ``marker``."""
     found = []

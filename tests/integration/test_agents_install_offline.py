@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import closed_port
+
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def test_an_unreachable_registry_fails_fast(tmp_path: Path) -> None:
-    port = _closed_port()
+    with closed_port() as port:
+        _unreachable_registry_fails_fast(tmp_path, port)
+
+
+def _unreachable_registry_fails_fast(tmp_path: Path, port: int) -> None:
     env = {
         **os.environ,
         "HOME": str(tmp_path / "home"),
@@ -60,11 +60,12 @@ def test_npm_set_to_install_from_its_cache_is_not_stopped(
 
     npm = shutil.which("npm")
     assert npm is not None
-    monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{_closed_port()}/")
     monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
-    assert registry_problem(npm, tmp_path / "a") is not None
-    monkeypatch.setenv("npm_config_prefer_offline", "true")
-    assert registry_problem(npm, tmp_path / "a") is None
+    with closed_port() as port:
+        monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{port}/")
+        assert registry_problem(npm, tmp_path / "a") is not None
+        monkeypatch.setenv("npm_config_prefer_offline", "true")
+        assert registry_problem(npm, tmp_path / "a") is None
 
 
 def test_a_registry_that_never_answers_is_said_too(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Run, load_trial, single_run_dir, write_case
+from tests.conftest import Run, closed_port, load_trial, single_run_dir, write_case
 from tests.integration.test_findings_resume import started
 
 KEY = "sk-ant-runcheck-" + "r" * 32
@@ -138,12 +137,10 @@ def test_a_taken_judge_key_lets_the_run_go_on(proctor: Run, tmp_path: Path, anth
 def test_a_judge_server_that_is_down_is_warned_about_and_the_run_goes_on(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", url)
-    result = run(proctor, tmp_path)
+    with closed_port() as port:
+        monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+        result = run(proctor, tmp_path)
     assert result.err.count("could not be checked before the run") == 1, result.err
     assert list((tmp_path / "out").glob("run-*/trials/judged"))
     assert KEY not in result.out + result.err
@@ -207,11 +204,10 @@ def test_validate_check_keys_speaks_of_no_run(
     result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
     assert result.code == 2 and "refused the key" in result.err
     assert "trial)" not in result.err, result.err
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        down = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
-    monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", down)
-    result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
+    with closed_port() as port:
+        down = f"http://127.0.0.1:{port}"
+        monkeypatch.setenv("PROCTOR_ANTHROPIC_BASE_URL", down)
+        result = proctor(*args, str(tmp_path / "proctor.json"), "--check-keys")
     assert result.code == 0, result.err
     assert f"the key for anthropic at {down} could not be checked (" in result.err
     assert "run" not in result.err.split("could not be checked", 1)[1], result.err

@@ -16,6 +16,7 @@ import pytest
 from proctor.errors import ConfigError
 from proctor.llm.keycheck import check_role_keys
 from proctor.models.plan import RoleModels
+from tests.conftest import closed_port
 
 # Calls cut off by their deadline leave connections behind: collected after each test.
 pytestmark = pytest.mark.usefixtures("abandoned_calls_collected")
@@ -178,10 +179,9 @@ def test_other_answers_let_the_run_go_on_silently(server: str) -> None:
 
 
 def test_a_server_that_is_down_is_warned_once_and_let_pass() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"  # nothing listens on it
-    warnings = check([judge_on(url), judge_on(url)], {"ANTHROPIC_API_KEY": KEY}, {})
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}"
+        warnings = check([judge_on(url), judge_on(url)], {"ANTHROPIC_API_KEY": KEY}, {})
     assert len(warnings) == 1 and "could not be checked" in warnings[0]
     assert "the run goes on" in warnings[0] and KEY not in warnings[0]
 
@@ -189,10 +189,9 @@ def test_a_server_that_is_down_is_warned_once_and_let_pass() -> None:
 def test_a_base_url_s_password_is_never_said(server: str) -> None:
     """A gateway's base URL with a login in it (``http://me:pw@host``) was printed whole in the
     warning of a provider that could not be reached, and in a refused key's sentence."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        down = f"http://me:Pa55wordXYZ123@127.0.0.1:{sock.getsockname()[1]}"
-    warnings = check([judge_on(down)], {"ANTHROPIC_API_KEY": KEY}, {})
+    with closed_port() as port:
+        down = f"http://me:Pa55wordXYZ123@127.0.0.1:{port}"
+        warnings = check([judge_on(down)], {"ANTHROPIC_API_KEY": KEY}, {})
     assert len(warnings) == 1 and "at http://me:***@127.0.0.1:" in warnings[0]
     assert "Pa55word" not in warnings[0]
     Answers.get = 401
@@ -296,16 +295,15 @@ def tricklers() -> Iterator[str]:
 def test_providers_are_checked_at_once_and_said_in_the_roles_order(tricklers: str) -> None:
     """Two providers that do not answer cost the timeout once, not twice; the one that fails
     at once (nothing listens) is still said after them, in the order of the roles."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        down = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    models = [
-        judge_on(tricklers),
-        RoleModels(refs={"workhorse": "openai/gpt-x"}, urls={"openai": tricklers + "/v1"}),
-        judge_on(down),
-    ]
-    started = time.monotonic()
-    warnings = check(models, {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY}, {})  # 2 s
+    with closed_port() as port:
+        down = f"http://127.0.0.1:{port}"
+        models = [
+            judge_on(tricklers),
+            RoleModels(refs={"workhorse": "openai/gpt-x"}, urls={"openai": tricklers + "/v1"}),
+            judge_on(down),
+        ]
+        started = time.monotonic()
+        warnings = check(models, {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY}, {})  # 2 s
     assert time.monotonic() - started < 3.5
     assert len(warnings) == 3, warnings
     assert f"anthropic at {tricklers} could not" in warnings[0]
