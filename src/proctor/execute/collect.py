@@ -149,7 +149,12 @@ def pair_answers(
     def by_id(record: QuestionRecord, answer: AnswerEvent) -> bool:
         return record.tool_call_id is not None and answer.id == record.tool_call_id
 
+    def kind_of(answer: AnswerEvent) -> str:
+        return "permission" if answer.id in calls else "question"
+
     def by_text(record: QuestionRecord, answer: AnswerEvent) -> bool:
+        if kind_of(answer) != record.kind:  # an approval worded as the question's end
+            return False
         both_ids = record.tool_call_id and answer.id  # two ids that differ: two calls
         text, said = asked.get(answer.id or ""), _normal(record.question)
         # A question wrapped on screen is read from its last line there.
@@ -157,8 +162,7 @@ def pair_answers(
         return not both_ids and (text == said or wrapped)
 
     def by_kind(record: QuestionRecord, answer: AnswerEvent) -> bool:
-        kind = "permission" if answer.id in calls else "question"
-        return record.tool_call_id is None and kind == record.kind
+        return record.tool_call_id is None and kind_of(answer) == record.kind
 
     rest = records
     for fits in (by_id, by_text, by_kind):

@@ -160,3 +160,18 @@ def test_an_approval_before_a_question_whose_call_the_transcript_holds_takes_no_
         asked = _record(Question(asked_text, ["Blue", "Red"]), "Blue", "rule")
         merge_questions(trajectory, [approval, asked])
         assert _policies(trajectory) == [("c1", "rule")], asked_text
+
+
+def test_an_approval_worded_as_the_end_of_a_question_does_not_take_its_answer() -> None:
+    events = [
+        make_event("tool_call", id="c1", name="AskUserQuestion", kind="question"),
+        make_event("question", id="c1", text="I've drafted the migration. Do you want to proceed?"),
+        make_event("answer", id="c1", text="Yes"),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    approval = _record(
+        Question("Do you want to proceed?", ["Yes", "No"], kind="permission"), "Yes", "model"
+    )
+    asked = _record(Question("Do you want to proceed?", ["Yes", "No"]), "Yes", "rule")
+    merge_questions(trajectory, [approval, asked])
+    assert _policies(trajectory) == [("c1", "rule")]
