@@ -413,6 +413,8 @@ def test_names_of_the_files_own_are_left_to_python(proctor: Run, tmp_path: Path)
                 return name
             def matches(pattern):
                 return pattern
+            def similarity(expected):
+                return expected
             async def test(t):
                 first = await t.send("go")
                 {body}
@@ -421,6 +423,8 @@ def test_names_of_the_files_own_are_left_to_python(proctor: Run, tmp_path: Path)
         for name, body in {
             "field": "field()",
             "matches": "matches()",
+            "matches_kw": 'matches(patern="x")',
+            "similarity": "similarity()",
             "second": 'second.called_tool("Bash")',
             "turn": 'turn.called_tool("Bash")',
         }.items()
@@ -432,9 +436,11 @@ def test_names_of_the_files_own_are_left_to_python(proctor: Run, tmp_path: Path)
     for name, said in {
         "field": "TypeError: field() missing 1 required positional argument: 'name'",
         "matches": "TypeError: matches() missing 1 required positional argument: 'pattern'",
+        "matches_kw": "TypeError: matches() got an unexpected keyword argument 'patern'",
+        "similarity": "TypeError: similarity() missing 1 required positional argument: 'expected'",
         "second": "NameError: name 'second' is not defined",
         "turn": "NameError: name 'turn' is not defined (a turn is what a send gives: "
         "turn = await t.send(...))",
     }.items():
         record = by_id[name]
-        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:9)", record
+        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:11)", record

@@ -42,7 +42,8 @@ _SHOWN = {"TestContext": "t.", "TurnResult": "turn.", "Gates": "t.", "Judge": "t
 """How a method's owner is written in an eval file, when its line does not tell."""
 
 
-def _function(qualname: str) -> Callable[..., Any] | None:
+def _function(qualname: str, error: BaseException) -> Callable[..., Any] | None:
+    """Proctor's function or method the error's call named; None for one of the file's own."""
     owner, _, name = qualname.rpartition(".")
     if owner:
         cls = _OWNERS.get(owner)
@@ -51,7 +52,25 @@ def _function(qualname: str) -> Callable[..., Any] | None:
         found = getattr(define, name, None) or getattr(expect, name, None)
         if getattr(found, "__module__", None) not in (define.__name__, expect.__name__):
             return None  # a name those modules import (dataclasses' field): the file's own
+        if not _called_as(error, name, found):
+            return None  # the file's own function of the same name as one of proctor's
     return found if callable(found) else None
+
+
+_UNSEEN: Any = object()
+
+
+def _called_as(error: BaseException, name: str, function: object) -> bool:
+    """Whether ``name``, where the call the error is about was made (a call refused for its
+    arguments is refused in its caller's frame), is ``function`` or not to be seen there."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return True
+    frame = tb.tb_frame
+    seen = frame.f_locals.get(name, frame.f_globals.get(name, _UNSEEN))
+    return seen is _UNSEEN or seen is function
 
 
 def argument_error(error: BaseException) -> str | None:
@@ -65,7 +84,7 @@ def argument_error(error: BaseException) -> str | None:
     if said is None:
         return _missing(error) or _by_position(error)
     qualname, wrong = said.groups()
-    function = _function(qualname)
+    function = _function(qualname, error)
     if function is None:
         return None
     known = [
@@ -91,7 +110,7 @@ def _missing(error: BaseException) -> str | None:
     if said is None:
         return None
     qualname, absent = said.groups()
-    function = _function(qualname)
+    function = _function(qualname, error)
     if function is None:
         return None
     known = [
@@ -115,7 +134,7 @@ def _by_position(error: BaseException) -> str | None:
     if said is None:
         return None
     qualname, count = said.groups()
-    function = _function(qualname)
+    function = _function(qualname, error)
     if function is None:
         return None
     params = [p for p in inspect.signature(function).parameters.values() if p.name != "self"]
