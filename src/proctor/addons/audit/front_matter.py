@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 
 from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, block_of, yaml_fault
-from proctor.addons.audit.yaml_scalar import block_text, scalar_text, uncommented
+from proctor.addons.audit.yaml_scalar import block_text, quoted_lines, scalar_text, uncommented
 
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')
 
@@ -74,11 +74,17 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
         return _flow_entries(" ".join(uncommented(line).strip() for line in content))
     base = len(content[0]) - len(content[0].lstrip(" "))
     entries: dict[str, tuple[str, str]] = {}
+    inside = 0  # (the index of the first line after the last quoted value)
     for index, line in enumerate(lines):
+        if index < inside:
+            continue  # (a line of a quoted text: `description: "a` then `b: c"`)
         if len(line) - len(line.lstrip(" ")) != base or not (match := _ENTRY.match(line[base:])):
             continue
         key = _key(match)
-        raw = _uncommented(_PROPERTIES.sub("", (match.group("value") or "").strip()))
+        written = (match.group("value") or "").strip()
+        properties = _PROPERTIES.match(written)
+        raw = _uncommented(written[properties.end() :] if properties else written)
+        tagged = bool(properties and "!!str" in properties.group())
         value = raw
         if not raw:  # `description:` with the text indented on the lines below
             below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
@@ -96,8 +102,13 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
             continue
         elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
             value = scalar_text(raw, lines[index + 1 :])
+            inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
+            entries[key] = (raw, value)  # (its blanks are its own: `"\t"` is a tab)
+            continue
         elif raw[0] not in "[{":  # (a plain text, maybe over the more-indented lines below)
             value = scalar_text(raw, _indented(lines[index + 1 :], base))
+            if tagged:  # (`!!str 5` is the text "5", as if quoted)
+                raw = json.dumps(value.strip())
         entries[key] = (raw, value.strip())
     return entries
 
@@ -147,7 +158,11 @@ def _flow_entries(text: str) -> dict[str, tuple[str, str]]:
 
 
 def _values(lines: list[str]) -> dict[str, str]:
-    fields = {key: value.strip() for key, (_, value) in _entries(lines).items() if key in _KEYS}
+    fields = {
+        key: value if raw[:1] in ("'", '"') else value.strip()  # (`"\t"` is a tab)
+        for key, (raw, value) in _entries(lines).items()
+        if key in _KEYS
+    }
     return {key: value for key, value in fields.items() if value}
 
 
@@ -198,7 +213,7 @@ def _not_yaml(cli: str, fault: str) -> str:
 def codex_skill(text: str, folder: str) -> tuple[str, str | None]:
     fields = front_matter(text)
     block = None if text.startswith("\ufeff") else block_of(text)
-    if block is None or "description" not in fields:
+    if block is None or not fields.get("description", "").strip():  # (Codex trims it)
         return folder, "no front matter giving a description in SKILL.md; Codex does not load it"
     fault = yaml_fault(block, CODEX)
     written = _written(block)
@@ -208,7 +223,7 @@ def codex_skill(text: str, folder: str) -> tuple[str, str | None]:
     if fault:
         why = _not_yaml("Codex", fault)
         return folder, why.replace("front matter", "front matter of SKILL.md", 1)
-    return fields.get("name", folder), None
+    return fields.get("name", "").strip() or folder, None
 
 
 _GEMINI_BLOCK = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---")

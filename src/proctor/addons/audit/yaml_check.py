@@ -54,6 +54,7 @@ class Dialect:
     flags: frozenset[str] = field(default_factory=frozenset)
     escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
     wraps: bool = True  # (whether a quoted text goes on over lines at any indentation)
+    code_points: bool = False  # (whether `"\\uD800"`, `"\\U00110000"` stop it, as in libyaml)
 
 
 def _codex_recovers(key: str, value: str, indent: int) -> bool:
@@ -81,6 +82,7 @@ CODEX = Dialect(
         path in (("name",), ("description",), ("metadata",))
         or path == ("metadata", "short-description")
     ),
+    code_points=True,
 )
 """serde_yaml 0.9 (libyaml) into Codex's struct of ``name``, ``description`` and ``metadata``
 (``short-description``): only those keys are refused twice."""
@@ -260,7 +262,11 @@ class _Scan:
             if rest and not rest.startswith("#"):
                 return f"'{name}' goes on after its closing quote ({rest[:40]!r})", index
             written = "\n".join([value, *self.lines[index + 1 : closing + 1]])
-            if value[0] == '"' and self.d.escapes and (bad := _bad_escape(written)):
+            if (
+                value[0] == '"'
+                and self.d.escapes
+                and (bad := _bad_escape(written, self.d.code_points))
+            ):
                 why = "which YAML does not know (a backslash is written '\\\\')"
                 return f"'{name}' holds the escape '{bad}', {why}", index
             self.after, self.after_indent = "closed", indent
@@ -349,14 +355,20 @@ _ESCAPE = re.compile(
 )
 
 
-def _bad_escape(written: str) -> str | None:
+def _bad_escape(written: str, code_points: bool = False) -> str | None:
     """The first escape of the double-quoted text opening ``written`` that YAML (js-yaml,
-    libyaml) does not know (``\\q``, ``\\U`` without 8 hex digits), or None."""
+    libyaml) does not know (``\\q``, ``\\U`` without 8 hex digits), or None; with
+    ``code_points`` (libyaml) also one of a surrogate or a number above U+10FFFF."""
     index = 1
     while index < len(written) and written[index] != '"':
         if written[index] == "\\":
             if not (known := _ESCAPE.match(written, index)):
                 return written[index : index + 2]
+            digits = known.group()[2:]
+            if code_points and len(digits) > 1:
+                number = int(digits, 16)
+                if 0xD800 <= number <= 0xDFFF or number > 0x10FFFF:
+                    return known.group()
             index = known.end()
             continue
         index += 1

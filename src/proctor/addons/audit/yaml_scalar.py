@@ -122,16 +122,44 @@ def _fold(lines: list[str], double: bool) -> str:
     return text
 
 
+def _code_point(value: int) -> str:
+    """The text js-yaml 4 gives the escape of the code point ``value`` (``\\x``, ``\\u``,
+    ``\\U``): its hex digits summed in 32-bit integers (``\\UFFFFFFFF`` is -1), a value above
+    U+FFFF as a UTF-16 pair of 16-bit units (``\\U00110000`` gives two low surrogates). It
+    never fails (libyaml refuses a surrogate or a value above U+10FFFF: ``yaml_check`` says so
+    for Codex)."""
+    number = value - (1 << 32) if value >= 1 << 31 else value
+    if number <= 0xFFFF:
+        units = [number & 0xFFFF]
+    else:
+        units = [((number - 0x10000) >> 10) + 0xD800, ((number - 0x10000) & 0x3FF) + 0xDC00]
+    return "".join(chr(unit & 0xFFFF) for unit in units)
+
+
 def _unescaped(text: str) -> str:
     """``text`` (inside double quotes) with its escapes undone; an unknown one left as it is."""
 
     def token(match: re.Match[str]) -> str:
         found = match.group()
         if len(found) > 2:
-            return chr(int(found[2:], 16))
+            return _code_point(int(found[2:], 16))
         return _ESCAPES.get(found[1], found)
 
-    return re.sub(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[\s\S])", token, text)
+    found = re.sub(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[\s\S])", token, text)
+    # (UTF-16 units side by side make one character; one left without its pair is U+FFFD,
+    # as Node writes it out)
+    return found.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def quoted_lines(raw: str, below: list[str]) -> int:
+    """How many of the lines ``below`` the quoted value written ``raw`` goes on over, up to
+    the one holding its closing quote (all of them when it never closes)."""
+    quote, text = raw[0], raw[1:]
+    for number, line in enumerate(below):
+        if _closing(text, quote) >= 0:
+            return number
+        text = f"{text}\n{line}"
+    return len(below)
 
 
 def scalar_text(raw: str, below: list[str]) -> str:
