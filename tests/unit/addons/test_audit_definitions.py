@@ -169,3 +169,51 @@ def test_gemini_cli_commands_it_skips_are_decoys_and_named_as_it_names_them(
     for name in ("noprompt", "listed"):
         assert listed[name][1] == "the file gives no 'prompt' text; Gemini CLI does not load it"
     assert found(report, "codex", "command") == {"prompts:my draft": ("user", None)}
+
+
+def test_gemini_cli_names_a_command_over_utf_16_units(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 makes ``_`` each UTF-16 unit outside ``[a-zA-Z0-9_.-]``: an emoji is
+    two (``🚀ops/deploy.toml`` is ``/__ops:deploy``; it was ``_ops:deploy``), and its cut to 47
+    counts them."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
+    write(commands / "\U0001f680ops" / "deploy.toml", 'prompt = "go"\n')
+    write(commands / ("\U0001f680" * 26 + ".toml"), 'prompt = "go"\n')
+    listed = found(audit(home, project, ["gemini-cli"]), "gemini-cli", "command")
+    assert set(listed) == {"__ops:deploy", "_" * 47 + "..."}
+
+
+def test_gemini_cli_reads_a_command_file_as_toml_0_5(tmp_path: Path) -> None:
+    """Gemini CLI 0.61's TOML reader (@iarna/toml, TOML 0.5) refuses an array mixing types, a
+    date-time with a lowercase ``t`` or ``z`` and quotes right after a multi-line string's
+    closing ones, and takes a control character in a comment (tomllib, TOML 1.0, does the
+    opposite of each)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
+    write(commands / "mixed.toml", 'prompt = "x"\nargs = [1, "a"]\n')
+    write(commands / "numbers.toml", 'prompt = "x"\nargs = [[1], [1.5, nan]]\n')
+    write(commands / "lower.toml", 'prompt = "x"\nwhen = 1979-05-27t07:32:00z\n')
+    write(commands / "quotes.toml", 'prompt = """x""""\n')
+    write(commands / "comment.toml", 'prompt = "x" # a\x01b\n')
+    write(commands / "fine.toml", 'prompt = """a "q" # not a comment"""\nd = "1979-05-27t07:32"\n')
+    listed = found(audit(home, project, ["gemini-cli"]), "gemini-cli", "command")
+    assert listed["comment"] == ("project", None)
+    assert listed["fine"] == ("project", None)
+    assert "types integer and string" in str(listed["mixed"][1])
+    assert "types float and number" in str(listed["numbers"][1])
+    assert "lowercase 't' or 'z'" in str(listed["lower"][1])
+    assert "right after the closing" in str(listed["quotes"][1])
+    for name in ("mixed", "numbers", "lower", "quotes"):
+        assert str(listed[name][1]).startswith("the file is not valid TOML: ")
+
+
+def test_a_command_file_nested_deeper_than_tomllib_reads_is_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """An array nested 3000 deep stopped the audit with a RecursionError; Gemini CLI's reader
+    reads it, so the command is listed as loaded."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    deep = "[" * 3000 + "]" * 3000
+    write(project / ".gemini" / "commands" / "deep.toml", f'prompt = "x"\na = {deep}\n')
+    listed = found(audit(home, project, ["gemini-cli"]), "gemini-cli", "command")
+    assert listed == {"deep": ("project", None)}

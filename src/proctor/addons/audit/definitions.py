@@ -14,10 +14,10 @@ whose front matter the CLI's YAML reader cannot read (``front_matter.py``).
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+from proctor.addons.audit import toml_05
 from proctor.addons.audit.front_matter import AgentsRule, gemini_cli_agents
 from proctor.addons.audit.reading import Reader, Scope
 
@@ -72,18 +72,22 @@ def commands(
 
 def gemini_cli_command_part(part: str) -> str:
     """Gemini CLI 0.61's name for a part of a command's path: ``[^a-zA-Z0-9_.-]`` made ``_``,
-    cut to 47 characters and ``...`` when longer than 50."""
-    part = re.sub(r"[^a-zA-Z0-9_\-.]", "_", part)
+    cut to 47 characters and ``...`` when longer than 50. Its pattern goes over UTF-16 units:
+    a character beyond U+FFFF (an emoji) is two units, made ``__``."""
+    part = re.sub(r"[^a-zA-Z0-9_\-.]", lambda m: "__" if ord(m[0]) > 0xFFFF else "_", part)
     return part[:47] + "..." if len(part) > 50 else part
 
 
 def gemini_cli_command(text: str) -> str | None:
     """Why Gemini CLI 0.61's ``FileCommandLoader`` skips a command file of ``text``: it is not
-    valid TOML, or its ``prompt`` is not a string, or its ``description`` (optional) not one."""
+    valid TOML as its reader (TOML 0.5, ``toml_05``) reads it, or its ``prompt`` is not a
+    string, or its ``description`` (optional) not one."""
     try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        table = toml_05.loads(text)
+    except toml_05.TomlFault as exc:
         return f"the file is not valid TOML: {exc}; Gemini CLI does not load it"
+    except RecursionError:  # (nested deeper than tomllib reads: @iarna/toml reads it)
+        return None
     if not isinstance(table.get("prompt"), str):
         return "the file gives no 'prompt' text; Gemini CLI does not load it"
     if not isinstance(table.get("description", ""), str):
