@@ -106,7 +106,7 @@ def test_a_check_fails_passes_fails_again_and_is_dismissed(
         "3         known flake"
     )
     ledger = json.loads((out / "findings.json").read_text())
-    assert ledger["schemaVersion"] == 5 and len(ledger["runs"]) == 4
+    assert ledger["schemaVersion"] == 6 and len(ledger["runs"]) == 4
     assert len(ledger["findings"]) == 1, "never proposed twice"
 
 
@@ -936,7 +936,7 @@ def test_an_older_ledgers_findings_get_their_suite_from_the_run_that_saw_them(
     )  # another suite's pass: b's finding is read as b's, and stays open
     (finding,) = findings(proctor, out)
     assert (finding["id"], finding["suite"], finding["state"]) == (ID, "suite-b", "open")
-    assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 5
+    assert json.loads((out / "findings.json").read_text())["schemaVersion"] == 6
 
 
 def test_one_suite_reached_through_a_link_is_one_suite(proctor: Run, tmp_path: Path) -> None:

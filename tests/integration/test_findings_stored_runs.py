@@ -93,11 +93,18 @@ def test_a_copy_of_a_run_in_its_results_folder_is_applied_once_and_said_once(
     ) in listed.err, listed.err
     assert listed.json()["copies"] == {copy.name: first.name}
     # Recorded as a copy: said once, and neither it nor the runs taken in are read again.
-    from proctor.report import ledger_copies
+    from proctor.report import findings
     from proctor.report.findings import update_ledger
 
     read: list[Path] = []
-    monkeypatch.setattr(ledger_copies, "_run_id", lambda run_dir: read.append(run_dir))
+    reader = findings.read_record
+
+    def read_record(path: Path, model: type[object]) -> object:
+        if path.name == "run.json":
+            read.append(path)
+        return reader(path, model)  # type: ignore[type-var]
+
+    monkeypatch.setattr(findings, "read_record", read_record)
     again = proctor("findings", str(results))
     assert again.code == 0 and "a copy of the run" not in again.err, again.err
     assert update_ledger(results).notes == [] and read == []
@@ -164,3 +171,66 @@ def test_a_run_whose_copy_was_applied_in_its_stead_is_not_applied_again_once_it_
         f"proctor: note: {first}: a copy of the run {first.name} (its run.json gives that run "
         f"id), which the findings ledger took in already from {copy.name}; not applied again"
     ) in mended.err, mended.err
+
+
+def test_a_run_whose_copy_was_applied_and_removed_is_not_applied_again_once_it_reads(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As above, but the copy's folder is removed before the run.json is mended: the ledger
+    recorded the copy's run id when it applied it, so the run is still known as taken in (it
+    was applied a second time: no folder was left to say which run the copy was)."""
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    (results / "findings.json").unlink()
+    copy = results / f"{first.name}-copy"
+    shutil.copytree(first, copy)
+    manifest = (first / "run.json").read_text()
+    (first / "run.json").write_text("{")
+    applied = proctor("findings", str(results), "--json")
+    assert applied.code == 0 and applied.json()["runs"] == [copy.name], applied.err
+    shutil.rmtree(copy)
+    (first / "run.json").write_text(manifest)
+    mended = proctor("findings", str(results), "--json")
+    assert mended.code == 0, mended.err
+    assert [f["failures"] for f in mended.json()["findings"]] == [1]
+    assert mended.json()["copies"] == {first.name: first.name}
+    ledger = json.loads((results / "findings.json").read_text())
+    assert ledger["runIds"] == {copy.name: first.name}
+
+
+def test_a_ledger_of_schema_5_learns_its_runs_ids_from_their_folders(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A ledger written before proctor kept ``runIds`` has each run's filled in from its
+    folder's run.json while that folder reads, so a copy is known later without it."""
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    ledger = json.loads((results / "findings.json").read_text())
+    assert ledger["schemaVersion"] == 6 and ledger["runIds"] == {first.name: first.name}
+    del ledger["runIds"]
+    (results / "findings.json").write_text(json.dumps({**ledger, "schemaVersion": 5}))
+    assert proctor("findings", str(results)).code == 0
+    ledger = json.loads((results / "findings.json").read_text())
+    assert ledger["schemaVersion"] == 6 and ledger["runIds"] == {first.name: first.name}
+
+
+def test_a_copy_in_a_folder_named_like_another_run_id_is_known_as_its_run_s(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """As above, the copy's folder named as ``proctor run`` names one (run-<stamp>-<6 hex>),
+    but not by its own run id: the run is known as taken in (its folder's name was taken for
+    its run id, the run applied a second time)."""
+    first = run_with(proctor, make_case, tmp_path, FAILING)
+    results = first.parent
+    (results / "findings.json").unlink()
+    copy = results / "run-20200101T000000Z-abcdef"
+    shutil.copytree(first, copy)
+    manifest = (first / "run.json").read_text()
+    (first / "run.json").write_text("{")
+    applied = proctor("findings", str(results), "--json")
+    assert applied.code == 0 and applied.json()["runs"] == [copy.name], applied.err
+    (first / "run.json").write_text(manifest)
+    mended = proctor("findings", str(results), "--json")
+    assert mended.code == 0, mended.err
+    assert [f["failures"] for f in mended.json()["findings"]] == [1]
+    assert mended.json()["copies"] == {first.name: first.name}

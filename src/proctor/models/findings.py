@@ -126,12 +126,13 @@ class FindingsLedger(RecordModel):
     whose findings and runs name none. Schema 4 added ``interruptedRuns``; a schema 3 ledger
     reads as one that holds none (a resume of a run it took in is not applied). Schema 5 added
     ``copies``; a schema 4 ledger reads as one that holds none (each copy is said again, once,
-    and recorded)."""
+    and recorded). Schema 6 added ``runIds``; a schema 5 ledger reads as one that holds none
+    (each run's is learnt from its folder's ``run.json`` while that folder reads)."""
 
     model_config = _REWRITTEN
-    current_schema_version: ClassVar[int] = 5
+    current_schema_version: ClassVar[int] = 6
     first_schema_version: ClassVar[int] = 2
-    schema_version: int = 5
+    schema_version: int = 6
 
     runs: list[str] = []
     """Run folder names applied, in the order they were applied (each is applied once)."""
@@ -146,6 +147,10 @@ class FindingsLedger(RecordModel):
     """Run folder name → the run id its ``run.json`` gives, for the folders found to be a copy
     of a run the ledger took in (or took in from another folder): never applied (its failures
     would count twice), said once when found, and not read again."""
+    run_ids: dict[str, str] = {}
+    """Run folder name → the run id its ``run.json`` gave when the run was applied: a copy of
+    it found later is known as one even once that folder is removed or named like a run id
+    that is not its own."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 

@@ -219,7 +219,7 @@ def pending_runs(
             ran = PendingRun(root, suite, cut, manifest.run_id)
             found.append((manifest.started_at, root.name, ran))
     pending = [run for _, _, run in sorted(found)]
-    kept, copies = each_run_once(results_dir, ledger, pending)
+    kept, copies = each_run_once(ledger, pending)
     return kept, notes, copies
 
 
@@ -284,25 +284,29 @@ def update_ledger(results_dir: Path) -> LedgerUpdate:
 
 
 def known_suites(results_dir: Path, ledger: FindingsLedger) -> FindingsLedger:
-    """``ledger`` with the suites of what an older proctor applied filled in where the run
-    folders still tell them: each run it holds without one, from the run's ``run.json``; each
-    finding without one, from the run it was last (else first) seen in. The same value when
-    nothing was learnt."""
+    """``ledger`` with the suites and run ids of what an older proctor applied filled in where
+    the run folders still tell them: each run it holds without one, from the run's
+    ``run.json``; each finding without a suite, from the run it was last (else first) seen in.
+    The same value when nothing was learnt."""
     learnt: dict[str, str] = {}
+    ids: dict[str, str] = {}
     for run in ledger.runs:
-        if run in ledger.run_suites:
+        if run in ledger.run_suites and run in ledger.run_ids:
             continue
         try:
             manifest = read_record(RunPaths(results_dir / run).run_json, RunManifest)
         except (ConfigError, SchemaVersionError, OSError):
             continue  # gone or unreadable: its findings wait for a run to take them up
+        if run not in ledger.run_ids:
+            ids[run] = manifest.run_id
         suite = run_suite(manifest, results_dir)
-        if suite is not None:
+        if suite is not None and run not in ledger.run_suites:
             learnt[run] = suite
-    if not learnt:
+    if not learnt and not ids:
         return ledger
     updated = ledger.model_copy(deep=True)
     updated.run_suites.update(learnt)
+    updated.run_ids.update(ids)
     for finding in updated.findings:
         if finding.suite is None:
             runs = (finding.last_seen_run, finding.first_seen_run)
@@ -320,7 +324,7 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
     _record_copies(results_dir, update, [copy for copy in copies if copy.original is None])
     recorded: dict[str, frozenset[CheckKey] | None] = {}
     starts: dict[str, datetime | None] = {}
-    for root, suite, interrupted_at, _ in runs:
+    for root, suite, interrupted_at, run_id in runs:
         try:
             read: list[str] = []  # (said only for a run applied)
             if interrupted_at is None:
@@ -342,6 +346,8 @@ def _update_ledger(results_dir: Path) -> LedgerUpdate:
             held_back=held_back,
             interrupted_at=interrupted_at,
         )
+        ids = {**update.ledger.run_ids, root.name: run_id}  # (known without its folder)
+        update.ledger = update.ledger.model_copy(update={"run_ids": ids})
         save_ledger(results_dir, update.ledger)
         update.applied.append(root.name)
         update.notes += read

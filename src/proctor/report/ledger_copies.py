@@ -6,18 +6,10 @@ may fail to read, or its folder be removed, leaving the copy the run's only fold
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
-from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.findings import FindingsLedger
-from proctor.models.io import read_record
-from proctor.models.run import RunManifest
-from proctor.paths import RunPaths
-
-_MADE = re.compile(r"run-\d{8}T\d{6}Z-[0-9a-f]{6}")
-"""The name ``proctor run`` gives a run's folder, its run id (see ``new_run_paths``)."""
 
 __all__ = ["PendingRun", "RunCopy", "copies_held_back", "each_run_once"]
 
@@ -45,19 +37,16 @@ class RunCopy(NamedTuple):
 
 
 def each_run_once(
-    results_dir: Path, ledger: FindingsLedger, pending: list[PendingRun]
+    ledger: FindingsLedger, pending: list[PendingRun]
 ) -> tuple[list[PendingRun], list[RunCopy]]:
     """``pending`` without the copies of a run (a folder whose ``run.json`` gives the id of a
     run applied or pending under another name): applied twice, its failures would count
     twice. Each is returned for the ledger to record and say; of a run's folders, the one its
     id names goes first."""
-    applied = {name: name for name in ledger.runs}  # run id -> the folder it was taken from
-    renamed = any(run.root.name != run.run_id for run in pending)  # a copy, or a renamed run
-    if pending:  # and a run taken in from a folder its id does not name (a copy applied when
-        # the run's own run.json did not read): its folder's run.json says which run it was
-        for name in ledger.runs:
-            if renamed or not _MADE.fullmatch(name):
-                applied.setdefault(_run_id(results_dir / name) or name, name)
+    applied: dict[str, str] = {}  # run id -> the folder it was taken from
+    for name in ledger.runs:  # (the id the ledger recorded; a run an older proctor applied
+        # has one once its folder's run.json read, see known_suites; else its folder's name)
+        applied.setdefault(ledger.run_ids.get(name, name), name)
     by_id: dict[str, PendingRun] = {}
     copies: list[RunCopy] = []
     for run in sorted(pending, key=lambda r: r.root.name != r.run_id):
@@ -91,10 +80,3 @@ def copies_held_back(results_dir: Path, copies: list[RunCopy], original: str) ->
         for copy in copies
         if copy.original == original
     ]
-
-
-def _run_id(run_dir: Path) -> str | None:
-    try:
-        return read_record(RunPaths(run_dir).run_json, RunManifest).run_id
-    except (ConfigError, SchemaVersionError, OSError):
-        return None

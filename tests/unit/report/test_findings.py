@@ -350,7 +350,7 @@ def test_the_ledger_round_trips_and_bad_files_are_one_sentence(tmp_path: Path) -
     ledger = apply_run(FindingsLedger(), "run-1", run_checks(FAIL))
     save_ledger(tmp_path, ledger)
     data = json.loads((tmp_path / "findings.json").read_text())
-    assert data["schemaVersion"] == 5 and data["findings"][0]["firstSeenRun"] == "run-1"
+    assert data["schemaVersion"] == 6 and data["findings"][0]["firstSeenRun"] == "run-1"
     assert load_ledger(tmp_path) == ledger
     assert [p.name for p in tmp_path.iterdir()] == ["findings.json"], "no temp file left"
 
