@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import (
+    CONFIG_PATH,
     NAME,
     FiniteRange,
     ResultsFolder,
@@ -99,7 +100,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=CONFIG_PATH,
     help="Top-level configuration file (default: DIR/proctor.json when present).",
 )
 @click.option(

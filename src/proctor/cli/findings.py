@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from proctor.cli.options import CONFIG_PATH
 from proctor.util.text import one_line, plural
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ _all = click.option("--all", "show_all", is_flag=True, help="Also list resolved 
 _config = click.option(
     "--config",
     "config",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=CONFIG_PATH,
     default=None,
     help="Top-level configuration file whose out is the results directory "
     "(default: ./proctor.json when present).",

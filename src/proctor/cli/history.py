@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from proctor.cli.options import GivenPath
+from proctor.cli.options import CONFIG_PATH, GivenPath
 
 if TYPE_CHECKING:
     from proctor.history.cache import SummaryCache
@@ -71,7 +71,7 @@ MAX_WORKERS = 256
 )
 @click.option(
     "--config",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    type=CONFIG_PATH,
     help="Take model prices from this proctor.json's `pricing`, and check patterns and rule "
     "thresholds from its `metrics` (default: ./proctor.json); other models take the list "
     "prices proctor ships.",

@@ -53,6 +53,26 @@ class GivenPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+class ConfigPath(GivenPath):
+    """``--config FILE``, every command's alike: a file (or a pipe, ``--config <(…)``), refused
+    in the loader's one sentence when it is not there (``--config FILE: no such file``) or is a
+    folder, never in Click's words; a blank one as :class:`GivenPath` refuses it."""
+
+    def __init__(self) -> None:
+        super().__init__("a configuration file")
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        if ctx is not None and ctx.resilient_parsing:
+            return path
+        from proctor.models.loading import top_config_path
+
+        top_config_path(path, Path.cwd())  # (a path given is checked, never ./proctor.json)
+        return path
+
+
+CONFIG_PATH = ConfigPath()
+
 source_option = click.option(
     "--source",
     "source",
@@ -64,7 +84,7 @@ source_option = click.option(
 config_option = click.option(
     "--config",
     "config",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=CONFIG_PATH,
     default=None,
     help="Top-level configuration file (default: ./proctor.json when present).",
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from proctor.cli.options import NAME, label_options, relabeller, reporter_option
+from proctor.cli.options import CONFIG_PATH, NAME, label_options, relabeller, reporter_option
 from proctor.cli.signals import echo_unless_gone
 from proctor.util.json_shown import name_shown
 
@@ -35,8 +35,7 @@ if TYPE_CHECKING:
 @label_options
 @click.option(
     "--config",
-    # As `run --config` takes it: one not there is said by the loader ("no such file").
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=CONFIG_PATH,
     help="Take the gate from this configuration instead of the stored run.",
 )
 @click.option(

@@ -159,6 +159,10 @@ def top_config_path(path: Path | None, cwd: Path) -> Path | None:
         if not candidate.is_file():
             return None
         path = candidate
+    if path.is_dir():
+        raise ConfigError(
+            f"--config {path}: a folder, where proctor expects its configuration file"
+        )
     if not path.is_file() and _pipe_key(path) is None:
         raise DiscoveryError(f"--config {path}: no such file")
     return path

@@ -1,0 +1,67 @@
+"""``--config FILE`` is refused alike by every command that takes it: a file that is not
+there is ``--config FILE: no such file`` and a folder ``--config DIR: a folder, …``, one
+sentence and exit 2, never in Click's words; a pipe (``--config <(…)``) is read as a file."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Run
+
+COMMANDS = [
+    ("run", "--source", "cases"),
+    ("validate", "--source", "cases"),
+    ("agents",),
+    ("history",),
+    ("findings",),
+    ("findings", "dismiss", "abc", "--reason", "x"),
+    ("report", "some-run"),
+    ("eval",),
+    ("prepare", "some-case"),
+    ("record", "some-case"),
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c[:2]))
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ("nope.json", "--config nope.json: no such file"),
+        ("cases", "--config cases: a folder, where proctor expects its configuration file"),
+    ],
+)
+def test_a_config_not_a_file_is_said_alike_by_every_command(
+    proctor: Run,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: tuple[str, ...],
+    given: str,
+    said: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases").mkdir()
+    result = proctor(*command, "--config", given)
+    assert (result.code, result.err) == (2, f"proctor: error: {said}\n"), result.err
+
+
+def test_a_config_from_a_pipe_is_read_as_a_file(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    fifo = tmp_path / "config.fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:  # blocks until proctor opens the pipe to read it
+        with open(fifo, "w") as pipe:
+            pipe.write('{"out": "elsewhere"}')
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    result = proctor("findings", "--config", str(fifo))
+    writer.join(timeout=5)
+    assert result.code == 2, result.err
+    assert result.err.startswith("proctor: error: elsewhere: not a results directory"), result.err
