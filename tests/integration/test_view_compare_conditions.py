@@ -91,3 +91,31 @@ def test_the_page_reads_the_trials_of_the_runs_it_offers_only(
     assert 'value="run-20261201T000000Z-ab"' in _form(page)
     # The run of one condition is not offered: its trials are not read to offer it.
     assert "run-20261201T000000Z-ab" in read and "run-20261202T000000Z-one" not in read
+
+
+def test_a_run_s_a_b_gate_names_the_pair_chosen_and_compared(tmp_path: Path) -> None:
+    """Three conditions, the run's gate comparing `z` with `baseline`: the page chooses and
+    compares those two, as `proctor compare RUN` and `proctor report RUN` do, not the pair of
+    sorted order (`a`); a pair named in the address is compared all the same."""
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    gate = Gate(ab=ABGate(treatment="z", baseline="baseline"))
+    write_record(paths.resolved_json, ResolvedRecord(gate=gate))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get("/compare").text
+        asked = client.get(f"/compare?run={name}").text
+        named = client.get(f"/compare?run={name}&treatment=a").text
+    form = _form(page)
+    assert _chosen(form, "treatment") == (["a", "baseline", "z"], "z")
+    assert _chosen(form, "baseline") == (["a", "baseline", "z"], "baseline")
+    form = _form(asked)
+    assert _chosen(form, "treatment")[1] == "z" and _chosen(form, "baseline")[1] == "baseline"
+    assert "z against baseline" in asked and "a against baseline" not in asked
+    assert "those of the run&#39;s A/B gate (gate.ab)" in asked
+    assert _chosen(_form(named), "treatment")[1] == "a"
+    assert "a against baseline" in named and "gate.ab" not in named

@@ -157,7 +157,9 @@ def command(
         from proctor.session.repeats import runs_order_note
 
         check_distinct(runs)  # pooled: a run given twice would count twice
-        gated = None if treatment or baseline else _gate_pair(runs[0])
+        from proctor.report.ab.choose import gate_pair
+
+        gated = None if treatment or baseline else gate_pair(runs[0])
         if gated is not None:  # the pair `proctor report` of the runs compares, not another
             treatment, baseline = gated
 
@@ -288,22 +290,6 @@ def _check_named(
             f"--treatment and --baseline are both {name_quoted(treatment)}: give two of "
             f"{whose} conditions ({listed})"
         )
-
-
-def _gate_pair(run: Path) -> tuple[str, str] | None:
-    """The treatment and baseline of the run's A/B gate (its ``resolved.json``'s
-    ``gate.ab``), which `proctor report` of the run compares; None without one (or without a
-    ``resolved.json`` that reads: its reader says so)."""
-    from proctor.errors import ConfigError
-    from proctor.models.io import read_record
-    from proctor.models.run import ResolvedRecord
-    from proctor.paths import RunPaths
-
-    try:
-        ab = read_record(RunPaths(run).resolved_json, ResolvedRecord).gate.ab
-    except ConfigError:
-        return None
-    return None if ab is None else (ab.treatment, ab.baseline)
 
 
 def _matched_by(groups: list[Any]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from proctor.errors import ConfigError
 from proctor.models.trial import TrialRecord
@@ -108,6 +109,22 @@ def choose_pair(
     if treatment is None or baseline is None:
         raise too_few_conditions(names)
     return treatment, baseline
+
+
+def gate_pair(run_dir: Path) -> tuple[str, str] | None:
+    """The treatment and baseline of the run's A/B gate (its ``resolved.json``'s
+    ``gate.ab``), which `proctor report` of the run compares, and so `proctor compare RUN`
+    and the viewer's Compare page when no pair is named; None without one (or without a
+    ``resolved.json`` that reads: its reader says so)."""
+    from proctor.models.io import read_record
+    from proctor.models.run import ResolvedRecord
+    from proctor.paths import RunPaths
+
+    try:
+        ab = read_record(RunPaths(run_dir).resolved_json, ResolvedRecord).gate.ab
+    except ConfigError:
+        return None
+    return None if ab is None else (ab.treatment, ab.baseline)
 
 
 def too_few_conditions(names: Iterable[str]) -> ConfigError:

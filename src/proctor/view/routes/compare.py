@@ -14,11 +14,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.report.ab.choose import choose_pair
+from proctor.report.ab.choose import choose_pair, gate_pair
 from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.html import clean_text
 from proctor.report.stored import load_records, missing_of, planned_cells
-from proctor.view.confine import run_folder
+from proctor.view.confine import inside, run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.runs import newest_first
 from proctor.view.templating import render
@@ -63,6 +63,16 @@ def compare_page(request: Request) -> Response:
                 {r.condition for r in records} | {cell[2] for cell in cells}
             )
             treatment, baseline = q.get("treatment") or None, q.get("baseline") or None
+            if treatment is None and baseline is None and folder is not None:
+                # The pair of the run's A/B gate, as `proctor compare RUN` and `proctor report`
+                # compare it, not another pair of a run of three conditions.
+                gated = gate_pair(folder)
+                if gated is not None:
+                    treatment, baseline = gated
+                    context["note"] = (
+                        "the conditions compared are those of the run's A/B gate (gate.ab), as "
+                        "proctor report compares them; choose others above to compare them"
+                    )
             said = ", ".join(context["conditions"]) or "none"
             if len(context["conditions"]) > 1 and q["run"] not in two:  # the index not yet
                 two.insert(0, q["run"])  # told of its plan: offered, as the address asks
@@ -132,7 +142,11 @@ def _condition_choices(
         names = set(json.loads(row["conditions"] or "[]")) | {t[2] for t in triples[name]}
         # A condition no trial ran yet counts as one of a case of its own: never paired.
         alone = [(f"\0{c}", "", c, 0) for c in sorted(names)]
-        pair = choose_pair([], planned=[*triples[name], *alone]) or ("", "")
+        folder = inside(index.root, name)
+        gated = gate_pair(folder) if folder is not None else None
+        if gated is None or not set(gated) <= names:  # (a gate of others: refused when run)
+            gated = choose_pair([], planned=[*triples[name], *alone])
+        pair = gated or ("", "")
         choices[name] = {
             "conditions": [(c, clean_text(c)) for c in sorted(names)],
             "treatment": pair[0],
