@@ -18,6 +18,7 @@ from pathlib import Path
 
 from proctor.errors import ConfigError
 from proctor.models.trial import TrialRecord
+from proctor.util.json_shown import name_quoted
 
 PREFERRED_BASELINES = ("baseline", "default")
 
@@ -96,13 +97,15 @@ def choose_pair(
             return found
         multi = set().union(*_ran_together(triples))
         return _pair_of(multi or names)
-    for name in (treatment, baseline):
+    for side, name in (("treatment", treatment), ("baseline", baseline)):
         if name is not None and name not in names:
-            raise ConfigError(f"condition {name!r} is not in this run (conditions: {listed}).")
+            raise ConfigError(
+                f"the {side} {name_quoted(name)}: not one of the run's conditions ({listed})"
+            )
     if treatment is not None and treatment == baseline:
         raise ConfigError(
-            f"--treatment and --baseline are both {treatment!r}: give two of the run's "
-            f"conditions ({listed})."
+            f"the treatment and the baseline are both {name_quoted(treatment)}: give two of "
+            f"the run's conditions ({listed})"
         )
     baseline = baseline or _baseline_of(c for c in names if c != treatment)
     treatment = treatment or next((c for c in names if c != baseline), None)
@@ -132,5 +135,5 @@ def too_few_conditions(names: Iterable[str]) -> ConfigError:
     listed = ", ".join(sorted(set(names))) or "none"
     return ConfigError(
         f"this run has fewer than two conditions ({listed}); to compare two runs, "
-        "give both: proctor compare BASE_RUN CANDIDATE_RUN."
+        "give both: `proctor compare BASE_RUN CANDIDATE_RUN`"
     )
