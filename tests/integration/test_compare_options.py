@@ -101,3 +101,24 @@ def test_two_runs_each_of_one_side_are_named_in_the_command_that_compares_them(
         "these runs each ran one side of it; "
         f"`proctor compare {runs[0]} {runs[1]}` compares two runs case by case (unpaired)"
     ) in read.err, read.err
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+@pytest.mark.parametrize(("given", "taken"), [("1000000", True), ("1000001", False)])
+def test_min_samples_is_at_most_a_million(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, command: str, given: str, taken: bool
+) -> None:
+    """More samples than any run holds (`--min-samples 99999999999999999999`) is a typo,
+    refused with the range, as `run --repeats` refuses one over its bound."""
+    make_case("one", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    (run,) = out.glob("run-*")
+    result = proctor(command, str(run), "--min-samples", given)
+    if taken:
+        assert result.code in (0, 1), result.err
+    else:
+        assert result.code == 2 and result.err.startswith(
+            f"proctor: error: Invalid value for '--min-samples': {given} is not in the range "
+            "1<=x<=1000000"
+        ), result.err

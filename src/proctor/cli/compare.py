@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from proctor.cli.options import NAME, label_options, relabeller
+from proctor.cli.options import MAX_MIN_SAMPLES, NAME, label_options, relabeller
 
 
 def _no_config(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -43,7 +43,7 @@ def _no_config(ctx: click.Context, param: click.Parameter, value: str | None) ->
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option(
     "--min-samples",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_MIN_SAMPLES),
     default=3,
     show_default=True,
     help="Fewer samples than this on a side: no claim.",

@@ -73,6 +73,10 @@ class ConfigPath(GivenPath):
 
 CONFIG_PATH = ConfigPath()
 
+MAX_MIN_SAMPLES = 1_000_000
+"""The largest ``--min-samples``: more samples than any run holds, so a larger number is a
+typo (every verdict would be withheld without a word of why)."""
+
 source_option = click.option(
     "--source",
     "source",

@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from proctor.cli.options import CONFIG_PATH, NAME, label_options, relabeller, reporter_option
+from proctor.cli.options import (
+    CONFIG_PATH,
+    MAX_MIN_SAMPLES,
+    NAME,
+    label_options,
+    relabeller,
+    reporter_option,
+)
 from proctor.cli.signals import echo_unless_gone
 from proctor.util.json_shown import name_shown
 
@@ -66,7 +73,7 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--min-samples",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_MIN_SAMPLES),
     default=1,
     show_default=True,
     help="Repeated-run view (shown when given): only rows with at least this many samples.",
