@@ -122,3 +122,28 @@ def test_min_samples_is_at_most_a_million(
             f"proctor: error: Invalid value for '--min-samples': {given} is not in the range "
             "1<=x<=1000000"
         ), result.err
+
+
+def test_a_gate_naming_a_condition_the_run_lacks_is_said_as_the_gate_s(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A run whose resolved.json's gate names a condition it did not run (edited by hand):
+    `compare RUN` says the gate names it, not "--treatment 'c'", an option never given."""
+    import json
+
+    make_case("one", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    (run,) = out.glob("run-*")
+    resolved = run / "resolved.json"
+    data = json.loads(resolved.read_text())
+    data["gate"]["ab"] = {"treatment": "c", "baseline": "baseline"}
+    resolved.write_text(json.dumps(data))
+    result = proctor("compare", str(run))
+    assert result.code == 2
+    assert result.err == (
+        "proctor: error: the run's A/B gate (gate.ab) names the treatment 'c': not one of the "
+        "run's conditions (baseline, treatment); --treatment and --baseline choose two of them\n"
+    ), result.err
+    named = proctor("compare", str(run), "--treatment", "treatment")
+    assert named.code == 0, named.err

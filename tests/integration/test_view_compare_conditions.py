@@ -119,3 +119,21 @@ def test_a_run_s_a_b_gate_names_the_pair_chosen_and_compared(tmp_path: Path) -> 
     assert "those of the run&#39;s A/B gate (gate.ab)" in asked
     assert _chosen(_form(named), "treatment")[1] == "a"
     assert "a against baseline" in named and "gate.ab" not in named
+
+
+def test_a_gate_naming_a_condition_the_run_lacks_chooses_no_pair(tmp_path: Path) -> None:
+    """A gate whose conditions the run did not run (its resolved.json edited by hand): the
+    page chooses and compares the pair it would without a gate, not a refused one."""
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    gate = Gate(ab=ABGate(treatment="q", baseline="baseline"))
+    write_record(paths.resolved_json, ResolvedRecord(gate=gate))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        asked = client.get(f"/compare?run={name}").text
+    assert 'id="compare-error"' not in asked and "a against baseline" in asked
+    assert _chosen(_form(asked), "treatment")[1] == "a"

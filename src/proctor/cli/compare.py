@@ -166,7 +166,7 @@ def command(
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
         matrices = [planned_cells(run) for run in runs]
-        _check_named(treatment, baseline, per_run, matrices)
+        _check_named(treatment, baseline, per_run, matrices, gated=gated is not None)
         records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.
@@ -268,9 +268,12 @@ def _check_named(
     baseline: str | None,
     per_run: list[list[Any]],
     matrices: list[list[tuple[str, str, str, int]]],
+    *,
+    gated: bool = False,
 ) -> None:
     """A ConfigError naming the option: a --treatment or --baseline that is none of the
-    runs' conditions (those their trials ran under or they planned), or both one condition."""
+    runs' conditions (those their trials ran under or they planned), or both one condition;
+    ``gated``: the pair is the (first) run's A/B gate's, named as such, as no option gave it."""
     from proctor.errors import ConfigError
     from proctor.util.json_shown import name_quoted
 
@@ -282,9 +285,12 @@ def _check_named(
     listed = ", ".join(names) or "none"
     for option, name in (("--treatment", treatment), ("--baseline", baseline)):
         if name is not None and name not in names:
-            raise ConfigError(
-                f"{option} {name_quoted(name)}: not one of {whose} conditions ({listed})"
-            )
+            said = f"{option} {name_quoted(name)}"
+            if gated:  # a stale or hand-edited resolved.json: no option named it
+                gate = "the first run's" if len(per_run) > 1 else "the run's"
+                said = f"{gate} A/B gate (gate.ab) names the {option[2:]} {name_quoted(name)}"
+            choose = "; --treatment and --baseline choose two of them" if gated else ""
+            raise ConfigError(f"{said}: not one of {whose} conditions ({listed}){choose}")
     if treatment is not None and treatment == baseline:
         raise ConfigError(
             f"--treatment and --baseline are both {name_quoted(treatment)}: give two of "

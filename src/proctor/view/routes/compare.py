@@ -67,7 +67,7 @@ def compare_page(request: Request) -> Response:
                 # The pair of the run's A/B gate, as `proctor compare RUN` and `proctor report`
                 # compare it, not another pair of a run of three conditions.
                 gated = gate_pair(folder)
-                if gated is not None:
+                if gated is not None and set(gated) <= set(context["conditions"]):
                     treatment, baseline = gated
                     context["note"] = (
                         "the conditions compared are those of the run's A/B gate (gate.ab), as "
