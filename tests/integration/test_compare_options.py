@@ -53,10 +53,18 @@ def test_a_run_s_a_b_gate_names_the_conditions_compare_compares_as_report_does(
     compared = proctor("compare", str(run))
     assert compared.code == 0, compared.err
     assert compared.out.startswith("# A/B: `with-skill` (treatment) vs `baseline` (baseline)")
-    assert "- Conditions: those of the run's A/B gate (`gate.ab`)" in compared.out
+    assert (
+        "- Conditions: the treatment and baseline of the run's A/B gate (`gate.ab`)"
+    ) in compared.out
     named = proctor("compare", str(run), "--treatment", "a-skill")
     assert named.out.startswith("# A/B: `a-skill` (treatment) vs `baseline` (baseline)")
-    assert "gate.ab" not in named.out
+    assert "- Conditions: the baseline of the run's A/B gate" in named.out
+    # One side named, the other is the gate's: not the first other condition in sorted order.
+    side = proctor("compare", str(run), "--baseline", "baseline")
+    assert side.code == 0, side.err
+    assert side.out.startswith("# A/B: `with-skill` (treatment) vs `baseline` (baseline)")
+    both = proctor("compare", str(run), "--treatment", "a-skill", "--baseline", "baseline")
+    assert "gate.ab" not in both.out
 
 
 def test_a_condition_none_of_the_runs_has_is_named_with_its_option(

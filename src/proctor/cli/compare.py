@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -159,14 +160,23 @@ def command(
         check_distinct(runs)  # pooled: a run given twice would count twice
         from proctor.report.ab.choose import gate_pair
 
-        gated = None if treatment or baseline else gate_pair(runs[0])
-        if gated is not None:  # the pair `proctor report` of the runs compares, not another
-            treatment, baseline = gated
+        # The pair `proctor report` of the runs compares, not another; one side named, the
+        # other is the gate's (unless the gate's is the side named).
+        gated = None if treatment and baseline else gate_pair(runs[0])
+        from_gate: set[str] = set()
+        if gated is not None:
+            if treatment is None and gated[0] != baseline:
+                treatment = gated[0]
+                from_gate.add("--treatment")
+            if baseline is None and gated[1] != treatment:
+                baseline = gated[1]
+                from_gate.add("--baseline")
+            gated = gated if from_gate else None
 
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
         matrices = [planned_cells(run) for run in runs]
-        _check_named(treatment, baseline, per_run, matrices, gated=gated is not None)
+        _check_named(treatment, baseline, per_run, matrices, gated=from_gate)
         records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.
@@ -195,9 +205,10 @@ def command(
         )
         if gated is not None:
             whose = "the first run's" if len(runs) > 1 else "the run's"
+            sides = " and ".join(side[2:] for side in sorted(from_gate, reverse=True))
             said += (
-                f"\n- Conditions: those of {whose} A/B gate (`gate.ab`), as `proctor report` "
-                "compares them; `--treatment`/`--baseline` name others."
+                f"\n- Conditions: the {sides} of {whose} A/B gate (`gate.ab`), as `proctor "
+                "report` compares them; `--treatment`/`--baseline` name others."
             )
         suites = suites_note(stored)  # as `proctor report` of the runs says it
         if suites is not None:
@@ -269,11 +280,12 @@ def _check_named(
     per_run: list[list[Any]],
     matrices: list[list[tuple[str, str, str, int]]],
     *,
-    gated: bool = False,
+    gated: Collection[str] = (),
 ) -> None:
     """A ConfigError naming the option: a --treatment or --baseline that is none of the
     runs' conditions (those their trials ran under or they planned), or both one condition;
-    ``gated``: the pair is the (first) run's A/B gate's, named as such, as no option gave it."""
+    ``gated``: the options whose side is the (first) run's A/B gate's, named as such, as no
+    option gave it."""
     from proctor.errors import ConfigError
     from proctor.util.json_shown import name_quoted
 
@@ -286,7 +298,7 @@ def _check_named(
     for option, name in (("--treatment", treatment), ("--baseline", baseline)):
         if name is not None and name not in names:
             said = f"{option} {name_quoted(name)}"
-            if gated:  # a stale or hand-edited resolved.json: no option named it
+            if option in gated:  # a stale or hand-edited resolved.json: no option named it
                 gate = "the first run's" if len(per_run) > 1 else "the run's"
                 said = f"{gate} A/B gate (gate.ab) names the {option[2:]} {name_quoted(name)}"
             choose = "; --treatment and --baseline choose two of them" if gated else ""
