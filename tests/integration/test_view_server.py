@@ -226,6 +226,12 @@ def test_playground_batches_need_the_token_and_the_origin_and_survive_a_restart(
     results = tmp_path / "results"
     results.mkdir()
     project = _project(tmp_path)
+    # Each trial first waits for a file the test makes once it has seen the batch refuse a
+    # second one: the first batch is surely still running then, however fast the machine.
+    gate = tmp_path / "gate"
+    plan = project / "suite" / "fix-a-bug" / "plan.json"
+    waiting = {"shell": f"while [ ! -e '{gate}' ]; do sleep 0.05; done"}
+    plan.write_text(json.dumps({"turns": [waiting, *json.loads(plan.read_text())["turns"]]}))
     with viewer(results, "--source", str(project)) as base:
         status, page = raw_get(base, "/playground")
         assert status == 200 and "fix-a-bug" in page
@@ -240,6 +246,7 @@ def test_playground_batches_need_the_token_and_the_origin_and_survive_a_restart(
         status, batch = post(base, body, {"x-proctor-token": token, "origin": base})
         assert status == 202 and batch["state"] in ("queued", "running")
         assert post(base, body, {"x-proctor-token": token, "origin": base})[0] == 409
+        gate.touch()
         deadline = time.monotonic() + 90
         while batch["state"] in ("queued", "running") and time.monotonic() < deadline:
             time.sleep(0.5)
