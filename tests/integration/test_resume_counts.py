@@ -52,9 +52,28 @@ def test_a_resume_refuses_an_unreadable_annotations_file(proctor: Run, tmp_path:
 
 
 def test_an_interrupted_resume_counts_what_it_kept_and_left(proctor: Run, tmp_path: Path) -> None:
-    run_dir = finished_run(proctor, tmp_path, pause=1.5)
+    # Each trial waits in its shell step until the test lets it through: all at once while
+    # `open` exists, else one trial for each `token` put down (renamed away by the one it lets
+    # through).
+    gates = tmp_path / "gates"
+    gates.mkdir()
+    (gates / "open").touch()
+    cases = suite(tmp_path)
+    waiting = (
+        f"while [ ! -e '{gates}/open' ] && ! mv '{gates}/token' '{gates}/used-'$$ 2>/dev/null;"
+        " do sleep 0.05; done"
+    )
+    plan_file = cases / "slow" / "plan.json"
+    plan = json.loads(plan_file.read_text())
+    plan["turns"][1] = {"shell": waiting}
+    plan_file.write_text(json.dumps(plan))
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
     for repeat in range(3, TRIALS + 1):
         (run_dir / TRIAL / f"{repeat}/trial.json").unlink()
+    (gates / "open").unlink()
+    (gates / "token").touch()  # one trial of the resume may finish, no other
     resume = subprocess.Popen(
         proctor_argv("run", "--resume", str(run_dir)),
         stdout=subprocess.DEVNULL,
@@ -62,9 +81,9 @@ def test_an_interrupted_resume_counts_what_it_kept_and_left(proctor: Run, tmp_pa
         text=True,
         start_new_session=True,
     )
-    # Stopped once a trial it ran has finished and another is running (each takes 1.5 s), so
-    # the stop cuts one short, whatever the machine's load.
-    deadline = time.monotonic() + 30
+    # Stopped once a trial it ran has finished and another is running: that one waits for a
+    # token that never comes, so the stop cuts it short, whatever the machine's load.
+    deadline = time.monotonic() + 60
     while not _finished_and_running(run_dir) and time.monotonic() < deadline:
         time.sleep(0.05)
     os.killpg(resume.pid, signal.SIGINT)
@@ -73,7 +92,7 @@ def test_an_interrupted_resume_counts_what_it_kept_and_left(proctor: Run, tmp_pa
     counts = re.search(r"(-?\d+) kept, (-?\d+) run now, (\d+) left for another --resume", err)
     assert counts, err
     kept, ran, left = map(int, counts.groups())
-    assert kept == 2 and 0 < ran < TRIALS - kept and kept + ran + left == TRIALS, err
+    assert kept == 2 and ran == 1 and kept + ran + left == TRIALS, err
     # Those left counted apart as the report counts them: the trial the stop cut short was
     # left out of the line (`2 left for another --resume`).
     apart = re.search(r"trials finished (\(\d+ cut short, recorded as interrupted[^)]*\))", err)
