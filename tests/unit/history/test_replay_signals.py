@@ -190,10 +190,18 @@ if sys.argv[1] == "terminate":  # the pool's own end alone, for the control
 try:
     with forked_pool(2, start_worker) as pool:
         assert pool.map(abs, [-1, -2]) == [1, 2]
-        time.sleep(0.3)  # both idle: one holds the task queue's lock while it waits for work
-        for worker in list(pool._pool):  # as a SIGTERM to the whole process group does
-            os.kill(worker.pid, signal.SIGKILL)
-        time.sleep(0.5)  # the pool starts two others in their place
+        # Both idle: one holds the task queue's lock while it waits for work.
+        held, deadline = pool._inqueue._rlock, time.monotonic() + 5
+        while held.acquire(block=False):
+            held.release()
+            assert time.monotonic() < deadline, "no idle worker took the task queue's lock"
+            time.sleep(0.01)
+        killed = {worker.pid for worker in list(pool._pool)}
+        for pid in killed:  # as a SIGTERM to the whole process group does
+            os.kill(pid, signal.SIGKILL)
+        while len([w for w in list(pool._pool) if w.pid not in killed and w.is_alive()]) < 2:
+            assert time.monotonic() < deadline + 30, "the pool started no workers in their place"
+            time.sleep(0.01)  # the pool starts two others in their place
         raise KeyboardInterrupt  # the parent's own share of the signal
 except KeyboardInterrupt:
     print("stopped")
