@@ -4,6 +4,7 @@ passes, each planted defect fails, and broken servers and bad files get their ow
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -82,32 +83,24 @@ def test_text_report_and_quoted_command(proctor: Run) -> None:
     assert result.out.splitlines()[-1] == "passed"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    log = (tmp_path / "http-server.log").open("w")
+    """The example server on a port of its own choosing, read back from its log once it
+    listens: a port found free and let go before the server binds it could be taken by
+    another test's server meanwhile."""
+    log_file = tmp_path / "http-server.log"
+    log = log_file.open("w")
     proc = subprocess.Popen(
-        [sys.executable, SERVER, "--http", str(port)], stdout=log, stderr=log, cwd=tmp_path
+        [sys.executable, SERVER, "--http", "0"], stdout=log, stderr=log, cwd=tmp_path
     )
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, (tmp_path / "http-server.log").read_text()
-            with socket.socket() as sock:
-                # Connected to the server, not to itself: a connection to a port nobody
-                # listens on yet may be given that same port as its own, and then connects.
-                if sock.connect_ex(("127.0.0.1", port)) == 0 and (
-                    sock.getsockname() != sock.getpeername()
-                ):
-                    break
+        deadline, listening = time.monotonic() + 30, None
+        while listening is None and time.monotonic() < deadline:
+            assert proc.poll() is None, log_file.read_text()
+            listening = re.search(r"running on (http://127\.0\.0\.1:\d+)", log_file.read_text())
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        assert listening, log_file.read_text()
+        yield f"{listening.group(1)}/mcp"
     finally:
         proc.terminate()
         proc.wait(timeout=10)
