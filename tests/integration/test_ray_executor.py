@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +28,7 @@ from typing import Any
 import psutil
 import pytest
 
-from tests.conftest import MakeCase, Run
+from tests.conftest import MakeCase, Run, closed_port
 
 ray = pytest.importorskip("ray", reason="the proctor[ray] extra is not installed")
 
@@ -69,12 +69,10 @@ class LocalCluster:
         }
 
     def start(self, name: str, *, clis: bool) -> None:
-        if not self.address:
-            with socket.socket() as s:
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-            self.address = f"127.0.0.1:{port}"
-            where = ["--head", f"--port={port}", "--include-dashboard=false"]
+        head = not self.address
+        if head:  # on a port of Ray's choosing, read back from its log: one found free and let
+            # go before Ray binds it could be taken meanwhile by another test's server
+            where = ["--head", "--port=0", "--include-dashboard=false"]
         else:
             where = [f"--address={self.address}"]
         with (self.base / f"{name}.log").open("wb") as log:
@@ -92,7 +90,19 @@ class LocalCluster:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
+        if head:
+            self.address = self._head_address(name)
         self._wait_for(name)
+
+    def _head_address(self, name: str) -> str:
+        """The address the head node's ``ray start`` tells other nodes to join."""
+        log, deadline = self.base / f"{name}.log", time.monotonic() + 60
+        while time.monotonic() < deadline and self.nodes[name].poll() is None:
+            found = re.search(rb"ray start --address='([^']+)'", log.read_bytes())
+            if found:
+                return found.group(1).decode()
+            time.sleep(0.1)
+        raise AssertionError(f"Ray head node {name} did not start: {log.read_text()}")
 
     def launch(self, name: str, *, clis: bool) -> None:
         """Start a node that joins the cluster, without waiting for it to join (a run in this
@@ -475,7 +485,8 @@ def test_without_the_ray_extra_the_run_stops_before_anything_with_one_sentence(
     resumed = proctor("run", "--resume", str(tmp_path), "--executor", "ray")
     assert resumed.code == 2 and "drop --executor ray" in resumed.err
     monkeypatch.delitem(sys.modules, "ray")  # control: with Ray there, the same run starts
-    unreachable = proctor(*args, "--executor", "ray", "--ray-address", "127.0.0.1:1")
+    with closed_port() as port:
+        unreachable = proctor(*args, "--executor", "ray", "--ray-address", f"127.0.0.1:{port}")
     assert unreachable.code == 2 and "nothing answers there" in unreachable.err
     assert not list(tmp_path.iterdir())  # refused before any run folder
 
