@@ -144,8 +144,9 @@ def _refuse_no_such_week(text: str, what: str) -> None:
         ) from None
 
 
-_DATE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})(?=$|[T\s])")
-"""A date as ISO writes it, at the start of a text (``2026-02-30``, ``2026-13-01T14:00``)."""
+_DATE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})(?=$|[T\sZz+-])")
+"""A date as ISO writes it, at the start of a text (``2026-02-30``, ``2026-13-01T14:00``,
+``2026-02-30Z``, ``2026-02-30+01:00``)."""
 
 
 def _refuse_no_such_day(text: str, what: str) -> None:

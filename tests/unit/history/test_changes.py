@@ -1167,6 +1167,10 @@ def test_an_iso_week_date_of_no_such_week_or_day_says_which(
         ("2026-04-31T10:00", "2026-04 has days 01 to 30, not 31"),
         ("2026-11-00", "2026-11 has days 01 to 30, not 00"),
         ("2026-13-01", "a year has months 01 to 12, not 13"),
+        ("2026-02-30Z", "2026-02 has days 01 to 28, not 30"),
+        ("2026-02-30+01:00", "2026-02 has days 01 to 28, not 30"),
+        ("2026-04-31-05:00", "2026-04 has days 01 to 30, not 31"),
+        ("2026-13-01z", "a year has months 01 to 12, not 13"),
     ],
 )
 def test_a_date_of_no_such_day_or_month_says_which(text: str, said: str, tmp_path: Path) -> None:
