@@ -31,6 +31,42 @@ CLI's."""
 CLI_FOLDERS = (".claude", ".codex", ".gemini")
 """The names of the CLIs' own folders (``~/.claude``, …)."""
 
+OWN_FOLDERS = {"claude-code": ".claude", "codex": ".codex", "gemini-cli": ".gemini"}
+"""The name of each CLI's own folder."""
+
+USER_MARKS = {
+    "claude-code": (
+        ".credentials.json",
+        "history.jsonl",
+        "plugins",
+        "todos",
+        "statsig",
+        "shell-snapshots",
+    ),
+    "codex": ("auth.json", "history.jsonl"),
+    "gemini-cli": ("oauth_creds.json", "google_accounts.json", "installation_id"),
+}
+"""What a CLI keeps in its own folder in the home folder, never in a project's folder of the
+same name (a repository's ``.claude/`` holds ``settings.json``, ``commands/``, ``agents/``…)."""
+
+
+def named_for(folder: str | Path) -> str | None:
+    """The CLI whose own folder's name ``folder`` has (``.claude``: ``claude-code``), or None."""
+    name = os.path.basename(os.path.abspath(folder))
+    return next((agent for agent, own in OWN_FOLDERS.items() if own == name), None)
+
+
+def unrecorded_home(folder: str | Path) -> str | None:
+    """The CLI whose own folder ``folder`` is, before it recorded any session: named as its
+    folder is and holding what it keeps there beside its sessions (``~/.claude`` with
+    ``todos/`` and ``plugins/``), but not yet its folder of sessions; None for any other."""
+    agent = named_for(folder)
+    if agent is None:
+        return None
+    return (
+        agent if any(os.path.exists(os.path.join(folder, m)) for m in USER_MARKS[agent]) else None
+    )
+
 
 def cli_folder(folder: str | Path, sessions: str) -> bool:
     """Whether ``folder``, which holds the folder of sessions ``sessions`` (``projects``,

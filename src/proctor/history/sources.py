@@ -28,7 +28,13 @@ from pathlib import Path
 
 from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
-from proctor.history.homes import CLI_FOLDERS, cli_folder, missing_reason
+from proctor.history.homes import (
+    CLI_FOLDERS,
+    cli_folder,
+    missing_reason,
+    named_for,
+    unrecorded_home,
+)
 from proctor.history.listing import is_listed, sorted_names, unreachable
 from proctor.history.sniff import (
     STRAY_SUBAGENT,
@@ -355,6 +361,7 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         unavailable.append(Unavailable(path=str(path), reason=_acp_recordings(len(unreadable))))
         return []
     unavailable += unreadable
+    said = {u.path for u in unreadable}  # (~/.claude before any session says why it has none)
     if path.is_file():  # a Codex rollout given alone: with its subagents' threads, as parse
         _with_threads(found)
     if not found and every:  # read, but --agent keeps none: said, never a usage error
@@ -363,7 +370,7 @@ def _sessions_given(path: Path, wanted: set[str], unavailable: list[Unavailable]
         unavailable.append(
             Unavailable(path=str(path), reason=f"{OTHER_AGENTS_ONLY}: {held}, left out by --agent")
         )
-    elif not found and not (path.is_file() and unreadable):
+    elif not found and not (path.is_file() and unreadable) and str(path) not in said:
         narrowed = "" if wanted.issuperset(AGENTS) else " of the agents asked for"  # --agent
         reason = f"no session transcript{narrowed}" if path.is_dir() else "not a session transcript"
         if path.name.endswith((".jsonl", ".json")) and path.is_dir():
@@ -437,18 +444,31 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
             yield Session(agent, path)
         return
     read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
-    home = False  # a CLI's own folder: its todos/, plugins/, … hold none of its sessions
+    # A CLI's own folder (its todos/, plugins/, … hold no session) is one its sessions are read
+    # in, or named as it is with its folder of sessions; any other (~ with ~/projects) is not.
+    home = layouts = False  # (layouts: a folder of sessions of any CLI is there)
+    named = named_for(path)
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (path / child).is_dir()]
-        # (one that has recorded no session yet is the CLI's own folder all the same)
-        home = home or any(cli_folder(path, child) for child in there)
-        if there and _looks_like(agent, path):  # (a Codex folder may keep archived ones only)
+        if not there:
+            continue
+        layouts = True
+        looks = _looks_like(agent, path)  # (a Codex folder may keep archived ones only)
+        home = home or named == agent or (looks and any(cli_folder(path, c) for c in there))
+        if looks:
             read.update(os.path.join(path, name) for name in children)
             yield from agent_sessions(agent, path, unreadable)
+    unrecorded = None if home or layouts else unrecorded_home(path)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
     # any folder is: a session beside a history's folders is read, never passed over; in a
     # CLI's own folder (~/.claude), only the files beside them are.
-    yield from _plain_sessions(path, unreadable, read, shallow=home)
+    found = False
+    for session in _plain_sessions(path, unreadable, read, shallow=home or bool(unrecorded)):
+        found = True
+        yield session
+    if unrecorded is not None and not found:  # ~/.claude before any session: said so
+        reason = missing_reason(unrecorded, path, home=path)
+        unreadable.append(Unavailable(agent=unrecorded, path=str(path), reason=reason))
 
 
 _LAYOUT_FOLDERS = {
@@ -482,10 +502,10 @@ def _plain_sessions(
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
-                        if shallow or entry.path in skip:
-                            continue
-                        if entry.name in CLI_FOLDERS and _holds_sessions_folder(entry.path):
+                        if entry.name in CLI_FOLDERS:  # read as given, even in a CLI's folder
                             homes.append(entry.path)
+                            continue
+                        if shallow or entry.path in skip:
                             continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):
@@ -541,12 +561,6 @@ def _plain_sessions(
             unreadable.append(Unavailable(path=file, reason=gone))
         elif agent is not None:
             yield Session(agent, file)
-
-
-def _holds_sessions_folder(folder: str) -> bool:
-    """Whether ``folder`` holds a CLI's folder of sessions (``projects/``, ``sessions/``, …)."""
-    names = (name for children in _LAYOUT_FOLDERS.values() for name in children)
-    return any(os.path.isdir(os.path.join(folder, name)) for name in names)
 
 
 def _beside_a_chat(file: str, chats: set[str]) -> bool:

@@ -171,3 +171,86 @@ def test_a_cli_s_own_folder_without_a_session_yet_is_not_searched_whole(tmp_path
     sessions, unavailable = sessions_under([home], AGENTS)
     assert sessions == []
     assert [(u.path, u.reason) for u in unavailable] == [(str(home), "no session transcript")]
+
+
+def _kept(folder: Path, file: Path = CLAUDE) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(file, folder)
+    return folder / file.name
+
+
+def test_a_plain_folder_with_a_cli_s_folder_names_and_marks_is_searched_whole(
+    tmp_path: Path,
+) -> None:
+    """A folder that holds a projects/, sessions/ or tmp/ and what a CLI keeps beside them
+    (todos/, history.jsonl, settings.json) but where no CLI's sessions are read is no CLI's
+    own folder: it is searched whole, and a .claude in it is read, never passed over."""
+    home = tmp_path / "me"  # ~/projects and ~/todos beside ~/.claude
+    (home / "projects" / "myapp").mkdir(parents=True)
+    (home / "todos").mkdir()
+    _kept(home / ".claude" / "projects" / "-p")
+    (home / ".claude" / "settings.json").write_text("{}")
+    saved = tmp_path / "saved"  # a Claude Code session kept in a sessions/ folder
+    _kept(saved / "sessions")
+    (saved / "history.jsonl").write_text("{}\n")
+    logs = tmp_path / "logs"  # a tmp/ beside settings.json and a session in logs/
+    (logs / "tmp").mkdir(parents=True)
+    (logs / "settings.json").write_text("{}")
+    _kept(logs / "logs")
+    for path in (home, saved, logs):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert [s.agent for s in sessions] == ["claude-code"], path
+        assert unavailable == [], path
+
+
+def test_a_project_s_claude_folder_is_no_claude_code_folder(tmp_path: Path) -> None:
+    """A repository's .claude (settings.json, commands/, a tmp/) has no projects/: it is
+    searched whole, given or met in the repository given."""
+    repo = tmp_path / "repo"
+    for kept in ("commands", "tmp"):
+        (repo / ".claude" / kept).mkdir(parents=True)
+    (repo / ".claude" / "settings.json").write_text("{}")
+    _kept(repo / ".claude" / "agent-logs")
+    for path in (repo, repo / ".claude"):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert [s.agent for s in sessions] == ["claude-code"], path
+        assert unavailable == [], path
+
+
+def test_a_cli_s_own_folder_met_in_a_cli_s_own_folder_is_read(tmp_path: Path) -> None:
+    """A .codex met in a CLI's own folder (read where it keeps sessions only) is read all
+    the same: a folder left out of the search is never a .claude, .codex or .gemini."""
+    home = tmp_path / "config"
+    _claude_home(home)
+    (home / "settings.json").write_text("{}")
+    rollout = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))[1]
+    _kept(home / ".codex" / "sessions" / "2026" / "12" / "01", rollout)
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert sorted((s.agent, s.path.parent.name) for s in sessions) == [
+        ("claude-code", "-work-app"),
+        ("codex", "01"),
+        ("codex", "config"),
+    ]
+    assert unavailable == []
+
+
+def test_a_claude_folder_without_projects_yet_says_so_and_reads_no_plugin(
+    tmp_path: Path,
+) -> None:
+    """~/.claude before Claude Code recorded a session (settings.json, todos/, plugins/, no
+    projects/ yet) holds no session: a plugin's test fixture is none, and it is said so."""
+    home = tmp_path / ".claude"
+    rollout = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))[0]
+    _kept(home / "plugins" / "pl" / "tests", rollout)
+    (home / "todos").mkdir()
+    (home / "settings.json").write_text("{}")
+    for path in (home, tmp_path):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert sessions == []
+        assert (unavailable[0].agent, unavailable[0].path) == ("claude-code", str(home))
+        assert unavailable[0].reason.startswith("no projects/ folder in it: claude-code has")
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert len(unavailable) == 1  # said once: not "no session transcript" as well
+    rollout_beside = _kept(home, rollout)  # a session beside its folders: read
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert [s.file for s in sessions] == [str(rollout_beside)] and unavailable == []
