@@ -446,19 +446,18 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
     # A CLI's own folder (its todos/, plugins/, … hold no session) is one its sessions are read
     # in, or named as it is with its folder of sessions; any other (~ with ~/projects) is not.
-    home = layouts = False  # (layouts: a folder of sessions of any CLI is there)
+    home = False
     named = named_for(path)
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (path / child).is_dir()]
         if not there:
             continue
-        layouts = True
         looks = _looks_like(agent, path)  # (a Codex folder may keep archived ones only)
         home = home or named == agent or (looks and any(cli_folder(path, c) for c in there))
         if looks:
             read.update(os.path.join(path, name) for name in children)
             yield from agent_sessions(agent, path, unreadable)
-    unrecorded = None if home or layouts else unrecorded_home(path)
+    unrecorded = None if home or read else unrecorded_home(path)  # (~/.claude with sessions/)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
     # any folder is: a session beside a history's folders is read, never passed over; in a
     # CLI's own folder (~/.claude), only the files beside them are.

@@ -244,6 +244,8 @@ def test_a_claude_folder_without_projects_yet_says_so_and_reads_no_plugin(
     _kept(home / "plugins" / "pl" / "tests", rollout)
     (home / "todos").mkdir()
     (home / "settings.json").write_text("{}")
+    (home / "sessions").mkdir()  # Claude Code's record of its running processes
+    (home / "sessions" / "1234.json").write_text('{"pid": 1234, "sessionId": "x"}')
     for path in (home, tmp_path):
         sessions, unavailable = sessions_under([path], AGENTS)
         assert sessions == []
