@@ -65,3 +65,31 @@ def test_a_config_from_a_pipe_is_read_as_a_file(
     writer.join(timeout=5)
     assert result.code == 2, result.err
     assert result.err.startswith("proctor: error: elsewhere: not a results directory"), result.err
+
+
+def test_config_is_shown_as_a_file_in_help_and_read_from_a_removed_current_folder(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """`--config FILE` in every command's help (a folder is refused); an absolute --config
+    given in a current folder that was removed is read, the folder never asked for."""
+    import subprocess
+    import sys
+
+    for command in COMMANDS:
+        words = command[:2] if command[:2] == ("findings", "dismiss") else command[:1]
+        shown = proctor(*words, "--help").out
+        assert "--config FILE" in shown, (command, shown)
+    config = tmp_path / "proctor.json"
+    config.write_text("{}")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); "
+        f"sys.argv = ['proctor', 'history', '--home', {str(tmp_path)!r}, '--config', "
+        f"{str(config)!r}]; from proctor.cli.main import main; sys.exit(main())"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in ran.stderr, ran.stderr
+    assert ran.returncode == 0, ran.stderr

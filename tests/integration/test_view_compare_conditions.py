@@ -137,3 +137,20 @@ def test_a_gate_naming_a_condition_the_run_lacks_chooses_no_pair(tmp_path: Path)
         asked = client.get(f"/compare?run={name}").text
     assert 'id="compare-error"' not in asked and "a against baseline" in asked
     assert _chosen(_form(asked), "treatment")[1] == "a"
+
+
+def test_a_run_whose_resolved_json_is_of_a_newer_schema_chooses_as_without_a_gate(
+    tmp_path: Path,
+) -> None:
+    """One run's resolved.json of a schema this proctor does not know: the page still opens,
+    that run offered the pair it would have without a gate."""
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        # (indexed first: a newer proctor wrote it over since)
+        paths.resolved_json.write_text('{"schemaVersion": 99}')
+        page = client.get("/compare")
+        asked = client.get(f"/compare?run={name}")
+    assert (page.status_code, asked.status_code) == (200, 200)
+    assert _chosen(_form(asked.text), "treatment")[1] == "a"

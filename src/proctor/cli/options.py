@@ -67,8 +67,13 @@ class ConfigPath(GivenPath):
             return path
         from proctor.models.loading import top_config_path
 
-        top_config_path(path, Path.cwd())  # (a path given is checked, never ./proctor.json)
+        # A path given is checked, never ./proctor.json: the current folder is not read (it
+        # may be gone, as a command run from a removed folder finds it).
+        top_config_path(path, Path("."))
         return path
+
+    def get_metavar(self, *args: Any, **kwargs: Any) -> str:
+        return "FILE"  # (a folder is refused: Click would say PATH)
 
 
 CONFIG_PATH = ConfigPath()

@@ -16,7 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from proctor.errors import ConfigError
+from proctor.errors import ConfigError, ProctorError
 from proctor.models.trial import TrialRecord
 from proctor.util.json_shown import name_quoted
 
@@ -125,7 +125,7 @@ def gate_pair(run_dir: Path) -> tuple[str, str] | None:
 
     try:
         ab = read_record(RunPaths(run_dir).resolved_json, ResolvedRecord).gate.ab
-    except ConfigError:
+    except ProctorError:  # (a newer schema too: the pair chosen as without a gate)
         return None
     return None if ab is None else (ab.treatment, ab.baseline)
 
