@@ -207,13 +207,60 @@ def test_gemini_cli_reads_a_command_file_as_toml_0_5(tmp_path: Path) -> None:
         assert str(listed[name][1]).startswith("the file is not valid TOML: ")
 
 
-def test_a_command_file_nested_deeper_than_tomllib_reads_is_not_a_traceback(
+def test_a_command_file_nested_deeper_than_tomllib_reads_is_read_whole(
     tmp_path: Path,
 ) -> None:
     """An array nested 3000 deep stopped the audit with a RecursionError; Gemini CLI's reader
-    reads it, so the command is listed as loaded."""
+    reads it, so the command is listed as loaded, and one never closed, without a prompt or
+    whose prompt is a number is a decoy (any deep file was listed as loaded)."""
     home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
     deep = "[" * 3000 + "]" * 3000
-    write(project / ".gemini" / "commands" / "deep.toml", f'prompt = "x"\na = {deep}\n')
+    write(commands / "deep.toml", f'prompt = "x"\na = {deep}\n')
+    write(commands / "open.toml", f'prompt = "x"\na = {"[" * 3000}\n')
+    write(commands / "noprompt.toml", f"a = {deep}\n")
+    write(commands / "number.toml", f"prompt = 1\na = {deep}\n")
     listed = found(audit(home, project, ["gemini-cli"]), "gemini-cli", "command")
-    assert listed == {"deep": ("project", None)}
+    assert listed["deep"] == ("project", None)
+    assert str(listed["open"][1]).startswith("the file is not valid TOML: ")
+    for name in ("noprompt", "number"):
+        assert listed[name][1] == "the file gives no 'prompt' text; Gemini CLI does not load it"
+
+
+def test_a_command_file_is_read_as_gemini_cli_reads_it_a_lone_cr_and_bytes_not_utf_8(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI reads a command file's text as written (a lone CR is no line break) and a
+    byte that is not UTF-8 as U+FFFD; the audit read a CR as a line break and called a file
+    not UTF-8 unreadable, a decoy without a prompt."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "comment.toml").write_bytes(b'prompt = "x" # a\rb\n')
+    (commands / "lines.toml").write_bytes(b'prompt = "x"\rdescription = "y"\r')
+    (commands / "string.toml").write_bytes(b'prompt = "a\rb"\n')
+    (commands / "latin.toml").write_bytes(b'prompt = "caf\xe9"\n')
+    report = audit(home, project, ["gemini-cli"])
+    listed = found(report, "gemini-cli", "command")
+    assert listed["comment"] == ("project", None)
+    assert listed["latin"] == ("project", None)
+    assert str(listed["lines"][1]).startswith("the file is not valid TOML: ")
+    assert "Illegal character '\\r'" in str(listed["string"][1])
+    assert not report.for_agent("gemini-cli").problems
+
+
+def test_a_local_date_or_time_where_gemini_cli_s_toml_reader_stops(tmp_path: Path) -> None:
+    """@iarna/toml refuses a local date or time right before ``}``, ``]`` or ``,`` and a line
+    right after a local time ``HH:MM:SS``; tomllib reads them, and they were listed loaded."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    commands = project / ".gemini" / "commands"
+    write(commands / "time.toml", 'prompt = "x"\nt = {a = 07:32:00}\n')
+    write(commands / "date.toml", 'prompt = "x"\nt = {d = 1979-05-27}\n')
+    write(commands / "dates.toml", 'prompt = "x"\na = [1979-05-27, 1979-05-28 ]\n')
+    write(commands / "line.toml", 'time = 07:32:00\nprompt = "x"\n')
+    write(commands / "fine.toml", 'prompt = "x"\nt = 07:32:00\n# c\nz = [1979-05-27T07:32:00Z]\n')
+    listed = found(audit(home, project, ["gemini-cli"]), "gemini-cli", "command")
+    assert listed["fine"] == ("project", None)
+    for name in ("time", "date", "dates"):
+        assert "a local date or time right before" in str(listed[name][1])
+    assert "a line right after a local time" in str(listed["line"][1])

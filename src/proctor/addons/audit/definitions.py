@@ -58,15 +58,17 @@ def commands(
     nested: bool = True,
     rule: Callable[[str], str | None] | None = None,
     rename: Callable[[str], str] = str,
+    replace: bool = False,
 ) -> None:
     """One slash command per file; ``namespaced``: a sub-folder's name joins the command's
     with ``:`` (Gemini CLI, each part as it names it), else the command is named by its file
     alone (Claude Code); ``rename``: the CLI's name for a part of the path; ``rule``: why the
-    CLI does not load a file of that text, or None."""
+    CLI does not load a file of that text, or None; ``replace``: bytes that are not UTF-8 read
+    as U+FFFD (Gemini CLI reads the file with Node's ``fs.readFile(path, "utf-8")``)."""
     for path in _files(reader, root, suffix, nested=nested):
         parts = path.relative_to(root).with_suffix("").parts
         name = ":".join(map(rename, parts)) if namespaced else parts[-1]
-        decoy = rule(reader.text(path) or "") if rule else None
+        decoy = rule(reader.text(path, replace=replace) or "") if rule else None
         reader.add("command", prefix + name, path, scope=scope, decoy=decoy)
 
 
@@ -86,8 +88,6 @@ def gemini_cli_command(text: str) -> str | None:
         table = toml_05.loads(text)
     except toml_05.TomlFault as exc:
         return f"the file is not valid TOML: {exc}; Gemini CLI does not load it"
-    except RecursionError:  # (nested deeper than tomllib reads: @iarna/toml reads it)
-        return None
     if not isinstance(table.get("prompt"), str):
         return "the file gives no 'prompt' text; Gemini CLI does not load it"
     if not isinstance(table.get("description", ""), str):

@@ -158,6 +158,7 @@ def audit_gemini_cli(reader: Reader) -> None:
         ".toml",
         rule=gemini_cli_command,
         rename=gemini_cli_command_part,
+        replace=True,
     )
     subagents(reader, gemini / "agents", "user", nested=False, off=agents_off)
     skills(reader, home / ".agents" / "skills", "user", disabled_skills, rule=gemini_cli_skill)
@@ -183,6 +184,7 @@ def audit_gemini_cli(reader: Reader) -> None:
             ".toml",
             rule=gemini_cli_command,
             rename=gemini_cli_command_part,
+            replace=True,
         )
         subagents(reader, project / ".gemini" / "agents", "project", nested=False, off=agents_off)
         skills(
@@ -315,6 +317,7 @@ def extensions(
             ".toml",
             rule=gemini_cli_command,
             rename=gemini_cli_command_part,
+            replace=True,
         )
         subagents(reader, folder / "agents", "plugin", nested=False, off=agents_off)
         hooks_file = folder / "hooks" / "hooks.json"

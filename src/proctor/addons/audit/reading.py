@@ -107,8 +107,10 @@ class Reader:
                 self.problems.append(problem)
             return False
 
-    def text(self, path: Path) -> str | None:
-        """The file's text, or None when it is absent, outside or unreadable (a problem)."""
+    def text(self, path: Path, *, replace: bool = False) -> str | None:
+        """The file's text as written (a lone CR is no line break), or None when it is absent,
+        outside or unreadable (a problem); ``replace``: bytes that are not UTF-8 read as
+        U+FFFD, as Node's ``fs.readFile(path, "utf-8")`` reads them, not unreadable."""
         if not path.is_file() and not path.is_symlink():
             if path.is_dir():  # where the agent reads a file: it reads nothing there either
                 self.problems.append(f"{path}: a folder, where a file belongs; ignored")
@@ -129,7 +131,10 @@ class Reader:
             self.problems.append(f"{path}: leads outside the home and project; not read")
             return None
         try:
-            return path.read_text(encoding="utf-8")
+            with path.open(
+                encoding="utf-8", errors="replace" if replace else "strict", newline=""
+            ) as file:
+                return file.read()
         except (OSError, UnicodeDecodeError) as exc:
             self.problems.append(f"{path}: cannot be read ({exc})")
             return None

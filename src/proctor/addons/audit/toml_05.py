@@ -1,17 +1,21 @@
-"""TOML as Gemini CLI 0.61 reads a command file: @iarna/toml 2, a reader of TOML 0.5, where
-proctor has Python's ``tomllib`` (TOML 1.0). The differences measured with the bundled reader
-and followed here: an array mixing types (``[1, "a"]``, ``[1, 2.0]``, ``[1, [2]]``, ``[{},
-[]]``) is refused, as is a date-time with a lowercase ``t`` or ``z`` (``1979-05-27t07:32:00z``)
-and quotes right after a multi-line string's closing ones (``'''x''''``); a control character
-in a comment is taken. Left as ``tomllib`` reads them (docs/addons.md): @iarna/toml's
-refusal of a date, a local date-time or a local time in an array (``[1979-05-27]``), and its
-taking of an inline table that ends with a comma (``{a = 1,}``)."""
+"""TOML as Gemini CLI 0.61 reads a command file: @iarna/toml 2, a reader of TOML 0.5, where proctor
+has Python's ``tomllib`` (TOML 1.0). The differences measured with the bundled reader and
+followed here: an array mixing types (``[1, "a"]``, ``[1, 2.0]``, ``[1, [2]]``, ``[{}, []]``) is
+refused, as is a date-time with a lowercase ``t`` or ``z`` (``1979-05-27t07:32:00z``) and quotes
+right after a multi-line string's closing ones (``'''x''''``), a date, local date-time or local
+time right before a ``]``, ``}`` or ``,`` (``{d = 1979-05-27}``, ``[07:32:00]``; a date even
+with blanks between: ``[1979-05-27 ]``), and a line after a local time ``HH:MM:SS`` that ends a
+line (@iarna/toml takes its line break as part of it: ``t = 07:32:00`` then ``prompt = "x"``); a
+control character in a comment is taken; any depth of arrays and inline tables is read. Left as
+``tomllib`` reads it (docs/addons.md): @iarna/toml's taking of an inline table that ends with a
+comma (``{a = 1,}``)."""
 
 from __future__ import annotations
 
 import datetime
 import math
 import re
+import sys
 import tomllib
 from typing import Any
 
@@ -19,6 +23,13 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _LOWERCASE_DATETIME = re.compile(
     r"\b\d{4}-\d{2}-\d{2}t\d{2}:|\b\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?z"
 )
+_LOCAL = (
+    r"(?<![\w:.+-])(?:\d{4}-\d\d-\d\d(?:[Tt ]\d\d:\d\d:\d\d(?:\.\d+)?)?|\d\d:\d\d:\d\d(?:\.\d+)?)"
+)
+_LOCAL_CLOSED = re.compile(_LOCAL + r"(?=[\]},])|(?<![\w:.+-])\d{4}-\d\d-\d\d(?=[ \t]*[\]},])")
+_TIME_THEN_LINE = re.compile(r"^[^\n]*=[ \t]*\d\d:\d\d:\d\d\n[ \t]*[^\s#]", re.MULTILINE)
+MAX_DEPTH = 100_000
+"""Arrays and inline tables nested deeper than this are not read (tomllib recurses)."""
 _TYPES = (
     (bool, "boolean"),
     (int, "integer"),
@@ -42,17 +53,48 @@ def loads(text: str) -> dict[str, Any]:
     readable, code, fault = _split(text)
     if fault:
         raise TomlFault(fault)
-    for number, line in enumerate(code.split("\n"), 1):
-        if _LOWERCASE_DATETIME.search(line):
-            why = "a date-time with a lowercase 't' or 'z' (TOML 0.5 wants 'T' and 'Z')"
+    checks = (
+        (
+            _LOWERCASE_DATETIME,
+            "a date-time with a lowercase 't' or 'z' (TOML 0.5 wants 'T' and 'Z')",
+        ),
+        (_LOCAL_CLOSED, "a local date or time right before ']', '}' or ','"),
+        (
+            _TIME_THEN_LINE,
+            "a line right after a local time HH:MM:SS (TOML 0.5 as Gemini CLI reads it)",
+        ),
+    )
+    for pattern, why in checks:
+        if found := pattern.search(code):
+            number = code.count("\n", 0, found.start()) + 1
             raise TomlFault(f"{why} (at line {number})")
-    try:
-        table = tomllib.loads(readable)
-    except tomllib.TOMLDecodeError as exc:
-        raise TomlFault(str(exc)) from None
+    table = _tomllib(readable, code)
     if mixed := _mixed(table):
         raise TomlFault(f"an array mixes values of types {mixed} (TOML 0.5)")
     return table
+
+
+def _tomllib(readable: str, code: str) -> dict[str, Any]:
+    """``readable`` read by ``tomllib``, with room for its recursion when arrays or inline
+    tables nest deep (@iarna/toml reads any depth); :class:`TomlFault` when it does not read
+    it, or it nests deeper than :data:`MAX_DEPTH`."""
+    limit = sys.getrecursionlimit()
+    try:
+        return tomllib.loads(readable)
+    except tomllib.TOMLDecodeError as exc:
+        raise TomlFault(str(exc)) from None
+    except RecursionError:
+        pass
+    depth = code.count("[") + code.count("{")
+    if depth > MAX_DEPTH:
+        raise TomlFault(f"arrays or tables nested deeper than {MAX_DEPTH} (not read by proctor)")
+    sys.setrecursionlimit(limit + 4 * depth)
+    try:
+        return tomllib.loads(readable)
+    except tomllib.TOMLDecodeError as exc:
+        raise TomlFault(str(exc)) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _split(text: str) -> tuple[str, str, str | None]:
@@ -101,15 +143,19 @@ def _split(text: str) -> tuple[str, str, str | None]:
 
 def _mixed(value: object) -> str | None:
     """The first two types an array of ``value`` (down its tables and arrays) mixes, as
-    ``integer and string``, or None. (An array of tables, ``[[x]]``, is tables alone.)"""
-    if isinstance(value, dict):
-        return next((found for item in value.values() if (found := _mixed(item))), None)
-    if not isinstance(value, list):
-        return None
-    kinds = list(dict.fromkeys(_kind(item) for item in value))
-    if len(kinds) > 1:
-        return f"{kinds[0]} and {kinds[1]}"
-    return next((found for item in value if (found := _mixed(item))), None)
+    ``integer and string``, or None. (An array of tables, ``[[x]]``, is tables alone.) Walked
+    without recursion: arrays may nest any depth."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(item.values()))
+        elif isinstance(item, list):
+            kinds = list(dict.fromkeys(_kind(each) for each in item))
+            if len(kinds) > 1:
+                return f"{kinds[0]} and {kinds[1]}"
+            stack.extend(reversed(item))
+    return None
 
 
 def _kind(value: object) -> str:
