@@ -141,3 +141,19 @@ def test_a_quoted_text_wrapped_onto_an_unindented_line_goes_on() -> None:
     assert codex_skill(text, "f") == ("wrap", None)
     assert gemini_cli_agent(text, "f") == ("wrap", None)
     assert "never closed" in str(codex_skill('---\nname: w\ndescription: "a\nb\n---\n', "f")[1])
+
+
+@pytest.mark.parametrize(("escaped", "text"), [("\\ ", "b  c"), ("\\\t", "b\t c")])
+def test_an_escaped_blank_ending_a_wrapped_quoted_line_is_kept(escaped: str, text: str) -> None:
+    """``"b\\ `` then ``  c"``: js-yaml and libyaml keep the escaped blank and fold the line
+    break (``b  c``); it read as an escaped line break (``bc``)."""
+    front = f'---\nname: n\ndescription: "b{escaped}\n  c"\n---\nB\n'
+    assert front_matter(front) == {"name": "n", "description": text}
+
+
+def test_an_empty_value_tagged_str_is_the_empty_text() -> None:
+    """``name: !!str`` alone is "" for js-yaml (Gemini CLI loads the skill under the name ""),
+    not null: its line reader's ``!!str`` was taken as the name."""
+    text = "---\nname: !!str\ndescription: d\n---\nB\n"
+    assert gemini_cli_skill(text, "f") == ("", None)
+    assert gemini_cli_skill("---\nname: &a !!str # c\ndescription: d\n---\n", "f") == ("", None)

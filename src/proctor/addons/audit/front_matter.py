@@ -29,7 +29,13 @@ import re
 from collections.abc import Callable
 
 from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, block_of, yaml_fault
-from proctor.addons.audit.yaml_scalar import block_text, quoted_lines, scalar_text, uncommented
+from proctor.addons.audit.yaml_scalar import (
+    block_text,
+    closed,
+    quoted_lines,
+    scalar_text,
+    uncommented,
+)
 
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')
 
@@ -92,7 +98,9 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
             if below:
                 raw = "[" if _ITEM.match(below[0].strip()) else "|"
             if raw == "|":
-                value = scalar_text(_uncommented(below[0].strip()), below[1:])
+                value = scalar_text(_uncommented(below[0].lstrip()), below[1:])
+            if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
+                raw = '""'
         elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
             below = lines[index + 1 :]
             end = len(_indented(below, base, block=True))
@@ -101,6 +109,9 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
             entries[key] = (raw, block_text(raw, below[:end], base))
             continue
         elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
+            if not closed(raw):  # (the blanks ending its line count: `"b\ ` keeps one)
+                written = match.group("value") or ""
+                raw += written[len(written.rstrip()) :]
             value = scalar_text(raw, lines[index + 1 :])
             inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
             entries[key] = (raw, value)  # (its blanks are its own: `"\t"` is a tab)

@@ -98,18 +98,27 @@ def _closing(text: str, quote: str) -> int:
     return -1
 
 
+def closed(raw: str) -> bool:
+    """Whether the quoted value written ``raw`` closes on its line."""
+    return _closing(raw[1:], raw[0]) >= 0
+
+
 def _fold(lines: list[str], double: bool) -> str:
     """The lines of a flow scalar folded: each line break a space, each blank line a line
-    break; in double quotes a ``\\`` ending a line joins it to the next one as it is."""
+    break; in double quotes a ``\\`` ending a line joins it to the next one as it is, and a
+    ``\\`` before the blanks that end a line escapes the first of them, kept."""
     text = ""
     breaks = -1  # (-1: the first line)
     for number, line in enumerate(lines):
         line = line if number == 0 else line.lstrip(" \t")
         last = number == len(lines) - 1
         if not last:
-            trailing = len(line) - len(line.rstrip("\\"))
-            escaped = double and trailing % 2 == 1
-            line = line[:-1] if escaped else line.rstrip(" \t")
+            stripped = line.rstrip(" \t")
+            trailing = len(stripped) - len(stripped.rstrip("\\"))
+            escaped = double and trailing % 2 == 1 and stripped == line
+            if double and trailing % 2 == 1 and not escaped:  # (`b\ `: an escaped blank is text)
+                stripped = line[: len(stripped) + 1]
+            line = line[:-1] if escaped else stripped
         else:
             escaped = False
         if not line and 0 < number < len(lines) - 1:
