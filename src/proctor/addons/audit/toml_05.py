@@ -64,10 +64,14 @@ def loads(text: str) -> dict[str, Any]:
             "a line right after a local time HH:MM:SS (TOML 0.5 as Gemini CLI reads it)",
         ),
     )
+    lines = sorted({code.rfind("\n", 0, m.start()) + 1 for m in _DATE_OR_TIME.finditer(code)})
     for pattern, why in checks:
-        if found := pattern.search(code):
-            number = code.count("\n", 0, found.start()) + 1
-            raise TomlFault(f"{why} (at line {number})")
+        for start in lines:  # (each line with a date or time, and the next one)
+            first = code.find("\n", start)
+            end = -1 if first < 0 else code.find("\n", first + 1)
+            if found := pattern.search(code, start, len(code) if end < 0 else end):
+                number = code.count("\n", 0, found.start()) + 1
+                raise TomlFault(f"{why} (at line {number})")
     table = _tomllib(readable, code)
     if mixed := _mixed(table):
         raise TomlFault(f"an array mixes values of types {mixed} (TOML 0.5)")
@@ -97,47 +101,42 @@ def _tomllib(readable: str, code: str) -> dict[str, Any]:
         sys.setrecursionlimit(limit)
 
 
+_TOKEN = re.compile(
+    r"#[^\n]*"
+    r'|"""(?:[^"\\]|\\[\s\S]|"(?!""))*(?:"""|\\?\Z)'
+    r"|'''[\s\S]*?(?:'''|\Z)"
+    r'|"(?:[^"\\\n]|\\[\s\S])*(?:"|\n|\\?\Z)'
+    r"|'[^'\n]*(?:'|\n|\Z)"
+)
+"""A comment, or a string as far as its closing quotes (a one-line one, its line's end)."""
+_DATE_OR_TIME = re.compile(r"\d\d[:-]\d\d")
+"""Where a date or a time may be written (the checks of them, costlier, read only its lines)."""
+
+
 def _split(text: str) -> tuple[str, str, str | None]:
     """``text`` with its comments' control characters made blanks (TOML 0.5 takes them), its
     code alone (strings and comments made blanks), and its quotes after a multi-line string's
     closing ones, if any."""
     readable: list[str] = []
     code: list[str] = []
-    index, line = 0, 1
-    while index < len(text):
-        char = text[index]
-        if char == "#":
-            end = text.find("\n", index)
-            end = len(text) if end < 0 else end
-            comment = text[index:end]
-            readable.append(_CONTROL.sub(" ", comment))
-            code.append(" " * len(comment))
-            index = end
-            continue
-        if char in "\"'":
-            triple = text.startswith(char * 3, index)
-            delimiter = char * 3 if triple else char
-            end = index + len(delimiter)
-            while end < len(text) and not text.startswith(delimiter, end):
-                if char == '"' and text[end] == "\\":
-                    end += 1
-                elif text[end] == "\n" and not triple:
-                    break
-                end += 1
-            end = min(end + len(delimiter), len(text))
-            written = text[index:end]
-            line += written.count("\n")
-            if triple and text[end : end + 1] == char:
-                closing = delimiter
-                return "", "", f"a quote right after the closing {closing} (at line {line})"
+    index = 0
+    for token in _TOKEN.finditer(text):
+        start, end = token.span()
+        readable.append(text[index:start])
+        code.append(text[index:start])
+        written = token.group()
+        if written[0] == "#":
+            readable.append(_CONTROL.sub(" ", written))
+            code.append(" " * len(written))
+        else:
+            if written[:3] in ('"""', "'''") and text[end : end + 1] == written[0]:
+                line = text.count("\n", 0, end) + 1
+                return "", "", f"a quote right after the closing {written[:3]} (at line {line})"
             readable.append(written)
-            code.append(re.sub(r"[^\n]", " ", written))
-            index = end
-            continue
-        line += char == "\n"
-        readable.append(char)
-        code.append(char)
-        index += 1
+            code.append("\n".join(" " * len(part) for part in written.split("\n")))
+        index = end
+    readable.append(text[index:])
+    code.append(text[index:])
     return "".join(readable), "".join(code), None
 
 
