@@ -196,7 +196,7 @@ eval = define_eval(iterations=0, cases=[
             f"proctor: error: {a}:8: case id 't/wo': must be one path segment (no '/')",
             f"proctor: error: {a}:8: case(id='t/wo'): argument 'tags': expected a list of "
             "names, got the string 'x'",
-            f"proctor: error: {a}:9: case() has no argument 'descripton' (did you mean "
+            f"proctor: error: {a}:9: case(id='three') has no argument 'descripton' (did you mean "
             "'description'?)",
             f"proctor: error: {c}:3: define_eval_config(): argument 'max_concurrency': expected "
             "a whole number from 1 to 200 or None, got 0",

@@ -40,7 +40,7 @@ def refused(proctor: Run, tmp_path: Path, body: str, config: str | None = None) 
         (
             "from proctor.evals import case, define_eval\nasync def t(x): ...\n"
             "e = define_eval(\n    cases=[\n        case(id='a', test=t, tag=['x']),\n    ]\n)\n",
-            "a.eval.py:5: case() has no argument 'tag' (did you mean 'tags'?)",
+            "a.eval.py:5: case(id='a') has no argument 'tag' (did you mean 'tags'?)",
         ),
         (
             "from proctor.evals import define_eval, similarity\nasync def t(x): ...\n"
@@ -89,8 +89,8 @@ def test_a_misspelt_keyword_inside_a_test_names_the_near_ones(proctor: Run, tmp_
     assert result.code == 3, result.err
     by_id = {r["id"]: r for r in out["results"]}
     for name, said in {
-        "send": "t.send() has no argument 'timout_ms' (it takes message, workspace_files, "
-        "workspace_dir)",
+        "send": "t.send() has no argument 'timout_ms' (it takes message, workspace_files "
+        "and workspace_dir)",
         "turn": "first.called_tool() has no argument 'cont' (did you mean 'count'?)",
         "t": "t.max_tool_calls() has no argument 'strict' (it takes n)",
     }.items():
@@ -323,9 +323,9 @@ def test_a_misspelt_keyword_does_not_stop_the_check_of_the_rest_of_the_file(
     err = refused(proctor, tmp_path, body)
     for said in (
         "a.eval.py:3: define_eval() has no argument 'descripton' (did you mean 'description'?)",
-        "a.eval.py:5: case() has no argument 'promt' (it takes id, test, description, tags, "
-        "timeout_ms, iterations, plan, agent, judge, qna)",
-        "a.eval.py:6: case() has no argument 'tset' (did you mean 'test'?)",
+        "a.eval.py:5: case(id='a') has no argument 'promt' (it takes id, test, description, "
+        "tags, timeout_ms, iterations, plan, agent, judge and qna)",
+        "a.eval.py:6: case(id='b') has no argument 'tset' (did you mean 'test'?)",
         "a.eval.py:7: case() was not given 'id'",
         "a.eval.py:7: case(): argument 'tags': expected a list of names, got the string 'x'",
         "a.eval.py:8: case(id='c'): argument 'iterations': expected a whole number from 1 to 100",

@@ -75,8 +75,8 @@ def _called_as(error: BaseException, name: str, function: object) -> bool:
 
 def argument_error(error: BaseException) -> str | None:
     """The sentence for a keyword an eval file gave one of proctor's functions that it does
-    not take (``t.send() has no argument 'timout_ms' (it takes message, workspace_files,
-    workspace_dir)``), or for values it gave by position to one that takes them by keyword
+    not take (``t.send() has no argument 'timout_ms' (it takes message, workspace_files
+    and workspace_dir)``), or for values it gave by position to one that takes them by keyword
     only (:func:`_by_position`); None for any other error, or a function of the file's own."""
     if type(error) is not TypeError or not error.args:
         return None
@@ -96,7 +96,7 @@ def argument_error(error: BaseException) -> str | None:
     if close:
         hint = f"did you mean {' or '.join(repr(c) for c in close)}?"
     elif known:
-        hint = f"it takes {', '.join(known)}"
+        hint = f"it takes {define.listed(known)}"
     else:
         hint = "it takes no arguments"
     return f"{_written(error, qualname)}() has no argument '{wrong}' ({hint})"
@@ -120,9 +120,7 @@ def _missing(error: BaseException) -> str | None:
     ]
     if not set(re.findall(r"'(\w+)'", absent)) <= set(known):
         return None  # a function of the file's own of the same name as one of proctor's
-    *others, last = known
-    takes = f"{', '.join(others)} and {last}" if others else last
-    return f"{_written(error, qualname)}() was not given {absent} (it takes {takes})"
+    return f"{_written(error, qualname)}() was not given {absent} (it takes {define.listed(known)})"
 
 
 def _by_position(error: BaseException) -> str | None:

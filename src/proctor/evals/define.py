@@ -38,16 +38,36 @@ class EvalDefinitionTypeError(EvalDefinitionError, TypeError):
     an eval file's discovery reports as any bad definition."""
 
 
-class EvalDefinitionProblems(EvalDefinitionError):
+class EvalDefinitionProblems(EvalDefinitionError, TypeError):
     """Raised while an eval file is imported within :func:`problems_collected`: the
     definition is broken, and its every bad argument (its cases' too) is in the collected
-    list, each with where its call was made."""
+    list, each with where its call was made. A TypeError too, as Python's own refusal of an
+    unknown keyword is: a file that catches it (``except TypeError:``, to call again without
+    a keyword an older proctor lacks) has its problems (``owned``) dropped from the list."""
+
+    def __init__(self, message: str, owned: Sequence[Problem]) -> None:
+        super().__init__(message)
+        self.owned = list(owned)
+        collection = _collecting.get()
+        if collection is not None:
+            collection.raised.append(self)
 
 
 Problem = tuple[str, Origin | None]
 """A bad argument's sentence and where the call that was given it was made."""
 
-_collecting: ContextVar[list[Problem] | None] = ContextVar("_collecting", default=None)
+
+@dataclass
+class _Collection:
+    """What :func:`problems_collected` gathers while an eval file is imported."""
+
+    problems: list[Problem] = field(default_factory=list)
+    raised: list[EvalDefinitionProblems] = field(default_factory=list)
+    """Each :class:`EvalDefinitionProblems` raised: its problems count only when it is the
+    one that stopped the import."""
+
+
+_collecting: ContextVar[_Collection | None] = ContextVar("_collecting", default=None)
 
 
 @contextlib.contextmanager
@@ -57,12 +77,22 @@ def problems_collected(found: list[Problem]) -> Iterator[None]:
     list ``found``, a ``case(...)`` with one is kept (so the cases after it are checked too),
     and a broken ``define_eval(...)`` or ``define_eval_config(...)`` raises
     :class:`EvalDefinitionProblems`. Outside it, a call raises its first bad argument's
-    error, as any Python function refuses a bad argument."""
-    token = _collecting.set(found)
+    error, as any Python function refuses a bad argument.
+
+    The problems of a call whose :class:`EvalDefinitionProblems` the file caught (and of the
+    cases it was given) are not added: the file went on without that call's result."""
+    collection = _Collection()
+    token = _collecting.set(collection)
+    stopped: BaseException | None = None
     try:
         yield
+    except BaseException as exc:
+        stopped = exc
+        raise
     finally:
         _collecting.reset(token)
+        caught = {id(p) for e in collection.raised if e is not stopped for p in e.owned}
+        found += [p for p in collection.problems if id(p) not in caught]
 
 
 class _Collected:
@@ -70,6 +100,8 @@ class _Collected:
 
     def __init__(self) -> None:
         self.errors: list[EvalDefinitionError] = []
+        self.recorded: list[Problem] = []
+        """The problems added to the collected list."""
 
     def take(self, check: Callable[..., Any], *args: Any) -> Any:
         """``check(*args)``, or None (with its error kept) when it refuses the value."""
@@ -84,10 +116,11 @@ class _Collected:
         raised; within, every one is added to the collected list."""
         if not self.errors:
             return False
-        found = _collecting.get()
-        if found is None:
+        collection = _collecting.get()
+        if collection is None:
             raise self.errors[0]
-        found += [(str(exc), origin) for exc in self.errors]
+        self.recorded = [(str(exc), origin) for exc in self.errors]
+        collection.problems += self.recorded
         return True
 
 
@@ -112,6 +145,8 @@ class EvalCase:
     broken: bool = field(default=False, compare=False, repr=False)
     """Whether it was given a bad argument (within :func:`problems_collected`, which keeps
     them): its eval file defines no eval."""
+    problems: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
+    """A broken case's problems, as collected: a ``define_eval(...)`` given it owns them."""
 
 
 @dataclass(frozen=True)
@@ -172,9 +207,11 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
     def checked(*args: P.args, **kwargs: P.kwargs) -> R:
         unknown = [k for k in kwargs if k not in signature.parameters]
         missing = [r for r in required if r not in kwargs]
-        if _collecting.get() is None or args or not (unknown or missing):
+        collection = _collecting.get()
+        if collection is None or args or not (unknown or missing):
             return function(*args, **kwargs)
         origin = _origin()
+        where = _called(name, kwargs.get("id"))
         said = []
         meant: set[str] = set()
         for wrong in unknown:
@@ -183,15 +220,14 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
             hint = (
                 f"did you mean {' or '.join(map(repr, close))}?"
                 if close
-                else (f"it takes {', '.join(known)}")
+                else f"it takes {listed(known)}"
             )
-            said.append((f"{name}() has no argument '{wrong}' ({hint})", origin))
+            said.append((f"{where} has no argument '{wrong}' ({hint})", origin))
         for absent in missing:
             if absent not in meant:  # (a misspelt one said so already)
-                said.append((f"{name}() was not given '{absent}'", origin))
+                said.append((f"{where} was not given '{absent}'", origin))
         given = {k: v for k, v in kwargs.items() if k in signature.parameters}
-        found = _collecting.get()
-        assert found is not None
+        found = collection.problems
         found += said
         # A required one left out is said already: the others are checked without it.
         given.update(dict.fromkeys(missing, _ABSENT))
@@ -199,16 +235,32 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
         before = len(found)
         try:
             result = call(**given)  # (which may raise, its cases being broken)
+        except EvalDefinitionProblems as exc:
+            exc.owned += said
+            raise
         finally:
             if (meant & {"test", "cases"}) - kwargs.keys():
                 # define_eval(tests=...) with no test: said once, as misspelt (given both, the
                 # misspelling is another problem, and "not both" is said too)
                 found[before:] = [f for f in found[before:] if not f[0].startswith(_EITHER)]
         if isinstance(result, EvalCase):
-            return dataclasses.replace(result, broken=True)  # type: ignore[return-value]
-        raise EvalDefinitionProblems(f"{name}: bad arguments, each named")
+            problems = result.problems + tuple(said)
+            return dataclasses.replace(result, broken=True, problems=problems)  # type: ignore[return-value]
+        raise EvalDefinitionProblems(f"{name}: bad arguments, each named", said)
 
     return checked
+
+
+def _called(name: str, id: object) -> str:
+    """How a call is named in a sentence of its arguments: ``case(id='c')`` for a case given
+    its id as a string, else ``define_eval()``, ``case()``."""
+    return f"{name}(id={id!r})" if name == "case" and isinstance(id, str) else f"{name}()"
+
+
+def listed(names: Sequence[str]) -> str:
+    """``a, b and c``: the arguments a function takes, as a sentence names them."""
+    *others, last = names
+    return f"{', '.join(others)} and {last}" if others else last
 
 
 _EITHER = "define_eval: give either"
@@ -340,7 +392,7 @@ def case(
     named (see :func:`problems_collected`)."""
     origin = _origin()
     got = _Collected()
-    where = f"case(id={id!r})" if isinstance(id, str) else "case()"
+    where = _called("case", id)
     if id is _ABSENT:
         pass  # said where it was left out
     elif not isinstance(id, str):
@@ -365,7 +417,8 @@ def case(
         origin=origin,
     )
     if got.said(origin):
-        return EvalCase(id=found.id, test=found.test, origin=origin, broken=True)
+        problems = tuple(got.recorded)
+        return EvalCase(id=found.id, test=found.test, origin=origin, broken=True, problems=problems)
     return found
 
 
@@ -441,7 +494,8 @@ def define_eval(
     )
     # A broken case's problems are collected already (outside, it raised): none runs.
     if got.said(origin) or any(c.broken for c in found):
-        raise EvalDefinitionProblems("define_eval: bad arguments, each named")
+        owned = [*got.recorded, *(p for c in found for p in c.problems)]
+        raise EvalDefinitionProblems("define_eval: bad arguments, each named", owned)
     return definition
 
 
@@ -470,7 +524,7 @@ def define_eval_config(
         reporters=got.take(_names, reporters, "reporters", where) or (),
     )
     if got.said(_origin()):
-        raise EvalDefinitionProblems("define_eval_config: bad arguments, each named")
+        raise EvalDefinitionProblems("define_eval_config: bad arguments, each named", got.recorded)
     return config
 
 

@@ -1,0 +1,75 @@
+"""An eval file may guard a keyword an older proctor lacks with ``try: ... except
+TypeError:``, calling again without it: a refused ``define_eval(...)`` is a TypeError, as
+Python's own refusal of an unknown keyword is, and what the file caught is no problem of it.
+A problem that stops the import is still named, each one, at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_evals_cli import project
+from tests.integration.test_evals_misspelt_arguments import refused
+
+Run = Any
+
+HEAD = "from proctor.evals import case, define_eval\nasync def f(t): ...\n"
+
+
+@pytest.mark.parametrize(
+    ("guarded", "fallback", "listed"),
+    [
+        ("test=f, retries=2", "test=f", "a"),
+        ("cases=[case(id='c', test=f)], retries=2", "cases=[case(id='c', test=f)]", "a/c"),
+        ("cases=[case(id='c', test=f, retry=1)]", "cases=[case(id='c', test=f)]", "a/c"),
+    ],
+)
+def test_a_keyword_guarded_by_except_type_error_is_no_problem(
+    proctor: Run, tmp_path: Path, guarded: str, fallback: str, listed: str
+) -> None:
+    """The fallback call defines the eval; the guarded call's problems (its cases' too) were
+    caught by the file, so none is said."""
+    body = (
+        f"{HEAD}try:\n    eval = define_eval(plan='p.toml', {guarded})\n"
+        f"except TypeError:\n    eval = define_eval(plan='p.toml', {fallback})\n"
+    )
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert result.code == 0, result.err
+    assert "retr" not in result.err, result.err
+    assert listed in result.out.split(), result.out
+
+
+def test_a_refused_definition_that_is_not_caught_is_still_named(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = (
+        f"{HEAD}try:\n"
+        "    define_eval(test=f, retries=2)\n"
+        "except ValueError:\n"
+        "    pass\n"
+        "eval = define_eval(cases=[case(id='a', test=f, retry=1), case(id='b', tset=f)])\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "retries" not in err, err  # caught (a ValueError still, as a bad value is)
+    for said in (
+        "a.eval.py:7: case(id='a') has no argument 'retry' (it takes id, test, description, "
+        "tags, timeout_ms, iterations, plan, agent, judge and qna)",
+        "a.eval.py:7: case(id='b') has no argument 'tset' (did you mean 'test'?)",
+    ):
+        assert said in err, err
+
+
+def test_a_case_given_its_id_is_named_by_it_when_it_lacks_test(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = f"{HEAD}eval = define_eval(cases=[case(id='c'), case(test=f, tags='x')])\n"
+    err = refused(proctor, tmp_path, body)
+    for said in (
+        "a.eval.py:3: case(id='c') was not given 'test'",
+        "a.eval.py:3: case() was not given 'id'",
+        "a.eval.py:3: case(): argument 'tags': expected a list of names",
+    ):
+        assert said in err, err
