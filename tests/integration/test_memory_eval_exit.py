@@ -33,6 +33,18 @@ def test_a_server_that_exits_at_once_is_said_with_its_status(proctor: Run) -> No
     ), result.err
 
 
+def test_a_server_that_prints_to_stdout_and_exits_is_said_so_once(proctor: Run) -> None:
+    """The line it printed is the cause the error ends with: no note says it above as well."""
+    code = "import sys; print('hello'); sys.exit(3)"
+    result = proctor("memory-eval", "--dataset", DATASET, "--mcp", sys.executable, "-c", code)
+    assert result.code == 3, result.err
+    assert result.err.strip() == (
+        "proctor: error: the memory server exited with status 3 before it answered; the memory "
+        "server wrote a line to stdout that is not JSON-RPC ('hello'); stdout carries the "
+        "protocol, a server logs to stderr"
+    ), result.err
+
+
 def test_a_silent_server_says_it_wrote_nothing_to_stderr(proctor: Run) -> None:
     code = "import sys; sys.exit(4)"
     result = proctor("memory-eval", "--dataset", DATASET, "--mcp", sys.executable, "-c", code)

@@ -8,17 +8,14 @@ is a :class:`MemoryServerError` (exit 3).
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
-import logging
 import re
-import sys
-from collections.abc import AsyncIterator, Collection, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Collection
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
@@ -28,6 +25,7 @@ from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.addons.memory.process import SPAWNING, exit_said
+from proctor.addons.memory.stray import OWN_NOTE, StrayStdout, stray_stdout_said
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
 from proctor.util.masking import MASK, alone, mask, registered_secrets, stands_alone
@@ -210,10 +208,6 @@ _NODE_ERROR = re.compile(r"[A-Za-z_$][\w$.]*(?: \[\w+\])?: \S")
 [ERR_X]: …``), at a line's start, unlike its stack and properties (indented)."""
 
 
-OWN_NOTE = "proctor: "
-"""How a line proctor writes into a server's stderr log begins (see :class:`_StrayStdout`)."""
-
-
 _BOX = re.compile(r"^[\s\u2500-\u257f]+|[\s\u2500-\u257f]+$")
 """Box-drawing characters and blanks at either end of a line: the frames ``rich`` (the MCP
 SDK's logger) draws around a traceback, nested ones included."""
@@ -319,12 +313,15 @@ async def open_session(
         if target.url is not None:
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
             errlog: Path | None = None
+            stray: StrayStdout | None = None
         else:
             params = StdioServerParameters(
                 command=target.argv[0], args=list(target.argv[1:]), env=env, cwd=cwd
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
-            stack.enter_context(_stray_stdout_said(handle, set() if noted is None else noted))
+            stray = stack.enter_context(
+                stray_stdout_said(handle, set() if noted is None else noted)
+            )
             token = SPAWNING.set(spawned)
             try:
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
@@ -358,54 +355,9 @@ async def open_session(
                 f"({exc.error.message}); is the URL its streamable HTTP endpoint (often "
                 "http://HOST:PORT/mcp)?"
             ) from exc
+        if stray is not None:
+            stray.say_held()  # it answered: a stray line's note is said now
         yield MemorySession(session, timeout, errlog, spawned)
-
-
-class _StrayStdout(logging.Handler):
-    """The MCP SDK logs a traceback for each stdout line of the server that is not JSON-RPC;
-    said here in one sentence instead: once on stderr, and in the server's log (whose tail a
-    failure quotes)."""
-
-    def __init__(self, log: TextIO, noted: set[str]) -> None:
-        super().__init__(logging.ERROR)
-        self.log = log
-        self.said = False
-        self.noted = noted
-
-    def emit(self, record: logging.LogRecord) -> None:
-        error = record.exc_info[1] if record.exc_info else None
-        line: Any = None
-        with contextlib.suppress(Exception):  # a pydantic ValidationError names the line
-            line = error.errors()[0].get("input")  # type: ignore[union-attr]
-        shown = f" ({masked_head(str(line), 80)!r})" if line is not None else ""
-        sentence = (
-            f"the memory server wrote a line to stdout that is not JSON-RPC{shown}; stdout "
-            "carries the protocol, a server logs to stderr"
-        )
-        if self.said:
-            return
-        self.said = True
-        with contextlib.suppress(OSError, ValueError):
-            self.log.write(f"{OWN_NOTE}{sentence}\n")
-            self.log.flush()
-        if "stray-stdout" in self.noted:  # another process of the same server said it
-            return
-        self.noted.add("stray-stdout")
-        print(f"proctor: note: {sentence}", file=sys.stderr)
-
-
-@contextmanager
-def _stray_stdout_said(log: TextIO, noted: set[str]) -> Iterator[None]:
-    logger = logging.getLogger("mcp.client.stdio")
-    handler = _StrayStdout(log, noted)
-    propagate = logger.propagate
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        yield
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = propagate
 
 
 def result_ids(
