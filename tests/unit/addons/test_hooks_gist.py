@@ -181,6 +181,23 @@ def test_a_per_line_prefix_whose_length_changes_is_still_read_past() -> None:
     assert said == "ExceptionGroup: checks failed (2 sub-exceptions), the first KeyError: 'a'"
 
 
+def test_a_per_line_prefix_padded_to_its_width_is_still_read_past() -> None:
+    """A counter padded by spaces (``[ 9] `` then ``[10] ``, ``[9 ] `` then ``[10] ``): its
+    length is the same, its spaces change, and every line is read past it."""
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/hook/g.py", line 4, in <module>',
+        "    tb()",
+        "KeyError: 'a'",
+    ]
+    for stamp in (lambda n: f"[{n + 8:>2}] ", lambda n: f"[{n + 8:<2}] "):
+        said = _gist("\n".join(stamp(n) + line for n, line in enumerate(lines)))
+        assert said == "KeyError: 'a'", said
+    group = _group_stderr_lines()
+    said = _gist("\n".join(f"{n + 95:>3}: {line}" for n, line in enumerate(group)))
+    assert said == "ExceptionGroup: checks failed (2 sub-exceptions), the first KeyError: 'a'"
+
+
 def _group_stderr_lines() -> list[str]:
     code = (
         "def check(v):\n    raise KeyError(v)\n"

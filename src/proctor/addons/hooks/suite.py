@@ -165,15 +165,32 @@ and before the framing of an exception group's traceback (``  | ``, ``+``)."""
 def _unprefixed(lines: list[str], start: int) -> list[str]:
     """``lines`` without the prefix the header ``lines[start]`` has before its framing, from
     each line that has it or one of its shape (a time or a counter with other digits, as many
-    or not: ``12:00:9 `` then ``12:00:10 ``, ``[9] `` then ``[10] ``), so a traceback logged
-    line by line reads as printed."""
+    or not: ``12:00:9 `` then ``12:00:10 ``, ``[9] `` then ``[10] ``, padded by spaces or
+    not: ``[ 9] `` then ``[10] ``), so a traceback logged line by line reads as printed."""
     found = _HEADER.match(lines[start])
     prefix = found.group(1) if found else ""
     if not prefix.strip():
         return lines
     parts = _DIGITS.split(prefix)
-    shape = re.compile("".join(r"\d+" if p.isdigit() else re.escape(p) for p in parts))
+    shape = re.compile(
+        "".join(_shaped(n, part, n + 1 < len(parts)) for n, part in enumerate(parts))
+    )
     return [line[m.end() :] if (m := shape.match(line)) else line for line in lines]
+
+
+def _shaped(n: int, part: str, digits_follow: bool) -> str:
+    """The pattern of the ``n``th part of a prefix split at its runs of digits (the odd
+    ones): any digits for those, and the spaces that pad them to a width (before them, or
+    after them before the text that follows) as many or none. The spaces that end the prefix
+    are kept as they are: those after them indent the line."""
+    if n % 2:
+        return r"\d+"
+    head = tail = ""
+    if n > 0 and part.startswith(" ") and part.strip():  # ``[9 ]``: padded on its right
+        part, head = part.lstrip(" "), " *"
+    if digits_follow and part.endswith(" "):  # ``[ 9]``: padded on its left
+        part, tail = part.rstrip(" "), " *"
+    return head + re.escape(part) + tail
 
 
 _DIGITS = re.compile(r"(\d+)")
