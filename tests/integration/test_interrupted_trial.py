@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -21,7 +22,9 @@ from tests.integration.test_resume import proctor_argv
 
 def test_an_interrupted_trial_keeps_no_workspace(tmp_path: Path) -> None:
     cases = tmp_path / "cases"
-    plan = {"turns": [{"write": {"path": "a.txt", "content": "a\n"}}, {"shell": "sleep 30"}]}
+    started = tmp_path / "shell-started"  # written once a.txt is in the workspace
+    shell = f"test -f a.txt && touch {shlex.quote(str(started))}; sleep 30"
+    plan = {"turns": [{"write": {"path": "a.txt", "content": "a\n"}}, {"shell": shell}]}
     write_case(cases, "long", plan=plan)
     out = tmp_path / "out"
     run = subprocess.Popen(
@@ -32,11 +35,11 @@ def test_an_interrupted_trial_keeps_no_workspace(tmp_path: Path) -> None:
         start_new_session=True,
     )
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not any(
-        "trial-started" in p.read_text() for p in out.glob("run-*/journal.jsonl")
-    ):
+    while time.monotonic() < deadline and not started.exists() and run.poll() is None:
         time.sleep(0.05)
-    time.sleep(1.0)  # into the shell step
+    if not started.exists():  # (a.txt written: the stop comes mid-trial)
+        os.killpg(run.pid, signal.SIGKILL)
+        raise AssertionError(f"the shell step never started: {run.communicate()[1]}")
     os.killpg(run.pid, signal.SIGINT)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err
