@@ -73,3 +73,34 @@ def test_a_case_given_its_id_is_named_by_it_when_it_lacks_test(
         "a.eval.py:3: case(): argument 'tags': expected a list of names",
     ):
         assert said in err, err
+
+
+@pytest.mark.parametrize(
+    ("fallback", "said"),
+    [
+        ("define_eval(cases=[c])", ["case(id='c') has no argument 'retry'"]),
+        (
+            "define_eval(cases=[c], timeout_ms=0)",
+            ["case(id='c') has no argument 'retry'", "argument 'timeout_ms'"],
+        ),
+        ("None", ["case(id='c') has no argument 'retry'", "has no argument 'retries'"]),
+    ],
+)
+def test_a_broken_case_given_to_a_caught_call_and_the_next_is_still_named(
+    proctor: Run, tmp_path: Path, fallback: str, said: list[str]
+) -> None:
+    """The case's problem is the call's that stopped the import too: named, never a traceback;
+    a caught call with nothing made in its stead names why the file defines no eval."""
+    body = (
+        "from proctor.evals import case, define_eval\nasync def f(t): ...\n"
+        "c = case(id='c', test=f, retry=1)\n"
+        "try:\n    eval = define_eval(cases=[c], retries=2)\n"
+        f"except TypeError:\n    eval = {fallback}\n"
+    )
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert result.code == 2, result.err
+    assert "Traceback" not in result.err, result.err
+    for sentence in said:
+        assert sentence in result.err, result.err
+    assert "no define_eval(...) assigned" not in result.err, result.err

@@ -71,7 +71,9 @@ _collecting: ContextVar[_Collection | None] = ContextVar("_collecting", default=
 
 
 @contextlib.contextmanager
-def problems_collected(found: list[Problem]) -> Iterator[None]:
+def problems_collected(
+    found: list[Problem], dropped: list[Problem] | None = None
+) -> Iterator[None]:
     """Within it (an eval file's import), ``define_eval``, ``case`` and
     ``define_eval_config`` name every bad argument, not only the first: each is added to the
     list ``found``, a ``case(...)`` with one is kept (so the cases after it are checked too),
@@ -80,7 +82,9 @@ def problems_collected(found: list[Problem]) -> Iterator[None]:
     error, as any Python function refuses a bad argument.
 
     The problems of a call whose :class:`EvalDefinitionProblems` the file caught (and of the
-    cases it was given) are not added: the file went on without that call's result."""
+    cases it was given) are not added, but to ``dropped``: the file went on without that
+    call's result (a problem the call that stopped the import owns too is added all the
+    same: a broken case given to both)."""
     collection = _Collection()
     token = _collecting.set(collection)
     stopped: BaseException | None = None
@@ -91,8 +95,13 @@ def problems_collected(found: list[Problem]) -> Iterator[None]:
         raise
     finally:
         _collecting.reset(token)
-        caught = {id(p) for e in collection.raised if e is not stopped for p in e.owned}
+        kept = (
+            {id(p) for p in stopped.owned} if isinstance(stopped, EvalDefinitionProblems) else set()
+        )
+        caught = {id(p) for e in collection.raised if e is not stopped for p in e.owned} - kept
         found += [p for p in collection.problems if id(p) not in caught]
+        if dropped is not None:
+            dropped += [p for p in collection.problems if id(p) in caught]
 
 
 class _Collected:

@@ -120,8 +120,9 @@ def _import(path: Path, root: Path) -> ModuleType:
     naming the file and line of every problem found: each bad argument of its definitions,
     and what stopped its import."""
     collected: list[Problem] = []  # every bad argument of define_eval, case, …
+    dropped: list[Problem] = []  # … but those of a call the file caught the refusal of
     try:
-        module = _exec(path, root, collected)
+        module = _exec(path, root, collected, dropped)
     except FileProblems:
         raise
     except ConfigError as exc:
@@ -133,10 +134,15 @@ def _import(path: Path, root: Path) -> ModuleType:
         raise FileProblems([*problems, str(exc)]) from exc
     if collected:  # a case(...) with a bad argument that no define_eval(...) was given
         raise FileProblems(_said(collected, path, None))
+    if dropped and not any(
+        isinstance(v, EvalDefinition | EvalConfig) for v in vars(module).values()
+    ):
+        # A refusal caught and no definition made instead: its problems are why there is none.
+        raise FileProblems(_said(dropped, path, None))
     return module
 
 
-def _exec(path: Path, root: Path, collected: list[Problem]) -> ModuleType:
+def _exec(path: Path, root: Path, collected: list[Problem], dropped: list[Problem]) -> ModuleType:
     rel = path.relative_to(root).as_posix()
     # The digest keeps apart the files the readable part alone would merge (a-b, a_b, a/b).
     digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:8]
@@ -156,11 +162,14 @@ def _exec(path: Path, root: Path, collected: list[Problem]) -> ModuleType:
         with (
             contextlib.redirect_stdout(sys.stderr),
             stops_noted() as stops,
-            problems_collected(collected),
+            problems_collected(collected, dropped),
         ):
             spec.loader.exec_module(module)
     except EvalDefinitionProblems as exc:  # every bad argument, each at its call's line
-        raise FileProblems(_said(collected, path, exc)) from exc
+        # (none collected here: its problems were said as a helper module shared with an
+        # earlier file was imported, the refusal is named as it is)
+        listed = _said(collected, path, exc) or [f"{path}{_line_in(exc, path)}: {exc}"]
+        raise FileProblems(listed) from exc
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}{_line_in(exc, path)}: {exc}") from exc
     except SystemExit as exc:
