@@ -227,6 +227,28 @@ def test_a_command_file_nested_deeper_than_tomllib_reads_is_read_whole(
         assert listed[name][1] == "the file gives no 'prompt' text; Gemini CLI does not load it"
 
 
+def test_a_deep_command_file_is_measured_by_its_depth_and_leaves_the_limit_as_it_was() -> None:
+    """Many shallow arrays beside one deep one: read by its depth (1,201), not refused for
+    the count of its brackets; the recursion limit is the same after, even with several
+    threads reading deep files at once."""
+    import sys
+    import threading
+
+    from proctor.addons.audit.toml_05 import loads
+
+    shallow = ",".join(["[]"] * 120_000)
+    text = f'prompt = "x"\nx = [{shallow}]\na = {"[" * 1200}{"]" * 1200}\n'
+    assert loads(text)["prompt"] == "x"
+    before = sys.getrecursionlimit()
+    deep = f'prompt = "x"\na = {"[" * 20_000}{"]" * 20_000}\n'
+    threads = [threading.Thread(target=loads, args=(deep,)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sys.getrecursionlimit() == before
+
+
 def test_a_command_file_is_read_as_gemini_cli_reads_it_a_lone_cr_and_bytes_not_utf_8(
     tmp_path: Path,
 ) -> None:

@@ -16,6 +16,7 @@ import datetime
 import math
 import re
 import sys
+import threading
 import tomllib
 from typing import Any
 
@@ -82,23 +83,42 @@ def _tomllib(readable: str, code: str) -> dict[str, Any]:
     """``readable`` read by ``tomllib``, with room for its recursion when arrays or inline
     tables nest deep (@iarna/toml reads any depth); :class:`TomlFault` when it does not read
     it, or it nests deeper than :data:`MAX_DEPTH`."""
-    limit = sys.getrecursionlimit()
     try:
         return tomllib.loads(readable)
     except tomllib.TOMLDecodeError as exc:
         raise TomlFault(str(exc)) from None
     except RecursionError:
         pass
-    depth = code.count("[") + code.count("{")
+    depth = _depth(code)
     if depth > MAX_DEPTH:
         raise TomlFault(f"arrays or tables nested deeper than {MAX_DEPTH} (not read by proctor)")
-    sys.setrecursionlimit(limit + 4 * depth)
-    try:
-        return tomllib.loads(readable)
-    except tomllib.TOMLDecodeError as exc:
-        raise TomlFault(str(exc)) from None
-    finally:
-        sys.setrecursionlimit(limit)
+    # The limit is the process's: raised by one reader at a time, and put back as it was
+    # before any raised it (a reader that read it raised would leave it so).
+    with _RAISING:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + 4 * depth)
+        try:
+            return tomllib.loads(readable)
+        except tomllib.TOMLDecodeError as exc:
+            raise TomlFault(str(exc)) from None
+        except RecursionError:  # (not reached on its own: a deeper file read meanwhile)
+            raise TomlFault(f"arrays or tables nested too deep to read ({depth})") from None
+        finally:
+            sys.setrecursionlimit(limit)
+
+
+_RAISING = threading.Lock()
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _depth(code: str) -> int:
+    """How deep the arrays and inline tables of ``code`` (its strings and comments left
+    out) nest: the most brackets open at once, not how many there are."""
+    deepest = depth = 0
+    for found in _BRACKET.finditer(code):
+        depth += 1 if found.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 _TOKEN = re.compile(
