@@ -104,3 +104,23 @@ def test_a_broken_case_given_to_a_caught_call_and_the_next_is_still_named(
     for sentence in said:
         assert sentence in result.err, result.err
     assert "no define_eval(...) assigned" not in result.err, result.err
+
+
+def test_a_broken_case_of_a_helper_module_a_caught_call_took_is_named_in_the_next_file(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A helper module shared by two eval files, imported (and its case's problem collected)
+    as the first caught its refusal: the second's refusal names that problem, not only 'bad
+    arguments, each named'."""
+    root = project(
+        tmp_path,
+        {
+            "a.eval.py": HEAD + "from helper import c\ntry:\n    eval = define_eval(cases=[c])\n"
+            "except TypeError:\n    eval = define_eval(test=f)\n",
+            "b.eval.py": HEAD + "from helper import c\neval = define_eval(cases=[c])\n",
+        },
+    )
+    (root / "helper.py").write_text(HEAD + "c = case(id='c', test=f, retry=1)\n")
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert result.code == 2, result.err
+    assert "case(id='c') has no argument 'retry'" in result.err, result.err

@@ -166,9 +166,13 @@ def _exec(path: Path, root: Path, collected: list[Problem], dropped: list[Proble
         ):
             spec.loader.exec_module(module)
     except EvalDefinitionProblems as exc:  # every bad argument, each at its call's line
-        # (none collected here: its problems were said as a helper module shared with an
-        # earlier file was imported, the refusal is named as it is)
-        listed = _said(collected, path, exc) or [f"{path}{_line_in(exc, path)}: {exc}"]
+        # (none collected here: a helper module shared with an earlier file was imported as
+        # that file was, its problems collected then: they are the refusal's own)
+        listed = (
+            _said(collected, path, exc)
+            or _said(exc.owned, path, exc)
+            or [f"{path}{_line_in(exc, path)}: {exc}"]
+        )
         raise FileProblems(listed) from exc
     except EvalDefinitionError as exc:
         raise ConfigError(f"{path}{_line_in(exc, path)}: {exc}") from exc
