@@ -187,6 +187,9 @@ def test_a_results_directory_of_empty_run_folders_is_said_so_as_report_says_it(
     for args in (["findings", str(tmp_path / "r8")], ["report", str(tmp_path / "r8")]):
         result = proctor(*args)
         assert "no trial record" not in result.err, (args, result.err)
+    # … and findings says it applies no run whose run.json is gone, not only "no findings".
+    said = proctor("findings", str(tmp_path / "r8")).err
+    assert "holds trial records but no run.json; the run is not applied" in said, said
 
 
 def test_the_default_results_directory_of_empty_run_folders_says_it_was_the_default(

@@ -34,7 +34,7 @@ from proctor.models.findings import RUN_EVENTS, Finding, FindingEventKind, Findi
 from proctor.models.io import PARTIAL_WRITE, read_record, write_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
-from proctor.paths import LEDGER_FILE, RunPaths, suite_of
+from proctor.paths import LEDGER_FILE, TRIAL_RECORDS, RunPaths, suite_of
 from proctor.report.checks import (
     CheckKey,
     CheckResult,
@@ -194,7 +194,14 @@ def pending_runs(
     notes: list[str] = []
     for root in sorted(results_dir.glob("run-*")):
         manifest_path = RunPaths(root).run_json
-        if root.name in applied or not root.is_dir() or not manifest_path.exists():
+        if root.name in applied or not root.is_dir():
+            continue
+        if not manifest_path.exists():  # one starting (its run.json comes before its trials)
+            if any(root.glob(TRIAL_RECORDS)):  # … else a run.json lost: said, as unreadable
+                notes.append(
+                    f"{root}: holds trial records but no run.json; the run is not applied to "
+                    "the findings ledger (`proctor report` of the folder reads its trials)"
+                )
             continue
         if not _utf8(root.name):  # the ledger names runs in JSON, which cannot hold it
             shown = str(root).encode("utf-8", "backslashreplace").decode()
