@@ -103,6 +103,7 @@ def test_question_picker_answered_by_a_qna_rule(run_cli: Callable[..., dict[str,
     )
     answer = next(e for e in out["events"] if e["type"] == "answer")
     assert answer["text"] == "Blue"
+    assert (asked.get("toolCallId"), answer["policy"]) == (answer["id"], "rule")
     check_golden(f"{AGENT}-interactive-question", version, out["events"])
 
 
@@ -110,8 +111,8 @@ def test_a_permission_prompt_before_a_question_takes_no_answer_event(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:
     """A permission prompt has no answer in the transcript: it is recorded as a permission and
-    takes no answer event; the question after it gets its own (paired by its text when the
-    CLI drew the picker before it wrote the call, so the record has no tool call id)."""
+    takes no answer event; the question after it gets its own. The CLI draws the picker before
+    it writes the call: the call is waited for, so the record has its tool call id."""
     require_cli(AGENT)
     plan = {
         "turns": [
@@ -134,7 +135,7 @@ def test_a_permission_prompt_before_a_question_takes_no_answer_event(
     assert (asked["kind"], asked["answer"]) == ("question", "Blue")
     answers = [e for e in out["events"] if e["type"] == "answer"]
     assert [(e["text"], e["policy"]) for e in answers] == [("Blue", "rule")]
-    assert asked.get("toolCallId") in (None, answers[0]["id"])
+    assert asked.get("toolCallId") == answers[0]["id"]
 
 
 def test_a_free_text_answer_is_typed_into_the_pickers_own_entry(

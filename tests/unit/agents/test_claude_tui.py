@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from proctor.agents.claude_code import adapter as adapter_module
 from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
 from proctor.agents.claude_code.tui import cursor, question_on_screen
 from proctor.agents.protocol import Launch, Question
@@ -183,19 +185,124 @@ def test_a_prompt_without_the_pickers_own_entries_is_a_permission() -> None:
     assert picker is not None and picker.kind == "question"
 
 
-def test_a_pending_ask_user_question_names_its_tool_call(tmp_path: Path) -> None:
-    """The CLI may draw the picker before it writes the call: the question has no id then."""
-    launch, transcript = _launch(tmp_path)
-    terminal = PickerTerminal()
-    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
-    assert asked == Question("Which color should the button be?", ["Red", "Blue"])
+def _ask_line(tool_id: str, *questions: str) -> str:
+    asked = [{"question": q, "options": [{"label": "Red"}, {"label": "Blue"}]} for q in questions]
     block = {
         "type": "tool_use",
-        "id": "toolu_1",
+        "id": tool_id,
         "name": "AskUserQuestion",
-        "input": {"questions": [{"question": "Which colour?", "options": [{"label": "Red"}]}]},
+        "input": {"questions": asked},
     }
-    with transcript.open("a") as out:
-        out.write(json.dumps({"type": "assistant", "message": {"content": [block]}}) + "\n")
+    return json.dumps({"type": "assistant", "message": {"content": [block]}}) + "\n"
+
+
+class LateCallTerminal(PickerTerminal):
+    """The picker drawn before the CLI writes its call: ``line`` reaches the transcript after
+    ``after`` reads of the terminal (never when None); ``screen`` in place of the picker."""
+
+    def __init__(
+        self, transcript: Path, line: str, after: int | None = 3, screen: str | None = None
+    ) -> None:
+        super().__init__()
+        self.transcript, self.line, self.after, self.screen, self.pumps = (
+            transcript,
+            line,
+            after,
+            screen,
+            0,
+        )
+
+    def screen_text(self) -> str:
+        return self.screen if self.screen is not None else super().screen_text()
+
+    def pump(self, timeout: float) -> bool:
+        self.pumps += 1
+        if self.pumps == self.after:
+            with self.transcript.open("a") as out:
+                out.write(self.line)
+        time.sleep(min(timeout, 0.01))
+        return True
+
+
+def test_a_picker_drawn_before_its_call_is_written_waits_for_the_call(tmp_path: Path) -> None:
+    """Claude Code draws the picker before it writes the call: the call is waited for, and
+    gives the question its id and its whole text (the screen shows a wrapped one's last line)."""
+    launch, transcript = _launch(tmp_path)
+    whole = "The header needs a colour too. Which color should the button be?"
+    terminal = LateCallTerminal(transcript, _ask_line("toolu_1", whole))
     asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
-    assert asked == Question("Which colour?", ["Red", "Blue"], "toolu_1", "question")
+    assert asked == Question(whole, ["Red", "Blue"], "toolu_1", "question")
+    assert terminal.pumps == 3
+
+
+def test_a_call_never_written_is_not_waited_for_long(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(adapter_module, "ASK_WAIT_SEC", 0.2)
+    launch, transcript = _launch(tmp_path)
+    terminal = LateCallTerminal(transcript, "", after=None)
+    started = time.monotonic()
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked == Question("Which color should the button be?", ["Red", "Blue"])
+    assert time.monotonic() - started < 2
+
+
+def test_a_terminal_that_closes_ends_the_wait(tmp_path: Path) -> None:
+    launch, transcript = _launch(tmp_path)
+    terminal = LateCallTerminal(transcript, "", after=None)
+    terminal.pump = lambda timeout: False  # type: ignore[method-assign]
+    started = time.monotonic()
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and asked.id is None
+    assert time.monotonic() - started < 1
+
+
+def test_a_permission_prompt_is_never_waited_on(tmp_path: Path) -> None:
+    launch, transcript = _launch(tmp_path)
+    with transcript.open("a") as out:
+        out.write(_ask_line("toolu_1", "Do you want to proceed?"))
+    terminal = LateCallTerminal(transcript, "", after=None, screen=PERMISSION)
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and (asked.kind, asked.id, terminal.pumps) == ("permission", None, 0)
+
+
+def test_an_older_unanswered_call_is_not_the_new_pickers(tmp_path: Path) -> None:
+    """A call left unanswered earlier (a killed session, resumed) asks something else: the
+    picker waits for its own call rather than take the old one's id."""
+    launch, transcript = _launch(tmp_path)
+    with transcript.open("a") as out:
+        out.write(_ask_line("toolu_old", "Which file should I delete?"))
+    terminal = LateCallTerminal(
+        transcript, _ask_line("toolu_new", "Which color should the button be?")
+    )
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and asked.id == "toolu_new"
+
+
+def test_a_call_answered_whose_result_is_not_written_yet_is_not_the_next_pickers(
+    tmp_path: Path,
+) -> None:
+    """The same question asked again right after it was answered: the first call's result may
+    reach the transcript after the second picker is drawn; the first call is not taken."""
+    launch, transcript = _launch(tmp_path)
+    with transcript.open("a") as out:
+        out.write(_ask_line("toolu_1", "Which color should the button be?"))
+    first = PickerTerminal()
+    asked = ClaudeCode().pending_question(first, launch)  # type: ignore[arg-type]
+    assert asked is not None and asked.id == "toolu_1"
+    assert ClaudeCode().answer(first, launch, asked, "Blue")  # type: ignore[arg-type]
+    terminal = LateCallTerminal(
+        transcript, _ask_line("toolu_2", "Which color should the button be?")
+    )
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and asked.id == "toolu_2"
+
+
+def test_each_question_of_one_call_is_its_own_text(tmp_path: Path) -> None:
+    """A call with several questions: the picker shows them one after another, all of the
+    same call."""
+    launch, transcript = _launch(tmp_path)
+    with transcript.open("a") as out:
+        out.write(_ask_line("toolu_1", "Which font?", "Which color should the button be?"))
+    asked = ClaudeCode().pending_question(PickerTerminal(), launch)  # type: ignore[arg-type]
+    assert asked == Question("Which color should the button be?", ["Red", "Blue"], "toolu_1")

@@ -35,7 +35,7 @@ from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.claude.asks import pending_ask
+from proctor.transcripts.claude.asks import PendingAsk, pending_asks
 from proctor.util.masking import mask, register_secret
 from proctor.util.native_paths import claude_session_files, claude_transcript
 from proctor.workspace.above import ReadAbove
@@ -50,6 +50,10 @@ CLOSE_WAIT_SEC = 5.0
 """How long ``/exit`` waits for the transcript to close the turns the Stop hook reported."""
 POLL_SEC = 0.05
 """Claude Code's input box can take a while to show a long paste."""
+ASK_WAIT_SEC = 2.0
+"""How long a question's picker waits for its ``AskUserQuestion`` call to reach the transcript:
+Claude Code draws the picker before it writes the call (a fraction of a second later on an idle
+machine). A picker whose call is not written by then is answered as the screen shows it."""
 HEADLESS_FLAGS = ("-p", "--output-format", "stream-json", "--verbose")
 
 
@@ -68,6 +72,9 @@ class ClaudeSession:
     turns: tui.TranscriptTurns = field(default_factory=tui.TranscriptTurns)
     """Turns the user interrupted in the TUI (they end without the Stop hook), and turns the
     transcript has closed."""
+    answered_asks: set[tuple[str, str]] = field(default_factory=set)
+    """The ``AskUserQuestion`` calls' questions answered in the TUI, by call id and question
+    text (a call's result may reach the transcript after the next picker is drawn)."""
 
 
 def stop_hook_command(stop_log: Path) -> str:
@@ -305,16 +312,21 @@ class ClaudeCode(RealCli[ClaudeSession]):
     def pending_question(
         self, terminal: Terminal, launch: Launch[ClaudeSession]
     ) -> Question | None:
-        """The picker or prompt on screen; its text and tool call id from the transcript's
-        pending AskUserQuestion when the transcript has it already (the screen may wrap or
-        abbreviate the text; the CLI may write the call only after drawing its picker)."""
+        """The picker or prompt on screen. A question's text and tool call id are its
+        AskUserQuestion call's in the transcript (the screen may wrap or abbreviate the text):
+        the CLI draws the picker before it writes the call, so the call is waited for, up to
+        :data:`ASK_WAIT_SEC`. A permission prompt is never waited on."""
         shown = tui.question_on_screen(terminal.screen_text())
-        if shown is None:
-            return None
-        asked = pending_ask(launch.transcript) if launch.transcript is not None else None
-        if asked is None or shown.kind != "question":
+        if shown is None or shown.kind != "question" or launch.transcript is None:
             return shown
-        return Question(asked.text or shown.text, shown.options, asked.id)
+        deadline = time.monotonic() + ASK_WAIT_SEC
+        while True:
+            found = _ask_shown(launch.transcript, launch.state.answered_asks, shown)
+            if found is not None:
+                text, tool_id = found
+                return Question(text or shown.text, shown.options, tool_id)
+            if time.monotonic() >= deadline or not terminal.pump(POLL_SEC):
+                return shown
 
     def send_message(self, terminal: Terminal, launch: Launch[ClaudeSession], text: str) -> None:
         """Paste, wait until the input box shows it, then press Enter (the TUI ignores an Enter
@@ -334,9 +346,12 @@ class ClaudeCode(RealCli[ClaudeSession]):
         """Choose among every entry the picker draws, its own ``Type something.`` included: an
         answer that is none of the agent's options is typed there."""
         entries = tui.picker_entries(terminal.screen_text()) or question.options
-        return keys.answer_picker(
+        chosen = keys.answer_picker(
             terminal, entries, text, tui.cursor, tui.question_on_screen, ECHO_WAIT_SEC
         )
+        if chosen and question.id is not None:
+            launch.state.answered_asks.add((question.id, question.text))
+        return chosen
 
     def request_exit(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> None:
         self.await_closed_turns(launch)
@@ -361,6 +376,26 @@ class ClaudeCode(RealCli[ClaudeSession]):
         if launch.transcript is None:
             return []
         return claude_session_files(launch.state.config_dir, launch.cwd, launch.transcript.stem)
+
+
+def _ask_shown(
+    transcript: Path, answered: set[tuple[str, str]], shown: Question
+) -> tuple[str, str] | None:
+    """The question text and call id of the latest pending AskUserQuestion call that asks
+    what the picker shows and was not answered already: an older call left unanswered (a
+    resumed session), or one answered whose result is not written yet, is not this picker's."""
+    for asked in reversed(pending_asks(transcript)):
+        for text in _shown_questions(asked, shown.text):
+            if (asked.id, text) not in answered:
+                return text, asked.id
+    return None
+
+
+def _shown_questions(asked: PendingAsk, line: str) -> list[str]:
+    """The call's questions the picker's question line shows (its last line when the screen
+    wraps it; whitespace and case aside)."""
+    said = " ".join(line.rstrip("…").split()).casefold()
+    return [q for q in asked.questions or (asked.text,) if said in " ".join(q.split()).casefold()]
 
 
 def _still_retrying(stdout: list[dict[str, Any]]) -> str | None:

@@ -8,7 +8,8 @@
   system line); ``/exit`` sent before that loses the turn's closing lines.
 * **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
   of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
-  text comes from the transcript's pending ``AskUserQuestion`` call when there is one. The
+  text and id come from the transcript's pending ``AskUserQuestion`` call, which the CLI writes
+  a moment after it draws the picker (the adapter waits for it, briefly). The
   AskUserQuestion picker draws two entries of its own after the agent's options: ``Type
   something.`` (free text) and ``Chat about this`` (leaves the picker). The question's options
   are the agent's only; answering navigates all the entries drawn (:func:`picker_entries`), so

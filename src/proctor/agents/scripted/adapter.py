@@ -121,7 +121,7 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
         if launch.transcript is None:
             return None
         asked = pending_ask(launch.transcript)
-        return Question(*asked) if asked is not None else None  # text, options, id
+        return Question(asked.text, asked.options, asked.id) if asked is not None else None
 
     def send_message(self, terminal: Terminal, launch: Launch[ScriptedSession], text: str) -> None:
         keys.paste_then_enter(terminal, text)

@@ -4,7 +4,7 @@ no ``tool_result`` yet (the scripted agent writes the same records)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from proctor.transcripts.kinds import question_of
 from proctor.util.jsonl import read_json_lines
@@ -14,22 +14,59 @@ class PendingAsk(NamedTuple):
     text: str
     options: list[str]
     id: str
+    questions: tuple[str, ...] = ()
+    """Every question of the call (the TUI shows them one after another), the first's
+    ``text`` included."""
 
 
-def pending_ask(transcript: Path) -> PendingAsk | None:
-    """The question, option labels and ``tool_use`` id of the last unanswered
-    ``AskUserQuestion`` call, or None. Half-written lines are skipped, so a transcript still
-    being written can be read."""
-    pending: dict[str, PendingAsk] = {}
+def _is_prompt(record: dict[str, Any], content: object) -> bool:
+    """A user entry that is a message typed to the agent (or the note of an interruption), not
+    a tool's result nor a line Claude Code adds of its own (``isMeta``)."""
+    if record.get("type") != "user" or record.get("isMeta"):
+        return False
+    if isinstance(content, str):
+        return bool(content.strip())
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    return bool(blocks) and all(b.get("type") == "text" for b in blocks)
+
+
+def pending_asks(transcript: Path) -> list[PendingAsk]:
+    """The unanswered ``AskUserQuestion`` calls the session may still be waiting on, oldest
+    first. A call made before a later message to the agent (a killed session that was resumed,
+    an interrupted turn) waits no more: told by the entries' timestamps, as Claude Code may
+    write a turn's prompt after the turn's first calls. Half-written lines are skipped, so a
+    transcript still being written can be read."""
+    pending: dict[str, tuple[PendingAsk, str]] = {}
+    last_prompt = ""
     for record in read_json_lines(transcript):
         message = record.get("message")
         content = message.get("content") if isinstance(message, dict) else None
+        stamp = record.get("timestamp")
+        stamp = stamp if isinstance(stamp, str) else ""
+        if _is_prompt(record, content):
+            last_prompt = max(last_prompt, stamp)
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
             if block.get("type") == "tool_use" and block.get("name") == "AskUserQuestion":
                 tool_id = str(block.get("id"))
-                pending[tool_id] = PendingAsk(*question_of(block.get("input")), tool_id)
+                text, options = question_of(block.get("input"))
+                pending[tool_id] = (PendingAsk(text, options, tool_id, _questions(block)), stamp)
             elif block.get("type") == "tool_result":
                 pending.pop(str(block.get("tool_use_id")), None)
-    return next(reversed(pending.values()), None)
+    # ISO 8601 times in UTC, as Claude Code writes them, sort as text
+    return [ask for ask, stamp in pending.values() if not stamp or stamp >= last_prompt]
+
+
+def pending_ask(transcript: Path) -> PendingAsk | None:
+    """The question, option labels and ``tool_use`` id of the last unanswered
+    ``AskUserQuestion`` call (see :func:`pending_asks`), or None."""
+    return next(reversed(pending_asks(transcript)), None)
+
+
+def _questions(block: dict[str, Any]) -> tuple[str, ...]:
+    arguments = block.get("input")
+    listed = arguments.get("questions") if isinstance(arguments, dict) else None
+    if not isinstance(listed, list):
+        return (question_of(arguments)[0],)
+    return tuple(str(q.get("question", "")) for q in listed if isinstance(q, dict))
