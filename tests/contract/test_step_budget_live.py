@@ -12,12 +12,16 @@ import pytest
 from tests.contract.conftest import require_cli
 
 SLOW = {
+    # Each call takes 3 s: the time proctor has, from the over-budget call's line in the
+    # transcript, to stop the agent before the next call's line. A CLI may write a call's line
+    # only as its result comes, and on a loaded machine (a CI run beside other work) 1 s was
+    # once too little: the fourth call was written before the stop.
     "turns": [
-        {"shell": "sleep 1 && echo one > one.txt"},
-        {"shell": "sleep 1 && echo two > two.txt"},
-        {"shell": "sleep 1 && echo three > three.txt"},
-        {"shell": "sleep 1 && echo four > four.txt"},
-        {"shell": "sleep 1 && echo five > five.txt"},
+        {"shell": "sleep 3 && echo one > one.txt"},
+        {"shell": "sleep 3 && echo two > two.txt"},
+        {"shell": "sleep 3 && echo three > three.txt"},
+        {"shell": "sleep 3 && echo four > four.txt"},
+        {"shell": "sleep 3 && echo five > five.txt"},
         {"say": "Done."},
     ]
 }
