@@ -87,11 +87,7 @@ def argument_error(error: BaseException) -> str | None:
     function = _function(qualname, error)
     if function is None:
         return None
-    known = [
-        p.name
-        for p in inspect.signature(function).parameters.values()
-        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    ]
+    known = _named_parameters(function)
     close = difflib.get_close_matches(wrong, known, n=3, cutoff=0.6)
     if close:
         hint = f"did you mean {' or '.join(repr(c) for c in close)}?"
@@ -100,6 +96,15 @@ def argument_error(error: BaseException) -> str | None:
     else:
         hint = "it takes no arguments"
     return f"{_written(error, qualname)}() has no argument '{wrong}' ({hint})"
+
+
+def _named_parameters(function: Callable[..., Any]) -> list[str]:
+    """The arguments ``function`` takes by name (``self`` and ``*args``/``**kwargs`` aside)."""
+    return [
+        p.name
+        for p in inspect.signature(function).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
 
 
 def _missing(error: BaseException) -> str | None:
@@ -113,11 +118,7 @@ def _missing(error: BaseException) -> str | None:
     function = _function(qualname, error)
     if function is None:
         return None
-    known = [
-        p.name
-        for p in inspect.signature(function).parameters.values()
-        if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    ]
+    known = _named_parameters(function)
     if not set(re.findall(r"'(\w+)'", absent)) <= set(known):
         return None  # a function of the file's own of the same name as one of proctor's
     return f"{_written(error, qualname)}() was not given {absent} (it takes {define.listed(known)})"
