@@ -20,6 +20,7 @@ from typing import Any
 from proctor.evals import define
 from proctor.evals.context import TestContext, TurnResult
 from proctor.evals.judges import Judge
+from proctor.evals.names import innermost
 from proctor.evaluators.gates import expect
 from proctor.evaluators.gates.vocabulary import Gates
 
@@ -63,9 +64,7 @@ _UNSEEN: Any = object()
 def _called_as(error: BaseException, name: str, function: object) -> bool:
     """Whether ``name``, where the call the error is about was made (a call refused for its
     arguments is refused in its caller's frame), is ``function`` or not to be seen there."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
+    tb = innermost(error)
     if tb is None:
         return True
     frame = tb.tb_frame

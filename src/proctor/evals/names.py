@@ -20,6 +20,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Iterable
+from types import TracebackType
 
 from proctor.evals.context import TestContext, TurnResult
 from proctor.evals.judges import Judge
@@ -62,13 +63,20 @@ def near_names(error: BaseException) -> str | None:
     return f" (did you mean {close[0]!r}?)" if close else None
 
 
+def innermost(error: BaseException) -> TracebackType | None:
+    """The last entry of the error's traceback: where it was raised (a call refused for its
+    arguments, or a name not found, in the frame that made the call or read the name)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb
+
+
 def _called(error: NameError, name: str) -> bool:
     """Whether the line the error was raised at calls ``name`` (``caled_tool(...)``), as a
     method of ``t`` would be called, rather than reads it (``second.called_tool(...)``: a
     variable of the test's own, never a misspelt method)."""
-    tb = error.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
+    tb = innermost(error)
     if tb is None:
         return False
     line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
@@ -190,10 +198,8 @@ def _attributes(obj: object) -> list[str]:
 def _visible(error: BaseException) -> list[str]:
     """The names the innermost frame of the error could read: its locals, its module's
     globals and the builtins."""
-    tb = error.__traceback__
+    tb = innermost(error)
     if tb is None:
         return list(vars(builtins))
-    while tb.tb_next is not None:
-        tb = tb.tb_next
     frame = tb.tb_frame
     return [*frame.f_locals, *frame.f_globals, *vars(builtins)]
