@@ -1,6 +1,7 @@
 """An eval file may guard a keyword an older proctor lacks with ``try: ... except
 TypeError:``, calling again without it: a refused ``define_eval(...)`` is a TypeError, as
-Python's own refusal of an unknown keyword is, and what the file caught is no problem of it.
+Python's own refusal of an unknown keyword is, and so is a refused ``case(...)`` the file
+catches; what the file caught is no problem of it.
 A problem that stops the import is still named, each one, at once."""
 
 from __future__ import annotations
@@ -124,3 +125,139 @@ def test_a_broken_case_of_a_helper_module_a_caught_call_took_is_named_in_the_nex
     result = proctor("eval", "--dir", str(root), "--list")
     assert result.code == 2, result.err
     assert "case(id='c') has no argument 'retry'" in result.err, result.err
+
+
+FALLBACK = "c = case(id='c', test=f)"
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept TypeError:\n    {FALLBACK}\n",
+        # a tuple of classes, a class it is a subclass of, a bare except, a dotted name
+        f"try:\n    c = case(id='c', test=f, retries=2)\n"
+        f"except (TypeError, ValueError):\n    {FALLBACK}\n",
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept Exception:\n    {FALLBACK}\n",
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept:\n    {FALLBACK}\n",
+        "import builtins\n"
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept builtins.TypeError:\n"
+        f"    {FALLBACK}\n",
+        # the outer try catches what the inner one lets through
+        "try:\n    try:\n        c = case(id='c', test=f, retries=2)\n"
+        f"    except KeyError:\n        pass\nexcept TypeError:\n    {FALLBACK}\n",
+        # a case made in a helper the try calls
+        "def make():\n    return case(id='c', test=f, retries=2)\n"
+        f"try:\n    c = make()\nexcept TypeError:\n    {FALLBACK}\n",
+        # the try in a function of the file's own
+        "def make():\n    try:\n        return case(id='c', test=f, retries=2)\n"
+        "    except TypeError:\n        return case(id='c', test=f)\nc = make()\n",
+        # a bad value, not only an unknown keyword
+        f"try:\n    c = case(id='c', test=f, timeout_ms=0)\nexcept ValueError:\n    {FALLBACK}\n",
+        # a list of cases made in the try
+        "try:\n    cs = [case(id=i, test=f, retries=2) for i in 'c']\n"
+        "except TypeError:\n    cs = [case(id=i, test=f) for i in 'c']\nc = cs[0]\n",
+    ],
+    ids=[
+        "TypeError",
+        "a tuple",
+        "Exception",
+        "bare",
+        "dotted",
+        "nested",
+        "helper",
+        "in-function",
+        "bad-value",
+        "comprehension",
+    ],
+)
+def test_a_case_keyword_guarded_by_except_is_no_problem(
+    proctor: Run, tmp_path: Path, guard: str
+) -> None:
+    """A refused case(...) the file catches is refused as define_eval(...) is (a TypeError
+    and a ValueError): the except branch makes the case, and nothing is said of the keyword."""
+    body = f"{HEAD}{guard}eval = define_eval(plan='p.toml', cases=[c])\n"
+    root = project(tmp_path, {"a.eval.py": body})
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert result.code == 0, result.err
+    assert "retries" not in result.err and "timeout_ms" not in result.err, result.err
+    assert "a/c" in result.out.split(), result.out
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        # no try around it
+        "c = case(id='c', test=f, retries=2)\n",
+        # a try whose except catches no TypeError
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept KeyError:\n    pass\n",
+        # the call is in the except branch, not the try's body
+        "try:\n    pass\nexcept TypeError:\n    pass\nelse:\n    c = case(id='c', test=f, retries=2)\n",
+        # a function defined in the try, called after it
+        "try:\n    def make():\n        return case(id='c', test=f, retries=2)\n"
+        "except TypeError:\n    pass\nc = make()\n",
+        # a generator made in the try, run after it
+        "try:\n    made = (case(id=i, test=f, retries=2) for i in 'c')\n"
+        "except TypeError:\n    pass\nc = next(made)\n",
+        # a clause whose class is not read without running code
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept (lambda: TypeError)():\n    pass\n",
+    ],
+    ids=["no-try", "KeyError", "else", "function", "generator", "computed"],
+)
+def test_a_case_keyword_not_guarded_is_one_problem_among_the_others(
+    proctor: Run, tmp_path: Path, guard: str
+) -> None:
+    """Not caught where it is made, a broken case(...) is kept, so the file's later problems
+    are named with it."""
+    body = f"{HEAD}{guard}eval = define_eval(cases=[c], timeout_ms=0)\n"
+    err = refused(proctor, tmp_path, body)
+    assert "case(id='c') has no argument 'retries' (it takes id, test, description" in err, err
+    assert "define_eval(): argument 'timeout_ms'" in err, err
+
+
+def test_an_except_that_raises_again_catches_nothing(proctor: Run, tmp_path: Path) -> None:
+    """The case's problem is named, and the file's later ones with it."""
+    body = (
+        f"{HEAD}try:\n    c = case(id='c', test=f, retries=2)\n"
+        "except TypeError:\n    print('old proctor')\n    raise\n"
+        "eval = define_eval(cases=[c], timeout_ms=0)\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "a.eval.py:4: case(id='c') has no argument 'retries'" in err, err
+    assert "a.eval.py:8: define_eval(): argument 'timeout_ms'" in err, err
+
+
+@pytest.mark.parametrize(
+    ("guard", "named"),
+    [
+        ("try:\n    from {m} import c\nexcept TypeError:\n    c = case(id='c', test=f)\n", False),
+        ("from {m} import c\n", True),
+    ],
+    ids=["guarded", "unguarded"],
+)
+def test_a_case_of_a_helper_module_imported_in_a_try(
+    proctor: Run, tmp_path: Path, guard: str, named: bool
+) -> None:
+    """The import of a helper module that makes a broken case is guarded as a call is; not
+    guarded, the case's problem is named."""
+    module = f"made_cases_{'un' if named else ''}guarded"  # (imported modules stay imported)
+    body = f"{HEAD}{guard.format(m=module)}eval = define_eval(cases=[c])\n"
+    root = project(tmp_path, {"a.eval.py": body})
+    (root / f"{module}.py").write_text(HEAD + "c = case(id='c', test=f, retries=2)\n")
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert "Traceback" not in result.err, result.err
+    assert result.code == (2 if named else 0), result.err
+    assert ("case(id='c') has no argument 'retries'" in result.err) is named, result.err
+
+
+def test_a_guarded_case_then_an_unguarded_one_names_only_the_unguarded(
+    proctor: Run, tmp_path: Path
+) -> None:
+    body = (
+        f"{HEAD}try:\n    c = case(id='c', test=f, retries=2)\n"
+        "except TypeError:\n    c = case(id='c', test=f)\n"
+        "d = case(id='d', test=f, retry=1)\n"
+        "eval = define_eval(cases=[c, d])\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "retries" not in err, err
+    assert "a.eval.py:7: case(id='d') has no argument 'retry'" in err, err

@@ -14,8 +14,10 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, ParamSpec, TypeVar
 
+from proctor.evals import guarded
 from proctor.models.base import MAX_TIMEOUT_SEC
 from proctor.util import argtypes
 
@@ -65,6 +67,9 @@ class _Collection:
     raised: list[EvalDefinitionProblems] = field(default_factory=list)
     """Each :class:`EvalDefinitionProblems` raised: its problems count only when it is the
     one that stopped the import."""
+    outer: FrameType | None = None
+    """The frame the collection was started from: a ``try`` of it, or of a frame above it,
+    is proctor's, not the eval file's."""
 
 
 _collecting: ContextVar[_Collection | None] = ContextVar("_collecting", default=None)
@@ -78,14 +83,16 @@ def problems_collected(
     ``define_eval_config`` name every bad argument, not only the first: each is added to the
     list ``found``, a ``case(...)`` with one is kept (so the cases after it are checked too),
     and a broken ``define_eval(...)`` or ``define_eval_config(...)`` raises
-    :class:`EvalDefinitionProblems`. Outside it, a call raises its first bad argument's
-    error, as any Python function refuses a bad argument.
+    :class:`EvalDefinitionProblems`, as does a broken ``case(...)`` whose refusal the file
+    catches (``try: c = case(..., retries=2)`` / ``except TypeError: c = case(...)``, in the
+    file or around the call of a helper that makes the case). Outside it, a call raises its
+    first bad argument's error, as any Python function refuses a bad argument.
 
     The problems of a call whose :class:`EvalDefinitionProblems` the file caught (and of the
     cases it was given) are not added, but to ``dropped``: the file went on without that
     call's result (a problem the call that stopped the import owns too is added all the
     same: a broken case given to both)."""
-    collection = _Collection()
+    collection = _Collection(outer=_outside(sys._getframe(1), contextlib.__file__))
     token = _collecting.set(collection)
     stopped: BaseException | None = None
     try:
@@ -95,6 +102,7 @@ def problems_collected(
         raise
     finally:
         _collecting.reset(token)
+        collection.outer = None
         kept = (
             {id(p) for p in stopped.owned} if isinstance(stopped, EvalDefinitionProblems) else set()
         )
@@ -102,6 +110,26 @@ def problems_collected(
         found += [p for p in collection.problems if id(p) not in caught]
         if dropped is not None:
             dropped += [p for p in collection.problems if id(p) in caught]
+
+
+def _outside(frame: FrameType | None, filename: str) -> FrameType | None:
+    """The first of ``frame`` and the frames that called it not run from ``filename``."""
+    while frame is not None and frame.f_code.co_filename == filename:
+        frame = frame.f_back
+    return frame
+
+
+def _refused_if_caught(problems: Sequence[Problem]) -> None:
+    """Raises :class:`EvalDefinitionProblems` owning a broken case's ``problems`` when the
+    eval file catches it where the case is made: the file goes on without the case, as it
+    would with Python's own refusal (its ``except`` branch runs), and the problems are not
+    said. Otherwise the broken case is returned, so the file's later problems are named."""
+    collection = _collecting.get()
+    if collection is None:
+        return
+    caller = _outside(sys._getframe(1), __file__)
+    if guarded.caught(EvalDefinitionProblems, caller, collection.outer):
+        raise EvalDefinitionProblems("case: bad arguments, each named", problems)
 
 
 class _Collected:
@@ -254,6 +282,7 @@ def _keywords_checked(function: Callable[P, R]) -> Callable[P, R]:
                 found[before:] = [f for f in found[before:] if not f[0].startswith(_EITHER)]
         if isinstance(result, EvalCase):
             problems = result.problems + tuple(said)
+            _refused_if_caught(problems)
             return dataclasses.replace(result, broken=True, problems=problems)  # type: ignore[return-value]
         raise EvalDefinitionProblems(f"{name}: bad arguments, each named", said)
 
@@ -398,7 +427,8 @@ def case(
     qna: str | None = None,
 ) -> EvalCase:
     """One case of an eval file; its settings replace the file's. Every bad argument is
-    named (see :func:`problems_collected`)."""
+    named (see :func:`problems_collected`); a broken case whose refusal the file catches
+    raises it (a TypeError and a ValueError), as ``define_eval`` does."""
     origin = _origin()
     got = _Collected()
     where = _called("case", id)
@@ -427,6 +457,7 @@ def case(
     )
     if got.said(origin):
         problems = tuple(got.recorded)
+        _refused_if_caught(problems)
         return EvalCase(id=found.id, test=found.test, origin=origin, broken=True, problems=problems)
     return found
 
