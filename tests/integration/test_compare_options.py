@@ -155,3 +155,108 @@ def test_a_gate_naming_a_condition_the_run_lacks_is_said_as_the_gate_s(
     ), result.err
     named = proctor("compare", str(run), "--treatment", "treatment")
     assert named.code == 0, named.err
+
+
+def test_the_json_says_where_the_pair_came_from_and_a_side_of_the_gate_named_has_its_other(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`compare --json` did not say whether its pair was the gate's, named, or chosen
+    (`pairFrom`); and `--treatment` the gate's baseline had its baseline by sorted order
+    (`a-skill`), not the gate's other condition (`with-skill`)."""
+    import json
+
+    three = {"conditions": {"baseline": {}, "a-skill": {}, "with-skill": {}}}
+    make_case("one", config=three, plan=PLAN)
+    config = tmp_path / "proctor.json"
+    config.write_text('{"gate": {"ab": {"treatment": "with-skill", "baseline": "baseline"}}}')
+    out = tmp_path / "out"
+    ran = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--config", str(config)
+    )
+    (run,) = out.glob("run-*")
+    assert json.loads((run / "suite.json").read_text())["ab"]["pairFrom"] == "gate", ran.err
+
+    def compared(*options: str) -> dict[str, object]:
+        result = proctor("compare", str(run), "--json", *options)
+        assert result.code == 0, result.err
+        data = json.loads(result.out)
+        return {key: data[key] for key in ("treatment", "baseline", "pairFrom")}
+
+    assert compared() == {"treatment": "with-skill", "baseline": "baseline", "pairFrom": "gate"}
+    assert compared("--treatment", "a-skill", "--baseline", "with-skill") == {
+        "treatment": "a-skill",
+        "baseline": "with-skill",
+        "pairFrom": "named",
+    }
+    assert compared("--treatment", "a-skill") == {
+        "treatment": "a-skill",
+        "baseline": "baseline",
+        "pairFrom": "named-and-gate",
+    }
+    # One of the gate's two named on the other side: the gate's other one opposite it.
+    assert compared("--treatment", "baseline") == {
+        "treatment": "baseline",
+        "baseline": "with-skill",
+        "pairFrom": "named-and-gate",
+    }
+    assert compared("--baseline", "with-skill") == {
+        "treatment": "baseline",
+        "baseline": "with-skill",
+        "pairFrom": "named-and-gate",
+    }
+    swapped = proctor("compare", str(run), "--treatment", "baseline")
+    assert swapped.out.startswith("# A/B: `baseline` (treatment) vs `with-skill` (baseline)")
+    assert (
+        "- Conditions: the two of the run's A/B gate (`gate.ab`), the other way round: "
+        "`--treatment` named its baseline, and its treatment is the baseline."
+    ) in swapped.out, swapped.out
+    # No gate: the pair chosen by proctor's rule, said so too.
+    resolved = run / "resolved.json"
+    data = json.loads(resolved.read_text())
+    data["gate"]["ab"] = None
+    resolved.write_text(json.dumps(data))
+    assert compared()["pairFrom"] == "chosen"
+    assert compared("--treatment", "with-skill")["pairFrom"] == "named-and-chosen"
+
+
+def test_report_refuses_a_gate_naming_a_condition_the_run_lacks_as_compare_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A run whose resolved.json's gate names a condition it neither ran nor planned: `report
+    RUN` exited 1 saying "no complete pair" (a regression, by its exit code), where `compare
+    RUN` exited 2 naming the gate; both now refuse it, exit 2, naming the gate and the
+    condition, each with its remedy. Read with another run, the first run's gate is named."""
+    import json
+
+    make_case("one", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    run, run2 = sorted(out.glob("run-*"))
+    resolved = run / "resolved.json"
+    data = json.loads(resolved.read_text())
+    data["gate"]["ab"] = {"treatment": "treatment", "baseline": "control"}
+    resolved.write_text(json.dumps(data))
+    said = (
+        "the run's A/B gate (gate.ab) names the baseline 'control': not one of the run's "
+        "conditions (baseline, treatment)"
+    )
+    reported = proctor("report", str(run))
+    assert reported.code == 2 and reported.out == "", reported.out
+    assert reported.err == (
+        f"proctor: error: {said}, so it could only fail; `proctor report RUN --config FILE` "
+        "applies another file's gate\n"
+    ), reported.err
+    compared = proctor("compare", str(run))
+    assert compared.code == 2 and compared.err == (
+        f"proctor: error: {said}; --treatment and --baseline choose two of them\n"
+    ), compared.err
+    pooled = proctor("report", str(run), str(run2))
+    assert pooled.code == 2 and pooled.err.startswith(
+        "proctor: error: the first run's A/B gate (gate.ab) names the baseline 'control': not "
+        "one of the runs' conditions (baseline, treatment), so it could only fail"
+    ), pooled.err
+    # Another file's gate is the remedy said: it is taken.
+    config = tmp_path / "gate.json"
+    config.write_text('{"gate": {"ab": {"treatment": "treatment", "baseline": "baseline"}}}')
+    assert proctor("report", str(run), "--config", str(config)).code in (0, 1)

@@ -158,25 +158,19 @@ def command(
         from proctor.session.repeats import runs_order_note
 
         check_distinct(runs)  # pooled: a run given twice would count twice
-        from proctor.report.ab.choose import gate_pair
+        from proctor.report.ab.choose import gate_pair, gate_sides
 
         # The pair `proctor report` of the runs compares, not another; one side named, the
-        # other is the gate's (unless the gate's is the side named).
+        # other is the gate's (its other condition when the side named is one of the gate's).
         gated = None if treatment and baseline else gate_pair(runs[0])
-        from_gate: set[str] = set()
-        if gated is not None:
-            if treatment is None and gated[0] != baseline:
-                treatment = gated[0]
-                from_gate.add("--treatment")
-            if baseline is None and gated[1] != treatment:
-                baseline = gated[1]
-                from_gate.add("--baseline")
-            gated = gated if from_gate else None
+        sides = gate_sides(treatment, baseline, gated)
+        treatment, baseline, from_gate = sides.treatment, sides.baseline, sides.from_gate
 
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
         matrices = [planned_cells(run) for run in runs]
-        _check_named(treatment, baseline, per_run, matrices, gated=from_gate)
+        taken = {getattr(sides, side) for side in from_gate}  # the gate's conditions taken
+        _check_named(treatment, baseline, per_run, matrices, gated=gated, taken=taken)
         records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]
         # The runs' matrix: a case that never planned both conditions is no pair, and the
         # repeats planned and never started are listed as incomplete too.
@@ -185,6 +179,7 @@ def command(
             records, treatment, baseline, seed, min_samples=min_samples, planned=cells
         )
         report.annotations = marks
+        report.pair_from = sides.pair_from
         if (
             len(runs) > 1
             and not report.pairs
@@ -203,13 +198,21 @@ def command(
             if len(runs) > 1
             else f"- Run read: {read}."
         )
-        if gated is not None:
+        if from_gate:
             whose = "the first run's" if len(runs) > 1 else "the run's"
-            sides = " and ".join(side[2:] for side in sorted(from_gate, reverse=True))
-            said += (
-                f"\n- Conditions: the {sides} of {whose} A/B gate (`gate.ab`), as `proctor "
-                "report` compares them; `--treatment`/`--baseline` name others."
-            )
+            gave = " and ".join(sorted(from_gate, reverse=True))
+            if gated is not None and (treatment, baseline) == (gated[1], gated[0]):
+                # One side named, the gate's other: the gate's two, the other way round.
+                option = "--baseline" if gave == "treatment" else "--treatment"
+                said += (
+                    f"\n- Conditions: the two of {whose} A/B gate (`gate.ab`), the other way "
+                    f"round: `{option}` named its {gave}, and its {option[2:]} is the {gave}."
+                )
+            else:
+                said += (
+                    f"\n- Conditions: the {gave} of {whose} A/B gate (`gate.ab`), as `proctor "
+                    "report` compares them; `--treatment`/`--baseline` name others."
+                )
         suites = suites_note(stored)  # as `proctor report` of the runs says it
         if suites is not None:
             notes.append(suites[0])
@@ -280,13 +283,15 @@ def _check_named(
     per_run: list[list[Any]],
     matrices: list[list[tuple[str, str, str, int]]],
     *,
-    gated: Collection[str] = (),
+    gated: tuple[str, str] | None = None,
+    taken: Collection[str] = (),
 ) -> None:
     """A ConfigError naming the option: a --treatment or --baseline that is none of the
     runs' conditions (those their trials ran under or they planned), or both one condition;
-    ``gated``: the options whose side is the (first) run's A/B gate's, named as such, as no
-    option gave it."""
+    of the (first) run's A/B gate ``gated``, the conditions ``taken`` as sides no option
+    named: one the runs lack is named as the gate's, as no option gave it."""
     from proctor.errors import ConfigError
+    from proctor.report.ab.choose import gate_missing
     from proctor.util.json_shown import name_quoted
 
     names = sorted(
@@ -295,14 +300,16 @@ def _check_named(
     )
     whose = "the run's" if len(per_run) == 1 else "the runs'"
     listed = ", ".join(names) or "none"
+    if gated is not None and taken:  # a stale or hand-edited resolved.json: no option named it
+        gate = "the first run's" if len(per_run) > 1 else "the run's"
+        said = gate_missing(gated, names, gate, taken)
+        if said is not None:
+            raise ConfigError(f"{said}; --treatment and --baseline choose two of them")
     for option, name in (("--treatment", treatment), ("--baseline", baseline)):
         if name is not None and name not in names:
-            said = f"{option} {name_quoted(name)}"
-            if option in gated:  # a stale or hand-edited resolved.json: no option named it
-                gate = "the first run's" if len(per_run) > 1 else "the run's"
-                said = f"{gate} A/B gate (gate.ab) names the {option[2:]} {name_quoted(name)}"
-            choose = "; --treatment and --baseline choose two of them" if gated else ""
-            raise ConfigError(f"{said}: not one of {whose} conditions ({listed}){choose}")
+            raise ConfigError(
+                f"{option} {name_quoted(name)}: not one of {whose} conditions ({listed})"
+            )
     if treatment is not None and treatment == baseline:
         raise ConfigError(
             f"--treatment and --baseline are both {name_quoted(treatment)}: give two of "

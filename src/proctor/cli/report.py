@@ -155,6 +155,8 @@ def command(
         # --resume: a gate computed without a `failed` mark could pass.
         read = recompute_many(list(run_dirs), config, labels, strict_annotations=True)
         runs, records, suite = read.runs, read.records, read.suite
+        if config is None:
+            check_own_gate(suite, records, [cell for run in runs for cell in run.cells], True)
         refuse_early(out, run_dirs, suite, force, goal_shape, records)
         echo_pooled_notes(read)
         if note := runs_order_note([run.cells for run in runs]):
@@ -170,6 +172,8 @@ def command(
             run_dir, config, labels, compact_records=True, strict_annotations=True
         )
         records = run.records
+        if config is None:  # (--config's gate is checked as its file is read)
+            check_own_gate(suite, records, run.cells)
         pid = run.running_pid
         if pid is not None and write:
             raise ConfigError(
@@ -344,6 +348,34 @@ def check_foreign_output(
                 "gate it ran under; give --force to write it there, or an --output FILE "
                 "outside the run folder"
             )
+
+
+def check_own_gate(
+    suite: SuiteRecord,
+    records: list[Any],
+    cells: list[tuple[str, str, str, int]],
+    pooled: bool = False,
+) -> None:
+    """A ConfigError (exit 2) for a run whose own A/B gate (its ``resolved.json``'s
+    ``gate.ab``, the first run's of several) names a condition the runs neither ran nor
+    planned (a ``resolved.json`` edited by hand, or of another run): the gate could only fail
+    for want of a pair, which would read as a regression; `proctor compare RUN` refuses it
+    alike. A condition planned and never reached is gated on, and fails."""
+    from proctor.errors import ConfigError
+    from proctor.report.ab.choose import gate_missing
+
+    ab = suite.gate.ab
+    if ab is None:
+        return
+    names = {r.condition for r in records} | {cell[2] for cell in cells}
+    said = gate_missing(
+        (ab.treatment, ab.baseline), names, "the first run's" if pooled else "the run's"
+    )
+    if said is not None:
+        raise ConfigError(
+            f"{said}, so it could only fail; `proctor report RUN --config FILE` applies "
+            "another file's gate"
+        )
 
 
 def refuse_early(

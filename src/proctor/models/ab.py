@@ -15,6 +15,12 @@ from proctor.models.trial import CaseLabels
 CaseVerdict = Literal["improved", "regressed", "unchanged", "flaky", "insufficient-data"]
 """Must match :data:`proctor.stats.ab.CaseVerdict` (a test checks)."""
 
+PairFrom = Literal["gate", "named", "named-and-gate", "chosen", "named-and-chosen"]
+"""Where the two conditions an A/B report compares came from: both the run's A/B gate's
+(``gate.ab``), both named (``--treatment`` and ``--baseline``), one named and the other the
+gate's, or chosen by proctor's rule (the pair most cases ran together; with one side named,
+the other filled in by the same rule)."""
+
 __all__ = [
     "ABCase",
     "ABDelta",
@@ -25,6 +31,7 @@ __all__ = [
     "ABSide",
     "IncompletePair",
     "MetricComparison",
+    "PairFrom",
     "RunComparison",
     "RunGroup",
     "RunOnly",
@@ -152,6 +159,9 @@ class ABReport(CamelModel):
     overall: ABGroup
     annotations: list[HandMark] = []
     """The trials marked by hand, with the mark applied in every figure above."""
+    pair_from: PairFrom | None = None
+    """Where ``treatment`` and ``baseline`` came from (see :data:`PairFrom`); None in a
+    ``suite.json`` written before proctor said it."""
 
 
 class ABGateResult(CamelModel):

@@ -461,6 +461,7 @@ def ab_sections(
     conditions = {r.condition for r in records} | {cell[2] for cell in cells}
     if pair is not None and len(conditions) > 1:
         report = analyse_ab(records_for_pair(records, *pair), *pair, planned=cells)
+        report.pair_from = "gate" if gate.ab is not None else "chosen"
     result = None
     if gate.ab is not None:
         # Never raise here: a stopped run may lack a condition; the gate then fails with

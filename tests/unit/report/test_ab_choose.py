@@ -124,3 +124,34 @@ def test_conditions_of_different_cases_make_no_comparison() -> None:
     assert len(report.incomplete) == 1  # the control: planned under both, one side missing
     together_ = [rec("find", "with-skill"), rec("find", "default")]
     assert compare_conditions(together_).treatment == "with-skill"
+
+
+@pytest.mark.parametrize(
+    ("treatment", "baseline", "expected"),
+    [
+        (None, None, ("skill", "base", {"treatment", "baseline"}, "gate")),
+        ("other", None, ("other", "base", {"baseline"}, "named-and-gate")),
+        (None, "other", ("skill", "other", {"treatment"}, "named-and-gate")),
+        ("skill", None, ("skill", "base", {"baseline"}, "named-and-gate")),
+        # One of the gate's two named on the other side: the gate's other one opposite it,
+        # not the first other condition in sorted order.
+        ("base", None, ("base", "skill", {"baseline"}, "named-and-gate")),
+        (None, "skill", ("base", "skill", {"treatment"}, "named-and-gate")),
+        ("other", "base", ("other", "base", set(), "named")),
+    ],
+)
+def test_gate_sides_fills_the_side_not_named_from_the_gate(
+    treatment: str | None, baseline: str | None, expected: tuple[object, ...]
+) -> None:
+    from proctor.report.ab.choose import gate_sides
+
+    sides = gate_sides(treatment, baseline, ("skill", "base"))
+    assert (sides.treatment, sides.baseline, set(sides.from_gate), sides.pair_from) == expected
+
+
+def test_gate_sides_without_a_gate_leaves_the_side_not_named_to_be_chosen() -> None:
+    from proctor.report.ab.choose import gate_sides
+
+    assert gate_sides(None, None, None).pair_from == "chosen"
+    assert gate_sides("a", None, None)[:2] == ("a", None)
+    assert gate_sides("a", None, None).pair_from == "named-and-chosen"

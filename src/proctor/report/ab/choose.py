@@ -13,10 +13,12 @@ unless a case planned both, naming each one's cases.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from proctor.errors import ConfigError, ProctorError
+from proctor.models.ab import PairFrom
 from proctor.models.trial import TrialRecord
 from proctor.util.json_shown import name_quoted
 
@@ -128,6 +130,63 @@ def gate_pair(run_dir: Path) -> tuple[str, str] | None:
     except ProctorError:  # (a newer schema too: the pair chosen as without a gate)
         return None
     return None if ab is None else (ab.treatment, ab.baseline)
+
+
+class Sides(NamedTuple):
+    """The sides to compare as named and filled in from the run's A/B gate (a side None is
+    left to :func:`choose_pair`), the sides the gate gave, and where the pair came from."""
+
+    treatment: str | None
+    baseline: str | None
+    from_gate: frozenset[str]
+    """``"treatment"``, ``"baseline"``: the sides no one named that are the gate's."""
+    pair_from: PairFrom
+
+
+def gate_sides(treatment: str | None, baseline: str | None, gated: tuple[str, str] | None) -> Sides:
+    """The sides `proctor compare RUN` and the viewer's Compare page compare, of the sides
+    named and the run's A/B gate ``gated`` (``(treatment, baseline)``, see :func:`gate_pair`):
+    none named, the gate's two; one named that is one of the gate's two, the gate's other one
+    on the other side (``--treatment`` the gate's baseline compares it with the gate's
+    treatment as the baseline); one named that is not the gate's, the gate's condition of the
+    other side. Without a gate the side not named is left to :func:`choose_pair`."""
+    named = (treatment is not None) + (baseline is not None)
+    if gated is None or named == 2:
+        where: PairFrom = "named" if named == 2 else "named-and-chosen" if named else "chosen"
+        return Sides(treatment, baseline, frozenset(), where)
+    if named == 0:
+        return Sides(*gated, frozenset({"treatment", "baseline"}), "gate")
+    given = treatment if treatment is not None else baseline
+    if given in gated:
+        other = gated[1] if given == gated[0] else gated[0]
+    else:
+        other = gated[1] if treatment is not None else gated[0]
+    if treatment is None:
+        return Sides(other, baseline, frozenset({"treatment"}), "named-and-gate")
+    return Sides(treatment, other, frozenset({"baseline"}), "named-and-gate")
+
+
+def gate_missing(
+    gated: tuple[str, str],
+    names: Iterable[str],
+    whose: str = "the run's",
+    used: Collection[str] | None = None,
+) -> str | None:
+    """The sentence for an A/B gate (``(treatment, baseline)``) that names a condition not
+    among ``names`` (the conditions the runs ran or planned), ``whose`` gate it is
+    (``the run's``, ``the first run's``); None when it names none such (of those ``used``,
+    when given: the gate's conditions a comparison took). `proctor compare` and `proctor
+    report` refuse such a gate (exit 2), each with its remedy."""
+    present = set(names)
+    listed = ", ".join(sorted(present)) or "none"
+    conditions = "the runs'" if whose == "the first run's" else whose
+    for side, name in zip(("treatment", "baseline"), gated, strict=True):
+        if name not in present and (used is None or name in used):
+            return (
+                f"{whose} A/B gate (gate.ab) names the {side} {name_quoted(name)}: not one of "
+                f"{conditions} conditions ({listed})"
+            )
+    return None
 
 
 def too_few_conditions(names: Iterable[str]) -> ConfigError:

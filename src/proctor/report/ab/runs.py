@@ -25,7 +25,12 @@ from proctor.models.ab import (
 )
 from proctor.models.trial import TrialRecord
 from proctor.report.ab.analysis import analyse_ab, checked_arguments
-from proctor.report.ab.choose import choose_pair, records_for_pair, too_few_conditions
+from proctor.report.ab.choose import (
+    choose_pair,
+    gate_sides,
+    records_for_pair,
+    too_few_conditions,
+)
 from proctor.report.ab.measures import is_scored, succeeded
 from proctor.report.ab.pairs import Cell, side_of
 from proctor.report.ab.sides import METRICS, classify_outcomes, compare_sides, metric_comparison
@@ -64,13 +69,15 @@ def compare_conditions(
     if pair is None:
         raise too_few_conditions([r.condition for r in records] + [c[2] for c in planned])
     _check_paired(records, planned, *pair)
-    return analyse_ab(
+    report = analyse_ab(
         records_for_pair(records, *pair),
         *pair,
         seed=seed,
         min_samples=min_samples,
         planned=planned,
     )
+    report.pair_from = gate_sides(treatment, baseline, None).pair_from  # (no gate read here)
+    return report
 
 
 def _check_paired(
