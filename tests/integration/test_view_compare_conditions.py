@@ -118,7 +118,76 @@ def test_a_run_s_a_b_gate_names_the_pair_chosen_and_compared(tmp_path: Path) -> 
     assert "z against baseline" in asked and "a against baseline" not in asked
     assert "those of the run&#39;s A/B gate (gate.ab)" in asked
     assert _chosen(_form(named), "treatment")[1] == "a"
-    assert "a against baseline" in named and "gate.ab" not in named
+    assert "a against baseline" in named and "those of the run&#39;s A/B gate" not in named
+    # The treatment named, the baseline is the gate's, said so.
+    assert "the baseline compared is of the run&#39;s A/B gate (gate.ab)" in named
+
+
+def test_one_side_named_in_the_address_has_the_other_from_the_run_s_gate(tmp_path: Path) -> None:
+    """``?run=R&baseline=a`` filled the treatment by sorted order (``baseline``), not from the
+    run's A/B gate as ``proctor compare RUN --baseline a`` does: the gate's treatment ``z`` is
+    compared; a side named that is one of the gate's two has the gate's other on the other side
+    (``?treatment=baseline``: ``z`` the baseline, not ``a``)."""
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    gate = Gate(ab=ABGate(treatment="z", baseline="baseline"))
+    write_record(paths.resolved_json, ResolvedRecord(gate=gate))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        baseline = client.get(f"/compare?run={name}&baseline=a").text
+        swapped = client.get(f"/compare?run={name}&treatment=baseline").text
+        treatment = client.get(f"/compare?run={name}&treatment=z").text
+    assert 'id="compare-error"' not in baseline and "z against a" in baseline
+    assert _chosen(_form(baseline), "treatment")[1] == "z"
+    assert _chosen(_form(baseline), "baseline")[1] == "a"
+    assert "the treatment compared is of the run&#39;s A/B gate (gate.ab)" in baseline
+    assert "baseline against z" in swapped
+    assert _chosen(_form(swapped), "baseline")[1] == "z"
+    assert "z against baseline" in treatment
+
+
+def test_a_reload_reads_only_the_gates_that_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each load of the page read every offered run's resolved.json for its gate's pair: a
+    reload reads none again, and a run whose resolved.json changed is read again, its new
+    gate's pair offered."""
+    import proctor.models.io as io
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+
+    results = tmp_path / "results"
+    names = [f"run-2026120{i}T000000Z-ab" for i in (1, 2, 3)]
+    for name in names:
+        paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+        gate = Gate(ab=ABGate(treatment="z", baseline="baseline"))
+        write_record(paths.resolved_json, ResolvedRecord(gate=gate))
+    read: list[str] = []
+    read_record = io.read_record
+
+    def counted(path: Path, model: Any) -> Any:
+        if Path(path).name == "resolved.json":
+            read.append(Path(path).parent.name)
+        return read_record(path, model)
+
+    monkeypatch.setattr(io, "read_record", counted)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        client.get("/compare")
+        assert sorted(set(read)) == names  # each offered run's gate, read once
+        read.clear()
+        client.get("/compare")
+        assert read == []  # a reload: nothing changed, nothing read again
+        gate = Gate(ab=ABGate(treatment="a", baseline="baseline", max_pass_rate_drop=0.25))
+        write_record(results / names[0] / "resolved.json", ResolvedRecord(gate=gate))
+        page = client.get("/compare").text
+    assert read == [names[0]], read
+    carried = re.search(rf"<option value=\"{names[0]}\" data-choices='([^']*)'", page)
+    assert carried is not None and json.loads(unescape(carried.group(1)))["treatment"] == "a"
 
 
 def test_a_gate_naming_a_condition_the_run_lacks_chooses_no_pair(tmp_path: Path) -> None:

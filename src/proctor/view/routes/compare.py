@@ -7,6 +7,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
@@ -14,7 +15,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.errors import ConfigError, SchemaVersionError
-from proctor.report.ab.choose import choose_pair, gate_pair
+from proctor.paths import RunPaths
+from proctor.report.ab.choose import choose_pair, gate_pair, gate_sides
 from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.html import clean_text
 from proctor.report.stored import load_records, missing_of, planned_cells
@@ -63,16 +65,27 @@ def compare_page(request: Request) -> Response:
                 {r.condition for r in records} | {cell[2] for cell in cells}
             )
             treatment, baseline = q.get("treatment") or None, q.get("baseline") or None
-            if treatment is None and baseline is None and folder is not None:
-                # The pair of the run's A/B gate, as `proctor compare RUN` and `proctor report`
-                # compare it, not another pair of a run of three conditions.
-                gated = gate_pair(folder)
-                if gated is not None and set(gated) <= set(context["conditions"]):
-                    treatment, baseline = gated
-                    context["note"] = (
-                        "the conditions compared are those of the run's A/B gate (gate.ab), as "
-                        "proctor report compares them; choose others above to compare them"
-                    )
+            # The pair of the run's A/B gate, as `proctor compare RUN` and `proctor report`
+            # compare it, not another pair of a run of three conditions; one side named, the
+            # other the gate's, as `proctor compare RUN --baseline X` chooses it.
+            gated = _gate_of(folder) if folder is not None else None
+            if gated is not None and not set(gated) <= set(context["conditions"]):
+                gated = None  # (a gate of others: the pair chosen as without one)
+            sides = gate_sides(treatment, baseline, gated)
+            treatment, baseline = sides.treatment, sides.baseline
+            if sides.pair_from == "gate":
+                context["note"] = (
+                    "the conditions compared are those of the run's A/B gate (gate.ab), as "
+                    "proctor report compares them; choose others above to compare them"
+                )
+            elif sides.from_gate:
+                (side,) = sides.from_gate
+                named = "baseline" if side == "treatment" else "treatment"
+                context["note"] = (
+                    f"the {side} compared is of the run's A/B gate (gate.ab), as proctor "
+                    f"compare chooses it with the {named} named; choose another above to "
+                    "compare it"
+                )
             said = ", ".join(context["conditions"]) or "none"
             if len(context["conditions"]) > 1 and q["run"] not in two:  # the index not yet
                 two.insert(0, q["run"])  # told of its plan: offered, as the address asks
@@ -143,7 +156,7 @@ def _condition_choices(
         # A condition no trial ran yet counts as one of a case of its own: never paired.
         alone = [(f"\0{c}", "", c, 0) for c in sorted(names)]
         folder = inside(index.root, name)
-        gated = gate_pair(folder) if folder is not None else None
+        gated = _gate_of(folder) if folder is not None else None
         if gated is None or not set(gated) <= names:  # (a gate of others: refused when run)
             gated = choose_pair([], planned=[*triples[name], *alone])
         pair = gated or ("", "")
@@ -221,6 +234,33 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
             while len(_kept) > KEPT_RUNS:
                 _kept.popitem(last=False)
     return records
+
+
+_gates: dict[str, tuple[tuple[int, int], tuple[str, str] | None]] = {}
+"""Each run's A/B gate as read (:func:`gate_pair`), by its ``resolved.json``'s path, with the
+file's modification time (ns) and size when read."""
+_gates_lock = threading.Lock()
+
+
+def _gate_of(folder: Path) -> tuple[str, str] | None:
+    """:func:`gate_pair` of the run, its ``resolved.json`` read again only when its
+    modification time or size changed: the page offers every run of two conditions or more,
+    each with its gate's pair, and a reload reads none of them again."""
+    path = RunPaths(folder).resolved_json
+    try:
+        info = path.stat()
+    except OSError:  # none there: gate_pair says so, read each time (nothing to go stale)
+        return gate_pair(folder)
+    stamp = (info.st_mtime_ns, info.st_size)
+    key = str(path)
+    with _gates_lock:
+        hit = _gates.get(key)
+    if hit is not None and hit[0] == stamp:
+        return hit[1]
+    gated = gate_pair(folder)
+    with _gates_lock:
+        _gates[key] = (stamp, gated)
+    return gated
 
 
 ROUTES = [Route("/compare", compare_page, name="compare")]
