@@ -32,7 +32,6 @@ from proctor.history.homes import (
     CLI_FOLDERS,
     cli_folder,
     missing_reason,
-    named_for,
     unrecorded_home,
 )
 from proctor.history.listing import is_listed, sorted_names, unreachable
@@ -430,9 +429,13 @@ def _parts_only(folder: Path, look: int = 100) -> bool:
     return seen > 0
 
 
-def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]:
+def _sessions_in(
+    path: Path, unreadable: list[Unavailable], seen: set[tuple[int, int] | str] | None = None
+) -> Iterator[Session]:
     """The sessions of a file or folder given by the user; what cannot be read or listed is
-    added to ``unreadable``, with the reason, never left out without a word."""
+    added to ``unreadable``, with the reason, never left out without a word. ``seen`` holds
+    the folders read so far, the one given and the CLI folders met in it (by
+    :func:`_identity`): a ``.claude`` two links lead to is read once."""
     if path.is_file():
         noted = len(unreadable)
         agent = _sniffed(path, unreadable)
@@ -443,17 +446,20 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
         if agent is not None:
             yield Session(agent, path)
         return
+    seen = set() if seen is None else seen
+    seen.add(_identity(os.fspath(path)))
     read: set[str] = set()  # the folders of sessions of a CLI's history folder, read as such
     # A CLI's own folder (its todos/, plugins/, … hold no session) is one its sessions are read
-    # in, or named as it is with its folder of sessions; any other (~ with ~/projects) is not.
+    # in, named as it is or holding what it keeps beside them; any other (~ with ~/projects)
+    # is not. Claude Code keeps its sessions in projects/ only: a .claude whose projects/ is
+    # empty is its own folder by what it holds beside it (todos/, …), below, or none.
     home = False
-    named = named_for(path)
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (path / child).is_dir()]
         if not there:
             continue
         looks = _looks_like(agent, path)  # (a Codex folder may keep archived ones only)
-        home = home or named == agent or (looks and any(cli_folder(path, c) for c in there))
+        home = home or (looks and any(cli_folder(path, c) for c in there))
         if looks:
             read.update(os.path.join(path, name) for name in children)
             yield from agent_sessions(agent, path, unreadable)
@@ -462,11 +468,14 @@ def _sessions_in(path: Path, unreadable: list[Unavailable]) -> Iterator[Session]
     # any folder is: a session beside a history's folders is read, never passed over; in a
     # CLI's own folder (~/.claude), only the files beside them are.
     found = False
-    for session in _plain_sessions(path, unreadable, read, shallow=home or bool(unrecorded)):
+    shallow = home or bool(unrecorded)
+    for session in _plain_sessions(path, unreadable, read, seen, shallow=shallow):
         found = True
         yield session
-    if unrecorded is not None and not found:  # ~/.claude before any session: said so
-        reason = missing_reason(unrecorded, path, home=path)
+    # ~/.claude before any session: said so (with its projects/ there, empty, no reason is:
+    # "no session transcript", as for any folder)
+    reason = None if unrecorded is None or found else missing_reason(unrecorded, path, home=path)
+    if unrecorded is not None and reason is not None:
         unreadable.append(Unavailable(agent=unrecorded, path=str(path), reason=reason))
 
 
@@ -479,11 +488,18 @@ _LAYOUT_FOLDERS = {
 
 
 def _plain_sessions(
-    path: Path, unreadable: list[Unavailable], skip: set[str], *, shallow: bool = False
+    path: Path,
+    unreadable: list[Unavailable],
+    skip: set[str],
+    seen: set[tuple[int, int] | str],
+    *,
+    shallow: bool = False,
 ) -> Iterator[Session]:
     """The sessions of a folder given by the user that is searched for session files of any
     format, its folders in ``skip`` left out (read as a CLI's history folder's), and every
-    folder in it when ``shallow``."""
+    folder in it when ``shallow``. A CLI's own folder met in it (a ``.claude``, or a folder of
+    any name that holds its CLI's sessions laid out as it keeps them and what it keeps beside
+    them) is read as it is given alone, once (``seen``: see :func:`_sessions_in`)."""
     inside = os.path.realpath(path)
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
@@ -496,6 +512,9 @@ def _plain_sessions(
         # (see _is_part), told once for the folder.
         above, name = os.path.split(folder)
         parts = name == "tool-results" or os.path.basename(above) == "chats"
+        # (what the folder adds, taken back when it is a CLI's own folder: read as one)
+        before = len(files), len(folders), len(named_folders), len(homes)
+        layout = False  # it holds a folder a CLI keeps its sessions in (projects/, …)
         try:
             device = os.stat(folder).st_dev
             with os.scandir(folder) as entries:
@@ -504,11 +523,16 @@ def _plain_sessions(
                         if entry.name in CLI_FOLDERS:  # read as given, even in a CLI's folder
                             homes.append(entry.path)
                             continue
+                        layout = layout or entry.name in _LAYOUT_NAMES
                         if shallow or entry.path in skip:
                             continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):
                             named_folders.append(entry.path)
+                    elif entry.name in CLI_FOLDERS and entry.is_symlink():
+                        # ~/.claude linked to a folder elsewhere (a dotfiles repository)
+                        if _linked_home(entry.path, inside, unreadable):
+                            homes.append(entry.path)
                     elif entry.name.endswith((".jsonl", ".json")) and is_listed(
                         entry, False, unreadable
                     ):
@@ -516,11 +540,19 @@ def _plain_sessions(
                             continue
                         link = entry.is_symlink()
                         files.append((entry.path, None if link else (device, entry.inode())))
+            if layout and folder != os.fspath(path) and _own_folder(Path(folder)):
+                # A copy of ~/.claude (claude-backup/), a CLAUDE_CONFIG_DIR of any name: its
+                # plugins' test fixtures are no session.
+                del files[before[0] :], folders[before[1] :], named_folders[before[2] :]
+                del homes[before[3] :]
+                homes.append(folder)
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
             unreadable.append(Unavailable(path=str(exc.filename or folder), reason=reason))
     for home in sorted(homes):
-        yield from _sessions_in(Path(home), unreadable)
+        identity = _identity(home)
+        if identity not in seen:  # (a folder linked twice, a link back up: read once)
+            yield from _sessions_in(Path(home), unreadable, seen)
     # In the order of their paths (as Path objects sort: part by part, which the text does
     # with each separator made the lowest character); names, not objects: a plain folder of
     # 20,000 sessions spent a third of a second making and comparing paths.
@@ -569,6 +601,44 @@ def _beside_a_chat(file: str, chats: set[str]) -> bool:
     return os.path.dirname(folder) in chats and bool(
         _SESSION_ID.fullmatch(os.path.basename(folder))
     )
+
+
+_LAYOUT_NAMES = frozenset(name for names in _LAYOUT_FOLDERS.values() for name in names)
+
+
+def _own_folder(folder: Path) -> bool:
+    """Whether ``folder``, of any name, met in a folder given, is a CLI's own folder: it holds
+    sessions laid out as its CLI keeps them, and beside them what that CLI keeps there
+    (``settings.json``, ``plugins/``, ``config.toml``…: see :func:`cli_folder`), as a folder
+    given is told. A ``projects/`` beside ``todos/`` holding no session (``~``) is none."""
+    for agent, children in _LAYOUT_FOLDERS.items():
+        there = [child for child in children if (folder / child).is_dir()]
+        if there and any(cli_folder(folder, c) for c in there) and _looks_like(agent, folder):
+            return True
+    return False
+
+
+def _linked_home(link: str, inside: str, unreadable: list[Unavailable]) -> bool:
+    """Whether the CLI's own folder ``link`` (``.claude``, a link) met in the folder given,
+    whose real path is ``inside``, is read as given: it leads to a folder elsewhere. One that
+    leads into the folder given is read where its target lies; one that leads to a folder
+    above it, which holds it (a loop), is said and not followed."""
+    try:
+        if not os.path.isdir(link):
+            return False  # a link to a file, or to nothing: no folder of sessions
+        target = os.path.realpath(link)
+    except (OSError, ValueError):
+        return False
+    if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
+        return False
+    if inside.startswith(target.rstrip(os.sep) + os.sep):
+        reason = (
+            f"a link to {target}, a folder that holds it: not followed (give its target as "
+            "a PATH to read it)"
+        )
+        unreadable.append(Unavailable(path=link, reason=reason))
+        return False
+    return True
 
 
 def _sniffed(file: str | Path, unreadable: list[Unavailable]) -> str | None:

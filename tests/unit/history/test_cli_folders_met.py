@@ -1,0 +1,173 @@
+"""A CLI's own folder met in a folder given as a PATH is read as it is given alone, told by
+what it holds rather than its name alone: a ``~/.claude`` linked to a folder elsewhere is read
+(once, however many links lead to it), a copy of one under another name (``claude-backup/``)
+is read where Claude Code keeps sessions and never in its plugins' test fixtures, and a
+``.claude`` whose ``projects/`` is empty but that holds nothing else Claude Code keeps is
+searched whole."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from proctor.cli.main import cli
+from proctor.history.sources import sessions_under
+
+ROOT = Path(__file__).resolve().parents[3]
+FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
+CLAUDE = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
+ROLLOUT, OTHER_ROLLOUT = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))[:2]
+AGENTS = ["claude-code", "codex", "gemini-cli"]
+
+
+def _claude_folder(folder: Path) -> Path:
+    """A Claude Code folder as a user's is: a session in projects/, settings.json, and a
+    plugin whose tests hold a Codex rollout (no session of the user's). The session's path."""
+    project = folder / "projects" / "-work-app"
+    project.mkdir(parents=True)
+    shutil.copy(CLAUDE, project)
+    (folder / "settings.json").write_text("{}")
+    plugin = folder / "plugins" / "marketplaces" / "market" / "tests"
+    plugin.mkdir(parents=True)
+    shutil.copy(OTHER_ROLLOUT, plugin / "fixture.jsonl")
+    return project / CLAUDE.name
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, float]]:
+    """Every file and folder under ``folder`` (links not followed), with its size and time."""
+    found = {}
+    for root, names, files in os.walk(folder):
+        for name in names + files:
+            stat = os.lstat(os.path.join(root, name))
+            found[os.path.join(root, name)] = (stat.st_size, stat.st_mtime)
+    return found
+
+
+def test_a_linked_claude_folder_in_the_folder_given_is_read_once(tmp_path: Path) -> None:
+    """~/.claude a link to a folder elsewhere (a dotfiles repository): read as ~/.claude is,
+    once, though a second link leads to it too."""
+    session = _claude_folder(tmp_path / "dotfiles" / "claude")
+    shutil.copy(ROLLOUT, tmp_path / "dotfiles" / "claude" / "kept.jsonl")  # beside projects/
+    home = tmp_path / "me"
+    (home / "old").mkdir(parents=True)
+    (home / ".claude").symlink_to(tmp_path / "dotfiles" / "claude")
+    (home / "old" / ".claude").symlink_to(tmp_path / "dotfiles" / "claude")
+    sessions, unavailable = sessions_under([home], AGENTS)
+    linked = home / ".claude"
+    assert [s.file for s in sessions] == [
+        str(linked / "projects" / "-work-app" / session.name),
+        str(linked / "kept.jsonl"),
+    ]
+    assert unavailable == []
+
+
+def test_a_linked_claude_folder_beside_the_real_one_is_read_once(tmp_path: Path) -> None:
+    """A link to a .claude read already (a real ~/.claude and a link to it) adds nothing."""
+    _claude_folder(tmp_path / "me" / ".claude")
+    (tmp_path / "me" / "work").mkdir()
+    (tmp_path / "me" / "work" / ".claude").symlink_to(tmp_path / "me" / ".claude")
+    outside = tmp_path / "other"
+    outside.mkdir()
+    (outside / ".claude").symlink_to(tmp_path / "me" / ".claude")
+    for paths in ([tmp_path / "me"], [tmp_path], [tmp_path / "me", outside]):
+        sessions, unavailable = sessions_under(paths, AGENTS)
+        assert [s.agent for s in sessions] == ["claude-code"], paths
+        assert unavailable == [], paths
+
+
+def test_a_claude_link_in_a_loop_is_followed_no_further(tmp_path: Path) -> None:
+    """A .claude that leads back to the folder that holds it, or to one above it, ends: the
+    folder is read once, and a link to a folder above the one given is said, not followed."""
+    home = tmp_path / "me"
+    _claude_folder(home / ".claude")
+    (home / ".claude" / "projects" / ".claude").symlink_to(home / ".claude")
+    deep = home / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / ".claude").symlink_to(home)
+    shutil.copy(ROLLOUT, deep)
+    sessions, unavailable = sessions_under([home], AGENTS)
+    assert sorted(s.agent for s in sessions) == ["claude-code", "codex"]
+    assert unavailable == []
+    sessions, unavailable = sessions_under([deep], AGENTS)
+    assert [s.agent for s in sessions] == ["codex"]
+    assert [(u.path, u.reason) for u in unavailable] == [
+        (
+            str(deep / ".claude"),
+            f"a link to {home}, a folder that holds it: not followed (give its target as a "
+            "PATH to read it)",
+        )
+    ]
+
+
+def test_replaying_a_linked_history_writes_nothing_there_and_exits_0(tmp_path: Path) -> None:
+    _claude_folder(tmp_path / "dotfiles" / "claude")
+    home = tmp_path / "me"
+    home.mkdir()
+    (home / ".claude").symlink_to(tmp_path / "dotfiles" / "claude")
+    before = _tree(tmp_path / "dotfiles"), _tree(home)
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    result = CliRunner().invoke(cli, ["history", str(home), "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["total"]["sessions"] == 1
+    assert (_tree(tmp_path / "dotfiles"), _tree(home)) == before
+
+
+def test_a_copy_of_a_claude_folder_under_another_name_is_read_as_claude_code_s(
+    tmp_path: Path,
+) -> None:
+    """claude-backup/ (or a CLAUDE_CONFIG_DIR of any name) in the folder given: its sessions
+    are read, its plugins' test fixtures are none."""
+    given = tmp_path / "saved"
+    session = _claude_folder(given / "claude-backup")
+    shutil.copy(ROLLOUT, given / "claude-backup")  # a session beside its projects/: read
+    (given / "claude-backup" / ".codex" / "sessions").mkdir(parents=True)
+    shutil.copy(OTHER_ROLLOUT, given / "claude-backup" / ".codex" / "sessions")  # a .codex
+    for path in (given, tmp_path):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert sorted(s.file for s in sessions) == sorted(
+            [
+                str(given / "claude-backup" / ".codex" / "sessions" / OTHER_ROLLOUT.name),
+                str(given / "claude-backup" / ROLLOUT.name),
+                str(session),
+            ]
+        ), path
+        assert unavailable == [], path
+
+
+def test_control_a_folder_with_a_projects_folder_and_nothing_claude_keeps_is_searched_whole(
+    tmp_path: Path,
+) -> None:
+    """No settings.json, plugins/ or the like beside projects/: no CLI's folder, searched whole."""
+    given = tmp_path / "saved"
+    _claude_folder(given / "backup")
+    (given / "backup" / "settings.json").unlink()
+    shutil.move(given / "backup" / "plugins", given / "backup" / "kept")
+    sessions, unavailable = sessions_under([given], AGENTS)
+    assert sorted(s.agent for s in sessions) == ["claude-code", "codex"]
+    assert unavailable == []
+
+
+def test_a_claude_folder_with_an_empty_projects_and_nothing_else_claude_keeps_is_searched_whole(
+    tmp_path: Path,
+) -> None:
+    """Claude Code keeps its sessions in projects/ only: a .claude whose projects/ is empty,
+    with none of what Claude Code keeps beside it (todos/, history.jsonl…), is a copy or a
+    repository's folder, searched whole, given or met in the folder given."""
+    claude = tmp_path / "repo" / ".claude"
+    (claude / "projects").mkdir(parents=True)
+    (claude / "kept").mkdir()
+    shutil.copy(CLAUDE, claude / "kept")
+    for path in (claude, tmp_path / "repo"):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert [s.file for s in sessions] == [str(claude / "kept" / CLAUDE.name)], path
+        assert unavailable == [], path
+    # ~/.claude before its first session (todos/ beside the empty projects/): its other
+    # folders hold none of its sessions, and are not searched.
+    (claude / "todos").mkdir()
+    sessions, unavailable = sessions_under([claude], AGENTS)
+    assert sessions == []
+    assert [(u.path, u.reason) for u in unavailable] == [(str(claude), "no session transcript")]
