@@ -24,9 +24,10 @@ from proctor.models.loading import load_top_config
 from proctor.models.run import AnnotationsRecord, ResolvedRecord, RunManifest, SkippedCaseRecord
 from proctor.models.suite import GateFrom, SuiteRecord
 from proctor.models.trial import TrialAnnotation, TrialRecord
-from proctor.paths import RunPaths, no_run_in, run_holding, runs_below
+from proctor.paths import TRIAL_RECORDS, RunPaths, no_run_in, run_holding, runs_below
 from proctor.report.aggregate import aggregate
 from proctor.util.masking import MASK
+from proctor.util.text import plural
 
 
 @dataclass
@@ -198,6 +199,9 @@ def iter_records(
                 f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
                 "the run folder"
             )
+        lost = _runs_without_manifest(run_dir)
+        if lost is not None:  # `proctor report proctor-results`, its run's run.json gone
+            raise ConfigError(f"{run_dir}: {lost}")
         raise ConfigError(f"{run_dir}: no trials/*/*/*/*/trial.json found; is this a run folder?")
     marks = {a.trial: a for a in _marks_of(run_dir, notes, strict_annotations).annotations}
     cells = set(planned or ())
@@ -225,6 +229,32 @@ def iter_records(
                 )
                 record = _lost(path, f"{MISPLACED} {trial_id(record)}, {misplaced}")
         yield _annotated(record, marks)
+
+
+def _runs_without_manifest(folder: Path) -> str | None:
+    """What is said of ``folder``, which holds no trial record of its own, when run folders in
+    it hold trial records but no ``run.json`` (a results directory whose run lost it): those
+    folders, with how many trials each holds, and to name one (a run folder named is read
+    without its run.json); None when none does."""
+    found = []
+    for trials in sorted(folder.glob("*/trials/")):
+        run = trials.parent
+        if not (run / "run.json").exists() and (held := sum(1 for _ in run.glob(TRIAL_RECORDS))):
+            found.append((run, held))
+    if not found:
+        return None
+    if len(found) == 1:
+        ((run, held),) = found
+        return (
+            f"a results directory whose run folder {run} has no run.json but holds "
+            f"{plural(held, 'trial record')}; name that run folder to read them"
+        )
+    listed = ", ".join(f"{run} ({held})" for run, held in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    return (
+        f"a results directory whose run folders have no run.json but hold trial records "
+        f"({listed}{more}); name one of them to read its trials"
+    )
 
 
 def _misplaced(path: Path, record: TrialRecord, planned: set[TrialKey]) -> str | None:

@@ -6,6 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
+from proctor.errors import ConfigError
 from proctor.exit_codes import ExitCode
 from proctor.models.io import write_record
 from proctor.models.run import AnnotationsRecord
@@ -142,3 +145,37 @@ def test_a_trial_json_cut_inside_a_string_at_a_line_break_is_said_cut_short(
     (note,) = notes
     assert "it ends before its JSON value does: the file is cut short" in note, note
     assert "control character" not in note
+
+
+def test_a_results_directory_whose_run_lost_its_run_json_names_that_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`proctor report RESULTS_DIR` whose run folder lost its run.json (its trials kept): the
+    run folder is named with its trials (exit 2), and naming it reads them, as it says."""
+    from proctor.cli.main import main
+
+    results = tmp_path / "proctor-results"
+    run = results / "run-20261101T000000Z-abcdef"
+    shutil.copytree(EXAMPLE_RUN, run)
+    (run / "run.json").unlink()
+    held = len(list(run.glob("trials/*/*/*/*/trial.json")))
+    said = (
+        f"{results}: a results directory whose run folder {run} has no run.json but holds "
+        f"{held} trial records; name that run folder to read them"
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_records(results)
+    assert str(refused.value) == said
+    with pytest.raises(SystemExit) as stopped:
+        main(["report", str(results)])
+    assert stopped.value.code == ExitCode.CONFIG_ERROR
+    assert capsys.readouterr().err == f"proctor: error: {said}\n"
+    assert len(load_records(run)) == held  # the run folder named: read without its run.json
+    # Two such run folders: both named, with their trials.
+    other = results / "run-20261102T000000Z-abcdef"
+    shutil.copytree(run, other)
+    with pytest.raises(ConfigError) as refused:
+        load_records(results)
+    assert f"trial records ({run} ({held}), {other} ({held})); name one of them" in str(
+        refused.value
+    )
