@@ -9,6 +9,7 @@ every hook is declared here, with what it does for an agent that has nothing to 
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
@@ -132,8 +133,12 @@ class AgentAdapter(Generic[S]):
         """What the terminal shows: starting, ready (with turns done), working, or a question."""
         raise AgentError(f"agent '{self.name}' has no terminal UI")
 
-    def pending_question(self, terminal: Terminal, launch: Launch[S]) -> Question | None:
-        """The question on screen (a picker, a permission prompt), if any."""
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[S], deadline: float = math.inf
+    ) -> Question | None:
+        """The question on screen (a picker, a permission prompt), if any. An adapter that
+        waits for anything to tell the question (its transcript) waits no longer than
+        ``deadline`` (a ``time.monotonic()`` value: the trial's)."""
         return None
 
     def send_message(self, terminal: Terminal, launch: Launch[S], text: str) -> None:

@@ -109,7 +109,7 @@ class TerminalDriver:
         state = self.adapter.state(session, self.launch)
         if state.kind != "question":
             return False
-        question = self.adapter.pending_question(session, self.launch)
+        question = self.adapter.pending_question(session, self.launch, self.deadline)
         if question is None:
             return False
         record = QuestionRecord(  # masked as the policy's record of it is (see question_record)
@@ -130,7 +130,7 @@ class TerminalDriver:
         return True
 
     def _answer(self, session: PtySession, index: int) -> TurnOutcome | None:
-        question = self.adapter.pending_question(session, self.launch)
+        question = self.adapter.pending_question(session, self.launch, self.deadline)
         if question is None:
             return None
         record = decide(self.policy, question, "mid-turn", self.screen_excerpt())

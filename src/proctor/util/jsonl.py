@@ -7,6 +7,7 @@ here skip such lines instead of failing, because the writer (an agent CLI) owns 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,10 @@ def read_json_lines(path: Path) -> list[dict[str, Any]]:
 class JsonlTail:
     """Reads the complete lines a growing JSONL file gained since the last call.
 
+    A file cut shorter than what was read, or replaced by another (a new inode), is read
+    again from its start; :attr:`restarted` tells the caller to forget what the earlier
+    reads gave. A last line without its newline yet is kept until the newline comes.
+
     A plain class, not a dataclass: this module is on the scripted agent's import path, which
     starts once per trial, and ``dataclasses`` would cost it ``inspect`` (several ms).
     """
@@ -47,10 +52,21 @@ class JsonlTail:
         """Where every byte read is appended too (the CLI may delete its file on exit)."""
         self.offset = 0
         self.partial = b""
+        self.inode: int | None = None
+        self.restarted = False
+        """Whether the last :meth:`new_records` started the file over (its records are the
+        new file's from its start)."""
 
     def new_records(self) -> list[dict[str, Any]]:
+        self.restarted = False
         try:
             with open(self.path, "rb") as fh:
+                status = os.fstat(fh.fileno())
+                if self.inode is not None and (
+                    status.st_ino != self.inode or status.st_size < self.offset
+                ):
+                    self.offset, self.partial, self.restarted = 0, b"", True
+                self.inode = status.st_ino
                 fh.seek(self.offset)
                 chunk = fh.read()
         except OSError:

@@ -7,6 +7,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,7 @@ from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
 from proctor.agents.claude_code.tui import cursor, question_on_screen
 from proctor.agents.protocol import Launch, Question
 from proctor.agents.terminal import DOWN, ENTER, UP
+from proctor.util import jsonl
 
 PICKER = """
  ☐ Question
@@ -306,3 +308,56 @@ def test_each_question_of_one_call_is_its_own_text(tmp_path: Path) -> None:
         out.write(_ask_line("toolu_1", "Which font?", "Which color should the button be?"))
     asked = ClaudeCode().pending_question(PickerTerminal(), launch)  # type: ignore[arg-type]
     assert asked == Question("Which color should the button be?", ["Red", "Blue"], "toolu_1")
+
+
+def test_the_wait_for_the_call_ends_at_the_trials_deadline(tmp_path: Path) -> None:
+    """A trial whose deadline falls inside the wait is not held past it: the picker is taken
+    as the screen shows it, and the call written later is not waited for."""
+    launch, transcript = _launch(tmp_path)
+    terminal = LateCallTerminal(
+        transcript, _ask_line("toolu_1", "Which color should the button be?")
+    )
+    asked = ClaudeCode().pending_question(  # type: ignore[arg-type]
+        terminal, launch, deadline=time.monotonic()
+    )
+    assert asked is not None and (asked.id, terminal.pumps) == (None, 0)
+
+
+def test_each_look_at_the_transcript_reads_only_what_it_gained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long session's transcript is not read again at each look while the call is waited
+    for: every line is decoded once, the call written last included."""
+    launch, transcript = _launch(tmp_path)
+    earlier = [{"type": "assistant", "message": {"content": [{"type": "text", "text": "ok"}]}}]
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in earlier * 200))
+    decoded: list[object] = []
+    real = jsonl.decode_object
+
+    def counting(line: str | bytes) -> dict[str, Any] | None:
+        decoded.append(line)
+        return real(line)
+
+    monkeypatch.setattr(jsonl, "decode_object", counting)
+    terminal = LateCallTerminal(
+        transcript, _ask_line("toolu_1", "Which color should the button be?"), 5
+    )
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and asked.id == "toolu_1"
+    assert len(decoded) == 201
+
+
+def test_the_transcripts_last_line_is_read_once_its_newline_is_written(tmp_path: Path) -> None:
+    launch, transcript = _launch(tmp_path)
+    line = _ask_line("toolu_1", "Which color should the button be?")
+
+    class HalfWritten(LateCallTerminal):
+        def pump(self, timeout: float) -> bool:
+            if self.pumps == 1:
+                with self.transcript.open("a") as out:
+                    out.write(line[:40])
+            return super().pump(timeout)
+
+    terminal = HalfWritten(transcript, line[40:], after=4)
+    asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
+    assert asked is not None and (asked.id, terminal.pumps) == ("toolu_1", 4)

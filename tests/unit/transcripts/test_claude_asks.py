@@ -4,11 +4,12 @@ while the agent writes it."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from proctor.transcripts.claude.asks import pending_ask
+from proctor.transcripts.claude.asks import AskWatch, pending_ask
 
 
 def ask(tool_id: str, question: str) -> str:
@@ -88,3 +89,40 @@ def test_a_line_claude_code_adds_of_its_own_leaves_the_call_pending(tmp_path: Pa
     )
     asked = pending_ask(transcript)
     assert asked is not None and asked.id == "q1"
+
+
+def test_a_watch_reads_what_the_transcript_gained_and_a_line_once_it_is_whole(
+    tmp_path: Path,
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(ask("q1", "Go on?") + "\n")
+    watch = AskWatch(transcript)
+    assert [a.id for a in watch.poll()] == ["q1"]
+    line = ask("q2", "Really?") + "\n"
+    with transcript.open("a") as out:
+        out.write(line[:25])
+    assert [a.id for a in watch.poll()] == ["q1"]
+    with transcript.open("a") as out:
+        out.write(line[25:])
+    assert [a.id for a in watch.poll()] == ["q1", "q2"]
+    assert watch.tail.offset == transcript.stat().st_size
+
+
+def test_a_watch_starts_over_on_a_transcript_cut_short(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(ask("q1", "Go on?") + "\n" + ask("q2", "Really?") + "\n")
+    watch = AskWatch(transcript)
+    assert [a.id for a in watch.poll()] == ["q1", "q2"]
+    transcript.write_text(ask("q3", "Stop?") + "\n")  # truncated, then written again
+    assert [a.id for a in watch.poll()] == ["q3"]
+
+
+def test_a_watch_starts_over_on_a_transcript_replaced(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(ask("q1", "Go on?") + "\n")
+    watch = AskWatch(transcript)
+    assert [a.id for a in watch.poll()] == ["q1"]
+    other = tmp_path / "new.jsonl"
+    other.write_text(ask("q2", "Really? " + "x" * 200) + "\n")  # longer than what was read
+    os.replace(other, transcript)
+    assert [a.id for a in watch.poll()] == ["q2"]

@@ -8,6 +8,7 @@ because proctor passes ``--session-id``; later headless turns resume it (``--res
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -35,7 +36,7 @@ from proctor.errors import AgentError
 from proctor.llm.failures import describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.models.trajectory import Trajectory
-from proctor.transcripts.claude.asks import PendingAsk, pending_asks
+from proctor.transcripts.claude.asks import AskWatch, PendingAsk
 from proctor.util.masking import mask, register_secret
 from proctor.util.native_paths import claude_session_files, claude_transcript
 from proctor.workspace.above import ReadAbove
@@ -72,6 +73,8 @@ class ClaudeSession:
     turns: tui.TranscriptTurns = field(default_factory=tui.TranscriptTurns)
     """Turns the user interrupted in the TUI (they end without the Stop hook), and turns the
     transcript has closed."""
+    asks: AskWatch | None = None
+    """The transcript's unanswered ``AskUserQuestion`` calls, read as the transcript grows."""
     answered_asks: set[tuple[str, str]] = field(default_factory=set)
     """The ``AskUserQuestion`` calls' questions answered in the TUI, by call id and question
     text (a call's result may reach the transcript after the next picker is drawn)."""
@@ -310,22 +313,28 @@ class ClaudeCode(RealCli[ClaudeSession]):
         return AgentState("starting")
 
     def pending_question(
-        self, terminal: Terminal, launch: Launch[ClaudeSession]
+        self, terminal: Terminal, launch: Launch[ClaudeSession], deadline: float = math.inf
     ) -> Question | None:
         """The picker or prompt on screen. A question's text and tool call id are its
         AskUserQuestion call's in the transcript (the screen may wrap or abbreviate the text):
         the CLI draws the picker before it writes the call, so the call is waited for, up to
-        :data:`ASK_WAIT_SEC`. A permission prompt is never waited on."""
+        :data:`ASK_WAIT_SEC` and never past ``deadline`` (the trial's). Each look at the
+        transcript reads only what it gained since the last. A permission prompt is never
+        waited on."""
         shown = tui.question_on_screen(terminal.screen_text())
         if shown is None or shown.kind != "question" or launch.transcript is None:
             return shown
-        deadline = time.monotonic() + ASK_WAIT_SEC
+        state = launch.state
+        if state.asks is None or state.asks.tail.path != launch.transcript:
+            state.asks = AskWatch(launch.transcript)
+        until = min(time.monotonic() + ASK_WAIT_SEC, deadline)
         while True:
-            found = _ask_shown(launch.transcript, launch.state.answered_asks, shown)
+            found = _ask_shown(state.asks.poll(), state.answered_asks, shown)
             if found is not None:
                 text, tool_id = found
                 return Question(text or shown.text, shown.options, tool_id)
-            if time.monotonic() >= deadline or not terminal.pump(POLL_SEC):
+            left = until - time.monotonic()
+            if left <= 0 or not terminal.pump(min(POLL_SEC, left)):
                 return shown
 
     def send_message(self, terminal: Terminal, launch: Launch[ClaudeSession], text: str) -> None:
@@ -379,12 +388,12 @@ class ClaudeCode(RealCli[ClaudeSession]):
 
 
 def _ask_shown(
-    transcript: Path, answered: set[tuple[str, str]], shown: Question
+    asks: list[PendingAsk], answered: set[tuple[str, str]], shown: Question
 ) -> tuple[str, str] | None:
     """The question text and call id of the latest pending AskUserQuestion call that asks
     what the picker shows and was not answered already: an older call left unanswered (a
     resumed session), or one answered whose result is not written yet, is not this picker's."""
-    for asked in reversed(pending_asks(transcript)):
+    for asked in reversed(asks):
         for text in _shown_questions(asked, shown.text):
             if (asked.id, text) not in answered:
                 return text, asked.id

@@ -9,6 +9,7 @@ from the ``thread.started`` event on stdout (headless, where later turns run ``c
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -223,7 +224,9 @@ class Codex(RealCli[CodexSession]):
         )
         terminal.write(keys.ENTER if chosen else keys.DOWN)
 
-    def pending_question(self, terminal: Terminal, launch: Launch[CodexSession]) -> Question | None:
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[CodexSession], deadline: float = math.inf
+    ) -> Question | None:
         return tui.question_on_screen(terminal.screen_text())
 
     def answer(

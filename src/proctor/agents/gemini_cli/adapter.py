@@ -16,6 +16,7 @@ and a call to it fails as "not found"; proctor warns before such a run
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -450,7 +451,7 @@ class GeminiCli(RealCli[GeminiSession]):
         return AgentState("ready", turns=turns)
 
     def pending_question(
-        self, terminal: Terminal, launch: Launch[GeminiSession]
+        self, terminal: Terminal, launch: Launch[GeminiSession], deadline: float = math.inf
     ) -> Question | None:
         return tui.question_on_screen(terminal.screen_text())
 

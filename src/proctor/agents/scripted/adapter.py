@@ -8,6 +8,7 @@ turns are done, ``scripted · question · K`` while question K waits, ``scripted
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 from dataclasses import dataclass
@@ -116,7 +117,7 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
         return AgentState("working")
 
     def pending_question(
-        self, terminal: Terminal, launch: Launch[ScriptedSession]
+        self, terminal: Terminal, launch: Launch[ScriptedSession], deadline: float = math.inf
     ) -> Question | None:
         if launch.transcript is None:
             return None
