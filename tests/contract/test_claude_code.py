@@ -443,3 +443,44 @@ def test_a_raw_tool_step_the_cli_does_not_offer_is_a_warning(
     assert len(warnings) == 1, out["trial"].get("warnings")
     assert warnings[0].startswith("the plan called Grep (turn 1, response 3), which claude-code ")
     assert "Bash" in warnings[0] and "Read" not in warnings[0].split("(it offered")[0]
+
+
+def test_a_call_with_two_questions_draws_two_pickers_then_a_review(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """Claude Code draws a picker per question of one AskUserQuestion call, then a review of
+    the answers (no question of its own: proctor submits it); the call's one result holds
+    both answers."""
+    require_cli(AGENT)
+
+    def asked(text: str, header: str, options: list[str]) -> dict[str, Any]:
+        labels = [{"label": o, "description": o} for o in options]
+        return {"question": text, "header": header, "options": labels, "multiSelect": False}
+
+    questions = [
+        asked("Which color should the button be?", "color", ["Red", "Blue"]),
+        asked("Which size should the button be?", "size", ["Small", "Large"]),
+    ]
+    plan = {
+        "turns": [
+            {"tool": "AskUserQuestion", "input": {"questions": questions}},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)colou?r => Blue\n(?i)size => Large\n```\n",
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    lines = (out["dir"] / "questions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert [(r["question"], r["answer"]) for r in records] == [
+        ("Which color should the button be?", "Blue"),
+        ("Which size should the button be?", "Large"),
+    ]
+    call = next(e for e in out["events"] if e["type"] == "question")
+    assert {r.get("toolCallId") for r in records} == {call["id"]}
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
+    assert '"Which size should the button be?":"Large"' in raw

@@ -361,3 +361,48 @@ def test_the_transcripts_last_line_is_read_once_its_newline_is_written(tmp_path:
     terminal = HalfWritten(transcript, line[40:], after=4)
     asked = ClaudeCode().pending_question(terminal, launch)  # type: ignore[arg-type]
     assert asked is not None and (asked.id, terminal.pumps) == ("toolu_1", 4)
+
+
+REVIEW = """
+←  ☒ color  ☒ size  ✔ Submit  →
+
+Review your answers
+
+ ● Which color should the button be?
+   → Blue
+ ● Which size should the button be?
+   → Large
+
+Ready to submit your answers?
+
+❯ 1. Submit answers
+  2. Cancel
+"""
+
+
+class ReviewTerminal(PickerTerminal):
+    """The review a call with several questions ends with (Claude Code 2.1.197): no ``Esc to
+    cancel`` line; Enter submits the answers the cursor is on."""
+
+    def __init__(self, at: int) -> None:
+        super().__init__()
+        self.at = at
+
+    def screen_text(self) -> str:
+        if self.closed:
+            return "working…"
+        marks = ("❯ 1. Submit answers", "  2. Cancel")
+        if self.at == 1:
+            marks = ("  1. Submit answers", "❯ 2. Cancel")
+        return REVIEW.replace("❯ 1. Submit answers\n  2. Cancel", "\n".join(marks))
+
+
+@pytest.mark.parametrize("at", [0, 1])
+def test_the_review_of_a_calls_answers_is_submitted(tmp_path: Path, at: int) -> None:
+    """After a picker per question, a call with several questions shows its answers for
+    review, which is no question of its own: proctor submits it, ``Submit answers``."""
+    launch, _ = _launch(tmp_path)
+    terminal = ReviewTerminal(at)
+    assert question_on_screen(terminal.screen_text()) is None
+    state = ClaudeCode().state(terminal, launch)  # type: ignore[arg-type]
+    assert (state.kind, terminal.at, terminal.closed) == ("working", 0, True)

@@ -303,6 +303,10 @@ class ClaudeCode(RealCli[ClaudeSession]):
 
     def state(self, terminal: Terminal, launch: Launch[ClaudeSession]) -> AgentState:
         screen = terminal.screen_text()
+        if tui.answers_review(screen):
+            # Every question of the call was answered: the review is submitted as it is.
+            _submit_review(terminal)
+            return AgentState("working")
         if tui.question_on_screen(screen) is not None:
             return AgentState("question")
         state = launch.state
@@ -385,6 +389,16 @@ class ClaudeCode(RealCli[ClaudeSession]):
         if launch.transcript is None:
             return []
         return claude_session_files(launch.state.config_dir, launch.cwd, launch.transcript.stem)
+
+
+def _submit_review(terminal: Terminal) -> None:
+    """Choose ``Submit answers`` on the review of a call's answers and wait until the review
+    leaves the screen."""
+    if tui.cursor(terminal.screen_text()) != 0:
+        terminal.write(keys.UP)
+        keys.wait_for(terminal, lambda screen: tui.cursor(screen) == 0, keys.KEY_WAIT_SEC)
+    terminal.write(keys.ENTER)
+    keys.wait_for(terminal, lambda screen: not tui.answers_review(screen), ECHO_WAIT_SEC)
 
 
 def _ask_shown(

@@ -13,7 +13,10 @@
   AskUserQuestion picker draws two entries of its own after the agent's options: ``Type
   something.`` (free text) and ``Chat about this`` (leaves the picker). The question's options
   are the agent's only; answering navigates all the entries drawn (:func:`picker_entries`), so
-  an answer that is none of the options is typed into ``Type something.``.
+  an answer that is none of the options is typed into ``Type something.``. A call with several
+  questions draws one picker per question (tabs along the top), then a review of the answers
+  to submit (:func:`answers_review`), which proctor submits as it is; the call's one
+  ``tool_result`` holds every answer.
 """
 
 from __future__ import annotations
@@ -154,6 +157,21 @@ def question_on_screen(screen: str) -> Question | None:
     if len(options) < len(picker[1]):
         return Question(text=picker[0], options=options)
     return Question(text=picker[0], options=options, kind="permission")
+
+
+REVIEW = "Ready to submit your answers?"
+SUBMIT = "Submit answers"
+
+
+def answers_review(screen: str) -> bool:
+    """The screen an AskUserQuestion call with several questions ends with, once each
+    question's picker was answered: the answers listed, ``Ready to submit your answers?``, and
+    the cursor on ``1. Submit answers`` (or ``2. Cancel``). It has no ``Esc to cancel`` line,
+    so it is no picker of :func:`question_on_screen`."""
+    lines = screen.splitlines()
+    return any(REVIEW in line for line in lines) and any(
+        (m := _OPTION.match(line)) is not None and m.group(3) == SUBMIT for line in lines
+    )
 
 
 def shows_text(screen: str, probe: str) -> bool:
