@@ -289,6 +289,19 @@ def current_folder() -> Path | None:
         return None
 
 
+CURRENT_FOLDER_GONE = (
+    "the current folder no longer exists (removed while this shell was in it); cd to a "
+    "folder and run again"
+)
+"""What a command that needs the current folder says when it is gone (``getcwd`` fails)."""
+
+
+def current_folder_gone(exc: BaseException) -> bool:
+    """Whether ``exc`` is ``getcwd`` failing in a current folder that was removed (raised by
+    ``Path.cwd()``, or by ``resolve()``/``abspath`` of a relative path, naming no file)."""
+    return isinstance(exc, FileNotFoundError) and exc.filename is None and current_folder() is None
+
+
 LEDGER_FILE = "findings.json"
 """The findings ledger of a results directory, beside its run folders (docs/findings.md)."""
 

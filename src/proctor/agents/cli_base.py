@@ -33,11 +33,15 @@ S = TypeVar("S")
 
 def agents_dirs() -> list[Path]:
     """Folders searched for project-local CLIs: ``$PROCTOR_AGENTS_DIR``, ``./.agents`` and the
-    proctor checkout's own ``.agents``."""
+    proctor checkout's own ``.agents`` (no ``./.agents`` when the current folder is gone)."""
+    from proctor.paths import current_folder
+
     dirs = []
     if os.environ.get("PROCTOR_AGENTS_DIR"):
         dirs.append(Path(os.environ["PROCTOR_AGENTS_DIR"]))
-    dirs += [Path.cwd() / AGENTS_DIR_NAME, SOURCE_CHECKOUT / AGENTS_DIR_NAME]
+    here = current_folder()
+    dirs += [here / AGENTS_DIR_NAME] if here is not None else []
+    dirs += [SOURCE_CHECKOUT / AGENTS_DIR_NAME]
     return dirs
 
 

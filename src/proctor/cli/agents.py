@@ -67,9 +67,10 @@ def command(
     from proctor.agents.spec import SPECS
     from proctor.errors import ConfigError
     from proctor.models.loading import load_top_config
+    from proctor.paths import current_folder
     from proctor.plan.resolve import check_profiles
 
-    top, found = load_top_config(config, Path.cwd())
+    top, found = load_top_config(config, current_folder())
     profiles = top.codingagents
     check_profiles(top, str(found or "proctor.json"))
     builtin = sorted(spec.id for spec in SPECS)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from proctor.models.config import DEFAULT_OUT
-from proctor.paths import no_run_in
+from proctor.paths import CURRENT_FOLDER_GONE, current_folder, no_run_in
 from proctor.util.text import controls_escaped
 
 if TYPE_CHECKING:
@@ -31,17 +31,21 @@ def default_folder(config: Path | None = None) -> Folder:
     """``out`` of the ``--config`` file ``config`` when given, else of ``./proctor.json``, when
     it sets one (as ``proctor run`` writes there), else ``./proctor-results``. A ``--config``
     file that is missing or does not read is a ConfigError (one sentence naming it); a
-    ``./proctor.json`` that does not read is a note on stderr, and the default is read."""
-    from proctor.errors import ProctorError
+    ``./proctor.json`` that does not read is a note on stderr, and the default is read. Run
+    from a current folder that is gone, a ConfigError saying so, as the default is in it."""
+    from proctor.errors import ConfigError, ProctorError
     from proctor.models.loading import load_top_config
 
     if config is not None:
-        top, _ = load_top_config(config, Path.cwd())  # its errors are the command's
+        top, _ = load_top_config(config, None)  # its errors are the command's
         if top.out:
             return Folder(Path(top.out), f"the out of --config {config}")
         return Folder(Path(DEFAULT_OUT), f"{DEFAULT_CHOSEN}: --config {config} sets no out")
+    here = current_folder()
+    if here is None:
+        raise ConfigError(CURRENT_FOLDER_GONE)
     try:
-        top, found = load_top_config(None, Path.cwd())
+        top, found = load_top_config(None, here)
     except ProctorError as exc:
         click.echo(f"proctor: note: {exc}; its out is not read: {DEFAULT_OUT} is", err=True)
         return Folder(Path(DEFAULT_OUT), DEFAULT_CHOSEN)
@@ -117,7 +121,7 @@ def other_folders(folder: Folder, config: Path | None = None) -> list[Path]:
 
     candidates = [Path(DEFAULT_OUT)]
     try:
-        top, _ = load_top_config(config, Path.cwd())
+        top, _ = load_top_config(config, current_folder())
         if top.out:
             candidates.append(Path(top.out))
     except ProctorError:

@@ -187,7 +187,15 @@ def refused(message: str, argv: Sequence[str]) -> NoReturn:
     """A user-fixable error: its sentence (see :func:`error`) and exit 2. A ``proctor run``,
     ``eval`` or ``record`` stopped so (a bad ``config.json``, an option) appends the sentence
     to the CI's job summary too, as one that ran appends its report there: a job summary left
-    empty says nothing of why the job failed."""
+    empty says nothing of why the job failed. Run from a current folder removed since, it
+    says so too: a relative path (``--source .``, a run folder's name) names nothing there."""
+    from proctor.paths import current_folder
+
+    if current_folder() is None and "current folder" not in message:
+        message += (
+            "; the current folder no longer exists (removed while this shell was in it), so "
+            "a relative path names nothing: cd to a folder and run again"
+        )
     error(message)
     command = [word for word in argv if not word.startswith("-")][:1]
     if command and command[0] in SUMMARISED and os.environ.get("GITHUB_STEP_SUMMARY"):
@@ -264,7 +272,7 @@ def _say_interrupted(echoed: bool = False) -> NoReturn:
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: every user-fixable error becomes one sentence and exit code 2."""
     from proctor.errors import ConfigError, ProctorError, SchemaVersionError
-    from proctor.paths import NotAFullPath
+    from proctor.paths import CURRENT_FOLDER_GONE, NotAFullPath, current_folder_gone
 
     # Text from records (a hand-edited trial.json, a file name that is not UTF-8) may hold a
     # lone surrogate: printed escaped, never a traceback half-way through a report.
@@ -302,6 +310,10 @@ def main(argv: list[str] | None = None) -> Any:
     except KeyboardInterrupt:
         _say_interrupted()
     except OSError as exc:
+        # Run from a folder removed since (`cd` into it, then `rm -r` it): a command that
+        # needs the current folder (a default ./proctor-results, a relative path) cannot go on.
+        if current_folder_gone(exc):
+            refused(CURRENT_FOLDER_GONE, given)
         # The machine's, not proctor's: a full disk, a read-only or unwritable folder.
         if exc.errno not in _FILE_SYSTEM_ERRORS:
             raise

@@ -69,7 +69,7 @@ class ConfigPath(GivenPath):
 
         # A path given is checked, never ./proctor.json: the current folder is not read (it
         # may be gone, as a command run from a removed folder finds it).
-        top_config_path(path, Path("."))
+        top_config_path(path, None)
         return path
 
     def get_metavar(self, *args: Any, **kwargs: Any) -> str:

@@ -147,10 +147,13 @@ def read_text_file(path: Path, named: str | None = None) -> str:
         raise ConfigError(f"{name}: cannot be read ({exc.strerror or exc})") from exc
 
 
-def top_config_path(path: Path | None, cwd: Path) -> Path | None:
+def top_config_path(path: Path | None, cwd: Path | None) -> Path | None:
     """The top-level configuration file :func:`load_top_config` reads: ``path``, else
-    ``./proctor.json`` when present; None when neither. Errors as :func:`load_top_config`."""
+    ``./proctor.json`` when present (``cwd`` None: the current folder is gone, and holds
+    none); None when neither. Errors as :func:`load_top_config`."""
     if path is None:
+        if cwd is None:
+            return None
         candidate = cwd / DEFAULT_CONFIG_NAME
         if candidate.is_dir():
             raise ConfigError(
@@ -188,9 +191,10 @@ def _config_text(path: Path) -> str:
     return _PIPED[key]
 
 
-def load_top_config(path: Path | None, cwd: Path) -> tuple[TopConfig, Path | None]:
-    """The top-level configuration: ``path``, else ``./proctor.json`` when present, else empty;
-    with the file it came from. Keys the file did not set stay unset in the model."""
+def load_top_config(path: Path | None, cwd: Path | None) -> tuple[TopConfig, Path | None]:
+    """The top-level configuration: ``path``, else ``./proctor.json`` when present (``cwd``:
+    the current folder, None when it is gone), else empty; with the file it came from. Keys
+    the file did not set stay unset in the model."""
     # Imported here: a command that reads no configuration file (a history replay, most
     # often) starts without building the configuration's models.
     from proctor.models.config import TopConfig

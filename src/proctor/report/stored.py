@@ -506,7 +506,7 @@ def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
 
 def config_gate(config: Path) -> Gate | None:
     """The gate a configuration file holds; None when it holds none."""
-    top, _ = load_top_config(config, Path.cwd())
+    top, _ = load_top_config(config, None)  # (a path given: the current folder is not read)
     return top.gate
 
 

@@ -1,0 +1,99 @@
+"""A command run from a current folder that was removed (a shell left in a folder deleted
+meanwhile, where ``getcwd`` fails): one sentence and exit 2 when it needs the folder (a default
+``--source .`` or ``./proctor-results``, a relative path), never a traceback; a command given
+every path whole works as anywhere else."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GONE = (
+    "proctor: error: the current folder no longer exists (removed while this shell was in "
+    "it); cd to a folder and run again\n"
+)
+
+
+def _from_removed_folder(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``proctor ARGS`` in a process whose current folder is removed before it starts."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = (
+        f"import os, sys; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); "
+        f"sys.argv = ['proctor', *{list(args)!r}]; "
+        "from proctor.cli.main import main; sys.exit(main())"
+    )
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "d")}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+CASE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "fix-a-bug"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("run",),
+        ("run", "--source", str(CASE)),
+        ("validate",),
+        ("findings",),
+        ("eval",),
+        ("audit",),
+    ],
+    ids=lambda a: " ".join(a[:2]).replace(str(CASE), "CASE"),
+)
+def test_a_command_that_needs_the_current_folder_says_it_is_gone(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    ran = _from_removed_folder(tmp_path, *args)
+    assert (ran.returncode, ran.stderr) == (2, GONE), ran.stderr
+
+
+def test_a_relative_path_given_there_is_said_to_name_nothing(tmp_path: Path) -> None:
+    """``report some-run`` names no folder where there is none: the sentence says why."""
+    ran = _from_removed_folder(tmp_path, "report", "some-run")
+    assert ran.returncode == 2, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert ran.stderr.rstrip().endswith(
+        "; the current folder no longer exists (removed while this shell was in it), so a "
+        "relative path names nothing: cd to a folder and run again"
+    ), ran.stderr
+
+
+def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:
+    """A run given its source, config and results folder whole runs, and its report, its
+    findings and the agents' list read as anywhere; ``view --help`` needs no folder."""
+    config = tmp_path / "proctor.json"
+    config.write_text('{"out": "%s"}' % (tmp_path / "results"))
+    ran = _from_removed_folder(
+        tmp_path, "run", "--source", str(CASE), "--config", str(config), "--repeats", "1"
+    )
+    assert "Traceback" not in ran.stderr
+    # Run from a removed folder, the run cannot record where it was started: refused.
+    assert (ran.returncode, ran.stderr) == (2, GONE), ran.stderr
+    for args in (
+        ("agents", "--config", str(config)),
+        ("findings", "--config", str(config)),
+        ("view", "--help"),
+        ("history", "--home", str(tmp_path), "--config", str(config)),
+    ):
+        ran = _from_removed_folder(tmp_path, *args)
+        assert "Traceback" not in ran.stderr, (args, ran.stderr)
+        if args[0] == "findings":  # (no run there yet: a sentence, not the folder's)
+            assert ran.returncode == 2 and "not a results directory" in ran.stderr, ran.stderr
+            assert "no longer exists" in ran.stderr, ran.stderr
+        else:
+            assert ran.returncode == 0, (args, ran.stderr)
