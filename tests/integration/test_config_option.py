@@ -93,3 +93,21 @@ def test_config_is_shown_as_a_file_in_help_and_read_from_a_removed_current_folde
     )
     assert "Traceback" not in ran.stderr, ran.stderr
     assert ran.returncode == 0, ran.stderr
+
+
+@pytest.mark.parametrize("given", ["nope.json", "cases"])
+@pytest.mark.parametrize("first", [True, False], ids=["config-first", "resume-first"])
+def test_resume_refuses_a_config_before_the_config_is_checked(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str, first: bool
+) -> None:
+    """`run --resume R --config X`: the resume's refusal of --config (it reads the run's own),
+    whatever X is and wherever it stands, never X's own problem first."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cases").mkdir()
+    config = ("--config", given)
+    resume = ("--resume", str(tmp_path / "run-x"))
+    result = proctor("run", *(config + resume if first else resume + config))
+    assert result.code == 2, result.err
+    assert result.err.startswith(
+        "proctor: error: --resume takes the run's own cases and configuration: drop --config;"
+    ), result.err

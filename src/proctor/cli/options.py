@@ -56,14 +56,16 @@ class GivenPath(click.Path):
 class ConfigPath(GivenPath):
     """``--config FILE``, every command's alike: a file (or a pipe, ``--config <(…)``), refused
     in the loader's one sentence when it is not there (``--config FILE: no such file``) or is a
-    folder, never in Click's words; a blank one as :class:`GivenPath` refuses it."""
+    folder, never in Click's words; a blank one as :class:`GivenPath` refuses it. Beside
+    ``run --resume`` (read before it), which takes the run's own configuration, it is not
+    checked: the resume refuses it in its own sentence."""
 
     def __init__(self) -> None:
         super().__init__("a configuration file")
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         path = super().convert(value, param, ctx)
-        if ctx is not None and ctx.resilient_parsing:
+        if ctx is not None and (ctx.resilient_parsing or ctx.params.get("resume") is not None):
             return path
         from proctor.models.loading import top_config_path
 

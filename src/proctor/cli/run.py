@@ -164,6 +164,7 @@ deterministic trials, and a difference shows up within a few."""
     "resume",
     type=GivenPath("the folder of the run to finish", file_okay=False),
     metavar="RUN_DIR",
+    is_eager=True,  # read first: --config beside it is refused as the resume refuses it
     help="Finish an interrupted run with its own configuration (finished trials are kept).",
 )
 @click.option(
