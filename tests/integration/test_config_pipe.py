@@ -59,7 +59,8 @@ def test_run_and_report_read_a_config_given_through_a_pipe(
     resumed = proctor("run", "--resume", str(run))
     assert resumed.code == 2, resumed.err
     assert (
-        f"--resume {run}: the run's --config was a pipe (`--config <(…)`, /dev/stdin), read "
+        f"--resume {run}: the run's --config was a pipe (`--config -`, `--config <(…)`, "
+        "/dev/stdin), read "
         "once when the run started, which a resume cannot read again; start a new run, with "
         "the configuration in a file"
     ) in resumed.err
@@ -125,3 +126,73 @@ def test_a_resume_refuses_a_config_that_was_a_named_pipe(
         f"--resume {run}: the run's --config was a named pipe, {fifo}, read once when the run "
         "started"
     ) in resumed.stderr
+
+
+def _with_stdin(stdin: object, *args: str) -> subprocess.CompletedProcess[str]:
+    """``proctor ARGS`` in a process of its own, its standard input ``stdin`` (text piped in,
+    or a file object: a file, /dev/null)."""
+    given = {"input": stdin} if isinstance(stdin, str) else {"stdin": stdin}
+    return subprocess.run(
+        [sys.executable, "-m", "proctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        **given,
+    )
+
+
+def test_config_dash_is_read_from_standard_input(make_case: MakeCase, tmp_path: Path) -> None:
+    """`--config -`: the configuration piped in, or a file given as standard input, read as
+    `--config /dev/stdin` reads it (its errors name /dev/stdin); a run given it records the
+    pipe, which its resume refuses, or the file, which its resume reads."""
+    make_case("fix", plan=PLAN)
+    cases, out = str(tmp_path / "cases"), tmp_path / "out"
+    ran = _with_stdin(json.dumps({"out": str(out)}), "run", "--source", cases, "--config", "-")
+    assert ran.returncode == 0, ran.stderr
+    (run,) = out.glob("run-*")
+    resumed = _with_stdin("", "run", "--resume", str(run))
+    assert resumed.returncode == 2 and "the run's --config was a pipe" in resumed.stderr
+    config = tmp_path / "ci.json"
+    config.write_text(json.dumps({"out": str(tmp_path / "from-file")}))
+    with config.open() as stdin:
+        ran = _with_stdin(stdin, "run", "--source", cases, "--config", "-")
+    assert ran.returncode == 0, ran.stderr
+    (run,) = (tmp_path / "from-file").glob("run-*")
+    assert json.loads((run / "config.json").read_text())["configFile"] == str(config)
+    said = _with_stdin('{"gate": ', "validate", "--source", cases, "--config", "-")
+    assert said.returncode == 2, said.stderr
+    assert said.stderr.startswith("proctor: error: /dev/stdin: malformed JSON"), said.stderr
+    strict = _with_stdin('{"gate": {"minPassRate": 2}}', "report", str(run), "--config", "-")
+    assert strict.returncode == 2 and "field 'gate.minPassRate'" in strict.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "said"),
+    [
+        (
+            ("findings", "--config", "-"),
+            subprocess.DEVNULL,
+            "--config -: standard input is not a pipe or a file (a device such as /dev/null "
+            "holds no configuration); pipe the configuration in, or give a file",
+        ),
+        (
+            ("prepare", "fix", "--config", "-"),
+            "{}",
+            "--config -: prepare names the file in the `proctor record` line it prints; give "
+            "the configuration as a file",
+        ),
+        (
+            ("run", "--manifest", "-", "--config", "-"),
+            "{}",
+            "--manifest - and --config - both read standard input, which holds one of them: "
+            "give the other as a file",
+        ),
+    ],
+    ids=["devnull", "prepare", "manifest"],
+)
+def test_config_dash_is_refused_where_standard_input_cannot_hold_it(
+    args: tuple[str, ...], stdin: object, said: str
+) -> None:
+    refused = _with_stdin(stdin, *args)
+    assert (refused.returncode, refused.stderr) == (2, f"proctor: error: {said}\n")

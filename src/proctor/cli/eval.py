@@ -101,7 +101,8 @@ if TYPE_CHECKING:
 @click.option(
     "--config",
     type=CONFIG_PATH,
-    help="Top-level configuration file (default: DIR/proctor.json when present).",
+    help="Top-level configuration file (default: DIR/proctor.json when present); - reads it "
+    "from standard input.",
 )
 @click.option(
     "--concurrency",

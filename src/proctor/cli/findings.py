@@ -101,7 +101,7 @@ _config = click.option(
     type=CONFIG_PATH,
     default=None,
     help="Top-level configuration file whose out is the results directory "
-    "(default: ./proctor.json when present).",
+    "(default: ./proctor.json when present); - reads it from standard input.",
 )
 
 

@@ -74,7 +74,7 @@ MAX_WORKERS = 256
     type=CONFIG_PATH,
     help="Take model prices from this proctor.json's `pricing`, and check patterns and rule "
     "thresholds from its `metrics` (default: ./proctor.json); other models take the list "
-    "prices proctor ships.",
+    "prices proctor ships; - reads it from standard input.",
 )
 @click.option(
     "--workers",

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import click
 
-from proctor.cli.options import CasesPath, ResultsFolder, config_option, reporter_option
+from proctor.cli.options import (
+    CasesPath,
+    ConfigPath,
+    ResultsFolder,
+    config_option,
+    reporter_option,
+)
 from proctor.cli.signals import echo_unless_gone
 
 RESULTS = Path("proctor-results")
@@ -23,7 +29,14 @@ case_source = click.option(
 @click.argument("case")
 @click.option("--condition", default="default", show_default=True, help="The condition.")
 @case_source
-@config_option
+@click.option(
+    "--config",
+    "config",
+    # The `proctor record` line prepare prints names the file, read again when it is run.
+    type=ConfigPath(no_stdin="prepare names the file in the `proctor record` line it prints"),
+    default=None,
+    help="Top-level configuration file (default: ./proctor.json when present).",
+)
 @click.option(
     "--agent", default="claude-code", show_default=True, help="The agent the person runs."
 )

@@ -53,19 +53,30 @@ class GivenPath(click.Path):
         return super().convert(value, param, ctx)
 
 
-class ConfigPath(GivenPath):
-    """``--config FILE``, every command's alike: a file (or a pipe, ``--config <(…)``), refused
-    in the loader's one sentence when it is not there (``--config FILE: no such file``) or is a
-    folder, never in Click's words; a blank one as :class:`GivenPath` refuses it. Beside
-    ``run --resume`` (read before it), which takes the run's own configuration, it is not
-    checked: the resume refuses it in its own sentence."""
+STDIN_CONFIG = Path("/dev/stdin")
+"""What ``--config -`` stands for: standard input, read once as a pipe given by name is (see
+:func:`proctor.models.loading.top_config_path`), its errors naming ``/dev/stdin``."""
 
-    def __init__(self) -> None:
+
+class ConfigPath(GivenPath):
+    """``--config FILE``, every command's alike: a file (or a pipe, ``--config <(…)``; ``-``,
+    standard input, as :data:`STDIN_CONFIG`), refused in the loader's one sentence when it is
+    not there (``--config FILE: no such file``) or is a folder, never in Click's words; a blank
+    one as :class:`GivenPath` refuses it. Beside ``run --resume`` (read before it), which takes
+    the run's own configuration, it is not checked: the resume refuses it in its own sentence.
+    ``no_stdin``: why the command refuses ``-`` (it hands the path on to be read again)."""
+
+    def __init__(self, no_stdin: str = "") -> None:
         super().__init__("a configuration file")
+        self.no_stdin = no_stdin
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # (Click 8.3 holds a parameter not given yet as its UNSET sentinel, not None)
+        resumed = ctx is not None and isinstance(ctx.params.get("resume"), Path)
+        if value == "-" and not resumed and not (ctx is not None and ctx.resilient_parsing):
+            return _stdin_config(self.no_stdin)
         path = super().convert(value, param, ctx)
-        if ctx is not None and (ctx.resilient_parsing or ctx.params.get("resume") is not None):
+        if ctx is not None and (ctx.resilient_parsing or resumed):
             return path
         from proctor.models.loading import top_config_path
 
@@ -76,6 +87,36 @@ class ConfigPath(GivenPath):
 
     def get_metavar(self, *args: Any, **kwargs: Any) -> str:
         return "FILE"  # (a folder is refused: Click would say PATH)
+
+
+def _stdin_config(no_stdin: str) -> Path:
+    """``--config -``: :data:`STDIN_CONFIG` when standard input is a pipe or a file
+    (``… | proctor run --config -``, ``< proctor.json``); a ConfigError (exit 2) when the
+    command refuses it (``no_stdin`` says why), or when it is a terminal (it would wait for a
+    configuration typed by hand), closed or something else (``/dev/null``: no configuration)."""
+    import stat
+
+    from proctor.errors import ConfigError
+
+    if no_stdin:
+        raise ConfigError(f"--config -: {no_stdin}; give the configuration as a file")
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        raise ConfigError(
+            "--config -: standard input is closed; pipe the configuration in, or give a file"
+        ) from None
+    if os.isatty(0):
+        raise ConfigError(
+            "--config -: standard input is a terminal, not a configuration: pipe one in "
+            "(`jq … proctor.json | proctor run --config -`), or give a file"
+        )
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+        raise ConfigError(
+            "--config -: standard input is not a pipe or a file (a device such as /dev/null "
+            "holds no configuration); pipe the configuration in, or give a file"
+        )
+    return STDIN_CONFIG
 
 
 CONFIG_PATH = ConfigPath()
@@ -97,7 +138,8 @@ config_option = click.option(
     "config",
     type=CONFIG_PATH,
     default=None,
-    help="Top-level configuration file (default: ./proctor.json when present).",
+    help="Top-level configuration file (default: ./proctor.json when present); - reads it "
+    "from standard input.",
 )
 
 

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 @click.option(
     "--config",
     type=CONFIG_PATH,
-    help="Take the gate from this configuration instead of the stored run.",
+    help="Take the gate from this configuration instead of the stored run; - reads it from "
+    "standard input.",
 )
 @click.option(
     "--write",

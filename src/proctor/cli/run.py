@@ -12,6 +12,7 @@ import click
 
 from proctor.cli.options import (
     NAME,
+    STDIN_CONFIG,
     FiniteRange,
     GivenPath,
     ResultsFolder,
@@ -249,6 +250,15 @@ def command(
     register_user_keys()
 
     _check_executor(executor, ray_address, resume, mirror)
+    if (
+        manifest is not None
+        and str(manifest) in ("-", str(STDIN_CONFIG))
+        and config == STDIN_CONFIG
+    ):
+        raise ConfigError(
+            "--manifest - and --config - both read standard input, which holds one of them: "
+            "give the other as a file"
+        )
     if repeat_check is not None and dry_run:
         raise ConfigError(
             "--repeat-check runs the suite and --dry-run runs nothing: use one or the other"

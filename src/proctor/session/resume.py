@@ -120,7 +120,7 @@ def request_of(
             given = (
                 f"a named pipe, {config_file},"
                 if config_file is not None
-                else "a pipe (`--config <(…)`, /dev/stdin),"
+                else "a pipe (`--config -`, `--config <(…)`, /dev/stdin),"
             )
             raise ConfigError(
                 f"--resume {paths.root}: the run's --config was {given} read once when the "
