@@ -117,6 +117,52 @@ def test_follow_up_turn_after_a_question(run_cli: Callable[..., dict[str, Any]])
     assert trial["exitCode"] == 0
 
 
+ASK_USER = {
+    "turns": [
+        {
+            "tool": "ask_user",
+            "input": {
+                "questions": [
+                    {
+                        "question": "Which color?",
+                        "header": "Color",
+                        "type": "choice",
+                        "options": [
+                            {"label": "Red", "description": "warm"},
+                            {"label": "Blue", "description": "cool"},
+                        ],
+                    },
+                    {"question": "Which size?", "header": "Size", "type": "yesno"},
+                ]
+            },
+        },
+        {"say": "Done."},
+    ]
+}
+"""Gemini CLI's own question tool, two questions at once (a review follows them)."""
+
+
+def test_ask_user_questions_are_answered_as_questions(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The ``ask_user`` picker (shown even in yolo) is a question, not a permission: one
+    answer chooses an option, the other, none of its options, is typed as the user's own;
+    the review is submitted and the chat gets both answers."""
+    require_cli(AGENT)
+    rules = "```rules\n(?i)which color => Blue\n(?i)which size => Medium, please\n```\n"
+    out = run_cli(AGENT, ASK_USER, mode="interactive", qna=rules, top=YOLO)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(q["question"], q["options"], q["answer"], q["kind"]) for q in asked] == [
+        ("Which color?", ["Red", "Blue"], "Blue", "question"),
+        ("Which size?", ["Yes", "No"], "Medium, please", "question"),
+    ]
+    chat = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '{\\"answers\\":{\\"0\\":\\"Blue\\",\\"1\\":\\"Medium, please\\"}}' in chat
+    assert trial["exitCode"] == 0
+
+
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {

@@ -26,6 +26,9 @@ TYPED_SETTLE_SEC = 0.1
 """Pause between typed keys and their Enter (see the module docstring)."""
 FREE_TEXT_OPTION = "type something"
 """How a picker labels its free-text entry (Claude Code: ``Type something.``)."""
+FREE_TEXT_ENTRY = "Type something."
+"""A free-text entry's label for a picker whose own label for it varies (Gemini CLI's
+``ask_user`` shows the question's placeholder there)."""
 
 ScreenTest = Callable[[str], bool]
 CursorReader = Callable[[str], int | None]
@@ -207,19 +210,12 @@ def _ends_a_word(rest: str, strict: bool) -> bool:
     return not rest or not (rest[0].isalnum() or rest[0] in "-'’")
 
 
-def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorReader) -> bool:
-    """Move the cursor to the option ``answer`` means with the arrow keys, then press Enter.
-
-    Keys are sent only once the dialog has stopped drawing, and one the screen does not answer
-    is sent again. On a free-text entry the answer is typed before Enter. Enter is pressed with
-    the cursor on the chosen option, and again while the screen stays exactly as it was (the
-    Enter was dropped). False when the option could not be reached (nothing was chosen).
-    """
-    target = option_index(options, answer)
-    if target is None:
-        return False
+def move_cursor(terminal: Terminal, target: int, count: int, cursor: CursorReader) -> bool:
+    """Move a picker's cursor to entry ``target`` (of ``count``) with the arrow keys, once the
+    dialog has stopped drawing; a key the screen does not answer is sent again. False when it
+    could not be reached."""
     wait_quiet(terminal)
-    for _ in range(len(options) * KEY_TRIES):
+    for _ in range(count * KEY_TRIES):
         current = cursor(terminal.screen_text())
         if current is None:
             return False
@@ -232,7 +228,19 @@ def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorRe
         )
     else:
         return False
-    if cursor(terminal.screen_text()) != target:
+    return cursor(terminal.screen_text()) == target
+
+
+def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorReader) -> bool:
+    """Move the cursor to the option ``answer`` means with the arrow keys, then press Enter.
+
+    Keys are sent only once the dialog has stopped drawing, and one the screen does not answer
+    is sent again. On a free-text entry the answer is typed before Enter. Enter is pressed with
+    the cursor on the chosen option, and again while the screen stays exactly as it was (the
+    Enter was dropped). False when the option could not be reached (nothing was chosen).
+    """
+    target = option_index(options, answer)
+    if target is None or not move_cursor(terminal, target, len(options), cursor):
         return False
     label = options[target].strip()
     if label.lower().startswith(FREE_TEXT_OPTION) and label.lower() != answer.strip().lower():

@@ -269,3 +269,79 @@ def test_reported_usage_is_counted_like_the_chat() -> None:
         "m": {"inputTokens": 60, "outputTokens": 7, "cacheReadTokens": 40, "cacheWriteTokens": 0}
     }
     assert reported_usage(None) is None
+
+
+SCREENS = Path(__file__).parents[2] / "fixtures" / "screens"
+"""Screens captured from Gemini CLI 0.61.0's TUI (160 columns) while its ``ask_user`` picker
+waited, the model having called the tool (proctor's scripted model)."""
+
+
+def captured(name: str) -> str:
+    return (SCREENS / f"gemini-cli-0.61.0-ask-user-{name}.txt").read_text()
+
+
+def test_the_ask_user_picker_is_a_question_not_a_permission() -> None:
+    """Its options have descriptions under them and a footer under the last: read as
+    ``ask_user``'s question with the agent's options, the custom-value entry left out."""
+    screen = captured("choice")
+    question = tui.question_on_screen(screen)
+    assert question is not None
+    assert question.kind == "question"
+    assert question.text == "Which color should the button be?"
+    assert question.options == ["Red", "Blue"]
+    picker = tui.ask_user_on_screen(screen)
+    assert picker is not None and picker.entries == ["Red", "Blue", "Enter a custom value"]
+    assert tui.cursor(screen) == 0
+    moved = screen.replace("│ ● 1.  Red", "│   1.  Red").replace("│   2.  Blue", "│ ● 2.  Blue")
+    assert tui.cursor(moved) == 1
+
+
+def test_a_yes_no_question_and_several_questions_are_read() -> None:
+    yes_no = tui.question_on_screen(captured("yesno"))
+    assert yes_no is not None and yes_no.kind == "question"
+    assert (yes_no.text, yes_no.options) == ("Shall I add tests?", ["Yes", "No"])
+    first = tui.question_on_screen(captured("two"))
+    assert first is not None and (first.text, first.options) == ("Which color?", ["Red", "Blue"])
+
+
+def test_a_text_question_has_no_options() -> None:
+    screen = captured("text")
+    question = tui.question_on_screen(screen)
+    assert question is not None and question.kind == "question"
+    assert (question.text, question.options) == ("What should the file be called?", [])
+    picker = tui.ask_user_on_screen(screen)
+    assert picker is not None and picker.typed
+
+
+def test_a_multiple_choice_question_is_a_question() -> None:
+    """Its list scrolls (``▲``/``▼``); the options are those above ``All of the above``."""
+    screen = captured("multi")
+    question = tui.question_on_screen(screen)
+    assert question is not None and question.kind == "question"
+    assert (question.text, question.options) == ("Which toppings?", ["Cheese", "Ham"])
+    picker = tui.ask_user_on_screen(screen)
+    assert picker is not None and picker.multi
+
+
+def test_a_half_drawn_ask_user_picker_is_not_a_question() -> None:
+    """Control: the footer and the bottom border complete the picker."""
+    lines = captured("choice").rstrip("\n").splitlines()
+    assert tui.question_on_screen("\n".join(lines[:-1]) + "\n") is None
+    assert tui.question_on_screen("\n".join(lines[:-3]) + "\n") is None
+
+
+def test_the_review_of_several_answers_is_no_question() -> None:
+    review = [
+        "← ✓ Color │ ✓ Size │ ≡ Review →",
+        "",
+        "Review your answers:",
+        "",
+        "Color → Blue",
+        "Size → Large",
+        "",
+        "Enter to submit · Tab/Shift+Tab to edit answers · Esc to cancel",
+    ]
+    screen = "\n".join([*HISTORY, *box("Answer Questions", "", *review)]) + "\n"
+    picker = tui.ask_user_on_screen(screen)
+    assert picker is not None and picker.review
+    assert tui.question_on_screen(screen) is None

@@ -273,6 +273,27 @@ def settings_for(ctx: LaunchContext, gemini_dir: Path) -> dict[str, Any]:
     return settings
 
 
+def _type_answer(terminal: Terminal, picker: tui.AskUser, text: str) -> None:
+    """Type an answer of one's own into the ``ask_user`` picker's input (its last entry, or
+    a ``text`` question's input) and press Enter until the picker lets go of it (it shows
+    another question, its review, or nothing)."""
+    probe = keys.probe_of(text)
+    keys.submit(
+        terminal,
+        text,
+        echoed=lambda screen: probe in screen,
+        submitted=lambda screen: not _still_asks(screen, picker),
+        settle=tui.PASTE_SETTLE_SEC,
+    )
+
+
+def _still_asks(screen: str, picker: tui.AskUser) -> bool:
+    """Whether the ``ask_user`` picker still shows the question ``picker`` showed (with the
+    same options; an option ticked or an answer being typed leaves it the same question)."""
+    shown = tui.ask_user_on_screen(screen)
+    return shown is not None and (shown.text, shown.options) == (picker.text, picker.options)
+
+
 @register
 class GeminiCli(RealCli[GeminiSession]):
     spec = GEMINI_CLI
@@ -458,9 +479,42 @@ class GeminiCli(RealCli[GeminiSession]):
     def answer(
         self, terminal: Terminal, launch: Launch[GeminiSession], question: Question, text: str
     ) -> bool:
-        return keys.answer_picker(
-            terminal, question.options, text, tui.cursor, tui.question_on_screen
-        )
+        """A tool confirmation: the option the answer names. The ``ask_user`` picker (answered
+        as Claude Code's AskUserQuestion is): among every entry it draws, so an answer that
+        is none of the agent's options is typed into its last entry (an answer of one's own);
+        a ``text`` question takes the answer typed. Once the last of several questions is
+        answered, the review is submitted with Enter. A multiple-choice question (``(Select
+        all that apply)``) is not answered: False, nothing pressed."""
+        picker = tui.ask_user_on_screen(terminal.screen_text())
+        if picker is None or picker.review:
+            return keys.answer_picker(
+                terminal, question.options, text, tui.cursor, tui.question_on_screen
+            )
+        if picker.typed:
+            keys.wait_quiet(terminal)
+            _type_answer(terminal, picker, text)
+        elif picker.multi:
+            return False  # not answered: see the docstring
+        else:
+            entries = [*picker.options, keys.FREE_TEXT_ENTRY]
+            target = keys.option_index(entries, text)
+            if target is None:
+                return False
+            if target < len(picker.options) or text.strip() == keys.FREE_TEXT_ENTRY:
+                keys.choose(terminal, entries, text, tui.ask_cursor)
+            elif keys.move_cursor(terminal, target, len(entries), tui.ask_cursor):
+                _type_answer(terminal, picker, text)
+        keys.wait_for(terminal, lambda screen: not _still_asks(screen, picker))
+        for _ in range(keys.KEY_TRIES):
+            after = tui.ask_user_on_screen(terminal.screen_text())
+            if after is None or not after.review:
+                break
+            keys.wait_quiet(terminal)
+            terminal.write(keys.ENTER)
+            keys.wait_for(
+                terminal, lambda screen: tui.ask_user_on_screen(screen) is None, keys.KEY_WAIT_SEC
+            )
+        return True
 
     def send_message(self, terminal: Terminal, launch: Launch[GeminiSession], text: str) -> None:
         probe = keys.probe_of(text)

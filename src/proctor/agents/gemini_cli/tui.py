@@ -16,7 +16,14 @@ Signals, as observed with Gemini CLI 0.61:
   only on screen), the turn counts as ended too.
 * **Questions**: tool confirmations drawn in a box (``Allow execution of [Shell]?`` or ``Apply
   this change?`` … ``● 1. Allow once`` …), complete once the box's bottom border is drawn under
-  the options; answered with arrow keys and Enter.
+  the options; answered with arrow keys and Enter. The model's own ``ask_user`` tool draws a
+  box titled ``Answer Questions`` (:func:`ask_user_on_screen`): the question, its options
+  (``● 1.  Red``, each with its description under it) and a last numbered entry for an answer
+  of one's own (``Enter a custom value``, or the question's placeholder), complete once the
+  footer (``Enter to select · … · Esc to cancel``) and the bottom border are drawn. A ``text``
+  question shows an input (``> Enter your response``) instead of options; several questions
+  show a tab row (``← □ Color │ □ Size │ ≡ Review →``) and, once each is answered, a review
+  (``Review your answers:`` … ``Enter to submit``).
 * **Messages**: a bracketed paste, then Enter. Without the kitty keyboard protocol (pyte does not
   answer its query) Gemini takes an Enter within 40 ms of a paste as a newline, so Enter waits
   until the input shows the text and a little longer, and is repeated while the input still
@@ -48,6 +55,17 @@ CANCELLED = "Request cancelled"
 HARNESS_PREFIXES = ("<session_context>", "<system-reminder>", "<environment_context>")
 
 _OPTION = re.compile(r"^(●\s*)?(\d+)\.\s+(.*?)\s*$")
+ASK_TITLE = "Answer Questions"
+"""The title of the box the ``ask_user`` tool draws."""
+ASK_FOOTER = "Esc to cancel"
+ASK_REVIEW = "Review your answers:"
+ASK_MULTI = "(Select all that apply)"
+ASK_ALL = "All of the above"
+ASK_INPUT = "> "
+_CHECKBOX = re.compile(r"^\[[ x]\]\s*")
+_TICKED = re.compile(r"\s*✓$")
+"""The mark after the option chosen (a question answered before, shown again)."""
+_SCROLL_MARKS = ("▲", "▼")
 _RULE = re.compile(r"^─{20,}$")
 _BOX_SIDES = "│ "
 
@@ -119,7 +137,111 @@ def _dialog(screen: str) -> tuple[list[str], int, int] | None:
     return [text or "" for text in lines], first, last
 
 
+@dataclass(frozen=True)
+class AskUser:
+    """The ``ask_user`` picker on screen, completely drawn."""
+
+    text: str
+    """The question (its lines as drawn, without the tab row)."""
+    entries: list[str]
+    """Every numbered entry, the last one for an answer of one's own included (checkboxes
+    left out)."""
+    multi: bool = False
+    """A multiple-choice question (``(Select all that apply)``)."""
+    typed: bool = False
+    """A ``text`` question: an input, no entries."""
+    review: bool = False
+    """The review of several answers (``Review your answers:``), waiting for Enter."""
+
+    @property
+    def options(self) -> list[str]:
+        """The agent's options: the entries without the one for an answer of one's own (and,
+        multiple-choice, without ``All of the above``)."""
+        if self.multi and ASK_ALL in self.entries:
+            return self.entries[: self.entries.index(ASK_ALL)]
+        return self.entries[:-1]
+
+
+def ask_user_on_screen(screen: str) -> AskUser | None:
+    """The ``ask_user`` picker: the last box titled ``Answer Questions`` whose footer (``… Esc
+    to cancel``, or ``Enter to submit`` on the review) and bottom border are drawn."""
+    raw = screen.splitlines()
+    title = next(
+        (
+            i
+            for i in range(len(raw) - 1, -1, -1)
+            if raw[i].lstrip().startswith("│") and unbox(raw[i]) == ASK_TITLE
+        ),
+        None,
+    )
+    if title is None:
+        return None
+    body: list[str] = []
+    for line in raw[title + 1 :]:
+        if line.lstrip().startswith("╰"):
+            break
+        if not line.lstrip().startswith("│"):
+            return None
+        body.append(unbox(line))
+    else:
+        return None  # the box is still being drawn
+    footer = next((i for i in range(len(body) - 1, -1, -1) if body[i]), None)
+    if footer is None:
+        return None
+    if ASK_REVIEW in body:
+        if "Enter to submit" not in body[footer]:
+            return None
+        return AskUser("", [], review=True)
+    if not body[footer].endswith(ASK_FOOTER):
+        return None
+    body = body[:footer]
+    text: list[str] = []
+    entries: list[str] = []
+    typed = multi = False
+    for line in body:
+        match = _OPTION.match(line)
+        if match:
+            entries.append(_TICKED.sub("", _CHECKBOX.sub("", match[3])).strip())
+        elif entries or typed or line in _SCROLL_MARKS:
+            continue  # an option's description, a scroll mark
+        elif line.startswith(ASK_INPUT):
+            typed = True
+        elif line == ASK_MULTI:
+            multi = True
+        elif line.startswith("← ") and line.endswith(" →"):
+            text = []  # the tab row above the question
+        elif line or text:
+            text.append(line)
+    if not entries and not typed:
+        return None
+    return AskUser("\n".join(text).strip(), entries, multi=multi, typed=typed)
+
+
+def ask_cursor(screen: str) -> int | None:
+    """Index of the ``ask_user`` entry the ``●`` is on, from its number (the list scrolls:
+    the first entry drawn is not always the first)."""
+    picker = ask_user_on_screen(screen)
+    if picker is None:
+        return None
+    lines = screen.splitlines()
+    start = next(i for i in range(len(lines) - 1, -1, -1) if unbox(lines[i]) == ASK_TITLE)
+    for line in lines[start:]:
+        match = _OPTION.match(unbox(line))
+        if match and match[1]:
+            return int(match[2]) - 1
+    return None
+
+
 def question_on_screen(screen: str) -> Question | None:
+    """A tool confirmation (:func:`confirmation_on_screen`), or the question of the
+    ``ask_user`` picker with the agent's options (not its review)."""
+    picker = ask_user_on_screen(screen)
+    if picker is not None:
+        return None if picker.review else Question(picker.text, picker.options)
+    return confirmation_on_screen(screen)
+
+
+def confirmation_on_screen(screen: str) -> Question | None:
     """A tool confirmation: the question line (``…?``) and the tool line (``Shell  cmd``) above
     it as the text, and the numbered options."""
     found = _dialog(screen)
@@ -142,6 +264,8 @@ def question_on_screen(screen: str) -> Question | None:
 
 def cursor(screen: str) -> int | None:
     """Index of the option the ``●`` is on."""
+    if ask_user_on_screen(screen) is not None:
+        return ask_cursor(screen)
     found = _dialog(screen)
     if found is None:
         return None
