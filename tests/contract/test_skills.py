@@ -169,18 +169,24 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "emptyblock": "---\nname: FMEMPTYBLOCK\ndescription: |\n---\n\nB.\n",
     "listitem": "---\nname: listitem\ndescription: FMLISTITEM t.\ntools:\n  - a\n# c\n    b\n---\n",
     "dashdesc": "---\nname: FMDASHDESC\ndescription: -\n---\n\nB.\n",
+    "anchored": "---\nname: anchored\nnote: &d FMANCHORED t.\ndescription: *d\n---\n\nB.\n",
+    "keyed": "---\nname: FMKEYED\ndescription: ? x\n---\n\nB.\n",
+    "tagged": "---\nname: tagged\ndescription: !foo FMTAGGED t.\n---\n\nB.\n",
+    "separated": "---\nname: separated\ndescription: FMSEPARATED a\u2028b\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
     "codex": {
         *("FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"),
         *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
+        *("FMANCHORED", "FMTAGGED"),  # (serde_yaml drops an unknown tag)
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
         *("FMOTHERQUOTE", "FMINDENTED", "FMALIAS", "FMTABBED", "FMTABWRAPPED", "FMRENAMED"),
         *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
         *("FMEMPTYBLOCK", "FMLISTITEM", "FMDASHDESC"),
+        *("FMANCHORED", "FMKEYED", "FMTAGGED", "FMSEPARATED"),
     },
 }
 
@@ -231,9 +237,16 @@ CLAUDE_AGENTS: dict[str, str] = {
     "emptyblock": "---\nname: emptyblock\ndescription: |\n---\nB\n",
     "listitem": "---\nname: listitem\ndescription: d\ntools:\n  - a\n# c\n    b\n---\nB\n",
     "dashdesc": "---\nname: dashdesc\ndescription: -\n---\nB\n",
+    "anchored": "---\nname: anchored\nnote: &d d\ndescription: *d\n---\nB\n",
+    "unanchored": "---\nname: unanchored\ndescription: *d\n---\nB\n",
+    "keyed": "---\nname: keyed\ndescription: ? x\n---\nB\n",
+    "tagged": "---\nname: tagged\ndescription: !foo d\n---\nB\n",
+    "separated": "---\nname: separated\ndescription: a\u2028b\u2029c\x85d\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
-CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"}
+CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
+    *("anchored", "unanchored", "tagged", "separated")  # (its repair quotes `*d`, `!foo d`)
+}
 
 
 def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:
@@ -268,9 +281,14 @@ GEMINI_AGENTS: dict[str, str] = {
     "toolsbad": "---\nname: toolsbad\ndescription: d\ntools: [nope]\n---\nB\n",
     "toolstext": "---\nname: toolstext\ndescription: d\ntools: read_file\n---\nB\n",
     "temptext": "---\nname: temptext\ndescription: d\ntemperature: '0.5'\n---\nB\n",
+    "anchored": "---\nname: anchored\ndisplay_name: &d d\ndescription: *d\n---\nB\n",
+    "unanchored": CLAUDE_AGENTS["unanchored"],
+    "keyed": CLAUDE_AGENTS["keyed"],
+    "tagged": CLAUDE_AGENTS["tagged"],
+    "separated": CLAUDE_AGENTS["separated"],
 }
 """Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
-GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok"}
+GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"}
 
 
 def test_gemini_cli_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:

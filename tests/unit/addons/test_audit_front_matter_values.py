@@ -70,3 +70,103 @@ def test_an_escape_giving_only_blanks_is_a_text_where_the_cli_keeps_it() -> None
     assert codex_skill(doc, "folder")[0] == "folder"  # (Codex trims it: no description)
     why = codex_skill(doc, "folder")[1]
     assert why is not None and "description" in why
+
+
+def test_an_alias_is_the_value_its_anchor_was_given() -> None:
+    """``description: *d`` is the text anchored ``&d`` above, at any depth (it was the text
+    '*d', and Gemini CLI and Claude Code were said not to load the subagent)."""
+    doc = _doc("name: &n tidy", "description: *n")
+    assert front_matter(doc) == {"name": "tidy", "description": "tidy"}
+    nested = _doc("display_name:", "  &d Tidies files.", "name: tidy", "description: *d")
+    assert front_matter(nested)["description"] == "Tidies files."
+    deep = _doc("metadata:", "  short: &d Tidies.", "name: tidy", "description: *d # c")
+    assert front_matter(deep)["description"] == "Tidies."
+    assert codex_skill(deep, "folder") == ("tidy", None)
+    for text in (doc, nested):
+        assert gemini_cli_agent(text, "stem") == ("tidy", None)
+        assert gemini_cli_skill(text, "folder") == ("tidy", None)
+        assert claude_code_agent(text, "stem") == ("tidy", None)
+    block = _doc("name: tidy", "display_name: &d |", "  Tidies.", "description: *d")
+    assert front_matter(block)["description"] == "Tidies."
+    listed = _doc("name: tidy", "display_name: &d [a]", "description: *d")
+    assert gemini_cli_agent(listed, "stem")[1] == (
+        "its 'description' is not a text; Gemini CLI does not load it"
+    )
+
+
+def test_an_alias_no_anchor_above_resolves_is_a_fault_naming_its_line() -> None:
+    doc = _doc("name: tidy", "description: *d", "display_name: &d later")
+    why = "'description' in line 3 refers to an anchor '&d' that no line above sets"
+    assert gemini_cli_agent(doc, "stem") == (
+        "tidy",
+        f"the front matter is not valid YAML: {why}; Gemini CLI does not load it",
+    )
+    assert why in str(codex_skill(doc, "folder")[1])
+    # (Claude Code's repair quotes it: the text '*d', measured)
+    assert claude_code_agent(doc, "stem") == ("tidy", None)
+    after = _doc("name: &n tidy", "description: *n more")
+    assert "'description' goes on after its alias '*n' ('more')" in str(
+        gemini_cli_agent(after, "stem")[1]
+    )
+
+
+def test_a_complex_key_opening_a_value_is_a_fault() -> None:
+    """``name: ? x`` stops js-yaml, libyaml and Bun (it was the name '? x')."""
+    doc = _doc("name: ? x", "description: d")
+    why = "the front matter is not valid YAML: 'name' opens a mapping key ('?') on its key's line"
+    assert gemini_cli_agent(doc, "stem") == ("? x", f"{why}; Gemini CLI does not load it")
+    assert claude_code_agent(doc, "stem") == ("? x", f"{why}; Claude Code does not load it")
+    assert str(codex_skill(doc, "folder")[1]).endswith("on its key's line; Codex does not load it")
+    # (Gemini CLI's line reader takes the skill, named by the text as written: '?' is '-')
+    assert gemini_cli_skill(doc, "folder") == ("- x", None)
+    assert front_matter(_doc("name: ?x", "description: d"))["name"] == "?x"
+    assert gemini_cli_agent(_doc("name: ?x", "description: d"), "s")[1] is not None  # ('?')
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("name: !foo tidy", "description: d"),
+        ("name: tidy", "description: !e!x d"),
+        ("name: tidy", "description: d", "tools:", "  - !foo glob"),
+    ],
+)
+def test_a_tag_js_yaml_knows_no_type_for_is_a_fault_for_gemini_cli(lines: tuple[str]) -> None:
+    """js-yaml stops on ``!foo``; Codex's serde_yaml drops the tag (it loads ``!foo tidy`` as
+    ``tidy``) and Claude Code loads it (measured)."""
+    doc = _doc(*lines)
+    name, why = gemini_cli_agent(doc, "stem")
+    assert name == "tidy"
+    tag = next(word for line in lines for word in line.split() if word.startswith("!"))
+    assert why is not None and f"has the tag '{tag}', which js-yaml knows no type for" in why
+    assert why.startswith("the front matter is not valid YAML: ")
+    assert codex_skill(doc, "folder") == ("tidy", None)
+    assert claude_code_agent(doc, "stem") == ("tidy", None)
+    known = _doc("name: !!str tidy", "description: !<tag:yaml.org,2002:str> d")
+    assert gemini_cli_agent(known, "stem") == ("tidy", None)
+
+
+@pytest.mark.parametrize("separator", ["\x85", "\u2028", "\u2029"])
+def test_a_unicode_line_separator_is_a_character_of_its_line(separator: str) -> None:
+    """YAML 1.2 (js-yaml, Bun) breaks lines at CR and LF only; libyaml (Codex) also at NEL,
+    LS and PS (measured): the description 'a<LS>b' was cut at 'a' and 'b' said no key."""
+    doc = _doc("name: tidy", f"description: a{separator}b c")
+    assert front_matter(doc)["description"] == f"a{separator}b c"
+    assert gemini_cli_agent(doc, "stem") == ("tidy", None)
+    assert gemini_cli_skill(doc, "folder") == ("tidy", None)
+    assert claude_code_agent(doc, "stem") == ("tidy", None)
+    assert "line 4 is not a 'key: value' line" in str(codex_skill(doc, "folder")[1])
+    assert front_matter(_doc("name: tidy", "description: a\vb\fc"))["description"] == "a\vb\fc"
+
+
+def test_gemini_cli_s_line_reader_reads_lines_as_javascript_does() -> None:
+    """``parseSimpleFrontmatter`` splits at LF and CRLF, and its ``(.*)$`` does not match a
+    line holding LS (its name unread: the skill is left out); NEL is text, kept by trim()."""
+    assert gemini_cli_skill(_doc("name: a\u2028b", "description: c: d"), "f")[1] is not None
+    assert gemini_cli_skill(_doc("name: a\x85b", "description: c: d"), "f") == ("a\x85b", None)
+
+
+def test_a_flow_mapping_s_alias_is_the_value_its_anchor_was_given() -> None:
+    doc = _doc("{name: &n tidy, description: *n, display_name: !!str 5}")
+    assert front_matter(doc) == {"name": "tidy", "description": "tidy"}
+    assert gemini_cli_agent(doc, "stem") == ("tidy", None)

@@ -13,6 +13,7 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agent,
     gemini_cli_skill,
 )
+from proctor.addons.audit.yaml_scalar import yaml_lines
 
 BLOCKS = {
     "d: |+\n  x\n\n\nn: 1": "x\n\n\n",  # (keep: every line break at its end)
@@ -157,3 +158,18 @@ def test_an_empty_value_tagged_str_is_the_empty_text() -> None:
     text = "---\nname: !!str\ndescription: d\n---\nB\n"
     assert gemini_cli_skill(text, "f") == ("", None)
     assert gemini_cli_skill("---\nname: &a !!str # c\ndescription: d\n---\n", "f") == ("", None)
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("a\x85b\u2028c\u2029d\ve\ff\x1cg\n", ["a\x85b\u2028c\u2029d\ve\ff\x1cg"]),
+        ("a\r\nb\rc\n\n", ["a", "b", "c", ""]),
+        ("", []),
+    ],
+)
+def test_yaml_1_2_breaks_lines_at_cr_and_lf_only(text: str, lines: list[str]) -> None:
+    """js-yaml reads NEL, LS, PS (and VT, FF) as characters of a line (``str.splitlines``
+    broke the line at each); libyaml, YAML 1.1, breaks at NEL, LS and PS too."""
+    assert yaml_lines(text) == lines
+    assert yaml_lines("a\x85b\u2028c\u2029d\ve", yaml_1_1=True) == ["a", "b", "c", "d\ve"]

@@ -35,6 +35,7 @@ from proctor.addons.audit.yaml_scalar import (
     quoted_lines,
     scalar_text,
     uncommented,
+    yaml_lines,
 )
 
 _UNSAFE = re.compile(r'[:\\/<>*?"|]')
@@ -48,9 +49,11 @@ SkillRule = Callable[[str, str], tuple[str, str | None]]
 loaded under, why it is not loaded or None)."""
 
 
-def front_matter(text: str) -> dict[str, str]:
-    """The non-empty ``name`` and ``description`` of a leading ``---`` block."""
-    lines = text.lstrip("\ufeff").splitlines()
+def front_matter(text: str, yaml_1_1: bool = False) -> dict[str, str]:
+    """The non-empty ``name`` and ``description`` of a leading ``---`` block, its lines split
+    at CR and LF (YAML 1.2), with ``yaml_1_1`` also at ``\\x85``, ``\\u2028`` and ``\\u2029``
+    (libyaml)."""
+    lines = yaml_lines(text.lstrip("\ufeff"), yaml_1_1)
     if not lines or lines[0].strip() != "---":
         return {}
     try:
@@ -72,7 +75,14 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     value as written and its text (the last of each). The mapping may be a block at any
     indentation (its first key's), its keys quoted or not, or a flow mapping (``{name: a,
     description: t}``); a block value on the indented lines below an empty one is said ``|``
-    (``[`` when they are a list)."""
+    (``[`` when they are a list). An alias (``*a``) is the value its anchor (``&a``, set on a
+    key's value above, at any depth) was given; one with no anchor above stays ``*a``."""
+    return _mapping(lines, {})
+
+
+def _mapping(lines: list[str], anchors: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """:func:`_entries` with the anchors set above ``lines``, to which it adds those set in
+    them."""
     content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not content:
         return {}
@@ -84,48 +94,78 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     for index, line in enumerate(lines):
         if index < inside:
             continue  # (a line of a quoted text: `description: "a` then `b: c"`)
-        if len(line) - len(line.lstrip(" ")) != base or not (match := _ENTRY.match(line[base:])):
+        here = len(line) - len(line.lstrip(" "))
+        if not (match := _ENTRY.match(line[here:])):
+            continue
+        if here != base:  # (a nested key: only its anchor counts)
+            if here > base and "&" in (match.group("value") or ""):
+                _mapping([line, *_indented(lines[index + 1 :], here, True)], anchors)
             continue
         key = _key(match)
-        written = (match.group("value") or "").strip()
-        properties = _PROPERTIES.match(written)
-        raw = _uncommented(written[properties.end() :] if properties else written)
-        tagged = bool(properties and "!!str" in properties.group())
-        value = raw
-        if not raw:  # `description:` with the text indented on the lines below
-            below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
-            value = " ".join(part.strip() for part in below)
-            if below:
-                raw = "[" if _ITEM.match(below[0].strip()) else "|"
-            if raw == "|":
-                value = scalar_text(_uncommented(below[0].lstrip()), below[1:])
-            if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
-                raw = '""'
-        elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
-            below = lines[index + 1 :]
-            end = len(_indented(below, base, block=True))
-            while end < len(below) and not below[end].strip(" "):
-                end += 1  # (its blank lines at the end: `+` keeps them)
-            entries[key] = (raw, block_text(raw, below[:end], base))
-            continue
-        elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
-            if not closed(raw):  # (the blanks ending its line count: `"b\ ` keeps one)
-                written = match.group("value") or ""
-                raw += written[len(written.rstrip()) :]
-            value = scalar_text(raw, lines[index + 1 :])
-            inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
-            entries[key] = (raw, value)  # (its blanks are its own: `"\t"` is a tab)
-            continue
-        elif raw[0] not in "[{":  # (a plain text, maybe over the more-indented lines below)
-            value = scalar_text(raw, _indented(lines[index + 1 :], base))
-            if tagged:  # (`!!str 5` is the text "5", as if quoted)
-                raw = json.dumps(value.strip())
-        entries[key] = (raw, value.strip())
+        value, inside, anchor = _entry(lines, index, base, match, anchors)
+        entries[key] = value
+        if anchor:
+            anchors[anchor] = value
     return entries
 
 
-_PROPERTIES = re.compile(r"^(?:(?:&\S+|!!str)(?:\s+|$))+")
-"""A value's anchor (``&a``) and ``!!str`` tag: ``name: &a tidy`` is ``tidy``."""
+def _entry(
+    lines: list[str],
+    index: int,
+    base: int,
+    match: re.Match[str],
+    anchors: dict[str, tuple[str, str]],
+) -> tuple[tuple[str, str], int, str]:
+    """The value as written and the text of the key ``match`` on line ``index`` of ``lines``
+    (at indentation ``base``), the index of the first line after it that is no part of a
+    quoted text, and the name of the anchor set on it ("" when none). A tag other than
+    ``!!str`` is dropped (``!foo x`` is ``x``, as serde_yaml reads it; js-yaml stops on it,
+    said by ``yaml_check``)."""
+    written = (match.group("value") or "").strip()
+    properties = _PROPERTIES.match(written)
+    found = re.search(r"&(\S+)", properties.group()) if properties else None
+    anchor = found.group(1) if found else ""
+    raw = _uncommented(written[properties.end() :] if properties else written)
+    tagged = bool(properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()))
+    if (alias := re.fullmatch(r"\*(\S+)", raw)) and alias.group(1) in anchors:
+        return anchors[alias.group(1)], index + 1, anchor
+    value = raw
+    if not raw:  # `description:` with the text indented on the lines below
+        below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
+        value = " ".join(part.strip() for part in below)
+        if below:
+            raw = "[" if _ITEM.match(below[0].strip()) else "|"
+        if raw == "|":  # (its anchor may open the line below: `description:`, `  &d text`)
+            first = _uncommented(below[0].lstrip())
+            if properties := _PROPERTIES.match(first):
+                found = re.search(r"&(\S+)", properties.group())
+                anchor, first = found.group(1) if found else anchor, first[properties.end() :]
+            value = scalar_text(first, below[1:])
+        if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
+            raw = '""'
+    elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
+        below = lines[index + 1 :]
+        end = len(_indented(below, base, block=True))
+        while end < len(below) and not below[end].strip(" "):
+            end += 1  # (its blank lines at the end: `+` keeps them)
+        return (raw, block_text(raw, below[:end], base)), index + 1, anchor
+    elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
+        if not closed(raw):  # (the blanks ending its line count: `"b\ ` keeps one)
+            written = match.group("value") or ""
+            raw += written[len(written.rstrip()) :]
+        value = scalar_text(raw, lines[index + 1 :])
+        inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
+        return (raw, value), inside, anchor  # (its blanks are its own: `"\t"` is a tab)
+    elif raw[0] not in "[{":  # (a plain text, maybe over the more-indented lines below)
+        value = scalar_text(raw, _indented(lines[index + 1 :], base))
+        if tagged:  # (`!!str 5` is the text "5", as if quoted)
+            raw = json.dumps(value.strip())
+    return (raw, value.strip()), index + 1, anchor
+
+
+_PROPERTIES = re.compile(r"^(?:(?:&\S+|!(?:<[^>]*>|\S*))(?:\s+|$))+")
+"""A value's anchor (``&a``) and tag (``!!str``, ``!foo``, ``!<…>``): ``name: &a tidy`` is
+``tidy``."""
 _ITEM = re.compile(r"-(?:\s|$)")
 """A list item's start: a ``-`` then a blank or the line's end (``-x`` is a plain text)."""
 _COMMENT = re.compile(r"\s#")
@@ -155,16 +195,27 @@ def _key(match: re.Match[str]) -> str:
 
 
 def _flow_entries(text: str) -> dict[str, tuple[str, str]]:
-    """The keys of a flow mapping ``{key: value, ...}``."""
+    """The keys of a flow mapping ``{key: value, ...}`` (an alias, ``*a``, the value its
+    anchor, ``&a``, was given before it)."""
     inner = text.strip()[1:]
     inner = inner[: inner.rfind("}")] if "}" in inner else inner
     items = re.findall(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[\[{][^\]}]*[\]}]|[^,])+""", inner)
     entries: dict[str, tuple[str, str]] = {}
+    anchors: dict[str, tuple[str, str]] = {}
     for item in items:
         if match := _ENTRY.match(item.strip()):
             raw = (match.group("value") or "").strip()
+            properties = _PROPERTIES.match(raw)
+            raw = raw[properties.end() :] if properties else raw
             value = raw if raw[:1] in ("[", "{") else scalar_text(raw, [])
-            entries[_key(match)] = (raw, value.strip())
+            entry = (raw, value.strip())
+            if properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()):
+                entry = (json.dumps(value.strip()), value.strip())  # (a text, as if quoted)
+            if (alias := re.fullmatch(r"\*(\S+)", raw)) and alias.group(1) in anchors:
+                entry = anchors[alias.group(1)]
+            if properties and (anchor := re.search(r"&(\S+)", properties.group())):
+                anchors[anchor.group(1)] = entry
+            entries[_key(match)] = entry
     return entries
 
 
@@ -222,8 +273,8 @@ def _not_yaml(cli: str, fault: str) -> str:
 
 
 def codex_skill(text: str, folder: str) -> tuple[str, str | None]:
-    fields = front_matter(text)
-    block = None if text.startswith("\ufeff") else block_of(text)
+    fields = front_matter(text, yaml_1_1=True)
+    block = None if text.startswith("\ufeff") else block_of(text, yaml_1_1=True)
     if block is None or not fields.get("description", "").strip():  # (Codex trims it)
         return folder, "no front matter giving a description in SKILL.md; Codex does not load it"
     fault = yaml_fault(block, CODEX)
@@ -266,7 +317,7 @@ def gemini_cli_skill(text: str, folder: str) -> tuple[str, str | None]:
     the last ``name:`` and ``description:`` lines at any indentation, their text as it is
     (quotes kept), a description going on over the indented lines below it."""
     match = _GEMINI_BLOCK.match(text)  # (a byte-order mark before "---": no front matter)
-    lines = match.group(1).splitlines() if match else []
+    lines = yaml_lines(match.group(1)) if match else []
     raw = _written(lines)
     if (
         match
@@ -274,23 +325,38 @@ def gemini_cli_skill(text: str, folder: str) -> tuple[str, str | None]:
         and all(_is_string(raw.get(k), _JS_YAML_NOT_STRING) for k in _KEYS)
     ):
         return _UNSAFE.sub("-", _values(lines).get("name", "")), None
-    name, description = _gemini_lines(lines)
+    name, description = _gemini_lines(match.group(1) if match else "")
     if match is None or name is None or description is None:
         why = "no front matter giving a name and a description in SKILL.md"
         return folder, f"{why}; Gemini CLI does not load it"
     return _UNSAFE.sub("-", name), None
 
 
-def _gemini_lines(lines: list[str]) -> tuple[str | None, str | None]:
+_JS_BLANKS = (
+    "\t\n\v\f\r \xa0\u1680"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+    + ("\u2028\u2029\u202f\u205f\u3000\ufeff")
+)
+"""What JavaScript's ``\\s`` and ``trim()`` take for blanks (not ``\\x85``, as Python's do)."""
+_JS_SPACE = re.escape(_JS_BLANKS)
+_JS_LINE = re.compile(rf"[{_JS_SPACE}]*(name|description):[{_JS_SPACE}]*([^\n\r\u2028\u2029]*)")
+
+
+def _gemini_lines(block: str) -> tuple[str | None, str | None]:
+    """Gemini CLI 0.61's ``parseSimpleFrontmatter`` of the front matter ``block``, with
+    JavaScript's regular expressions: its lines split at LF and CRLF only, a ``name:`` line
+    holding ``\\u2028`` or ``\\u2029`` (line ends to ``.``) not matched."""
+    lines = re.split(r"\r?\n", block)
     name = description = None
     index = 0
     while index < len(lines):
-        if match := re.match(r"^\s*name:\s*(.*)$", lines[index]):
-            name = match.group(1).strip()
-        elif match := re.match(r"^\s*description:\s*(.*)$", lines[index]):
-            parts = [match.group(1).strip()]
-            while index + 1 < len(lines) and re.match(r"^[ \t]+\S", lines[index + 1]):
-                parts.append(lines[index + 1].strip())
+        match = _JS_LINE.fullmatch(lines[index])
+        if match and match.group(1) == "name":
+            name = match.group(2).strip(_JS_BLANKS)
+        elif match:
+            parts = [match.group(2).strip(_JS_BLANKS)]
+            while index + 1 < len(lines) and re.match(rf"[ \t]+[^{_JS_SPACE}]", lines[index + 1]):
+                parts.append(lines[index + 1].strip(_JS_BLANKS))
                 index += 1
             description = " ".join(part for part in parts if part)
         index += 1
@@ -318,7 +384,7 @@ def claude_code_agent(text: str, stem: str) -> tuple[str, str | None]:
     strings, the name not starting with ``-``."""
     match = _CLAUDE_BLOCK.match(text)
     block = match.group(1) if match else ""
-    lines = block.splitlines()
+    lines = yaml_lines(block)
     fields = _values(lines)
     name = fields.get("name") or stem
     if match and (fault := yaml_fault(lines, CLAUDE)):
@@ -330,6 +396,8 @@ def claude_code_agent(text: str, stem: str) -> tuple[str, str | None]:
         return name, NO_AGENT_FRONT_MATTER
     raw = _written(lines)
     for key in _KEYS:
+        if raw.get(key, "").startswith("*") and fields.get(key):
+            continue  # (an alias no anchor resolves: its repair quotes it, the text '*d')
         if not _is_string(raw.get(key), _BUN_NOT_STRING) or not fields.get(key):
             return name, f"its '{key}' is not a text; Claude Code does not load it"
     if name.startswith("-"):
@@ -520,7 +588,7 @@ def gemini_cli_agents(text: str, stem: str) -> list[tuple[str, str | None]]:
     matter that is a list, one remote agent per item (``remoteAgentsListSchema``; any item
     refused: none is loaded)."""
     match = _GEMINI_BLOCK.match(text)
-    lines = match.group(1).splitlines() if match else []
+    lines = yaml_lines(match.group(1)) if match else []
     content = [line for line in lines if _text(line)]
     if not content or not re.match(r"\s*-(?:\s|$)", content[0]):
         return [gemini_cli_agent(text, stem)]
@@ -559,7 +627,7 @@ def gemini_cli_agent(text: str, stem: str) -> tuple[str, str | None]:
     (``remoteAgent*Schema``: one of ``agent_card_url`` and ``agent_card_json``); its error
     names the kind the keys point to (``kind``, a remote agent's keys)."""
     match = _GEMINI_BLOCK.match(text)
-    lines = match.group(1).splitlines() if match else []
+    lines = yaml_lines(match.group(1)) if match else []
     fields = _values(lines)
     name = fields.get("name") or stem
     if match and (fault := yaml_fault(lines, JS_YAML)):

@@ -1,14 +1,18 @@
 """Whether a CLI's YAML parser reads a front matter block, judged line by line.
 
-Nothing is parsed into values: the lines are scanned for the faults the pinned CLIs' parsers
-stop on (measured with each CLI; see ``front_matter.py`` for what each does then):
+Nothing is parsed into values: the lines (``yaml_scalar.yaml_lines``) are scanned for the
+faults the pinned CLIs' parsers stop on (measured with each CLI; see ``front_matter.py`` for
+what each does then):
 
 - a quoted value whose quote is never closed, or with text after its closing quote;
 - a double-quoted value holding an escape YAML does not know (``"C:\\Users"``; not said for
   Claude Code, whose reading of it is not measured);
 - a tab in a line's indentation (YAML indents with spaces only);
 - a front matter that is a list or a bare text, not a mapping of keys;
-- an alias (``*name``) with no anchor (``&name``) above it;
+- an alias (``*name``) with no anchor (``&name``) above it, or with text after it;
+- a ``?`` (a complex key) opening a key's value (``name: ? x``);
+- for js-yaml, a tag it knows no type for (``!foo x``; serde_yaml drops it, Claude Code reads
+  it);
 - a more-indented line under a value that cannot go on (``key: value`` below ``description:
   text``, any text below a closed quote or below a comment line that ends a value, a list
   item's text included), a line of
@@ -31,6 +35,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from proctor.addons.audit.yaml_scalar import yaml_lines
+
 _KEY = re.compile(
     r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
 )
@@ -38,6 +44,18 @@ _PLAIN_ITEM = re.compile(r"""[^\s#'"\[\]{},&*!|>%@`-]|-\S""")
 _BLOCK_HEADER = re.compile(r"^[|>](?:[1-9][+-]?|[+-][1-9]?)?\s*(?:#.*)?$")
 _NOT_STRING = "not a string"
 _NOT_MAPPING = "not a mapping"  # (no repair of a value makes either of these types right)
+_PROPERTY = re.compile(r"(&\S+|!<[^>]*>|!(?!<)\S*)(?:\s+|$)")
+"""An anchor (``&a``) or a tag (``!!str``, ``!foo``, ``!<tag:yaml.org,2002:str>``) opening a
+value."""
+_KINDS = (
+    *("str", "null", "bool", "int", "float", "timestamp", "merge"),
+    *("binary", "omap", "pairs", "set", "seq", "map"),
+)
+_KNOWN_TAGS = frozenset(
+    {"!", *(f"!!{kind}" for kind in _KINDS), *(f"!<tag:yaml.org,2002:{kind}>" for kind in _KINDS)}
+)
+"""The tags js-yaml 4's default schema knows (Gemini CLI 0.61); it stops on any other
+("unknown tag", "undeclared tag handle")."""
 _CLAUDE_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 
 
@@ -55,6 +73,7 @@ class Dialect:
     escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
     wraps: bool = True  # (whether a quoted text goes on over lines at any indentation)
     code_points: bool = False  # (whether `"\\uD800"`, `"\\U00110000"` stop it, as in libyaml)
+    tags: bool = False  # (whether a tag it knows no type for stops it: `!foo x`)
 
 
 def _codex_recovers(key: str, value: str, indent: int) -> bool:
@@ -86,8 +105,9 @@ CODEX = Dialect(
 )
 """serde_yaml 0.9 (libyaml) into Codex's struct of ``name``, ``description`` and ``metadata``
 (``short-description``): only those keys are refused twice."""
-JS_YAML = Dialect("js-yaml")
-"""js-yaml 4, as Gemini CLI 0.61 loads: no recovery, any key refused twice."""
+JS_YAML = Dialect("js-yaml", tags=True)
+"""js-yaml 4, as Gemini CLI 0.61 loads: no recovery, any key refused twice, an unknown tag
+refused (serde_yaml drops it: Codex 0.171 reads ``!foo x`` as ``x``)."""
 CLAUDE = Dialect(
     "claude",
     recovers=_claude_recovers,
@@ -102,9 +122,10 @@ indented than its key, is not measured: the audit says nothing of the first, the
 said never closed, as it was)."""
 
 
-def block_of(text: str) -> list[str] | None:
-    """The lines between a leading ``---`` line and the next one; None when there is none."""
-    lines = text.splitlines()
+def block_of(text: str, yaml_1_1: bool = False) -> list[str] | None:
+    """The lines between a leading ``---`` line and the next one (split as ``yaml_lines``
+    does); None when there is none."""
+    lines = yaml_lines(text, yaml_1_1)
     if not lines or lines[0].rstrip() != "---":
         return None
     end = next((i for i, line in enumerate(lines[1:], 1) if line.rstrip() == "---"), None)
@@ -199,17 +220,16 @@ class _Scan:
             if indent > self.levels[-1][0] or (item and indent == self.levels[-1][0]):
                 if match is None and not item:  # the key's text, on the lines below it
                     self.after, self.after_indent = "plain", self.levels[-1][0]
-                    return None, index + 1
+                    _, fault = self._properties(stripped, f"'{'.'.join(parent)}'")
+                    return fault, index + 1
                 if parent in (("name",), ("description",)) and self.d.name == "codex":
                     return f"'{parent[0]}' is a list or mapping, {_NOT_STRING}", index
                 if item:
                     self.list_indent = indent
-                    self._item(indent, stripped)
-                    return None, index + 1
+                    return self._item(indent, stripped, where), index + 1
                 self.levels.append((indent, parent, set()))
         if item and indent == self.list_indent:
-            self._item(indent, stripped)
-            return None, index + 1
+            return self._item(indent, stripped, where), index + 1
         self.list_indent = None
         while self.levels and indent < self.levels[-1][0]:
             self.levels.pop()
@@ -223,11 +243,9 @@ class _Scan:
         if key in seen and self.d.twice(path):
             return f"'{'.'.join(path)}' is given twice", index
         seen.add(key)
-        value = (match.group("value") or "").strip()
-        if value.startswith("&"):
-            anchor, _, value = value[1:].partition(" ")
-            self.anchors.add(anchor)
-            value = value.strip()
+        value, fault = self._properties((match.group("value") or "").strip(), f"'{key}'")
+        if fault:
+            return fault, index
         if not value or value.startswith("#"):
             self.pending = path
             return None, index + 1
@@ -241,12 +259,30 @@ class _Scan:
             return None, index + 1
         return fault, following
 
-    def _item(self, indent: int, stripped: str) -> None:
+    def _properties(self, value: str, what: str) -> tuple[str, str | None]:
+        """``value`` without its anchors (``&a``, kept for the aliases below) and tags
+        (``!!str``, ``!foo``), and the fault of a tag the dialect knows no type for (said of
+        ``what``: ``'name'``)."""
+        while properties := _PROPERTY.match(value):
+            found = properties.group(1)
+            if found.startswith("&"):
+                self.anchors.add(found[1:])
+            elif self.d.tags and found not in _KNOWN_TAGS:
+                why = f"which {self.d.name} knows no type for (quote the value to keep the '!')"
+                return value, f"{what} has the tag '{found}', {why}"
+            value = value[properties.end() :]
+        return value, None
+
+    def _item(self, indent: int, stripped: str, where: str) -> str | None:
         """A list item: a plain text in it may go on over the more-indented lines below, up
-        to a comment line; anything else in it is not looked into."""
-        text = stripped[1:].strip()
+        to a comment line; anything else in it is not looked into but its anchor and tag
+        (the fault of a tag the dialect knows no type for)."""
+        text, fault = self._properties(stripped[1:].strip(), f"the list item in {where}")
+        if fault:
+            return fault
         plain = _PLAIN_ITEM.match(text) and ": " not in text and not text.endswith(":")
         self.after, self.after_indent = ("plain" if plain else "skip"), indent
+        return None
 
     def value(
         self, index: int, indent: int, path: tuple[str, ...], value: str
@@ -283,9 +319,14 @@ class _Scan:
         if value == "-" or value.startswith("- "):
             return f"'{name}' opens a list item ('-') on its key's line", index
         if value[0] == "*":
-            alias = (value[1:].split() or [""])[0]
+            alias, _, rest = value[1:].partition(" ")
             if alias not in self.anchors:
-                return f"'{name}' refers to an anchor '&{alias}' that no line above sets", index
+                why = f"refers to an anchor '&{alias}' that no line above sets"
+                return f"'{name}' in line {index + 2} {why}", index
+            if rest.strip() and not rest.strip().startswith("#"):
+                return f"'{name}' goes on after its alias '*{alias}' ({rest.strip()[:40]!r})", index
+        if value == "?" or value.startswith(("? ", "?\t")):
+            return f"'{name}' opens a mapping key ('?') on its key's line", index
         if value[0] in "%@`":
             return f"'{name}' opens with {value[0]!r}, which cannot start a YAML value", index
         if value.startswith("!<") and ">" not in value:

@@ -29,6 +29,21 @@ _ESCAPES = {
 }
 
 
+_BREAKS = re.compile(r"\r\n|\r|\n")
+_BREAKS_1_1 = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def yaml_lines(text: str, yaml_1_1: bool = False) -> list[str]:
+    """The lines of ``text`` as a YAML reader splits them: at CR, LF and CRLF only (YAML 1.2,
+    as js-yaml and Bun read it: ``\\x85``, ``\\u2028`` and ``\\u2029`` are characters of a
+    line, as are ``\\v`` and ``\\f``), with ``yaml_1_1`` (libyaml, Codex's serde_yaml) also at
+    those three; a break ending ``text`` opens no line (as ``str.splitlines``)."""
+    lines = (_BREAKS_1_1 if yaml_1_1 else _BREAKS).split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def block_text(header: str, lines: list[str], base: int = 0) -> str:
     """The text of a block scalar (``|`` literal, ``>`` folded; ``-`` strip, ``+`` keep, a digit
     its lines' indentation over ``base``, its key's) whose header is ``header`` and whose lines
