@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from proctor.addons.audit import audit
 from proctor.addons.audit.render import render_text
 
@@ -225,6 +227,29 @@ def test_a_command_file_nested_deeper_than_tomllib_reads_is_read_whole(
     assert str(listed["open"][1]).startswith("the file is not valid TOML: ")
     for name in ("noprompt", "number"):
         assert listed[name][1] == "the file gives no 'prompt' text; Gemini CLI does not load it"
+
+
+def test_a_command_file_nested_deeper_than_proctor_reads_is_listed_as_loaded_with_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI's @iarna/toml reads arrays any depth (10,000,000 measured); past the depth
+    proctor reads (``MAX_DEPTH``, lowered here) the command was a decoy Gemini CLI "does not
+    load". It is listed as loaded, and a note says its prompt was not checked."""
+    from proctor.addons.audit import toml_05
+
+    monkeypatch.setattr(toml_05, "MAX_DEPTH", 2000)
+    home, project = tmp_path / "home", tmp_path / "project"
+    path = write(
+        project / ".gemini" / "commands" / "deep.toml",
+        f'prompt = "x"\na = {"[" * 3000}{"]" * 3000}\n',
+    )
+    report = audit(home, project, ["gemini-cli"])
+    assert found(report, "gemini-cli", "command")["deep"] == ("project", None)
+    gemini = report.for_agent("gemini-cli")
+    assert gemini is not None and gemini.notes == [
+        f"{path}: arrays or inline tables nested 3,000 deep, deeper than 2,000; proctor does "
+        "not read it, so it is listed as loaded, its prompt not checked"
+    ]
 
 
 def test_a_deep_command_file_is_measured_by_its_depth_and_leaves_the_limit_as_it_was() -> None:

@@ -63,12 +63,19 @@ def commands(
     """One slash command per file; ``namespaced``: a sub-folder's name joins the command's
     with ``:`` (Gemini CLI, each part as it names it), else the command is named by its file
     alone (Claude Code); ``rename``: the CLI's name for a part of the path; ``rule``: why the
-    CLI does not load a file of that text, or None; ``replace``: bytes that are not UTF-8 read
-    as U+FFFD (Gemini CLI reads the file with Node's ``fs.readFile(path, "utf-8")``)."""
+    CLI does not load a file of that text, or None (a TOML file nested deeper than proctor
+    reads, ``toml_05.TooDeep``, is listed as loaded, with a note); ``replace``: bytes that
+    are not UTF-8 read as U+FFFD (Gemini CLI reads the file with Node's
+    ``fs.readFile(path, "utf-8")``)."""
     for path in _files(reader, root, suffix, nested=nested):
         parts = path.relative_to(root).with_suffix("").parts
         name = ":".join(map(rename, parts)) if namespaced else parts[-1]
-        decoy = rule(reader.text(path, replace=replace) or "") if rule else None
+        try:
+            decoy = rule(reader.text(path, replace=replace) or "") if rule else None
+        except toml_05.TooDeep as exc:  # (Gemini CLI's reader reads any depth)
+            why = "proctor does not read it, so it is listed as loaded, its prompt not checked"
+            reader.notes.append(f"{path}: {exc}; {why}")
+            decoy = None
         reader.add("command", prefix + name, path, scope=scope, decoy=decoy)
 
 

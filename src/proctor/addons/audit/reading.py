@@ -56,7 +56,7 @@ class Reader:
     components: list[AuditComponent] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    """What the agent warns of but loads anyway."""
+    """What the agent warns of but loads anyway, and what proctor could not judge."""
 
     def __post_init__(self) -> None:
         roots = [self.home, *([self.project] if self.project else []), *self.named_paths()]
