@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Collection
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from proctor.addons.memory.adapter import ResultMapping, follow
 from proctor.addons.memory.process import SPAWNING, exit_said
-from proctor.addons.memory.stray import OWN_NOTE, StrayStdout, stray_stdout_said
+from proctor.addons.memory.stray import OWN_NOTE, StrayNote, stray_stdout_said
 from proctor.errors import ProctorError
 from proctor.util.cutting import masked_head
 from proctor.util.masking import MASK, alone, mask, registered_secrets, stands_alone
@@ -64,8 +64,9 @@ class MemorySession:
     session: ClientSession
     timeout: float
     log: Path | None
-    spawned: list[Any] = field(default_factory=list)
-    """The server's process, when it was started by command (see :func:`exit_said`)."""
+    spawned: list[Any] | None = None
+    """The server's process, when it was started by command (see :func:`exit_said`); None
+    for a server at a URL."""
 
     async def call(
         self, tool: str, arguments: dict[str, Any], what: str, field: str = ""
@@ -303,25 +304,24 @@ async def open_session(
     cwd: Path,
     log: Path,
     timeout: float,
-    noted: set[str] | None = None,
+    note: StrayNote | None = None,
 ) -> AsyncIterator[MemorySession]:
     """Start (or connect to) the server, initialise the session, close everything on exit.
-    ``noted``: the notes already said on stderr, shared by the sessions of one run (one
-    server process per project says a note of the same cause once, not once each)."""
-    spawned: list[Any] = []  # the process started by command: how it ended is said of a crash
+    ``note``: the run's note of stray stdout lines, shared by its sessions and said once as
+    the run ends (one server process per project says it once, not once each); without
+    one, the session's own, said as it closes."""
+    # the process started by command: how it ended is said of a crash (None: a URL)
+    spawned: list[Any] | None = None if target.url is not None else []
     async with AsyncExitStack() as stack:
         if target.url is not None:
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
             errlog: Path | None = None
-            stray: StrayStdout | None = None
         else:
             params = StdioServerParameters(
                 command=target.argv[0], args=list(target.argv[1:]), env=env, cwd=cwd
             )
             handle = stack.enter_context(log.open("a", encoding="utf-8"))
-            stray = stack.enter_context(
-                stray_stdout_said(handle, set() if noted is None else noted)
-            )
+            stack.enter_context(stray_stdout_said(handle, note))
             token = SPAWNING.set(spawned)
             try:
                 read, write = await stack.enter_async_context(stdio_client(params, errlog=handle))
@@ -355,8 +355,6 @@ async def open_session(
                 f"({exc.error.message}); is the URL its streamable HTTP endpoint (often "
                 "http://HOST:PORT/mcp)?"
             ) from exc
-        if stray is not None:
-            stray.say_held()  # it answered: a stray line's note is said now
         yield MemorySession(session, timeout, errlog, spawned)
 
 

@@ -1,11 +1,19 @@
 """How a memory server started by command ended: the MCP SDK's stdio client keeps the process
 it starts to itself, so the one it starts for :func:`~proctor.addons.memory.client.open_session`
-is kept here too, and its exit status (or the signal that killed it) said of a crash."""
+is kept here too, and its exit status (or the signal that killed it) said of a crash.
+
+The SDK has no public way to it: ``stdio_client`` yields the two message streams only, its
+process a local variable. So its private ``_create_platform_compatible_process`` is wrapped;
+an SDK that spawns otherwise (the function renamed, gone, or not called) hands proctor no
+process, and a crash says so (:data:`UNKNOWN_EXIT`) rather than guess how the server ended.
+"""
 
 from __future__ import annotations
 
+import functools
 import signal
 from contextvars import ContextVar
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -16,14 +24,20 @@ SPAWNING: ContextVar[list[Any] | None] = ContextVar("proctor_memory_spawning", d
 :func:`~proctor.addons.memory.client.open_session`, leaves the process it
 starts (it keeps it to itself): its exit status is part of what a crash says."""
 
+SPAWN = "_create_platform_compatible_process"
+"""The MCP SDK's private function (in ``mcp.client.stdio``) that starts a stdio server."""
 
-def _keep_spawned() -> None:
-    """Have the MCP SDK's stdio client hand the process it starts to :data:`SPAWNING`; a
-    version of the SDK that spawns otherwise leaves the exit status unsaid, nothing more."""
-    spawn = getattr(_sdk_stdio, "_create_platform_compatible_process", None)
-    if spawn is None or getattr(spawn, "proctor_keeps", False):
-        return
 
+def keep_spawned() -> bool:
+    """Have the MCP SDK's stdio client hand the process it starts to :data:`SPAWNING`
+    (again: a no-op); False when its module has no :data:`SPAWN` to wrap."""
+    spawn = getattr(_sdk_stdio, SPAWN, None)
+    if spawn is None:
+        return False
+    if getattr(spawn, "proctor_keeps", False):
+        return True
+
+    @functools.wraps(spawn)
     async def kept(*args: Any, **kwargs: Any) -> Any:
         process = await spawn(*args, **kwargs)
         if (spawned := SPAWNING.get()) is not None:
@@ -31,20 +45,38 @@ def _keep_spawned() -> None:
         return process
 
     kept.proctor_keeps = True  # type: ignore[attr-defined]
-    _sdk_stdio._create_platform_compatible_process = kept
+    setattr(_sdk_stdio, SPAWN, kept)
+    return True
 
 
-_keep_spawned()
+keep_spawned()
 
 
-async def exit_said(spawned: list[Any], wait: float = 2.0) -> str:
+def _sdk_version() -> str:
+    try:
+        return f"mcp {version('mcp')}"
+    except PackageNotFoundError:
+        return "the MCP SDK"
+
+
+UNKNOWN_EXIT = (
+    "closed its stdout (its exit status unknown: {sdk} did not hand proctor its process) "
+)
+"""What :func:`exit_said` says of a server started by command whose process the SDK did not
+hand over (see the module's docstring): its stdout closing is all that is known."""
+
+
+async def exit_said(spawned: list[Any] | None, wait: float = 2.0) -> str:
     """How the last process in ``spawned`` ended, read as its stdout closes (before anything
     stops it), as the start of a sentence's verb phrase: ``exited with status 3 ``, ``was
     killed by signal 9 (SIGKILL) ``; ``closed its stdout `` when it is still running after
-    ``wait`` seconds; ``exited `` when there is no process (a URL)."""
-    process = spawned[-1] if spawned else None
-    if process is None:
+    ``wait`` seconds; :data:`UNKNOWN_EXIT` when the SDK handed over no process; ``exited ``
+    for a server at a URL (``spawned`` None)."""
+    if spawned is None:
         return "exited "
+    if not spawned:
+        return UNKNOWN_EXIT.format(sdk=_sdk_version())
+    process = spawned[-1]
     code = process.returncode
     with anyio.move_on_after(wait):
         while code is None:

@@ -30,6 +30,7 @@ from proctor.addons.memory.client import (
     server_stderr_tail,
 )
 from proctor.addons.memory.dataset import Dataset, Note
+from proctor.addons.memory.stray import StrayNote
 from proctor.errors import ConfigError, ProctorError
 from proctor.util.files import temporary_folder
 
@@ -128,12 +129,15 @@ def collect_results(
         scratch = Scratch(folder, secrets.token_hex(4))
         run = _Run(target, adapter, dataset, k, timeout, scratch, dict(forward or {}))
         try:
-            return anyio.run(run.all)
+            results = anyio.run(run.all)
         except BaseException as exc:
             error = _translate(exc, scratch, target)
             if isinstance(error, MemoryServerError):  # read before the scratch folder goes
                 error.stderr_tail = server_stderr_tail(scratch.log)
+            run.note.say(str(error))
             raise error from exc
+        run.note.say()
+        return results
 
 
 def _leaves(exc: BaseException) -> Iterator[BaseException]:
@@ -184,8 +188,9 @@ class _Run:
     timeout: float
     scratch: Scratch
     forward: dict[str, str]
-    noted: set[str] = field(default_factory=set)
-    """The notes said on stderr so far: each once a run, however many processes it starts."""
+    note: StrayNote = field(default_factory=StrayNote)
+    """The note of stray stdout lines, said once as the run ends, however many processes
+    it starts."""
 
     async def all(self) -> dict[str, list[str]]:
         env = {} if self.target.is_url else self.forward | self.scratch.environment()
@@ -215,7 +220,7 @@ class _Run:
             cwd=self.scratch.work,
             log=self.scratch.log,
             timeout=self.timeout,
-            noted=self.noted,
+            note=self.note,
         )
 
     def _values(self, project: str) -> dict[str, Any]:
