@@ -156,6 +156,26 @@ FALLBACK = "c = case(id='c', test=f)"
         # a list of cases made in the try
         "try:\n    cs = [case(id=i, test=f, retries=2) for i in 'c']\n"
         "except TypeError:\n    cs = [case(id=i, test=f) for i in 'c']\nc = cs[0]\n",
+        # a decorator that makes the case, of a function or a class
+        "def deco(fn):\n    return case(id='c', test=fn, retries=2)\n"
+        f"try:\n    @deco\n    async def c(t): ...\nexcept TypeError:\n    {FALLBACK}\n",
+        "def deco(cls):\n    cls.c = case(id='c', test=f, retries=2)\n    return cls\n"
+        f"try:\n    @deco\n    class K: ...\n    c = K.c\nexcept TypeError:\n    {FALLBACK}\n",
+        # an except that ends with raise but may recover before it
+        "def make(**extra):\n    try:\n        return case(id='c', test=f, **extra)\n"
+        "    except TypeError:\n        if extra:\n            return case(id='c', test=f)\n"
+        "        raise\nc = make(retries=2)\n",
+        # a name holding a tuple of classes
+        "errors = (KeyError, TypeError)\n"
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept errors:\n    {FALLBACK}\n",
+        # the first except that matches is the one run
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept TypeError:\n    {FALLBACK}\n"
+        "except Exception:\n    raise\n",
+        # contextlib.suppress, by either name
+        "import contextlib\nc = None\nwith contextlib.suppress(TypeError):\n"
+        f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
+        "from contextlib import suppress\nc = None\nwith suppress(KeyError, (OSError, (ValueError,))):\n"
+        f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
     ],
     ids=[
         "TypeError",
@@ -168,6 +188,13 @@ FALLBACK = "c = case(id='c', test=f)"
         "in-function",
         "bad-value",
         "comprehension",
+        "decorator",
+        "class-decorator",
+        "raise-after-return",
+        "tuple-name",
+        "first-match",
+        "suppress",
+        "suppress-name",
     ],
 )
 def test_a_case_keyword_guarded_by_except_is_no_problem(
@@ -200,8 +227,23 @@ def test_a_case_keyword_guarded_by_except_is_no_problem(
         "except TypeError:\n    pass\nc = next(made)\n",
         # a clause whose class is not read without running code
         "try:\n    c = case(id='c', test=f, retries=2)\nexcept (lambda: TypeError)():\n    pass\n",
+        # the first except that matches raises it again: the later one is not run
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept TypeError:\n    raise\n"
+        "except Exception:\n    pass\n",
+        # a suppress of some other class
+        "import contextlib\nwith contextlib.suppress(KeyError):\n"
+        "    c = case(id='c', test=f, retries=2)\n",
     ],
-    ids=["no-try", "KeyError", "else", "function", "generator", "computed"],
+    ids=[
+        "no-try",
+        "KeyError",
+        "else",
+        "function",
+        "generator",
+        "computed",
+        "first-raises",
+        "suppress",
+    ],
 )
 def test_a_case_keyword_not_guarded_is_one_problem_among_the_others(
     proctor: Run, tmp_path: Path, guard: str
@@ -218,12 +260,41 @@ def test_an_except_that_raises_again_catches_nothing(proctor: Run, tmp_path: Pat
     """The case's problem is named, and the file's later ones with it."""
     body = (
         f"{HEAD}try:\n    c = case(id='c', test=f, retries=2)\n"
+        "except TypeError:\n    raise\n"
+        "eval = define_eval(cases=[c], timeout_ms=0)\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "a.eval.py:4: case(id='c') has no argument 'retries'" in err, err
+    assert "a.eval.py:7: define_eval(): argument 'timeout_ms'" in err, err
+
+
+def test_an_except_that_does_more_before_raise_again_stops_the_import_at_it(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """It may have recovered, so the case raises: as it raises again, the import stops there,
+    the case's problem named."""
+    body = (
+        f"{HEAD}try:\n    c = case(id='c', test=f, retries=2)\n"
         "except TypeError:\n    print('old proctor')\n    raise\n"
         "eval = define_eval(cases=[c], timeout_ms=0)\n"
     )
     err = refused(proctor, tmp_path, body)
     assert "a.eval.py:4: case(id='c') has no argument 'retries'" in err, err
-    assert "a.eval.py:8: define_eval(): argument 'timeout_ms'" in err, err
+    assert "define_eval(): argument 'timeout_ms'" not in err, err
+
+
+def test_an_error_raised_from_a_caught_refusal_is_named_with_its_problems(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``raise ValueError('x') from e``: the refusal is why the import stopped."""
+    body = (
+        f"{HEAD}try:\n    c = case(id='c', test=f, retries=2)\n"
+        "except TypeError as e:\n    raise ValueError('x') from e\n"
+        "eval = define_eval(cases=[c])\n"
+    )
+    err = refused(proctor, tmp_path, body)
+    assert "a.eval.py:4: case(id='c') has no argument 'retries'" in err, err
+    assert "a.eval.py:6: cannot be imported (ValueError: x)" in err, err
 
 
 @pytest.mark.parametrize(

@@ -91,7 +91,8 @@ def problems_collected(
     The problems of a call whose :class:`EvalDefinitionProblems` the file caught (and of the
     cases it was given) are not added, but to ``dropped``: the file went on without that
     call's result (a problem the call that stopped the import owns too is added all the
-    same: a broken case given to both)."""
+    same: a broken case given to both; so is one of a refusal the error that stopped it was
+    raised from, or while handling)."""
     collection = _Collection(outer=_outside(sys._getframe(1), contextlib.__file__))
     token = _collecting.set(collection)
     stopped: BaseException | None = None
@@ -103,13 +104,32 @@ def problems_collected(
     finally:
         _collecting.reset(token)
         collection.outer = None
-        kept = (
-            {id(p) for p in stopped.owned} if isinstance(stopped, EvalDefinitionProblems) else set()
-        )
+        kept = {id(p) for e in _chain(stopped) for p in e.owned}
         caught = {id(p) for e in collection.raised if e is not stopped for p in e.owned} - kept
         found += [p for p in collection.problems if id(p) not in caught]
         if dropped is not None:
             dropped += [p for p in collection.problems if id(p) in caught]
+
+
+def _chain(stopped: BaseException | None) -> list[EvalDefinitionProblems]:
+    """The refusals that stopped the import: ``stopped``, when it is one; else each one it
+    was raised from or while handling (``except TypeError as e: raise ValueError('x') from
+    e``), the error alone saying nothing of why. (A refusal that stopped it while handling
+    another, caught, is that one's fallback: the caught one's problems are not named.)"""
+    if isinstance(stopped, EvalDefinitionProblems):
+        return [stopped]
+    found: list[EvalDefinitionProblems] = []
+    seen: set[int] = set()
+    todo = [stopped]
+    while todo:
+        exc = todo.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        if isinstance(exc, EvalDefinitionProblems):
+            found.append(exc)
+        todo += [exc.__cause__, exc.__context__]
+    return found
 
 
 def _outside(frame: FrameType | None, filename: str) -> FrameType | None:

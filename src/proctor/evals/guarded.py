@@ -2,41 +2,63 @@
 test=t, retries=2)`` / ``except TypeError: c = case(id='c', test=t)`` guards a keyword an
 older proctor lacks. Read from the source of each call in progress (the file's line, and the
 line of every call that led to it: a ``case(...)`` made in a helper the ``try`` calls is
-guarded too): a ``try`` whose body holds the call and one of whose ``except`` clauses names a
-class the refusal is an instance of (``TypeError``, ``(TypeError, ValueError)``,
-``Exception``), or a bare ``except:``. A clause whose class cannot be read from its names
-alone (``except errors():``), or that raises it again (ends with ``raise``), is taken to
-catch nothing."""
+guarded too): a ``try`` whose body holds the call and whose first ``except`` clause that
+matches, as Python picks it, names a class the refusal is an instance of (``TypeError``,
+``(TypeError, ValueError)``, ``Exception``, a name holding a tuple of classes) or is a bare
+``except:``; or a ``with contextlib.suppress(TypeError):`` around it. A clause that only
+raises it again (``except TypeError: raise``) lets it on to the ``try`` around; one that
+does anything else may recover, so it catches (when unsure, caught: the import then stops
+at the refusal, which is named, where a refusal taken as not caught is kept and a file
+Python would load is refused). A clause whose class cannot be read from its names alone
+(``except errors():``) is taken to match nothing. Frames of importlib (its own handlers
+clean up and raise again) are not read."""
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
+import importlib
 import linecache
+import os
 from types import FrameType
 
 _Span = tuple[int, int | None, int, int | None]
 """A call's first line, first column, last line and end column (no columns when unknown)."""
 
 _TRY = (ast.Try, ast.TryStar)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.GeneratorExp)
 """What runs in a frame of its own, or later (a generator): a ``try`` around it guards no
 call in it; the frame that runs it, when it is guarded, is found as the stack is walked."""
 
 
 def caught(error: type[BaseException], frame: FrameType | None, outer: FrameType | None) -> bool:
-    """Whether ``error`` raised at ``frame``'s current call would be caught by a ``try`` of
-    it or of a frame that called it, up to (not including) ``outer``."""
+    """Whether ``error`` raised at ``frame``'s current call would be caught by a ``try`` (or
+    a ``with contextlib.suppress(...)``) of it or of a frame that called it, up to (not
+    including) ``outer``."""
     while frame is not None and frame is not outer:
-        if any(_catches(error, handler, frame) for handler in _handlers(frame)):
+        if not _importlibs(frame.f_code.co_filename) and any(
+            _stops(error, guard, frame) for guard in _guards(frame)
+        ):
             return True
         frame = frame.f_back
     return False
 
 
-def _handlers(frame: FrameType) -> list[ast.ExceptHandler]:
-    """The ``except`` clauses of the ``try`` blocks of ``frame`` whose body holds its current
-    call, innermost first."""
+_IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
+
+
+def _importlibs(filename: str) -> bool:
+    """Whether code of ``filename`` is importlib's (frozen, or read from its files when
+    Python runs with ``-X frozen_modules=off``): its ``except`` clauses clean up and raise
+    again, catching nothing of the eval file's."""
+    return filename.startswith(("<frozen importlib.", _IMPORTLIB))
+
+
+def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With]:
+    """The ``try`` and ``with`` blocks of ``frame`` whose body holds its current call,
+    innermost first."""
     filename = frame.f_code.co_filename
     linecache.checkcache(filename)  # (a file written again since it was read)
     tree = _tree(filename, "".join(linecache.getlines(filename, frame.f_globals)))
@@ -44,14 +66,14 @@ def _handlers(frame: FrameType) -> list[ast.ExceptHandler]:
     if tree is None or span is None:
         return []
     path = _path(tree, span)
-    handlers: list[ast.ExceptHandler] = []
+    guards: list[ast.Try | ast.TryStar | ast.With] = []
     for at in range(len(path) - 2, -1, -1):
         parent, child = path[at], path[at + 1]
         if isinstance(parent, _SCOPES) and not _runs_outside(parent, path[at + 1 : at + 3]):
             break
-        if isinstance(parent, _TRY) and any(child is s for s in parent.body):
-            handlers += parent.handlers
-    return handlers
+        if isinstance(parent, (*_TRY, ast.With)) and any(child is s for s in parent.body):
+            guards.append(parent)
+    return guards
 
 
 def _runs_outside(scope: ast.AST, below: list[ast.AST]) -> bool:
@@ -67,17 +89,43 @@ def _runs_outside(scope: ast.AST, below: list[ast.AST]) -> bool:
     return not any(child is s for s in getattr(scope, "body", ()))
 
 
-def _catches(error: type[BaseException], handler: ast.ExceptHandler, frame: FrameType) -> bool:
-    last = handler.body[-1] if handler.body else None
-    if isinstance(last, ast.Raise) and last.exc is None:
-        return False  # (except TypeError: ...; raise: it goes on, as importlib's does)
-    if handler.type is None:
-        return True  # except:
-    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    for name in names:
-        found = _value(name, frame)
-        if isinstance(found, type) and issubclass(error, found):
-            return True
+def _stops(error: type[BaseException], guard: ast.AST, frame: FrameType) -> bool:
+    """Whether ``error`` raised in ``guard``'s body goes no further: the first ``except``
+    clause that matches it does more than raise it again, or a ``contextlib.suppress`` of
+    the ``with`` names it."""
+    if isinstance(guard, ast.With):
+        return any(_suppresses(error, item.context_expr, frame) for item in guard.items)
+    for handler in guard.handlers if isinstance(guard, _TRY) else ():
+        if handler.type is None or _matches(error, handler.type, frame):
+            # (except TypeError: raise: it goes on, to the try around this one)
+            only = handler.body[0] if len(handler.body) == 1 else None
+            return not (isinstance(only, ast.Raise) and only.exc is None)
+    return False
+
+
+def _suppresses(error: type[BaseException], manager: ast.expr, frame: FrameType) -> bool:
+    """Whether ``manager`` is a call of ``contextlib.suppress`` given a class of ``error``."""
+    if not isinstance(manager, ast.Call) or _value(manager.func, frame) is not contextlib.suppress:
+        return False
+    given = [a.value if isinstance(a, ast.Starred) else a for a in manager.args]
+    return any(_matches(error, a, frame) for a in given)
+
+
+def _matches(error: type[BaseException], node: ast.expr, frame: FrameType) -> bool:
+    """Whether the class (or tuple of classes) ``node`` names in ``frame`` is one ``error``
+    is a subclass of."""
+    if isinstance(node, ast.Tuple):
+        return any(_matches(error, e, frame) for e in node.elts)
+    return _among(error, _value(node, frame))
+
+
+def _among(error: type[BaseException], found: object) -> bool:
+    if isinstance(found, type):
+        return issubclass(error, found)
+    if isinstance(found, tuple):
+        # (a tuple in a tuple: suppress reads it as issubclass does; an except refuses it, a
+        # TypeError of its own as the refusal reaches it, so the import stops there either way)
+        return any(_among(error, f) for f in found)
     return False
 
 
@@ -128,13 +176,15 @@ def _holds(node: ast.AST, span: _Span) -> bool:
         # (a comprehension's for, a function's arguments: no place of their own)
         return any(_holds(c, span) for c in ast.iter_child_nodes(node))
     line, column, end_line, end_column = span
+    start = (node.lineno, node.col_offset)
+    if isinstance(node, _DEFS) and node.decorator_list:
+        # (a decorator is called on its own line, before the def's)
+        first = node.decorator_list[0]
+        start = min(start, (first.lineno, first.col_offset))
     last = node.end_lineno if node.end_lineno is not None else node.lineno
     if column is None or end_column is None or node.end_col_offset is None:
-        return node.lineno <= line and end_line <= last
-    return (node.lineno, node.col_offset) <= (line, column) and (end_line, end_column) <= (
-        last,
-        node.end_col_offset,
-    )
+        return start[0] <= line and end_line <= last
+    return start <= (line, column) and (end_line, end_column) <= (last, node.end_col_offset)
 
 
 @functools.lru_cache(maxsize=32)

@@ -3,8 +3,16 @@ read from the source of each frame, up to the frame proctor started from."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import linecache
+import os
 import sys
+from contextlib import suppress
 from types import FrameType
+from typing import Any
+
+import pytest
 
 from proctor.evals import guarded
 
@@ -56,3 +64,105 @@ def test_an_except_that_raises_again_catches_nothing() -> None:
         assert _caught(TypeError, outer) is False
     except TypeError:
         raise
+
+
+def test_a_try_around_a_decorated_def_or_class_catches_its_decorators_call() -> None:
+    """A decorator is called on its own line, above the def's."""
+    outer = sys._getframe().f_back
+    found: list[bool] = []
+
+    def deco(made: Any) -> Any:
+        found.append(guarded.caught(TypeError, sys._getframe(1), outer))
+        return made
+
+    try:
+
+        @deco
+        async def made() -> None: ...
+
+        @deco
+        class Made: ...
+
+    except TypeError:
+        pass
+
+    @deco
+    def after() -> None: ...
+
+    assert found == [True, True, False]
+
+
+def test_an_except_that_does_more_than_raise_again_may_recover() -> None:
+    """Only a clause that is nothing but ``raise`` lets it on for sure."""
+    outer = sys._getframe().f_back
+    again = False
+    try:
+        found = _caught(TypeError, outer)
+    except TypeError:
+        if again:
+            found = False
+        raise
+    assert found
+
+
+def test_a_name_holding_a_tuple_of_classes_is_read() -> None:
+    outer = sys._getframe().f_back
+    errors = (KeyError, TypeError)
+    others = (KeyError, OSError)
+    try:
+        try:
+            found = _caught(TypeError, outer), _caught(ValueError, outer)
+        except others:
+            pass
+    except errors:
+        pass
+    assert found == (True, False)
+
+
+def test_the_first_except_that_matches_is_the_one_python_runs() -> None:
+    """``except TypeError: raise`` before ``except Exception:``: it goes on."""
+    outer = sys._getframe().f_back
+    try:
+        found = _caught(TypeError, outer), _caught(KeyError, outer)
+    except TypeError:
+        raise
+    except Exception:
+        found = (True, True)
+    assert found == (False, True)
+
+
+def test_a_with_of_contextlib_suppress_catches_what_it_names() -> None:
+    outer = sys._getframe().f_back
+    errors = (KeyError, TypeError)
+    found: list[bool] = []
+    with contextlib.suppress(TypeError):
+        found.append(_caught(TypeError, outer))
+    with suppress(KeyError), suppress(*errors):
+        found.append(_caught(TypeError, outer))
+    with suppress((KeyError, (OSError, TypeError))):  # (issubclass reads a tuple in a tuple)
+        found.append(_caught(TypeError, outer))
+    with suppress(KeyError), contextlib.nullcontext(TypeError):
+        found.append(_caught(TypeError, outer))
+    assert found == [True, True, True, False]
+
+
+@pytest.mark.parametrize(
+    ("filename", "read"),
+    [
+        ("<frozen importlib._bootstrap>", False),
+        (os.path.join(os.path.dirname(importlib.__file__), "_proctor_test.py"), False),
+        ("<proctor test>", True),
+    ],
+    ids=["frozen", "importlib-file", "other"],
+)
+def test_the_handlers_of_importlib_are_not_read(filename: str, read: bool) -> None:
+    """importlib cleans up and raises again (its source read with -X frozen_modules=off)."""
+    outer = sys._getframe().f_back
+    source = "try:\n    found = call()\nexcept BaseException:\n    cleaned = True\n    raise\n"
+    space: dict[str, Any] = {"call": lambda: guarded.caught(TypeError, sys._getframe(1), outer)}
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        exec(compile(source, filename, "exec"), space)
+    finally:
+        del linecache.cache[filename]
+    assert space["found"] is read
