@@ -4,6 +4,7 @@ is said so in one sentence, not Click's bare "No such option"."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,3 +261,51 @@ def test_report_refuses_a_gate_naming_a_condition_the_run_lacks_as_compare_does(
     config = tmp_path / "gate.json"
     config.write_text('{"gate": {"ab": {"treatment": "treatment", "baseline": "baseline"}}}')
     assert proctor("report", str(run), "--config", str(config)).code in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            {"treatment": "baseline", "baseline": "baseline"},
+            "resolved.json: field 'gate.ab': treatment and baseline are both 'baseline'; name "
+            "two different conditions",
+        ),
+        (None, "resolved.json: not a readable JSON file"),
+    ],
+    ids=["one-condition-twice", "not-json"],
+)
+def test_a_gate_report_refuses_is_refused_by_compare_in_its_sentence(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, edit: Any, said: str
+) -> None:
+    """A run whose resolved.json does not read (its gate's two sides one condition, edited by
+    hand; not JSON): `compare RUN --json` exited 0 comparing another pair, "pairFrom":
+    "chosen", where `report RUN` exits 2 saying why; compare now refuses it in that sentence,
+    with its own remedy, and compares the pair both options name. Without a resolved.json,
+    the pair is chosen as without a gate."""
+    import json
+
+    make_case("one", config=AB, plan=PLAN)
+    config = tmp_path / "proctor.json"
+    config.write_text('{"gate": {"ab": {"treatment": "treatment", "baseline": "baseline"}}}')
+    out = tmp_path / "out"
+    proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), "--config", str(config))
+    (run,) = out.glob("run-*")
+    resolved = run / "resolved.json"
+    data = json.loads(resolved.read_text())
+    data["gate"]["ab"] = edit
+    resolved.write_text(json.dumps(data) if edit else "{not json")
+    reported = proctor("report", str(run))
+    assert reported.code == 2 and said in reported.err, reported.err
+    compared = proctor("compare", str(run), "--json")
+    assert compared.code == 2 and compared.out == "", compared.out
+    assert compared.err.startswith(f"proctor: error: {resolved}: "), compared.err
+    assert said in compared.err and compared.err.endswith(
+        "; it holds the run's gate: restore it, or name the pair with --treatment and --baseline\n"
+    ), compared.err
+    assert proctor("compare", str(run), "--treatment", "treatment").code == 2
+    named = proctor("compare", str(run), "--treatment", "treatment", "--baseline", "baseline")
+    assert named.code == 0, named.err
+    resolved.unlink()
+    chosen = proctor("compare", str(run), "--json")
+    assert chosen.code == 0 and json.loads(chosen.out)["pairFrom"] == "chosen", chosen.err

@@ -223,3 +223,41 @@ def test_a_run_whose_resolved_json_is_of_a_newer_schema_chooses_as_without_a_gat
         asked = client.get(f"/compare?run={name}")
     assert (page.status_code, asked.status_code) == (200, 200)
     assert _chosen(_form(asked.text), "treatment")[1] == "a"
+
+
+def test_a_gate_whose_two_sides_are_one_condition_is_refused_as_compare_refuses_it(
+    tmp_path: Path,
+) -> None:
+    """A hand-edited gate.ab whose treatment and baseline are one condition: the page chose
+    and compared another pair, said nothing; it now says the sentence `proctor compare RUN`
+    refuses it with, and compares the pair both sides named, as compare does. The page
+    without a run still opens, offering that run the pair chosen as without a gate."""
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    gate = Gate(ab=ABGate(treatment="z", baseline="baseline"))
+    write_record(paths.resolved_json, ResolvedRecord(gate=gate))
+    data = json.loads(paths.resolved_json.read_text())
+    data["gate"]["ab"] = {"treatment": "baseline", "baseline": "baseline"}
+    paths.resolved_json.write_text(json.dumps(data))
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get("/compare")
+        asked = client.get(f"/compare?run={name}")
+        one = client.get(f"/compare?run={name}&treatment=z").text
+        both = client.get(f"/compare?run={name}&treatment=z&baseline=baseline").text
+    assert (page.status_code, asked.status_code) == (200, 200)
+    assert _chosen(_form(page.text), "treatment")[1] == "a"
+    error = re.search(r'id="compare-error"[^>]*>(.*?)<', asked.text, re.S)
+    assert error is not None, asked.text
+    assert unescape(error.group(1)).strip() == (
+        f"{paths.resolved_json}: field 'gate.ab': treatment and baseline are both 'baseline'; "
+        "name two different conditions; it holds the run's gate: restore it, or choose the "
+        "treatment and the baseline above"
+    )
+    assert " against " not in asked.text.split('id="compare-error"')[1]
+    assert 'id="compare-error"' in one
+    assert 'id="compare-error"' not in both and "z against baseline" in both

@@ -162,7 +162,13 @@ def command(
 
         # The pair `proctor report` of the runs compares, not another; one side named, the
         # other is the gate's (its other condition when the side named is one of the gate's).
-        gated = None if treatment and baseline else gate_pair(runs[0])
+        try:
+            gated = None if treatment and baseline else gate_pair(runs[0])
+        except ConfigError as exc:  # as `proctor report` refuses it, with compare's remedy
+            raise ConfigError(
+                f"{exc}; it holds the run's gate: restore it, or name the pair with "
+                "--treatment and --baseline"
+            ) from exc
         sides = gate_sides(treatment, baseline, gated)
         treatment, baseline, from_gate = sides.treatment, sides.baseline, sides.from_gate
 

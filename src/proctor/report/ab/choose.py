@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from proctor.errors import ConfigError, ProctorError
+from proctor.errors import ConfigError
 from proctor.models.ab import PairFrom
 from proctor.models.trial import TrialRecord
 from proctor.util.json_shown import name_quoted
@@ -119,16 +119,21 @@ def choose_pair(
 def gate_pair(run_dir: Path) -> tuple[str, str] | None:
     """The treatment and baseline of the run's A/B gate (its ``resolved.json``'s
     ``gate.ab``), which `proctor report` of the run compares, and so `proctor compare RUN`
-    and the viewer's Compare page when no pair is named; None without one (or without a
-    ``resolved.json`` that reads: its reader says so)."""
+    and the viewer's Compare page when no pair is named; None without one, or without a
+    ``resolved.json`` (a run not yet planned: the pair is chosen as without a gate).
+
+    A ``resolved.json`` that is there and does not read raises its reader's error:
+    ConfigError (not JSON, or a gate `proctor report` refuses too, a hand-edited
+    ``gate.ab`` whose two sides are one condition) and SchemaVersionError (a newer
+    proctor's): a pair chosen in its place would not be the one the run is gated on."""
     from proctor.models.io import read_record
     from proctor.models.run import ResolvedRecord
     from proctor.paths import RunPaths
 
-    try:
-        ab = read_record(RunPaths(run_dir).resolved_json, ResolvedRecord).gate.ab
-    except ProctorError:  # (a newer schema too: the pair chosen as without a gate)
+    path = RunPaths(run_dir).resolved_json
+    if not path.exists():
         return None
+    ab = read_record(path, ResolvedRecord).gate.ab
     return None if ab is None else (ab.treatment, ab.baseline)
 
 

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from proctor.errors import ConfigError, SchemaVersionError
+from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.paths import RunPaths
 from proctor.report.ab.choose import choose_pair, gate_pair, gate_sides
 from proctor.report.ab.runs import compare_conditions, compare_runs
@@ -68,7 +68,17 @@ def compare_page(request: Request) -> Response:
             # The pair of the run's A/B gate, as `proctor compare RUN` and `proctor report`
             # compare it, not another pair of a run of three conditions; one side named, the
             # other the gate's, as `proctor compare RUN --baseline X` chooses it.
-            gated = _gate_of(folder) if folder is not None else None
+            # Both named, the gate is not read (`proctor compare` reads it neither): a gate
+            # that does not read is refused, as it refuses it, with the page's remedy.
+            gated = None
+            if folder is not None and not (treatment and baseline):
+                try:
+                    gated = _gate_of(folder)
+                except ConfigError as exc:
+                    raise ConfigError(
+                        f"{exc}; it holds the run's gate: restore it, or choose the treatment "
+                        "and the baseline above"
+                    ) from exc
             if gated is not None and not set(gated) <= set(context["conditions"]):
                 gated = None  # (a gate of others: the pair chosen as without one)
             sides = gate_sides(treatment, baseline, gated)
@@ -156,7 +166,10 @@ def _condition_choices(
         # A condition no trial ran yet counts as one of a case of its own: never paired.
         alone = [(f"\0{c}", "", c, 0) for c in sorted(names)]
         folder = inside(index.root, name)
-        gated = _gate_of(folder) if folder is not None else None
+        try:
+            gated = _gate_of(folder) if folder is not None else None
+        except ProctorError:  # (a resolved.json that does not read: refused when run)
+            gated = None
         if gated is None or not set(gated) <= names:  # (a gate of others: refused when run)
             gated = choose_pair([], planned=[*triples[name], *alone])
         pair = gated or ("", "")
@@ -236,30 +249,39 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
     return records
 
 
-_gates: dict[str, tuple[tuple[int, int], tuple[str, str] | None]] = {}
-"""Each run's A/B gate as read (:func:`gate_pair`), by its ``resolved.json``'s path, with the
-file's modification time (ns) and size when read."""
+_gates: dict[str, tuple[tuple[int, int], tuple[str, str] | ProctorError | None]] = {}
+"""Each run's A/B gate as read (:func:`gate_pair`), or the error its reader raised, by its
+``resolved.json``'s path, with the file's modification time (ns) and size when read."""
 _gates_lock = threading.Lock()
 
 
 def _gate_of(folder: Path) -> tuple[str, str] | None:
-    """:func:`gate_pair` of the run, its ``resolved.json`` read again only when its
-    modification time or size changed: the page offers every run of two conditions or more,
-    each with its gate's pair, and a reload reads none of them again."""
+    """:func:`gate_pair` of the run, its ``resolved.json`` read again only when the file
+    changed: the page offers every run of two conditions or more, each with its gate's pair,
+    and a reload reads none of them again. Raises what :func:`gate_pair` raises (a
+    ``resolved.json`` that does not read), read again only when the file changed too."""
     path = RunPaths(folder).resolved_json
+    key = str(path)
     try:
         info = path.stat()
     except OSError:  # none there: gate_pair says so, read each time (nothing to go stale)
+        with _gates_lock:
+            _gates.pop(key, None)
         return gate_pair(folder)
     stamp = (info.st_mtime_ns, info.st_size)
-    key = str(path)
     with _gates_lock:
         hit = _gates.get(key)
     if hit is not None and hit[0] == stamp:
-        return hit[1]
-    gated = gate_pair(folder)
-    with _gates_lock:
-        _gates[key] = (stamp, gated)
+        gated = hit[1]
+    else:
+        try:
+            gated = gate_pair(folder)
+        except ProctorError as exc:
+            gated = exc
+        with _gates_lock:
+            _gates[key] = (stamp, gated)
+    if isinstance(gated, ProctorError):
+        raise gated.with_traceback(None)  # (kept: its traceback not grown by each raise)
     return gated
 
 
