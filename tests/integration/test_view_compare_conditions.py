@@ -261,3 +261,61 @@ def test_a_gate_whose_two_sides_are_one_condition_is_refused_as_compare_refuses_
     assert " against " not in asked.text.split('id="compare-error"')[1]
     assert 'id="compare-error"' in one
     assert 'id="compare-error"' not in both and "z against baseline" in both
+
+
+def test_a_gate_rewritten_with_its_size_and_modification_time_kept_is_read_again(
+    tmp_path: Path,
+) -> None:
+    """The gate kept by the file's modification time and size: a rewrite keeping both (`cp
+    -p`, `rsync -t`) was served the old gate's pair; the file's change time (in place) and
+    inode (renamed over it) tell it too now. A run removed has its kept gate dropped as the page loads."""
+    import os
+    import shutil
+
+    from proctor.models.config import ABGate, Gate
+    from proctor.models.io import write_record
+    from proctor.models.run import ResolvedRecord
+    from proctor.view.routes import compare as route
+
+    results = tmp_path / "results"
+    name = "run-20261201T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "baseline", "z"))
+    write_record(
+        paths.resolved_json, ResolvedRecord(gate=Gate(ab=ABGate(treatment="z", baseline="a")))
+    )
+    resolved = paths.resolved_json
+
+    def kept(text: str, in_place: bool) -> os.stat_result:
+        """``text`` written over the file, its size and modification time kept: in place (as
+        `cp -p` does), or into another file renamed over it (as `rsync -t` does)."""
+        before = resolved.stat()
+        if in_place:
+            resolved.write_text(text)
+        else:
+            other = resolved.with_name(".resolved.json.tmp")
+            other.write_text(text)
+            os.replace(other, resolved)
+        os.utime(resolved, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = resolved.stat()
+        assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+        return after
+
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        assert "z against a" in client.get(f"/compare?run={name}").text
+        text = resolved.read_text()
+        swapped = text.replace('"treatment": "z"', '"treatment": "@"')
+        swapped = swapped.replace('"baseline": "a"', '"baseline": "z"').replace('"@"', '"a"')
+        assert swapped != text and len(swapped) == len(text)
+        first = resolved.stat()
+        # In place, the inode is the file's: its change time tells, once the clock (as coarse
+        # as the kernel keeps it) has moved on since the file was read.
+        while (after := kept(swapped, in_place=True)).st_ctime_ns == first.st_ctime_ns:
+            pass
+        assert after.st_ino == first.st_ino
+        assert "a against z" in client.get(f"/compare?run={name}").text
+        kept(text, in_place=False)
+        assert "z against a" in client.get(f"/compare?run={name}").text
+        assert str(paths.resolved_json) in route._gates
+        shutil.rmtree(results / name)  # (no longer offered: its gate is not asked for)
+        assert client.get("/compare").status_code == 200
+    assert str(paths.resolved_json) not in route._gates

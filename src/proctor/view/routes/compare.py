@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -29,6 +30,7 @@ from proctor.view.templating import render
 def compare_page(request: Request) -> Response:
     index: ResultsIndex = request.app.state.index
     index.refresh()
+    _forget_gone_gates()
     q = request.query_params
     rows = newest_first(index.query("SELECT name, started_at, conditions, source FROM runs"))
     names = [r["name"] for r in rows]
@@ -249,9 +251,11 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
     return records
 
 
-_gates: dict[str, tuple[tuple[int, int], tuple[str, str] | ProctorError | None]] = {}
+_gates: dict[str, tuple[tuple[int, int, int, int], tuple[str, str] | ProctorError | None]] = {}
 """Each run's A/B gate as read (:func:`gate_pair`), or the error its reader raised, by its
-``resolved.json``'s path, with the file's modification time (ns) and size when read."""
+``resolved.json``'s path, with the file's inode, change time (ns), modification time (ns) and
+size when read: a file rewritten with its size and modification time kept (``cp -p``, ``rsync
+-t``) has a change time of its own, and one replaced by another file an inode of its own."""
 _gates_lock = threading.Lock()
 
 
@@ -268,7 +272,7 @@ def _gate_of(folder: Path) -> tuple[str, str] | None:
         with _gates_lock:
             _gates.pop(key, None)
         return gate_pair(folder)
-    stamp = (info.st_mtime_ns, info.st_size)
+    stamp = (info.st_ino, info.st_ctime_ns, info.st_mtime_ns, info.st_size)
     with _gates_lock:
         hit = _gates.get(key)
     if hit is not None and hit[0] == stamp:
@@ -283,6 +287,17 @@ def _gate_of(folder: Path) -> tuple[str, str] | None:
     if isinstance(gated, ProctorError):
         raise gated.with_traceback(None)  # (kept: its traceback not grown by each raise)
     return gated
+
+
+def _forget_gone_gates() -> None:
+    """Drop the gates kept of ``resolved.json`` files that are no longer there (a run
+    removed, a results directory gone): what :data:`_gates` keeps does not grow forever."""
+    with _gates_lock:
+        paths = list(_gates)
+    gone = [key for key in paths if not os.path.exists(key)]
+    with _gates_lock:
+        for key in gone:
+            _gates.pop(key, None)
 
 
 ROUTES = [Route("/compare", compare_page, name="compare")]
