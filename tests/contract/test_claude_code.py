@@ -450,7 +450,8 @@ def test_a_call_with_two_questions_draws_two_pickers_then_a_review(
 ) -> None:
     """Claude Code draws a picker per question of one AskUserQuestion call, then a review of
     the answers (no question of its own: proctor submits it); the call's one result holds
-    both answers."""
+    both answers, and the trajectory has a question and an answer event for each question,
+    each answer event paired with its own question's record (its policy)."""
     require_cli(AGENT)
 
     def asked(text: str, header: str, options: list[str]) -> dict[str, Any]:
@@ -482,5 +483,11 @@ def test_a_call_with_two_questions_draws_two_pickers_then_a_review(
     ]
     call = next(e for e in out["events"] if e["type"] == "question")
     assert {r.get("toolCallId") for r in records} == {call["id"]}
+    asked = [(e["id"], e["text"]) for e in out["events"] if e["type"] == "question"]
+    assert asked == [(call["id"], r["question"]) for r in records]
+    answers = [
+        (e["id"], e["text"], e.get("policy")) for e in out["events"] if e["type"] == "answer"
+    ]
+    assert answers == [(call["id"], r["answer"], r["policy"]) for r in records]
     raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
     assert '"Which size should the button be?":"Large"' in raw

@@ -135,41 +135,63 @@ def pair_answers(
     events: list[Event], records: list[QuestionRecord]
 ) -> list[tuple[AnswerEvent, QuestionRecord]]:
     """Each transcript ``answer`` event with the question record it answers: by tool call id
-    where both have one; else by question text (its ``question`` event's, whitespace and case
-    aside); else in order among the records of the same kind (a permission prompt's answer is
-    a tool call's, as over ACP). A record nothing answered in the transcript (a terminal's
-    approval or permission prompt) takes no answer event; one with an id takes none by order."""
-    asked = {e.id: _normal(e.text) for e in events if isinstance(e, QuestionEvent) and e.id}
+    and question text where both have an id (a call that asks several questions gives a
+    ``question`` and an ``answer`` event for each, in the same order, all with its id); then
+    by tool call id alone; else by question text (its ``question`` event's, whitespace and
+    case aside); else in order among the records of the same kind (a permission prompt's
+    answer is a tool call's, as over ACP). A record nothing answered in the transcript (a
+    terminal's approval or permission prompt) takes no answer event; one with an id takes
+    none by order."""
+    asked: dict[str, list[str]] = {}
+    for event in events:
+        if isinstance(event, QuestionEvent) and event.id:
+            asked.setdefault(event.id, []).append(_normal(event.text))
     # A permission's answer is a call's of another kind than the agent's question tool (whose
     # call, question and answer events share one id): a tool call's over ACP.
     calls = {e.id for e in events if isinstance(e, ToolCall) and e.id and e.kind != "question"}
     answers = [e for e in events if isinstance(e, AnswerEvent)]
+    # The question each answer event answers: its call's next one (or last one, for a call
+    # answered more times than it asked).
+    seen: dict[str, int] = {}
+    questions: list[str | None] = []
+    for answer in answers:
+        key = answer.id or ""
+        texts, at = asked.get(key), seen.get(key, 0)
+        seen[key] = at + 1
+        questions.append(texts[min(at, len(texts) - 1)] if texts else None)
     pairs: dict[int, QuestionRecord] = {}
 
-    def by_id(record: QuestionRecord, answer: AnswerEvent) -> bool:
-        return record.tool_call_id is not None and answer.id == record.tool_call_id
+    def asks(record: QuestionRecord, index: int) -> bool:
+        text, said = questions[index], _normal(record.question)
+        # A question wrapped on screen is read from its last line there.
+        wrapped = text is not None and len(said) >= _WRAPPED_TAIL and text.endswith(" " + said)
+        return text == said or wrapped
+
+    def by_id(record: QuestionRecord, index: int) -> bool:
+        return record.tool_call_id is not None and answers[index].id == record.tool_call_id
+
+    def by_id_and_text(record: QuestionRecord, index: int) -> bool:
+        return by_id(record, index) and asks(record, index)
 
     def kind_of(answer: AnswerEvent) -> str:
         return "permission" if answer.id in calls else "question"
 
-    def by_text(record: QuestionRecord, answer: AnswerEvent) -> bool:
+    def by_text(record: QuestionRecord, index: int) -> bool:
+        answer = answers[index]
         if kind_of(answer) != record.kind:  # an approval worded as the question's end
             return False
         both_ids = record.tool_call_id and answer.id  # two ids that differ: two calls
-        text, said = asked.get(answer.id or ""), _normal(record.question)
-        # A question wrapped on screen is read from its last line there.
-        wrapped = text is not None and len(said) >= _WRAPPED_TAIL and text.endswith(" " + said)
-        return not both_ids and (text == said or wrapped)
+        return not both_ids and asks(record, index)
 
-    def by_kind(record: QuestionRecord, answer: AnswerEvent) -> bool:
-        return record.tool_call_id is None and kind_of(answer) == record.kind
+    def by_kind(record: QuestionRecord, index: int) -> bool:
+        return record.tool_call_id is None and kind_of(answers[index]) == record.kind
 
     rest = records
-    for fits in (by_id, by_text, by_kind):
+    for fits in (by_id_and_text, by_id, by_text, by_kind):
         unpaired = []
         for record in rest:
             found = next(
-                (i for i, a in enumerate(answers) if i not in pairs and fits(record, a)), None
+                (i for i in range(len(answers)) if i not in pairs and fits(record, i)), None
             )
             if found is None:
                 unpaired.append(record)

@@ -43,20 +43,43 @@ def claude_kind(name: str) -> ToolKind:
 
 def question_of(arguments: Any) -> tuple[str, list[str]]:
     """The first question of a question tool's input and its options' labels, for every
-    agent: ``questions[0]`` when the input has such a list, else the input itself (the
-    single-question form). Anything of another type reads as no text or no options."""
+    agent (see :func:`questions_of`)."""
+    return questions_of(arguments)[0]
+
+
+def questions_of(arguments: Any) -> list[tuple[str, list[str]]]:
+    """Every question of a question tool's input, in order, each with its options' labels:
+    the objects of its ``questions`` list when it has such a list with any, else the input
+    itself (the single-question form), so there is always one. Anything of another type
+    reads as no text or no options."""
     args = arguments if isinstance(arguments, dict) else {}
-    questions = args.get("questions")
-    first = questions[0] if isinstance(questions, list) and questions else args
-    if not isinstance(first, dict):
-        first = {}
-    options = first.get("options")
+    listed = args.get("questions")
+    asked = [q for q in listed if isinstance(q, dict)] if isinstance(listed, list) else []
+    return [_question(q) for q in asked or [args]]
+
+
+def _question(asked: dict[str, Any]) -> tuple[str, list[str]]:
+    options = asked.get("options")
     labels = (
         [str(o.get("label", o)) if isinstance(o, dict) else str(o) for o in options]
         if isinstance(options, list)
         else []
     )
-    return str(first.get("question", "")), labels
+    return str(asked.get("question", "")), labels
+
+
+def chosen_answers(questions: list[str], answers: Any) -> list[Any]:
+    """What a question call's result says was answered to each of its questions, in order,
+    from a Claude Code ``toolUseResult``'s ``answers``, an object that holds every answer by
+    its question's text; None for a question it holds no answer to. When it names none of the
+    questions, the first answer it holds is the first question's (as one question's result
+    is read whatever it names it by). Anything but such an object (a refusal's result, an
+    answer in text) answers none."""
+    if not isinstance(answers, dict) or not answers:
+        return [None] * len(questions)
+    if any(text in answers for text in questions):
+        return [answers.get(text) for text in questions]
+    return [next(iter(answers.values())), *[None] * (len(questions) - 1)]
 
 
 @functools.lru_cache(maxsize=8192)

@@ -3,13 +3,18 @@ report checked against the transcript's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from proctor.agents.protocol import Question
 from proctor.drive.answering import Answer
 from proctor.drive.policy import PolicyAnswer
 from proctor.drive.questions import question_record
-from proctor.execute.collect import merge_questions, usage_check
+from proctor.execute.collect import merge_questions, pair_answers, usage_check
 from proctor.models.trajectory import AnswerEvent, ModelUsage, Trajectory, make_event
 from proctor.models.trial import QuestionRecord
+from proctor.transcripts.claude import parse_claude_session
 
 
 def test_repeated_turn_end_questions_are_merged_in_order() -> None:
@@ -125,6 +130,45 @@ def test_a_record_whose_id_the_transcript_lacks_takes_no_other_answer() -> None:
     trajectory = Trajectory(format="t", events=events)
     merge_questions(trajectory, [_record(Question("First?", [], "q1"), "A", "rule")])
     assert _policies(trajectory) == [("q2", None)]
+
+
+SESSION = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/transcripts/claude-questions/8a4d3b20-0000-4000-8000-000000000002.jsonl"
+)
+COLOR, SIZE = "Which color should the button be?", "Which size should the button be?"
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_each_question_of_a_call_pairs_with_its_own_answer(reverse: bool) -> None:
+    """Claude Code over a terminal: one AskUserQuestion call with two questions draws two
+    pickers, recorded on two lines with the call's id; each record gets the answer event of its
+    own question (by id and text, in whatever order the records come)."""
+    trajectory = parse_claude_session(SESSION)
+    color = _record(Question(COLOR, ["Red", "Blue"], "toolu_ask1"), "Blue", "rule")
+    size = _record(Question(SIZE, ["Small", "Large"], "toolu_ask1"), "Large", "model")
+    records = [size, color] if reverse else [color, size]
+    assert [(a.text, r.question) for a, r in pair_answers(trajectory.events, records)] == [
+        ("Blue", COLOR),
+        ("Large", SIZE),
+    ]
+    merge_questions(trajectory, records)
+    policies = [(e.id, e.text, e.policy) for e in trajectory.events if isinstance(e, AnswerEvent)]
+    assert policies[:2] == [("toolu_ask1", "Blue", "rule"), ("toolu_ask1", "Large", "model")]
+
+
+def test_a_record_of_a_refused_call_pairs_with_its_own_questions_answer() -> None:
+    """A call refused at its second picker: the first question's record and the second's each
+    pair with their own question's answer event (both the refusal's text)."""
+    trajectory = parse_claude_session(SESSION)
+    asked = ["Should the button have a border?", "Should the button be rounded?"]
+    records = [
+        _record(Question(asked[1], ["Yes", "No"], "toolu_ask2"), "", "abort"),
+        _record(Question(asked[0], ["Yes", "No"], "toolu_ask2"), "Yes", "rule"),
+    ]
+    merge_questions(trajectory, records)
+    policies = [e.policy for e in trajectory.events if isinstance(e, AnswerEvent)]
+    assert policies == [None, None, "rule", "abort"]
 
 
 def test_usage_check_records_differences_and_control() -> None:

@@ -27,6 +27,7 @@ from proctor.transcripts.claude.measure import parse_claude_for_measure
 ROOT = Path(__file__).resolve().parents[2]
 SESSIONS = [
     ROOT / "fixtures/transcripts/claude/7f3c2a10-0000-4000-8000-000000000001.jsonl",
+    ROOT / "fixtures/transcripts/claude-questions/8a4d3b20-0000-4000-8000-000000000002.jsonl",
     ROOT / "corpus/claude-code-2.1.197-basic.transcript.jsonl",
     ROOT / "corpus/claude-code-2.1.197-failures.transcript.jsonl",
     ROOT / "corpus/claude-code-2.1.197-two-turns.transcript.jsonl",
@@ -304,6 +305,18 @@ SHAPES = {
     "question answered": [
         _call("AskUserQuestion", {"question": "Go?", "options": [{"label": "yes"}]}),
         _result(toolUseResult={"answers": {"Go?": "yes"}}),
+    ],
+    "two questions answered": [
+        _call("AskUserQuestion", {"questions": [{"question": "Go?"}, {"question": "How?"}]}),
+        _result(toolUseResult={"answers": {"Go?": "yes", "How?": "fast"}}),
+    ],
+    "two questions, the second answered with a number": [
+        _call("AskUserQuestion", {"questions": [{"question": "Go?"}, {"question": "How?"}]}),
+        _result(toolUseResult={"answers": {"Go?": "yes", "How?": 5}}),
+    ],
+    "two questions, a number answering none of them": [
+        _call("AskUserQuestion", {"questions": [{"question": "Go?"}, {"question": "How?"}]}),
+        _result(toolUseResult={"answers": {"Go?": "yes", "Why?": 5}}),
     ],
     "question answered with a number": [
         _call("AskUserQuestion", {"question": "Go?"}),
@@ -1078,3 +1091,24 @@ def test_after_a_cd_a_claude_session_s_files_are_named_from_its_own_folder(
     assert files == [[], ["src/calc.py"], ["src/calc.py"], ["src/calc.py"], ["/elsewhere/x.py"]]
     fast, full = _both(path, monkeypatch)
     assert isinstance(fast, bytes) and fast == full
+
+
+@pytest.mark.parametrize(
+    ("shape", "fast"),
+    [
+        ("two questions answered", True),
+        ("two questions, the second answered with a number", False),
+        ("two questions, a number answering none of them", True),
+    ],
+)
+def test_each_answer_of_a_call_decides_how_its_result_is_read(
+    shape: str, fast: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A call that asks several questions gives an answer event for each: its result is read
+    the fast way only when every answer the full parser reads (each question's, by its text)
+    is text."""
+    main = tmp_path / "s.jsonl"
+    main.write_text("\n".join(SHAPES[shape]) + "\n")
+    handed = _handed_to_the_full_parser(monkeypatch)
+    parse_claude_for_measure(main, replay.claude_parts(main))
+    assert [r.get("type") for r in handed] == ([] if fast else ["user"])

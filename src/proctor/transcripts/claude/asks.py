@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from proctor.transcripts.kinds import question_of
+from proctor.transcripts.kinds import question_of, questions_of
 from proctor.util.jsonl import JsonlTail, read_json_lines
 
 
@@ -95,8 +95,4 @@ def pending_ask(transcript: Path) -> PendingAsk | None:
 
 
 def _questions(block: dict[str, Any]) -> tuple[str, ...]:
-    arguments = block.get("input")
-    listed = arguments.get("questions") if isinstance(arguments, dict) else None
-    if not isinstance(listed, list):
-        return (question_of(arguments)[0],)
-    return tuple(str(q.get("question", "")) for q in listed if isinstance(q, dict))
+    return tuple(text for text, _ in questions_of(block.get("input")))

@@ -62,7 +62,12 @@ from proctor.transcripts.claude.records import (
     response_digest,
     usage_model,
 )
-from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
+from proctor.transcripts.kinds import (
+    chosen_answers,
+    claude_call_files,
+    claude_kind,
+    questions_of,
+)
 from proctor.transcripts.lines import decode_line, file_blocks
 
 # The records as a measure reads them. A field the line does not have is None, as the full
@@ -245,18 +250,17 @@ def _result_text(content: msgspec.Raw) -> str | None:
     return result_text(value)
 
 
-def _plain_answer(record: _Record) -> bool:
-    """Whether the answer event a question's result also gives conforms to its model, so that
-    its time is all a measure needs of it: its text is the first answer when that is a string,
-    else the result's output (a string too); any other first answer is the full parser's."""
+def _plain_answer(record: _Record, asked: list[str]) -> bool:
+    """Whether the answer events a question call's result also gives (one for each of the
+    call's questions, ``asked``) conform to their model, so that their time is all a measure
+    needs of them: each one's text is its question's answer when that is a string, else the
+    result's output (a string too); any other answer is the full parser's."""
     structured = record.toolUseResult
     if type(structured) is not _Structured or record.toolDenialKind is not None:
         return True  # no answers read (a refused question's text is its output)
-    answers = structured.answers
-    if type(answers) is not dict or not answers:
-        return True
-    first = next(iter(answers.values()))
-    return not first or type(first) is str
+    return all(
+        not given or type(given) is str for given in chosen_answers(asked, structured.answers)
+    )
 
 
 class _MeasureParser(_Parser):
@@ -391,8 +395,8 @@ class _MeasureParser(_Parser):
         files = claude_call_files(kind, tool_input, cwd, self.cwd)
         moved = self.shell_call(block.id, cwd) if kind == "shell" else None
         self.pending.append(MeasuredCall(ts, block.id, kind, tool_input, files, moved))  # type: ignore[arg-type]
-        if kind == "question":  # its result is the answer, which the full parser reads
-            self.questions[str(block.id)] = question_of(tool_input)[0]
+        if kind == "question":  # its result gives the answers (see _plain_answer)
+            self.questions[str(block.id)] = [text for text, _ in questions_of(tool_input)]
         elif kind == "subagent" and self.subagents and block.id is not None:
             self.agent_calls.add(block.id)
         elif block.name in POLLS and block.id is not None:  # its result is the full parser's
@@ -425,7 +429,8 @@ class _MeasureParser(_Parser):
         texts_of: dict[int, str] | None = None
         for index, block in enumerate(content):
             if block.type == "tool_result":
-                if questions and block.tool_use_id in questions and not _plain_answer(record):
+                asked = questions.get(block.tool_use_id) if questions else None  # type: ignore[arg-type]
+                if asked is not None and not _plain_answer(record, asked):
                     return None
                 if polls and block.tool_use_id in polls:  # a read of a background task
                     return None

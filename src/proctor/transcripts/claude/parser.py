@@ -5,8 +5,10 @@ repeat ``message.id``/``requestId``/``usage``; usage is counted once per (messag
 from the line with a ``stop_reason`` or else the largest total. Tool results ride on user lines;
 a result with ``toolDenialKind``, or whose ``toolUseResult`` is ``"User rejected tool use"`` (the
 TUI's refusal), is a denial, not an error. ``<synthetic>`` assistant messages
-are API errors. Unknown record types and unparseable lines become ``other`` events and are
-counted in the parse coverage.
+are API errors. An ``AskUserQuestion`` call gives a ``question`` event for each question it
+asks, and its result an ``answer`` event for each, in the same order: the answer its
+``toolUseResult.answers`` holds under the question's text. Unknown record types and
+unparseable lines become ``other`` events and are counted in the parse coverage.
 
 A session may have subagent files (``<session>/subagents/agent-<id>.jsonl``):
 :func:`parse_claude_session` merges them, marking their events ``sidechain`` and placing each
@@ -73,7 +75,12 @@ from proctor.transcripts.claude.subagents import (
     subagent_id,
 )
 from proctor.transcripts.claude.usage import UsageDedup
-from proctor.transcripts.kinds import claude_call_files, claude_kind, question_of
+from proctor.transcripts.kinds import (
+    chosen_answers,
+    claude_call_files,
+    claude_kind,
+    questions_of,
+)
 from proctor.transcripts.lines import decode_line, fast_loads, file_lines, head_cwd, line_text
 
 
@@ -108,7 +115,9 @@ class _Parser:
         self.ids: dict[Hashable, int] | None = None
         """Each counted response's ids as their digest (:func:`response_digest`), when asked for
         (history replay)."""
-        self.questions: dict[str, str] = {}
+        self.questions: dict[str, list[str]] = {}
+        """The question calls' questions' texts, in order, by the call's id (each question
+        has its own ``question`` and ``answer`` events)."""
         self.tasks: dict[str, str] = {}
         """The call that started each background task, by the task's id."""
         self.polls: dict[str, str] = {}
@@ -311,17 +320,22 @@ class _Parser:
                 if isinstance(tool_id, str) and tool_id in self.polls and not failed and not denied:
                     self.polled(tool_id, output, structured, ts)
                 if tool_id in self.questions:
-                    answers = (structured or {}) if not denied else {}
-                    text = None
-                    if isinstance(answers, dict) and isinstance(answers.get("answers"), dict):
-                        text = next(iter(answers["answers"].values()), None)
-                    self.out(ev(type="answer", ts=ts, id=tool_id, text=text or output))
+                    self.answered(tool_id, structured if not denied else None, output, ts)
             elif btype == "text" and not record.get("isMeta"):
                 text = str(block.get("text", ""))
                 if text.startswith(INTERRUPTED):  # written by the CLI, not typed: the turn ended
                     self.out(ev(type="turn_end", ts=ts, text="aborted (interrupted by user)"))
                 else:
                     self.typed(text, ts)
+
+    def answered(self, tool_id: str, structured: Any, output: str, ts: Any) -> None:
+        """An ``answer`` event for each question of a question call, in the order asked: the
+        answer the result's ``answers`` holds for it (see :func:`chosen_answers`), else the
+        result's text (a refused call's: ``structured`` None)."""
+        asked = self.questions[tool_id]
+        answers = structured.get("answers") if isinstance(structured, dict) else None
+        for given in chosen_answers(asked, answers):
+            self.out(ev(type="answer", ts=ts, id=tool_id, text=given or output))
 
     def polled(self, poll_id: str, text: str, structured: Any, ts: Any) -> None:
         """A read of a background task's state (see
@@ -408,10 +422,11 @@ class _Parser:
         self.out(call if ts is not None and tool_id is not None else ev(**call))
         if isinstance(tool_id, str) and (task := polled_task(name, tool_input)) is not None:
             self.polls[tool_id] = task
-        if kind == "question":
-            text, options = question_of(tool_input)
-            self.questions[str(tool_id)] = text
-            self.out(ev(type="question", ts=ts, id=tool_id, text=text, options=options))
+        if kind == "question":  # an event for each question the call asks
+            asked = questions_of(tool_input)
+            self.questions[str(tool_id)] = [text for text, _ in asked]
+            for text, options in asked:
+                self.out(ev(type="question", ts=ts, id=tool_id, text=text, options=options))
         elif kind == "skill":
             skill = tool_input.get("skill") or tool_input.get("command") or tool_input.get("name")
             self.out(ev(type="skill", ts=ts, name=str(skill)))
