@@ -332,3 +332,27 @@ def test_a_guarded_case_then_an_unguarded_one_names_only_the_unguarded(
     err = refused(proctor, tmp_path, body)
     assert "retries" not in err, err
     assert "a.eval.py:7: case(id='d') has no argument 'retry'" in err, err
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept TypeError as e:\n"
+        "    if 'retries' not in str(e):\n        raise\n    c = case(id='c', test=f)\n"
+        "eval = define_eval(plan='p.toml', cases=[c])\n",
+        "try:\n    eval = define_eval(plan='p.toml', test=f, retries=2)\nexcept TypeError as e:\n"
+        "    if 'retries' not in str(e):\n        raise\n    eval = define_eval(plan='p.toml', test=f)\n",
+    ],
+    ids=["case", "define_eval"],
+)
+def test_a_caught_refusal_names_the_keyword_in_its_message(
+    proctor: Run, tmp_path: Path, guard: str
+) -> None:
+    """A file may look in the caught error for the keyword it guarded, as in Python's own
+    refusal (``got an unexpected keyword argument 'retries'``): the refusal's message holds
+    its problems' sentences."""
+    root = project(tmp_path, {"a.eval.py": f"{HEAD}{guard}"})
+    result = proctor("eval", "--dir", str(root), "--list")
+    assert result.code == 0, result.err
+    assert "retries" not in result.err, result.err
+    assert {"a", "a/c"} & set(result.out.split()), result.out

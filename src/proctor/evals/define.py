@@ -48,7 +48,9 @@ class EvalDefinitionProblems(EvalDefinitionError, TypeError):
     a keyword an older proctor lacks) has its problems (``owned``) dropped from the list."""
 
     def __init__(self, message: str, owned: Sequence[Problem]) -> None:
-        super().__init__(message)
+        # Its message holds the problems' sentences, as Python's own refusal names the keyword
+        # (a file may look: ``except TypeError as e: if "retries" not in str(e): raise``).
+        super().__init__("; ".join(sentence for sentence, _ in owned) or message)
         self.owned = list(owned)
         collection = _collecting.get()
         if collection is not None:
