@@ -147,7 +147,8 @@ def test_ask_user_questions_are_answered_as_questions(
 ) -> None:
     """The ``ask_user`` picker (shown even in yolo) is a question, not a permission: one
     answer chooses an option, the other, none of its options, is typed as the user's own;
-    the review is submitted and the chat gets both answers."""
+    the review is submitted and the chat gets both answers, which the trajectory reads as an
+    answer event for each question, each with the policy of its question's line."""
     require_cli(AGENT)
     rules = "```rules\n(?i)which color => Blue\n(?i)which size => Medium, please\n```\n"
     out = run_cli(AGENT, ASK_USER, mode="interactive", qna=rules, top=YOLO)
@@ -160,6 +161,14 @@ def test_ask_user_questions_are_answered_as_questions(
     ]
     chat = (out["dir"] / "raw-transcript.jsonl").read_text()
     assert '{\\"answers\\":{\\"0\\":\\"Blue\\",\\"1\\":\\"Medium, please\\"}}' in chat
+    # A question and an answer event for each question, each answer paired with its line.
+    said = [(e["type"], e["text"], e.get("policy")) for e in out["events"] if "text" in e]
+    assert [s for s in said if s[0] in ("question", "answer")] == [
+        ("question", "Which color?", None),
+        ("question", "Which size?", None),
+        ("answer", "Blue", "rule"),
+        ("answer", "Medium, please", "rule"),
+    ]
     assert trial["exitCode"] == 0
 
 

@@ -52,10 +52,17 @@ def questions_of(arguments: Any) -> list[tuple[str, list[str]]]:
     the objects of its ``questions`` list when it has such a list with any, else the input
     itself (the single-question form), so there is always one. Anything of another type
     reads as no text or no options."""
+    return [_question(q) for q in asked_questions(arguments)]
+
+
+def asked_questions(arguments: Any) -> list[dict[str, Any]]:
+    """The objects of a question tool's input that each ask one question, in order (see
+    :func:`questions_of`): for the fields an agent keeps beside the text and options, such as
+    Codex's ``id``, which its answers are keyed by."""
     args = arguments if isinstance(arguments, dict) else {}
     listed = args.get("questions")
     asked = [q for q in listed if isinstance(q, dict)] if isinstance(listed, list) else []
-    return [_question(q) for q in asked or [args]]
+    return asked or [args]
 
 
 def _question(asked: dict[str, Any]) -> tuple[str, list[str]]:

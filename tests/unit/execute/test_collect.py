@@ -15,6 +15,7 @@ from proctor.execute.collect import merge_questions, pair_answers, usage_check
 from proctor.models.trajectory import AnswerEvent, ModelUsage, Trajectory, make_event
 from proctor.models.trial import QuestionRecord
 from proctor.transcripts.claude import parse_claude_session
+from proctor.transcripts.gemini import parse_gemini_chat
 
 
 def test_repeated_turn_end_questions_are_merged_in_order() -> None:
@@ -169,6 +170,49 @@ def test_a_record_of_a_refused_call_pairs_with_its_own_questions_answer() -> Non
     merge_questions(trajectory, records)
     policies = [e.policy for e in trajectory.events if isinstance(e, AnswerEvent)]
     assert policies == [None, None, "rule", "abort"]
+
+
+GEMINI_CHAT = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/transcripts/gemini-questions/tmp/workspace/chats"
+    / "session-2026-12-07T14-32-a1a59672.jsonl"
+)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_each_ask_user_question_pairs_with_its_own_answer_by_text(reverse: bool) -> None:
+    """Gemini CLI over a terminal: its ask_user pickers are recorded with no tool call id, one
+    line per question; each takes the answer event of the question with its text, in whatever
+    order the lines come."""
+    trajectory = parse_gemini_chat(GEMINI_CHAT)
+    asked = [
+        (Question("Which color?", ["Red", "Blue"]), "Blue", "rule"),
+        (Question("Which size?", ["Yes", "No"]), "Medium, please", "model"),
+        (Question("Which font?", []), "", "abort"),
+        (Question("Add a border?", ["Yes", "No"]), "Yes", "rule"),
+    ]
+    records = [_record(*a) for a in asked]
+    merge_questions(trajectory, records[::-1] if reverse else records)
+    policies = [(e.text, e.policy) for e in trajectory.events if isinstance(e, AnswerEvent)]
+    assert policies == [
+        ("Blue", "rule"),
+        ("Medium, please", "model"),
+        ('{"answers":{"1":"Yes"}}', "abort"),
+        ("Yes", "rule"),
+    ]
+
+
+def test_ask_user_questions_read_otherwise_on_screen_pair_in_order() -> None:
+    """Lines whose question is not the transcript's (read off a screen otherwise) take the
+    answer events of the questions asked in order."""
+    trajectory = parse_gemini_chat(GEMINI_CHAT)
+    records = [
+        _record(Question(f"Question {n}?", []), "x", policy)
+        for n, policy in enumerate(("rule", "model", "abort", "rule"))
+    ]
+    merge_questions(trajectory, records)
+    policies = [e.policy for e in trajectory.events if isinstance(e, AnswerEvent)]
+    assert policies == ["rule", "model", "abort", "rule"]
 
 
 def test_usage_check_records_differences_and_control() -> None:

@@ -474,6 +474,62 @@ def test_mcp_question_subagent_and_shell_patch_calls() -> None:
     assert not [e for e in t.events if e.type == "answer"]
 
 
+ASKED = [
+    {
+        "id": "color",
+        "header": "Color",
+        "question": "Which color?",
+        "options": [
+            {"label": "Red (Recommended)", "description": "Warm."},
+            {"label": "Blue", "description": "Cool."},
+        ],
+    },
+    {
+        "id": "size",
+        "header": "Size",
+        "question": "Which size?",
+        "options": [
+            {"label": "Small", "description": "Fits."},
+            {"label": "Large", "description": "Shows."},
+        ],
+    },
+]
+"""The questions of a ``request_user_input`` call, in Codex 0.171's schema (each with an
+``id`` its answer is keyed by)."""
+
+
+@pytest.mark.parametrize(
+    ("answers", "texts"),
+    [
+        # RequestUserInputResponse as Codex serialises it: the labels chosen (and a note
+        # typed) under each question's id, in whatever order.
+        (
+            {
+                "size": {"answers": ["Large", "user_note: a bit wider"]},
+                "color": {"answers": ["Blue"]},
+            },
+            ["Blue", "Large, user_note: a bit wider"],
+        ),
+        ({"size": {"answers": ["Large"]}}, [None, "Large"]),  # None: the output itself
+        ({}, [None, None]),
+    ],
+)
+def test_each_question_of_a_request_user_input_call_has_its_own_answer(
+    answers: dict[str, Any], texts: list[str | None]
+) -> None:
+    said = json.dumps({"answers": answers})
+    events = parse_codex_lines(
+        [call("q", "request_user_input", questions=ASKED), output("q", said)]
+    )
+    asked = [(e.id, e.text, e.options) for e in events.events if e.type == "question"]
+    assert asked == [
+        ("q", "Which color?", ["Red (Recommended)", "Blue"]),
+        ("q", "Which size?", ["Small", "Large"]),
+    ]
+    given = [e.text for e in events.events if e.type == "answer" and e.id == "q"]
+    assert given == [text or said for text in texts]
+
+
 @pytest.mark.parametrize(
     ("name", "namespace", "kind"),
     [

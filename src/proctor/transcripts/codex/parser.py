@@ -15,6 +15,9 @@ followed (see the transcript reference, §2):
   ("Process exited with code N", "Exit code: N", JSON ``metadata.exit_code``), else it is None
   (unknown). "approval policy is Never; reject command", "aborted by user" and "rejected by user"
   outputs, and ``declined`` statuses, are denials (``denied`` true, ``isError`` false).
+* A ``request_user_input`` call gives a ``question`` event for each of its ``questions``, and
+  its result, when neither an error nor a refusal, an ``answer`` event for each, in the same
+  order: the answers its output holds under the question's ``id`` (see :func:`_answers`).
 * Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
   cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
   ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
@@ -93,9 +96,10 @@ from proctor.transcripts.codex.shapes import (
 from proctor.transcripts.codex.unified_exec import UnifiedExec
 from proctor.transcripts.codex.usage import CodexUsage
 from proctor.transcripts.kinds import (
+    asked_questions,
     codex_kind,
     patch_files,
-    question_of,
+    questions_of,
     shell_files_in,
     touched_files,
 )
@@ -116,6 +120,30 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _answers(ids: list[str | None], output: str) -> list[str | None]:
+    """What a ``request_user_input`` call's output says was answered to each of its questions
+    (their ``id``s, in order): Codex writes ``{"answers": {"<id>": {"answers": ["Blue"]}}}``,
+    the labels chosen (and a note typed, ``user_note: …``) under each question's id, given
+    here joined by ``, ``; None for a question it holds none for, and for every question when
+    the output is not such an object."""
+    said = None
+    if output.lstrip().startswith("{"):
+        try:
+            said = json.loads(output)
+        except (ValueError, RecursionError):
+            said = None
+    answers = said.get("answers") if isinstance(said, dict) else None
+    if not isinstance(answers, dict):
+        return [None] * len(ids)
+    given = []
+    for question in ids:
+        answer = answers.get(question) if question is not None else None
+        chosen = answer.get("answers") if isinstance(answer, dict) else None
+        texts = [c for c in chosen if isinstance(c, str)] if isinstance(chosen, list) else []
+        given.append(", ".join(texts) or None)
+    return given
+
+
 def _parent_thread(meta: dict[str, Any]) -> str | None:
     """The thread a rollout's own ``session_meta`` says it was forked or spawned from."""
     return (
@@ -131,7 +159,8 @@ class _Parser:
         self.model: str | None = None
         self.cwd: str | None = None
         self.ts: str | None = None
-        self.questions: set[str] = set()
+        self.questions: dict[str, list[str | None]] = {}
+        """The ids of each question call's questions, in order, by the call's id."""
         self.usage = CodexUsage(builder)
         self.turn_errors: set[str] = set()
         self.synthetic_ids = 0
@@ -337,9 +366,11 @@ class _Parser:
             self.add("subagent", id=call_id, name=str(agent))
 
     def question(self, call_id: str, arguments: dict[str, Any]) -> None:
-        text, options = question_of(arguments)
-        self.questions.add(call_id)
-        self.add("question", id=call_id, text=text, options=options)
+        """A ``question`` event for each question the call asks, in order."""
+        ids = [q.get("id") for q in asked_questions(arguments)]
+        self.questions[call_id] = [i if isinstance(i, str) else None for i in ids]
+        for text, options in questions_of(arguments):
+            self.add("question", id=call_id, text=text, options=options)
 
     def command_of(self, arguments: dict[str, Any]) -> Any:
         return arguments.get("cmd", arguments.get("command"))
@@ -394,7 +425,8 @@ class _Parser:
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
         )
         if question and not denied and not is_error:
-            self.add("answer", id=call_id, text=text[:TEXT_CAP])
+            for given in _answers(self.questions[call_id], text):
+                self.add("answer", id=call_id, text=(given or text)[:TEXT_CAP])
 
     def tool_search_output(self, item: dict[str, Any]) -> None:
         """The deferred tools a ``tool_search`` made callable, named as their calls will be."""

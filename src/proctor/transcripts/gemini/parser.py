@@ -20,7 +20,10 @@ time, then each call's ``tool_result`` at the entry's own ``timestamp``, which i
 completed (the call and its result share the entry; a call still pending has no result).
 ``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
 status stays ``success`` then); null for a command moved to the background, whose end a later
-process listing may tell (see :mod:`proctor.transcripts.gemini.background`). ``cancelled`` (the
+process listing may tell (see :mod:`proctor.transcripts.gemini.background`). An ``ask_user``
+call gives a ``question`` event for each of its ``questions``, and its ``success`` result an
+``answer`` event for each, in the same order: the answer its output holds under the question's
+index (see :func:`.records.ask_user_answers`). ``cancelled`` (the
 user refused), policy refusals and calls a ``BeforeTool`` hook refused are denials (see
 :mod:`.records`). ``error`` messages are ``api_error``; ``info`` and ``warning`` are known
 ``other`` events. A subagent's chat records no entry for a call to a tool that subagent is not
@@ -63,6 +66,7 @@ from proctor.transcripts.builder import (
 from proctor.transcripts.gemini.background import LISTING, listed_ends, moved_to_background
 from proctor.transcripts.gemini.records import (
     activity_args,
+    ask_user_answers,
     gemini_usage,
     parts_text,
     refused,
@@ -71,7 +75,7 @@ from proctor.transcripts.gemini.records import (
 )
 from proctor.transcripts.kinds import (
     gemini_kind,
-    question_of,
+    questions_of,
     relativise,
     shell_files_in,
     touched_files,
@@ -269,6 +273,8 @@ class _Events:
         which may be long and streamed, keeps none)."""
         self.background: dict[str, str] = {}
         """The call that started each background process, by the process id."""
+        self.questions: dict[str, int] = {}
+        """How many questions each question call asks, by its id, until its result."""
         self.activity = activity
         """The name and arguments of the calls of the subagents a main chat started (by call
         id, see :func:`.records.activity_args`): a main chat fills it, a subagent's reads it."""
@@ -410,11 +416,21 @@ class _Events:
                     "tool_result", ts, id=started, output=summary, isError=failed, denied=False
                 )
         if kind == "question" and status == "success":
-            self.add("answer", ts, id=call_id, text=output[:TEXT_CAP])
+            self.answered(call_id, output, ts)
 
     def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
-        text, options = question_of(args)
-        self.add("question", ts, id=call_id, text=text, options=options)
+        """A ``question`` event for each question the call asks, in order."""
+        asked = questions_of(args)
+        self.questions[call_id] = len(asked)
+        for text, options in asked:
+            self.add("question", ts, id=call_id, text=text, options=options)
+
+    def answered(self, call_id: str, output: str, ts: str | None) -> None:
+        """An ``answer`` event for each question of a question call that succeeded, in the
+        order asked: the answer its output holds under the question's index (see
+        :func:`~.records.ask_user_answers`), else the output itself."""
+        for given in ask_user_answers(self.questions.pop(call_id, 1), output):
+            self.add("answer", ts, id=call_id, text=(given or output)[:TEXT_CAP])
 
     def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:
         if kind == "shell":

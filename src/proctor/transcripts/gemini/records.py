@@ -94,6 +94,26 @@ def result_text(result: Any, display: Any) -> str:
     return "\n".join(texts)
 
 
+def ask_user_answers(count: int, output: str) -> list[str | None]:
+    """What the result of an ``ask_user`` call that asked ``count`` questions says was answered
+    to each of them, in order. Gemini CLI 0.61 writes its answers as the output
+    ``{"answers": {"0": "Blue", "1": "Medium, please"}}``, each under its question's index, and
+    leaves out a question that was not answered: None for that one, and for every question when
+    the output is not such an object (``User dismissed ask_user dialog without answering.``).
+    An answer that is not a string is given as its JSON."""
+    said = None
+    if output.lstrip().startswith("{"):
+        try:
+            said = json.loads(output)
+        except (ValueError, RecursionError):
+            said = None
+    answers = said.get("answers") if isinstance(said, dict) else None
+    if not isinstance(answers, dict):
+        return [None] * count
+    given = [answers.get(str(index)) for index in range(count)]
+    return [g if g is None or isinstance(g, str) else json.dumps(g) for g in given]
+
+
 def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
     """(input, output, cache read) with cached tokens taken out of the input."""
     cached = token_count(tokens.get("cached"))
