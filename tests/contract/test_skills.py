@@ -173,6 +173,11 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "keyed": "---\nname: FMKEYED\ndescription: ? x\n---\n\nB.\n",
     "tagged": "---\nname: tagged\ndescription: !foo FMTAGGED t.\n---\n\nB.\n",
     "separated": "---\nname: separated\ndescription: FMSEPARATED a\u2028b\n---\n\nB.\n",
+    "mapdesc": "---\nname: FMMAPDESC\ndescription:\n  a: 1\n---\n\nB.\n",
+    "aliasmap": "---\nname: FMALIASMAP\nm: &m\n  a: 1\ndescription: *m\n---\n\nB.\n",
+    "flowanchor": "---\nname: flowanchor\nm: {a: &d FMFLOWANCHOR t.}\ndescription: *d\n---\n\nB.\n",
+    "itemanchor": "---\nname: itemanchor\nl:\n  - &d FMITEMANCHOR t.\ndescription: *d\n---\n\nB.\n",
+    "aliasprops": "---\nname: FMALIASPROPS\nn: &a t.\ndescription: &b *a\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -180,6 +185,7 @@ OFFERED = {
         *("FMDESCRIBED", "FMNONAME", "FMFOLDER", "FMCOLONS"),
         *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
         *("FMANCHORED", "FMTAGGED"),  # (serde_yaml drops an unknown tag)
+        *("FMFLOWANCHOR", "FMITEMANCHOR"),
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
@@ -187,6 +193,9 @@ OFFERED = {
         *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
         *("FMEMPTYBLOCK", "FMLISTITEM", "FMDASHDESC"),
         *("FMANCHORED", "FMKEYED", "FMTAGGED", "FMSEPARATED"),
+        *("FMFLOWANCHOR", "FMITEMANCHOR"),
+        *("FMMAPDESC", "FMALIASMAP", "FMALIASPROPS"),  # (by its line reader: js-yaml reads a
+        # mapping, not a text, or stops on an alias given an anchor)
     },
 }
 
@@ -242,10 +251,16 @@ CLAUDE_AGENTS: dict[str, str] = {
     "keyed": "---\nname: keyed\ndescription: ? x\n---\nB\n",
     "tagged": "---\nname: tagged\ndescription: !foo d\n---\nB\n",
     "separated": "---\nname: separated\ndescription: a\u2028b\u2029c\x85d\n---\nB\n",
+    "mapdesc": "---\nname: mapdesc\ndescription:\n  a: 1\n---\nB\n",
+    "aliasmap": "---\nname: aliasmap\nm: &m\n  a: 1\ndescription: *m\n---\nB\n",
+    "flowanchor": "---\nname: flowanchor\nm: {a: &d hi}\ndescription: *d\n---\nB\n",
+    "itemanchor": "---\nname: itemanchor\nl:\n  - &d hello\ndescription: *d\n---\nB\n",
+    "aliasprops": "---\nname: aliasprops\nn: &a d\ndescription: &b *a\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
 CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
-    *("anchored", "unanchored", "tagged", "separated")  # (its repair quotes `*d`, `!foo d`)
+    *("anchored", "unanchored", "tagged", "separated"),  # (its repair quotes `*d`, `!foo d`)
+    *("flowanchor", "itemanchor", "aliasprops"),  # (its repair quotes `&b *a`)
 }
 
 
@@ -286,9 +301,15 @@ GEMINI_AGENTS: dict[str, str] = {
     "keyed": CLAUDE_AGENTS["keyed"],
     "tagged": CLAUDE_AGENTS["tagged"],
     "separated": CLAUDE_AGENTS["separated"],
+    "mapdesc": CLAUDE_AGENTS["mapdesc"],
+    "flowanchor": "---\nname: flowanchor\ntools: [&d read_file]\ndescription: *d\n---\nB\n",
+    "itemanchor": "---\nname: itemanchor\ntools:\n  - &d read_file\ndescription: *d\n---\nB\n",
+    "aliasprops": "---\nname: aliasprops\ndisplay_name: &a d\ndescription: &b *a\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
-GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"}
+GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {
+    *("flowanchor", "itemanchor")
+}
 
 
 def test_gemini_cli_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:

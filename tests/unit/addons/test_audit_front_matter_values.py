@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from proctor.addons.audit import front_matter as front_matter_module
 from proctor.addons.audit.front_matter import (
     claude_code_agent,
     codex_skill,
@@ -170,3 +171,113 @@ def test_a_flow_mapping_s_alias_is_the_value_its_anchor_was_given() -> None:
     doc = _doc("{name: &n tidy, description: *n, display_name: !!str 5}")
     assert front_matter(doc) == {"name": "tidy", "description": "tidy"}
     assert gemini_cli_agent(doc, "stem") == ("tidy", None)
+
+
+def test_nested_anchored_keys_are_each_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forty keys nested one in the next, each anchored (``kN: &aN``), are read one by one:
+    each anchored value was read again for every key above it (twice as long per level; 20
+    levels took 46 s)."""
+    lines = ["name: tidy", "description: d", "meta:"]
+    lines += ["  " * (n + 1) + f"k{n}: &a{n}" for n in range(40)]
+    lines += ["  " * 41 + "leaf: v", "deep: *a39"]
+    calls = 0
+    entry = front_matter_module._entry
+
+    def counted(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        assert calls <= len(lines), "a line's value was read more than once"
+        return entry(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(front_matter_module, "_entry", counted)
+    entries = front_matter_module._entries(lines)
+    assert entries["deep"] == ("{", "leaf: v")  # (the mapping anchored &a39)
+    assert entries["meta"][0] == "{"
+    assert calls > 40  # (each nested key was read, once)
+    monkeypatch.undo()
+    assert claude_code_agent(_doc(*lines), "stem") == ("tidy", None)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("name: tidy", "description:", "  a: 1"),
+        ("name: tidy", "m: &m", "  a: 1", "description: *m"),
+        ("name: tidy", "m: &m", "  # c", "  'a': 1", "description: *m"),
+        ("name: tidy", "l:", "  - &m", "    a: 1", "description: *m"),
+    ],
+)
+def test_key_value_lines_below_an_empty_value_are_a_mapping_not_a_text(
+    lines: tuple[str, ...],
+) -> None:
+    """js-yaml and Bun read ``description:`` then ``  a: 1`` as the mapping ``{a: 1}``, and an
+    alias to it too (measured: Claude Code does not load the subagent; it was said loaded,
+    the description being the text 'a: 1')."""
+    doc = _doc(*lines)
+    assert claude_code_agent(doc, "stem") == (
+        "tidy",
+        "its 'description' is not a text; Claude Code does not load it",
+    )
+    assert codex_skill(doc, "folder")[1] is not None
+    assert gemini_cli_agent(doc, "stem")[1] is not None
+    text = _doc("name: tidy", "description:", "  &d Tidies: files, or not.")
+    assert claude_code_agent(text, "stem")[1] is not None  # (`Tidies: …` is a key)
+    assert front_matter(_doc("name: tidy", "description:", "  &d Tidies.")) == {
+        "name": "tidy",
+        "description": "Tidies.",
+    }
+
+
+@pytest.mark.parametrize(
+    ("lines", "text"),
+    [
+        (("name: tidy", "m: {a: &d hi}", "description: *d"), "hi"),
+        (("name: tidy", "m: {a: [b, &d hi], c: 'x, &e y'}", "description: *d"), "hi"),
+        (("name: tidy", "m: {a: 'it''s, &e', b:", "   &d hi}", "description: *d"), "hi"),
+        (("name: tidy", "l:", "  - &d hello", "description: *d"), "hello"),
+        (
+            ("name: tidy", "l:", "  - x", "  - &d hello", "    world", "description: *d"),
+            "hello world",
+        ),
+        (("name: tidy", "l:", "- &d hello", "description: *d"), "hello"),
+        (("name: tidy", "l:", "  - k: v", "    j: &d w", "description: *d"), "w"),
+        (("name: tidy", "l:", "  - k: &d v", "description: *d"), "v"),
+        (("{name: tidy, m: {a: &d hi}, description: *d}",), "hi"),
+    ],
+)
+def test_an_anchor_in_a_flow_collection_or_on_a_list_item_is_found(
+    lines: tuple[str, ...], text: str
+) -> None:
+    """js-yaml reads ``m: {a: &d hi}`` and ``- &d hello`` as anchors (the alias was said to
+    refer to no anchor, or read as the text '*d')."""
+    doc = _doc(*lines)
+    assert front_matter(doc) == {"name": "tidy", "description": text}
+    assert codex_skill(doc, "folder") == ("tidy", None)
+    assert gemini_cli_skill(doc, "folder") == ("tidy", None)
+    assert claude_code_agent(doc, "stem") == ("tidy", None)
+    tools = _doc("name: tidy", "tools: [&d read_file]", "description: *d")
+    assert gemini_cli_agent(tools, "stem") == ("tidy", None)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ("name: &a tidy", "description: &b *a"),
+        ("name: tidy", "description: &d *d"),
+        ("name: &a tidy", "description: !!str *a"),
+        ("name: &a tidy", "l:", "  - &b *a", "description: d"),
+    ],
+)
+def test_an_alias_with_an_anchor_or_a_tag_of_its_own_is_a_fault(lines: tuple[str, ...]) -> None:
+    """js-yaml: "alias node should not have any properties" (libyaml refuses it too); Claude
+    Code's repair quotes an unindented one: the text '&b *a' (measured)."""
+    doc = _doc(*lines)
+    why = str(gemini_cli_agent(doc, "stem")[1])
+    assert why.startswith("the front matter is not valid YAML: ")
+    assert "gives its alias '*" in why and "which YAML does not allow" in why
+    assert "gives its alias" in str(codex_skill(doc, "folder")[1])
+    if "*" in lines[-1]:
+        assert claude_code_agent(doc, "stem") == ("tidy", None)
+        assert front_matter(doc)["description"] == lines[-1].split(": ", 1)[1]
+    else:
+        assert "gives its alias" in str(claude_code_agent(doc, "stem")[1])

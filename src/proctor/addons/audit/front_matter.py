@@ -75,63 +75,85 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     value as written and its text (the last of each). The mapping may be a block at any
     indentation (its first key's), its keys quoted or not, or a flow mapping (``{name: a,
     description: t}``); a block value on the indented lines below an empty one is said ``|``
-    (``[`` when they are a list). An alias (``*a``) is the value its anchor (``&a``, set on a
-    key's value above, at any depth) was given; one with no anchor above stays ``*a``."""
-    return _mapping(lines, {})
+    (``[`` when they are a list, ``{`` when they are ``key: value`` lines). An alias (``*a``)
+    is the value its anchor (``&a``, set above on a key's value or a list item at any depth,
+    or in a flow collection) was given; one with no anchor above, or with an anchor or a tag
+    of its own (``&b *a``, which YAML refuses), stays as written.
 
-
-def _mapping(lines: list[str], anchors: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
-    """:func:`_entries` with the anchors set above ``lines``, to which it adds those set in
-    them."""
-    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    Each line is read once: a nested key's value, or a list item, only for the anchor set on
+    it (a block scalar's or a flow collection's own lines are not read again)."""
+    anchors: dict[str, tuple[str, str]] = {}
+    content = [line for line in lines if _text(line)]
     if not content:
         return {}
     if content[0].lstrip().startswith("{"):
-        return _flow_entries(" ".join(uncommented(line).strip() for line in content))
+        return _flow_entries(" ".join(uncommented(line).strip() for line in content), anchors)
     base = len(content[0]) - len(content[0].lstrip(" "))
     entries: dict[str, tuple[str, str]] = {}
-    inside = 0  # (the index of the first line after the last quoted value)
+    inside = 0  # (the index of the first line after the last value that is no key's line)
     for index, line in enumerate(lines):
         if index < inside:
             continue  # (a line of a quoted text: `description: "a` then `b: c"`)
         here = len(line) - len(line.lstrip(" "))
-        if not (match := _ENTRY.match(line[here:])):
+        dashes = _DASHES.match(line[here:]) if _text(line) else None
+        if dashes:  # a list item (`- &d text`, `- key: value`): only its anchor counts
+            column = here + dashes.end()
+            if match := _ENTRY.match(line[column:]):
+                value, following, anchor = _entry(lines, index, column, match["value"], anchors)
+            else:
+                value, following, anchor = _entry(
+                    lines, index, here, line[column:], anchors, items=False
+                )
+            inside = following if value[0][:1] in ("|", ">", "[", "{") else inside
+        elif not (match := _ENTRY.match(line[here:])):
             continue
-        if here != base:  # (a nested key: only its anchor counts)
-            if here > base and "&" in (match.group("value") or ""):
-                _mapping([line, *_indented(lines[index + 1 :], here, True)], anchors)
-            continue
-        key = _key(match)
-        value, inside, anchor = _entry(lines, index, base, match, anchors)
-        entries[key] = value
+        elif here != base:  # (a nested key: only its anchor counts)
+            if here < base:
+                continue
+            value, following, anchor = _entry(lines, index, here, match["value"], anchors)
+            inside = following if value[0][:1] in ("|", ">", "[", "{") else inside
+        else:
+            value, inside, anchor = _entry(lines, index, base, match["value"], anchors)
+            entries[_key(match)] = value
         if anchor:
             anchors[anchor] = value
     return entries
+
+
+_DASHES = re.compile(r"(?:-(?:[ \t]+|$))+")
+"""The dashes opening a list item (``- a``; ``- - a``, an item of an item)."""
 
 
 def _entry(
     lines: list[str],
     index: int,
     base: int,
-    match: re.Match[str],
+    given: str | None,
     anchors: dict[str, tuple[str, str]],
+    items: bool = True,
 ) -> tuple[tuple[str, str], int, str]:
-    """The value as written and the text of the key ``match`` on line ``index`` of ``lines``
-    (at indentation ``base``), the index of the first line after it that is no part of a
-    quoted text, and the name of the anchor set on it ("" when none). A tag other than
+    """The value as written and the text of the value ``written`` on line ``index`` of
+    ``lines`` (a key's at indentation ``base``, or a list item's, whose dash is there), the
+    index of the first line after it that is no part of a quoted text, a block scalar or a
+    flow collection, and the name of the anchor set on it ("" when none). A tag other than
     ``!!str`` is dropped (``!foo x`` is ``x``, as serde_yaml reads it; js-yaml stops on it,
-    said by ``yaml_check``)."""
-    written = (match.group("value") or "").strip()
+    said by ``yaml_check``). ``given`` is the value as written, its blanks kept. With
+    ``items`` (a key's value), list items at ``base`` below are its own (``tools:``, ``-
+    glob``)."""
+    written = (given or "").strip()
     properties = _PROPERTIES.match(written)
     found = re.search(r"&(\S+)", properties.group()) if properties else None
     anchor = found.group(1) if found else ""
     raw = _uncommented(written[properties.end() :] if properties else written)
     tagged = bool(properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()))
-    if (alias := re.fullmatch(r"\*(\S+)", raw)) and alias.group(1) in anchors:
-        return anchors[alias.group(1)], index + 1, anchor
+    if alias := re.fullmatch(r"\*(\S+)", raw):
+        if properties:  # (YAML refuses it: `&b *a`; Claude Code's repair reads the text)
+            return (_uncommented(written),) * 2, index + 1, ""
+        if alias.group(1) in anchors:
+            return anchors[alias.group(1)], index + 1, anchor
     value = raw
     if not raw:  # `description:` with the text indented on the lines below
-        below = [part for part in _indented(lines[index + 1 :], base, True) if _text(part)]
+        below = [part for part in _indented(lines[index + 1 :], base, items) if _text(part)]
         value = " ".join(part.strip() for part in below)
         if below:
             raw = "[" if _ITEM.match(below[0].strip()) else "|"
@@ -140,7 +162,10 @@ def _entry(
             if properties := _PROPERTIES.match(first):
                 found = re.search(r"&(\S+)", properties.group())
                 anchor, first = found.group(1) if found else anchor, first[properties.end() :]
-            value = scalar_text(first, below[1:])
+            if _ENTRY.match(first or (below[1:] or [""])[0].lstrip()):
+                raw = "{"  # (`key: value` lines: a mapping, as YAML reads it, not a text)
+            else:
+                value = scalar_text(first, below[1:])
         if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
             raw = '""'
     elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
@@ -148,15 +173,18 @@ def _entry(
         end = len(_indented(below, base, block=True))
         while end < len(below) and not below[end].strip(" "):
             end += 1  # (its blank lines at the end: `+` keeps them)
-        return (raw, block_text(raw, below[:end], base)), index + 1, anchor
+        return (raw, block_text(raw, below[:end], base)), index + 1 + end, anchor
     elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
         if not closed(raw):  # (the blanks ending its line count: `"b\ ` keeps one)
-            written = match.group("value") or ""
-            raw += written[len(written.rstrip()) :]
+            raw += (given or "")[len((given or "").rstrip()) :]
         value = scalar_text(raw, lines[index + 1 :])
         inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
         return (raw, value), inside, anchor  # (its blanks are its own: `"\t"` is a tab)
-    elif raw[0] not in "[{":  # (a plain text, maybe over the more-indented lines below)
+    elif raw[0] in "[{":  # (a flow collection, maybe over the more-indented lines below)
+        more = _indented(lines[index + 1 :], base)
+        _flow_entries(" ".join([raw, *(uncommented(line).strip() for line in more)]), anchors)
+        return (raw, raw), index + 1 + len(more), anchor
+    else:  # (a plain text, maybe over the more-indented lines below)
         value = scalar_text(raw, _indented(lines[index + 1 :], base))
         if tagged:  # (`!!str 5` is the text "5", as if quoted)
             raw = json.dumps(value.strip())
@@ -194,29 +222,65 @@ def _key(match: re.Match[str]) -> str:
     return match.group("plain").strip()
 
 
-def _flow_entries(text: str) -> dict[str, tuple[str, str]]:
-    """The keys of a flow mapping ``{key: value, ...}`` (an alias, ``*a``, the value its
-    anchor, ``&a``, was given before it)."""
-    inner = text.strip()[1:]
-    inner = inner[: inner.rfind("}")] if "}" in inner else inner
-    items = re.findall(r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[\[{][^\]}]*[\]}]|[^,])+""", inner)
+def _flow_entries(text: str, anchors: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The keys of a flow mapping ``{key: value, ...}`` (or the items of a flow list,
+    ``[a, b]``, under no key), adding to ``anchors`` those set in it at any depth (``{a: &d
+    hi}``, ``[&d a]``): an alias (``*a``) is the value its anchor (``&a``) was given before
+    it."""
     entries: dict[str, tuple[str, str]] = {}
-    anchors: dict[str, tuple[str, str]] = {}
-    for item in items:
-        if match := _ENTRY.match(item.strip()):
-            raw = (match.group("value") or "").strip()
-            properties = _PROPERTIES.match(raw)
-            raw = raw[properties.end() :] if properties else raw
-            value = raw if raw[:1] in ("[", "{") else scalar_text(raw, [])
-            entry = (raw, value.strip())
-            if properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()):
-                entry = (json.dumps(value.strip()), value.strip())  # (a text, as if quoted)
-            if (alias := re.fullmatch(r"\*(\S+)", raw)) and alias.group(1) in anchors:
+    for item in _flow_items(text):
+        match = _ENTRY.match(item)
+        raw = (match.group("value") if match else item) or ""
+        properties = _PROPERTIES.match(raw)
+        raw = raw[properties.end() :] if properties else raw
+        value = raw if raw[:1] in ("[", "{") else scalar_text(raw, [])
+        entry = (raw, value.strip())
+        if raw[:1] in ("[", "{"):
+            _flow_entries(raw, anchors)
+        if properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()):
+            entry = (json.dumps(value.strip()), value.strip())  # (a text, as if quoted)
+        if alias := re.fullmatch(r"\*(\S+)", raw):
+            if properties:  # (YAML refuses it: `&b *a`)
+                entry = (item.split(":", 1)[-1].strip() if match else item,) * 2
+            elif alias.group(1) in anchors:
                 entry = anchors[alias.group(1)]
-            if properties and (anchor := re.search(r"&(\S+)", properties.group())):
-                anchors[anchor.group(1)] = entry
+        anchor = re.search(r"&(\S+)", properties.group()) if properties else None
+        if anchor and not alias:  # (an alias given an anchor sets none)
+            anchors[anchor.group(1)] = entry
+        if match:
             entries[_key(match)] = entry
     return entries
+
+
+def _flow_items(text: str) -> list[str]:
+    """The items of the flow collection ``text`` (``{a: 1, b: [c, d]}``: ``a: 1`` and ``b:
+    [c, d]``), up to its closing bracket, each stripped; quoted texts and nested collections
+    kept whole."""
+    items, depth, start, quote, index = [], 0, 1, "", 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            doubled = text[index + 1 : index + 2] == quote == "'"  # (`'it''s'`)
+            if (char == "\\" and quote == '"') or (char == quote and doubled):
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"" and text[:index].rstrip()[-1:] in ("[", "{", ",", ":"):
+            quote = char  # (one opening a value: `it's` is text)
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                items.append(text[start:index])
+                break
+        elif char == "," and depth == 1:
+            items.append(text[start:index])
+            start = index + 1
+        index += 1
+    else:
+        items.append(text[start:])  # (never closed: yaml_check says so)
+    return [item.strip() for item in items if item.strip()]
 
 
 def _values(lines: list[str]) -> dict[str, str]:
@@ -567,7 +631,9 @@ def _gemini_fault(lines: list[str], remote: bool) -> str | None:
         items = _list_items(written["tools"], _key_lines(lines, "tools"))
         if items is None:
             return "its 'tools' is not a list"
-        for item in items:
+        for given in items:
+            properties = _PROPERTIES.match(given)  # (`- &d read_file` is `read_file`)
+            item = given[properties.end() :] if properties else given
             tool = scalar_text(item, []) if _is_string(item, _JS_YAML_NOT_STRING) else None
             if tool is None or not _gemini_tool(tool):
                 return f"its 'tools' names {item!r}, not a tool Gemini CLI knows"

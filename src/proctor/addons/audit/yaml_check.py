@@ -203,6 +203,8 @@ class _Scan:
                 return f"{where} is indented under a value that {why}", index
             if self.after == "plain" and (": " in stripped or stripped.endswith(":")):
                 return f"{where} is indented under a value as if it were a key", index
+            if self.after == "skip":  # (its anchors count: `- k: v`, `  j: &d w`)
+                self.anchors.update(_NESTED_ANCHOR.findall(_unquoted(stripped)))
             return None, index + 1
         self.after = None
         item = stripped == "-" or stripped.startswith("- ")
@@ -243,13 +245,17 @@ class _Scan:
         if key in seen and self.d.twice(path):
             return f"'{'.'.join(path)}' is given twice", index
         seen.add(key)
-        value, fault = self._properties((match.group("value") or "").strip(), f"'{key}'")
+        written = (match.group("value") or "").strip()
+        value, fault = self._properties(written, f"'{key}'")
         if fault:
             return fault, index
         if not value or value.startswith("#"):
             self.pending = path
             return None, index + 1
-        fault, following = self.value(index, indent, path, value)
+        if value.startswith("*") and value != written:
+            fault, following = _alias_properties(f"'{key}' in {where}", written, value), index
+        else:
+            fault, following = self.value(index, indent, path, value)
         if (
             fault
             and not fault.endswith((_NOT_STRING, _NOT_MAPPING))
@@ -277,9 +283,20 @@ class _Scan:
         """A list item: a plain text in it may go on over the more-indented lines below, up
         to a comment line; anything else in it is not looked into but its anchor and tag
         (the fault of a tag the dialect knows no type for)."""
-        text, fault = self._properties(stripped[1:].strip(), f"the list item in {where}")
+        written = stripped[1:].strip()
+        text, fault = self._properties(written, f"the list item in {where}")
         if fault:
             return fault
+        if (entry := _KEY.match(text)) and entry.group("value"):  # (`- k: &d v`)
+            _, fault = self._properties(entry.group("value").strip(), f"the list item in {where}")
+            if fault:
+                return fault
+        if text.startswith("*"):
+            if text != written:
+                return _alias_properties(f"the list item in {where}", written, text)
+            if (alias := text[1:].split(" ")[0]) not in self.anchors:
+                why = f"refers to an anchor '&{alias}' that no line above sets"
+                return f"the list item in {where} {why}"
         plain = _PLAIN_ITEM.match(text) and ": " not in text and not text.endswith(":")
         self.after, self.after_indent = ("plain" if plain else "skip"), indent
         return None
@@ -368,6 +385,7 @@ class _Scan:
     ) -> tuple[str | None, int]:
         depth, text, line_index = 0, value, index
         while True:
+            self.anchors.update(_FLOW_ANCHOR.findall(_unquoted(text)))  # (`{a: &d hi}`)
             for char in _unquoted(text):
                 depth += char in "[{"
                 depth -= char in "]}"
@@ -383,6 +401,24 @@ class _Scan:
                     return f"the {value[0]!r} that opens the front matter is never closed", index
                 return f"the {value[0]!r} that opens '{'.'.join(path)}' is never closed", index
             text = following
+
+
+_FLOW_ANCHOR = re.compile(r"(?:^|[\s,\[{])&([^\s,\[\]{}]+)")
+"""An anchor in a flow collection (``[&d a]``, ``{a: &d hi}``): its name ends at a blank, a
+comma or a bracket."""
+
+
+_NESTED_ANCHOR = re.compile(r"(?:^|[:-]\s+|[\[{,]\s*)&([^\s,\[\]{}]+)")
+"""An anchor opening a value, a list item or a flow collection's item in a line not looked
+into otherwise."""
+
+
+def _alias_properties(what: str, written: str, alias: str) -> str:
+    """The fault of an alias given an anchor or a tag of its own (``&b *a``), which js-yaml
+    ("alias node should not have any properties"), libyaml and Bun refuse."""
+    properties = written[: len(written) - len(alias)].strip()
+    why = "which YAML does not allow (an alias is its anchor's value as it was given)"
+    return f"{what} gives its alias '{alias.split()[0]}' the properties '{properties}', {why}"
 
 
 def _unquoted(text: str) -> str:
