@@ -172,6 +172,53 @@ def test_ask_user_questions_are_answered_as_questions(
     assert trial["exitCode"] == 0
 
 
+LISTED = (
+    "I see two ways:\n\n1. Keep the old API\n2. Replace it\n\n- either works\n\n"
+    "Which color should the button be?"
+)
+ASK_LISTED = {
+    "turns": [
+        {
+            "tool": "ask_user",
+            "input": {
+                "questions": [
+                    {
+                        "question": LISTED,
+                        "header": "Color",
+                        "type": "choice",
+                        "options": [
+                            {"label": "Red", "description": "1 coat is enough"},
+                            {"label": "Blue", "description": "2. needs two coats"},
+                        ],
+                    }
+                ]
+            },
+        },
+        {"say": "Done."},
+    ]
+}
+"""A question whose text holds a numbered list (Gemini CLI draws it as Markdown, its lines
+numbered as the picker's entries are) and a bullet list; a description starts with a number."""
+
+
+def test_ask_user_question_with_a_numbered_list(run_cli: Callable[..., dict[str, Any]]) -> None:
+    """The picker's entries are told from the numbered lines of its question: the question is
+    recorded once, whole, with the model's two options, and the option chosen is the one the
+    chat gets."""
+    require_cli(AGENT)
+    rules = "```rules\n(?i)which color => Blue\n```\n"
+    out = run_cli(AGENT, ASK_LISTED, mode="interactive", qna=rules, top=YOLO)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(q["question"], q["options"], q["answer"]) for q in asked] == [
+        (LISTED, ["Red", "Blue"], "Blue")
+    ]
+    chat = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '{\\"answers\\":{\\"0\\":\\"Blue\\"}}' in chat
+    assert trial["exitCode"] == 0
+
+
 def test_mcp_server_tool_is_called(run_cli: Callable[..., dict[str, Any]]) -> None:
     require_cli(AGENT)
     config = {

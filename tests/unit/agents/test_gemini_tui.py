@@ -345,3 +345,70 @@ def test_the_review_of_several_answers_is_no_question() -> None:
     picker = tui.ask_user_on_screen(screen)
     assert picker is not None and picker.review
     assert tui.question_on_screen(screen) is None
+
+
+LISTED = (
+    "I see two ways:\n\n1. Keep the old API\n2. Replace it\n\n- either works\n\n"
+    "Which color should the button be?"
+)
+
+
+def test_a_numbered_list_in_the_question_is_part_of_its_text() -> None:
+    """Gemini CLI draws the question as Markdown: its numbered list (`` 1. Keep the old
+    API``) is told from the picker's entries (``● 1.  Red``), which are the last run of them;
+    a description that starts with a number (``2. needs two coats``) is no entry."""
+    screen = captured("listed")
+    question = tui.question_on_screen(screen)
+    assert question is not None and question.kind == "question"
+    assert (question.text, question.options) == (LISTED, ["Red", "Blue"])
+    picker = tui.ask_user_on_screen(screen)
+    assert picker is not None and picker.entries == ["Red", "Blue", "Enter a custom value"]
+    assert tui.cursor(screen) == 0
+    assert tui.cursor(captured("listed-blue")) == 1
+    assert tui.question_on_screen(captured("listed-blue")) == question
+
+
+def picker_screen(question: list[str], entries: list[str], tabs: bool = False) -> str:
+    """An ``ask_user`` picker drawn as Gemini CLI 0.61 draws one (from the box's content
+    column: entries at column 0, a Markdown list item one column in)."""
+    rows = ["", *(["← □ Color │ □ Size │ ≡ Review →", ""] if tabs else []), *question, ""]
+    rows += [*entries, "", "Enter to select · ↑/↓ to navigate · Esc to cancel"]
+    return "\n".join([*HISTORY, *box("Answer Questions", *rows)]) + "\n"
+
+
+def test_numbered_lines_of_a_question_are_not_entries() -> None:
+    """Numbered and nested numbered lists in the question, a bullet list, a question ending
+    with a list, several questions' tab row: the entries are still the picker's own."""
+    entries = ["● 1.  Red", "      1 coat", "  2.  Blue", "      2. two coats", "  3.  Other"]
+    nested = ["Steps:", "", " 1. Plan", "    1. Read", "    2. Write", " 2. Ship", "", "Color?"]
+    bullets = ["Notes:", "", " - one", " * two", "", "Color?"]
+    ending = ["Pick after these:", "", " 1. Keep the old API", " 2. Replace it"]
+    for question in (nested, bullets, ending):
+        for tabs in (False, True):
+            picker = tui.ask_user_on_screen(picker_screen(question, entries, tabs))
+            assert picker is not None, question
+            assert picker.options == ["Red", "Blue"]
+            assert picker.text == "\n".join(line.strip() for line in question)
+            assert picker.cursor == 0
+    moved = [e.replace("● 1.", "  1.") if "1." in e else e for e in entries]
+    moved[2] = "● 2.  Blue"
+    assert tui.ask_cursor(picker_screen(nested, moved)) == 1
+
+
+def test_a_long_list_numbers_its_entries_right_aligned() -> None:
+    """Ten entries or more: `` 1.`` … ``10.``, the ``●`` before them."""
+    labels = [f"Option {i}" for i in range(1, 12)]
+    entries = [f"  {i:>2}.  {label}" for i, label in enumerate(labels, 1)]
+    entries[9] = "● 10.  Option 10"
+    picker = tui.ask_user_on_screen(picker_screen(["Which?"], entries))
+    assert picker is not None and picker.options == labels[:-1]
+    assert (picker.text, picker.cursor) == ("Which?", 9)
+
+
+def test_a_multiple_choice_description_that_starts_with_a_number_is_no_entry() -> None:
+    entries = ["● 1. [ ] Cheese", "         1. melted", "  2. [x] Ham", "         2 slices"]
+    entries += ["  3. [ ] All of the above", "         Select all options"]
+    question = ["Which toppings?", "(Select all that apply)"]
+    picker = tui.ask_user_on_screen(picker_screen(question, entries))
+    assert picker is not None and picker.multi
+    assert (picker.text, picker.options) == ("Which toppings?", ["Cheese", "Ham"])

@@ -137,12 +137,22 @@ def _dialog(screen: str) -> tuple[list[str], int, int] | None:
     return [text or "" for text in lines], first, last
 
 
+_ENTRY = re.compile(r"^(●| ) ( {0,2})(\d{1,3})\. (.*)$")
+"""An entry of the ``ask_user`` picker, as its selection list draws it from the box's content
+column: the cursor column (``●`` or a space, two wide), the number right-aligned to the width
+of the largest, ``.``, a space, then the label after a space (``● 1.  Red``) or a checkbox
+(``  2. [ ] Ham``). A numbered list in the question, drawn as Markdown, starts one column
+further in (`` 1. Keep the old API``), nested ones further still, with one space after the
+number; an option's description starts four or more columns in."""
+
+
 @dataclass(frozen=True)
 class AskUser:
     """The ``ask_user`` picker on screen, completely drawn."""
 
     text: str
-    """The question (its lines as drawn, without the tab row)."""
+    """The question (its lines as drawn, without the tab row), a numbered list in it
+    included."""
     entries: list[str]
     """Every numbered entry, the last one for an answer of one's own included (checkboxes
     left out)."""
@@ -152,6 +162,9 @@ class AskUser:
     """A ``text`` question: an input, no entries."""
     review: bool = False
     """The review of several answers (``Review your answers:``), waiting for Enter."""
+    cursor: int | None = None
+    """Index of the entry the ``●`` is on, from its number (the list scrolls: the first entry
+    drawn is not always the first); None when it is on none drawn."""
 
     @property
     def options(self) -> list[str]:
@@ -162,9 +175,61 @@ class AskUser:
         return self.entries[:-1]
 
 
+def _entry(line: str) -> tuple[bool, int, str] | None:
+    """(under the cursor, number, label) of a line of the picker's content that is one of its
+    entries (:data:`_ENTRY`); None for any other line."""
+    match = _ENTRY.match(line)
+    if match is None:
+        return None
+    rest = match[4]
+    if rest.startswith(" "):
+        label = rest
+    elif _CHECKBOX.match(rest):
+        label = _CHECKBOX.sub("", rest)
+    else:
+        return None  # a Markdown list item: one space after its number
+    return match[1] == "●", int(match[3]), _TICKED.sub("", label).strip()
+
+
+def _entries(body: list[str]) -> tuple[int, list[tuple[bool, int, str]]]:
+    """Where the picker's list starts in ``body`` (the content above the footer) and its
+    entries: the last run of entry lines, with their descriptions and scroll marks between,
+    numbered one after the other. The question (a numbered list in it too) is above that run,
+    a blank line between."""
+    end = len(body)
+    while end > 0 and (not body[end - 1].strip() or body[end - 1].strip() in _SCROLL_MARKS):
+        end -= 1
+    start = end
+    found: list[tuple[bool, int, str]] = []
+    for i in range(end - 1, -1, -1):
+        line = body[i]
+        entry = _entry(line)
+        if entry is not None:
+            if found and entry[1] != found[0][1] - 1:
+                break
+            found.insert(0, entry)
+            start = i
+        elif not line.strip():
+            break
+        elif line.strip() in _SCROLL_MARKS or line.startswith("    "):
+            continue  # a scroll mark, an option's description
+        else:
+            break
+    while start > 0 and body[start - 1].strip() in _SCROLL_MARKS:
+        start -= 1
+    return start, found
+
+
+def _content(line: str, column: int) -> str:
+    """A line of the picker's box from its content column, without the right border."""
+    return re.sub(r"[\s│]+$", "", line[column:])
+
+
 def ask_user_on_screen(screen: str) -> AskUser | None:
     """The ``ask_user`` picker: the last box titled ``Answer Questions`` whose footer (``… Esc
-    to cancel``, or ``Enter to submit`` on the review) and bottom border are drawn."""
+    to cancel``, or ``Enter to submit`` on the review) and bottom border are drawn. Its
+    entries are the last run of numbered lines drawn as entries (:func:`_entries`); numbered
+    lines of the question above them are part of its text."""
     raw = screen.splitlines()
     title = next(
         (
@@ -176,60 +241,55 @@ def ask_user_on_screen(screen: str) -> AskUser | None:
     )
     if title is None:
         return None
+    column = raw[title].index(ASK_TITLE)
     body: list[str] = []
     for line in raw[title + 1 :]:
         if line.lstrip().startswith("╰"):
             break
         if not line.lstrip().startswith("│"):
             return None
-        body.append(unbox(line))
+        body.append(_content(line, column))
     else:
         return None  # the box is still being drawn
-    footer = next((i for i in range(len(body) - 1, -1, -1) if body[i]), None)
+    footer = next((i for i in range(len(body) - 1, -1, -1) if body[i].strip()), None)
     if footer is None:
         return None
-    if ASK_REVIEW in body:
-        if "Enter to submit" not in body[footer]:
+    stripped = [line.strip() for line in body]
+    if ASK_REVIEW in stripped:
+        if "Enter to submit" not in stripped[footer]:
             return None
         return AskUser("", [], review=True)
-    if not body[footer].endswith(ASK_FOOTER):
+    if not stripped[footer].endswith(ASK_FOOTER):
         return None
-    body = body[:footer]
-    text: list[str] = []
-    entries: list[str] = []
-    typed = multi = False
-    for line in body:
-        match = _OPTION.match(line)
-        if match:
-            entries.append(_TICKED.sub("", _CHECKBOX.sub("", match[3])).strip())
-        elif entries or typed or line in _SCROLL_MARKS:
-            continue  # an option's description, a scroll mark
-        elif line.startswith(ASK_INPUT):
-            typed = True
-        elif line == ASK_MULTI:
-            multi = True
-        elif line.startswith("← ") and line.endswith(" →"):
-            text = []  # the tab row above the question
-        elif line or text:
-            text.append(line)
-    if not entries and not typed:
+    start, found = _entries(body[:footer])
+    question = stripped[:start]
+    inputs = [i for i, line in enumerate(question) if line.startswith(ASK_INPUT)]
+    typed = not found and bool(inputs)
+    if not found and not typed:
         return None
-    return AskUser("\n".join(text).strip(), entries, multi=multi, typed=typed)
+    if typed:
+        question = question[: inputs[-1]]  # the input under the question
+    tabs = [i for i, x in enumerate(question) if x.startswith("← ") and x.endswith(" →")]
+    if tabs:
+        question = question[tabs[0] + 1 :]  # the tab row above the question
+    multi = ASK_MULTI in question
+    if multi:
+        question = question[: len(question) - question[::-1].index(ASK_MULTI) - 1]
+    cursor = next((number - 1 for on, number, _ in found if on), None)
+    return AskUser(
+        "\n".join(question).strip(),
+        [label for _, _, label in found],
+        multi=multi,
+        typed=typed,
+        cursor=cursor,
+    )
 
 
 def ask_cursor(screen: str) -> int | None:
     """Index of the ``ask_user`` entry the ``●`` is on, from its number (the list scrolls:
     the first entry drawn is not always the first)."""
     picker = ask_user_on_screen(screen)
-    if picker is None:
-        return None
-    lines = screen.splitlines()
-    start = next(i for i in range(len(lines) - 1, -1, -1) if unbox(lines[i]) == ASK_TITLE)
-    for line in lines[start:]:
-        match = _OPTION.match(unbox(line))
-        if match and match[1]:
-            return int(match[2]) - 1
-    return None
+    return None if picker is None else picker.cursor
 
 
 def question_on_screen(screen: str) -> Question | None:
