@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from proctor.agents.protocol import Launch, LaunchContext, Question, Terminal
+from proctor.agents.protocol import AgentState, Launch, LaunchContext, Question, Terminal
 from proctor.agents.scripted import ScriptedAgent
 from proctor.agents.terminal import option_index
 from proctor.discover.qna import parse_qna_rules
@@ -146,6 +146,45 @@ def test_an_answer_naming_no_option_chooses_nothing_and_is_unanswered(tmp_path: 
     [record] = driver.log.questions
     assert (record.answer, record.policy, record.rule) == (None, "abort", "(?i)rm => Maybe later")
     assert record.reason == outcome.detail + "; nothing was chosen"
+
+
+class DroppingAgent(ScriptedAgent):
+    """The scripted agent as a program that does not number its questions (Gemini CLI's
+    pickers) and drops every answer: the question stays on screen, redrawn and unchanged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answers: list[str] = []
+
+    def state(self, terminal: Terminal, launch: Launch[Any]) -> AgentState:
+        state = super().state(terminal, launch)
+        return AgentState("question") if state.kind == "question" else state
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[Any], question: Question, text: str
+    ) -> bool:
+        self.answers.append(text)
+        return True
+
+
+def test_a_question_whose_answer_does_not_take_is_recorded_once(tmp_path: Path) -> None:
+    """Still on screen after its answer, the question is the same one: answered again a few
+    times, recorded once, then the turn ends unanswered and its record says so."""
+    plan = {"turns": [{"ask": "Which color?", "options": ["Red", "Blue"]}, {"say": "k"}]}
+    adapter = DroppingAgent()
+    driver = start(tmp_path, plan, "```rules\ncolor => Blue\n```\n", adapter)
+    try:
+        driver.start()
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "unanswered", outcome
+    assert adapter.answers == ["Blue"] * 3
+    detail = 'the answer "Blue" did not take: the question was still shown after 3 tries'
+    assert outcome.detail == detail
+    [record] = driver.log.questions
+    assert (record.question, record.answer, record.policy) == ("Which color?", None, "abort")
+    assert record.reason == detail + "; nothing more was pressed"
 
 
 class Stopped(Exception):

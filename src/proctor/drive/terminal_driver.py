@@ -24,6 +24,9 @@ pinned CLIs exit within a second on an idle machine; Gemini CLI, on a machine bu
 trials (two CPUs, a test suite beside it), once took more than 3 s and its trial was an
 agent-error. A program that has exited is not waited for: the margin costs only a program that
 never exits."""
+SAME_QUESTION_ANSWERS = 3
+"""How many times a question the program does not number is answered while it stays on screen
+unchanged (a key the program dropped is pressed again) before the turn ends ``unanswered``."""
 
 
 class TerminalDriver:
@@ -46,6 +49,10 @@ class TerminalDriver:
         self.session: PtySession | None = None
         self.turns_done = 0
         self.answered = 0
+        self.still: tuple[Question, int] | None = None
+        """A question the program does not number that was still pending, unchanged, once its
+        answer was given, with how many times it was answered; None once anything else shows.
+        Shown again, it is the same question, not a new one to record."""
 
     def _terminal(self) -> PtySession:
         if self.session is None:
@@ -84,6 +91,8 @@ class TerminalDriver:
             self.adapter.send_message(session, self.launch, message)
         while True:
             state = self.adapter.state(session, self.launch)
+            if state.kind != "question":
+                self.still = None
             if state.kind == "ready" and state.turns >= target:
                 self.turns_done = state.turns
                 return TurnOutcome("turn-end", elapsed_ms=(time.monotonic() - started) * 1000)
@@ -127,12 +136,15 @@ class TerminalDriver:
             return self._not_an_option(record, question)
         self.log.record(record)
         self.answered = state.question
+        self._note_still(session, question, state.question, 1)
         return True
 
     def _answer(self, session: PtySession, index: int) -> TurnOutcome | None:
         question = self.adapter.pending_question(session, self.launch, self.deadline)
         if question is None:
             return None
+        if index == 0 and self.still is not None and self.still[0] == question:
+            return self._answer_again(session, question, self.still[1])
         record = decide(self.policy, question, "mid-turn", self.screen_excerpt())
         if record.answer is None:
             self.log.record(record)
@@ -141,7 +153,43 @@ class TerminalDriver:
             return self._not_an_option(record, question)
         self.log.record(record)
         self.answered = index
+        self._note_still(session, question, index, 1)
         return None
+
+    def _note_still(self, session: PtySession, question: Question, index: int, times: int) -> None:
+        """Remember an unnumbered ``question`` answered ``times`` times when the program still
+        asks it once the answer was given (the adapter waits for the answer to show)."""
+        asked = index == 0 and self.adapter.state(session, self.launch).kind == "question"
+        shown = (
+            self.adapter.pending_question(session, self.launch, self.deadline) if asked else None
+        )
+        self.still = (question, times) if shown == question else None
+
+    def _answer_again(
+        self, session: PtySession, question: Question, times: int
+    ) -> TurnOutcome | None:
+        """The question answered last is still on screen, unchanged, with nothing else shown
+        since: the same question (its answer did not take), recorded once. It is answered again
+        with the answer recorded, until it was answered :data:`SAME_QUESTION_ANSWERS` times;
+        then its record says the answer did not take and the turn ends ``unanswered``."""
+        record = self.log.questions[-1]
+        if times < SAME_QUESTION_ANSWERS and record.answer is not None:
+            self.adapter.answer(session, self.launch, question, record.answer)
+            self._note_still(session, question, 0, times + 1)
+            return None
+        answer = json.dumps(record.answer, ensure_ascii=False)
+        detail = (
+            f"the answer {answer} did not take: the question was still shown after {times} tries"
+        )
+        self.log.questions[-1] = record.model_copy(
+            update={
+                "answer": None,
+                "policy": "abort",
+                "reason": f"{detail}; nothing more was pressed",
+            }
+        )
+        self.still = None
+        return TurnOutcome("unanswered", question=question, detail=detail)
 
     def _not_an_option(self, record: QuestionRecord, question: Question) -> TurnOutcome:
         """An answer that names none of a picker's options (``Deny`` on ``Yes, proceed`` and
