@@ -187,6 +187,31 @@ def test_a_question_whose_answer_does_not_take_is_recorded_once(tmp_path: Path) 
     assert record.reason == detail + "; nothing more was pressed"
 
 
+class ChangingAgent(DroppingAgent):
+    """An agent whose question changes at each answer (a new picker every time, never
+    numbered): only the turn's deadline ends it."""
+
+    def pending_question(
+        self, terminal: Terminal, launch: Launch[Any], deadline: float = float("inf")
+    ) -> Question | None:
+        return Question(f"Which color, try {len(self.answers) + 1}?", ["Red", "Blue"], None)
+
+
+def test_a_question_that_changes_at_each_answer_ends_at_the_deadline(tmp_path: Path) -> None:
+    """Each answer brings another question: the turn still ends when its time is up."""
+    plan = {"turns": [{"ask": "Which color?", "options": ["Red", "Blue"]}, {"say": "k"}]}
+    adapter = ChangingAgent()
+    driver = start(tmp_path, plan, "```rules\ncolor => Blue\n```\n", adapter)
+    try:
+        driver.start()
+        driver.deadline = time.monotonic() + 2
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "timeout", outcome
+    assert len(adapter.answers) >= 1
+
+
 class Stopped(Exception):
     pass
 

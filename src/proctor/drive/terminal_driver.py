@@ -96,17 +96,19 @@ class TerminalDriver:
             if state.kind == "ready" and state.turns >= target:
                 self.turns_done = state.turns
                 return TurnOutcome("turn-end", elapsed_ms=(time.monotonic() - started) * 1000)
-            if state.kind == "question" and (state.question == 0 or state.question > self.answered):
-                outcome = self._answer(session, state.question)
-                if outcome is not None:
-                    return outcome
-                continue
+            # The deadline and the budget before a question: a picker that keeps coming back
+            # (a new one at each answer) must not hold the turn past them.
             if time.monotonic() >= self.deadline:
                 return TurnOutcome("timeout")
             if self.watch is not None and self.watch.check() is not None:
                 self.log.stopped = self.watch.stopped
                 session.kill()
                 return TurnOutcome("over-budget", elapsed_ms=(time.monotonic() - started) * 1000)
+            if state.kind == "question" and (state.question == 0 or state.question > self.answered):
+                outcome = self._answer(session, state.question)
+                if outcome is not None:
+                    return outcome
+                continue
             wait = min(0.05, max(self.deadline - time.monotonic(), 0))
             if not session.pump(wait) and session.eof:
                 return TurnOutcome("exited")
