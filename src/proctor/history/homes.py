@@ -5,7 +5,7 @@ folder that happens to hold a ``projects/``, ``sessions/`` or ``tmp/`` folder.""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from proctor.history.listing import unreachable
@@ -48,6 +48,70 @@ USER_MARKS = {
 }
 """What a CLI keeps in its own folder in the home folder, never in a project's folder of the
 same name (a repository's ``.claude/`` holds ``settings.json``, ``commands/``, ``agents/``…)."""
+
+
+KEPT_FOLDERS = {
+    "claude-code": (
+        "plugins",
+        "todos",
+        "tasks",
+        "teams",
+        "plans",
+        "statsig",
+        "shell-snapshots",
+        "session-env",
+        "file-history",
+        "sessions",
+        "ide",
+        "debug",
+        "paste-cache",
+        "image-cache",
+        "cache",
+        "backups",
+        "downloads",
+        "telemetry",
+        "usage-data",
+        "local",
+        "commands",
+        "agents",
+        "skills",
+        "hooks",
+        "output-styles",
+        "rules",
+    ),
+    "codex": (
+        "plugins",
+        "skills",
+        "prompts",
+        "rules",
+        "memories",
+        "log",
+        "shell_snapshots",
+        "cache",
+        "vendor_imports",
+        "worktrees",
+        ".tmp",
+    ),
+    "gemini-cli": (
+        "extensions",
+        "commands",
+        "skills",
+        "agents",
+        "policies",
+        "history",
+        "antigravity",
+    ),
+}
+"""The folders a CLI keeps in its own folder beside its sessions that hold none of the user's
+sessions: its plugins (cloned from marketplaces, with their test fixtures), skills, commands
+and extensions, its to-do lists, its running sessions' registry (``sessions/<pid>.json`` of
+Claude Code), its file snapshots, logs and caches, its own installation (``local/``). In a
+CLI's own folder these are not searched; every other folder in it is, as any folder is."""
+
+
+def kept_folders(agents: Iterable[str]) -> frozenset[str]:
+    """The names of the folders :data:`KEPT_FOLDERS` says the CLIs ``agents`` keep."""
+    return frozenset(name for agent in agents for name in KEPT_FOLDERS[agent])
 
 
 def named_for(folder: str | Path) -> str | None:

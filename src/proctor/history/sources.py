@@ -31,6 +31,7 @@ from proctor.history.folders import history_folders, unnamed_config_dir
 from proctor.history.homes import (
     CLI_FOLDERS,
     cli_folder,
+    kept_folders,
     missing_reason,
     unrecorded_home,
 )
@@ -453,23 +454,25 @@ def _sessions_in(
     # in, named as it is or holding what it keeps beside them; any other (~ with ~/projects)
     # is not. Claude Code keeps its sessions in projects/ only: a .claude whose projects/ is
     # empty is its own folder by what it holds beside it (todos/, …), below, or none.
-    home = False
+    owners: list[str] = []  # the CLIs whose own folder it is
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (path / child).is_dir()]
         if not there:
             continue
         looks = _looks_like(agent, path)  # (a Codex folder may keep archived ones only)
-        home = home or (looks and any(cli_folder(path, c) for c in there))
+        if looks and any(cli_folder(path, c) for c in there):
+            owners.append(agent)
         if looks:
             read.update(os.path.join(path, name) for name in children)
             yield from agent_sessions(agent, path, unreadable)
-    unrecorded = None if home or read else unrecorded_home(path)  # (~/.claude with sessions/)
+    unrecorded = None if owners or read else unrecorded_home(path)  # (~/.claude with sessions/)
     # The rest of the folder (all of it, when it is no CLI's history folder) is searched as
     # any folder is: a session beside a history's folders is read, never passed over; in a
-    # CLI's own folder (~/.claude), only the files beside them are.
+    # CLI's own folder (~/.claude), all but the folders that CLI keeps beside its sessions
+    # (plugins/, todos/, …: see KEPT_FOLDERS) are.
     found = False
-    shallow = home or bool(unrecorded)
-    for session in _plain_sessions(path, unreadable, read, seen, shallow=shallow):
+    kept = kept_folders(owners if unrecorded is None else [unrecorded])
+    for session in _plain_sessions(path, unreadable, read, seen, kept=kept):
         found = True
         yield session
     # ~/.claude before any session: said so (with its projects/ there, empty, no reason is:
@@ -493,19 +496,21 @@ def _plain_sessions(
     skip: set[str],
     seen: set[tuple[int, int] | str],
     *,
-    shallow: bool = False,
+    kept: frozenset[str] = frozenset(),
 ) -> Iterator[Session]:
     """The sessions of a folder given by the user that is searched for session files of any
-    format, its folders in ``skip`` left out (read as a CLI's history folder's), and every
-    folder in it when ``shallow``. A CLI's own folder met in it (a ``.claude``, or a folder of
-    any name that holds its CLI's sessions laid out as it keeps them and what it keeps beside
-    them) is read as it is given alone, once (``seen``: see :func:`_sessions_in`)."""
+    format, its folders in ``skip`` left out (read as a CLI's history folder's), and those of
+    its own folders named in ``kept`` (what a CLI keeps in its own folder beside its sessions:
+    plugins/, todos/, …). A CLI's own folder met in it (a ``.claude``, or a folder of any name
+    that holds its CLI's sessions laid out as it keeps them and what it keeps beside them) is
+    read as it is given alone, once (``seen``: see :func:`_sessions_in`)."""
+    top = os.fspath(path)
     inside = os.path.realpath(path)
     # (file, its device and inode when it is not a link: the listing knows the inode)
     files: list[tuple[str, tuple[int, int] | None]] = []
     named_folders: list[str] = []  # folders named like a session file (see below)
     homes: list[str] = []  # a CLI's own folder met on the way (~/.claude in ~): read as given
-    folders = [os.fspath(path)]
+    folders = [top]
     while folders:  # the folder's tree, links to folders not followed
         folder = folders.pop()
         # Every file of the folder is a part when the folder's name or its parent's says so
@@ -515,6 +520,7 @@ def _plain_sessions(
         # (what the folder adds, taken back when it is a CLI's own folder: read as one)
         before = len(files), len(folders), len(named_folders), len(homes)
         layout = False  # it holds a folder a CLI keeps its sessions in (projects/, …)
+        passed = kept if folder == top else ()  # (a plugins/ deeper down is searched)
         try:
             device = os.stat(folder).st_dev
             with os.scandir(folder) as entries:
@@ -524,7 +530,7 @@ def _plain_sessions(
                             homes.append(entry.path)
                             continue
                         layout = layout or entry.name in _LAYOUT_NAMES
-                        if shallow or entry.path in skip:
+                        if entry.name in passed or entry.path in skip:
                             continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):
@@ -540,7 +546,7 @@ def _plain_sessions(
                             continue
                         link = entry.is_symlink()
                         files.append((entry.path, None if link else (device, entry.inode())))
-            if layout and folder != os.fspath(path) and _own_folder(Path(folder)):
+            if layout and folder != top and _own_folder(Path(folder)):
                 # A copy of ~/.claude (claude-backup/), a CLAUDE_CONFIG_DIR of any name: its
                 # plugins' test fixtures are no session.
                 del files[before[0] :], folders[before[1] :], named_folders[before[2] :]
@@ -608,12 +614,27 @@ _LAYOUT_NAMES = frozenset(name for names in _LAYOUT_FOLDERS.values() for name in
 
 def _own_folder(folder: Path) -> bool:
     """Whether ``folder``, of any name, met in a folder given, is a CLI's own folder: it holds
-    sessions laid out as its CLI keeps them, and beside them what that CLI keeps there
-    (``settings.json``, ``plugins/``, ``config.toml``…: see :func:`cli_folder`), as a folder
-    given is told. A ``projects/`` beside ``todos/`` holding no session (``~``) is none."""
+    sessions laid out as its CLI keeps them, one of the first of them at least a session of
+    that CLI by its records (see :func:`_recorded_by`), and beside them what that CLI keeps
+    there (``settings.json``, ``plugins/``, ``config.toml``…: see :func:`cli_folder`). A
+    ``projects/`` beside ``todos/`` holding no session (``~``) is none, nor a folder of an
+    app's settings.json and its data in ``projects/<name>/events.jsonl``: each is searched as
+    any folder is."""
     for agent, children in _LAYOUT_FOLDERS.items():
         there = [child for child in children if (folder / child).is_dir()]
-        if there and any(cli_folder(folder, c) for c in there) and _looks_like(agent, folder):
+        if there and any(cli_folder(folder, c) for c in there) and _recorded_by(agent, folder):
+            return True
+    return False
+
+
+def _recorded_by(agent: str, folder: Path, look: int = 8) -> bool:
+    """Whether one of the first ``look`` files ``agent`` keeps its sessions in under
+    ``folder`` (where :func:`agent_sessions` finds them) reads as a session of ``agent``, by
+    its first records (:func:`~proctor.history.sniff.told`)."""
+    for count, session in enumerate(agent_sessions(agent, folder)):
+        if count >= look:
+            break
+        if told(session.file)[0] == agent:
             return True
     return False
 

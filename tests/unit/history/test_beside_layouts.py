@@ -76,8 +76,8 @@ def test_a_cli_s_own_folder_is_read_where_it_keeps_sessions_and_beside_them(
     tmp_path: Path,
 ) -> None:
     """~/.claude given as a PATH: its projects/ and the files beside it are read, never its
-    todos/, plugins/ or other folders (a plugin's test fixtures are no session of the user's,
-    and a real ~/.claude holds thousands of such files)."""
+    todos/, plugins/ or the other folders Claude Code keeps there (a plugin's test fixtures
+    are no session of the user's, and a real ~/.claude holds thousands of such files)."""
     home = tmp_path / "config"
     _claude_home(home)
     (home / "settings.json").write_text("{}")  # what tells Claude Code's folder of any name
@@ -135,7 +135,7 @@ def test_a_codex_folder_that_keeps_archived_sessions_only_is_read_as_codex_s(
     tmp_path: Path,
 ) -> None:
     """A Codex folder whose sessions/ is gone (all archived) is still Codex's own: its log/
-    and other folders are not searched, as with its sessions/ there."""
+    (a folder Codex keeps) is not searched, as with its sessions/ there."""
     codex = tmp_path / "codex-home"
     day = codex / "archived_sessions" / "2026" / "11" / "29"
     day.mkdir(parents=True)
@@ -218,8 +218,8 @@ def test_a_project_s_claude_folder_is_no_claude_code_folder(tmp_path: Path) -> N
 
 
 def test_a_cli_s_own_folder_met_in_a_cli_s_own_folder_is_read(tmp_path: Path) -> None:
-    """A .codex met in a CLI's own folder (read where it keeps sessions only) is read all
-    the same: a folder left out of the search is never a .claude, .codex or .gemini."""
+    """A .codex met in a CLI's own folder (whose plugins/, todos/… are not searched) is read
+    all the same: a folder left out of the search is never a .claude, .codex or .gemini."""
     home = tmp_path / "config"
     _claude_home(home)
     (home / "settings.json").write_text("{}")

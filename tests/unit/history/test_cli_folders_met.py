@@ -3,7 +3,9 @@ what it holds rather than its name alone: a ``~/.claude`` linked to a folder els
 (once, however many links lead to it), a copy of one under another name (``claude-backup/``)
 is read where Claude Code keeps sessions and never in its plugins' test fixtures, and a
 ``.claude`` whose ``projects/`` is empty but that holds nothing else Claude Code keeps is
-searched whole."""
+searched whole. In a CLI's own folder the folders the CLI keeps beside its sessions (plugins/,
+todos/…) are not searched, and every other is; a folder of an app's settings.json and
+projects/<name>/events.jsonl, with no record of a CLI's, is none."""
 
 from __future__ import annotations
 
@@ -165,9 +167,126 @@ def test_a_claude_folder_with_an_empty_projects_and_nothing_else_claude_keeps_is
         sessions, unavailable = sessions_under([path], AGENTS)
         assert [s.file for s in sessions] == [str(claude / "kept" / CLAUDE.name)], path
         assert unavailable == [], path
-    # ~/.claude before its first session (todos/ beside the empty projects/): its other
-    # folders hold none of its sessions, and are not searched.
-    (claude / "todos").mkdir()
+    # ~/.claude before its first session (todos/ beside the empty projects/): the folders
+    # Claude Code keeps there (todos/, plugins/…) hold none of its sessions, and are not
+    # searched; any other folder is.
+    _kept_in(claude / "todos")
+    sessions, unavailable = sessions_under([claude], AGENTS)
+    assert [s.file for s in sessions] == [str(claude / "kept" / CLAUDE.name)]
+    assert unavailable == []
+    shutil.rmtree(claude / "kept")
     sessions, unavailable = sessions_under([claude], AGENTS)
     assert sessions == []
     assert [(u.path, u.reason) for u in unavailable] == [(str(claude), "no session transcript")]
+
+
+def _kept_in(folder: Path) -> Path:
+    """A session file that is none of the user's (a Codex rollout as a plugin's test fixture)
+    in ``folder``, a folder a CLI keeps beside its sessions. Its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(OTHER_ROLLOUT, folder / "fixture.jsonl")
+    return folder / "fixture.jsonl"
+
+
+def test_a_session_in_a_folder_with_an_app_s_settings_and_projects_is_read(
+    tmp_path: Path,
+) -> None:
+    """A folder of an app's settings.json and its data in projects/<name>/events.jsonl (no
+    Claude Code record) is no Claude Code folder: a session kept in another of its folders is
+    read, met in the folder given or given itself, never lost without a word."""
+    work = tmp_path / "me" / "work"
+    (work / "projects" / "app").mkdir(parents=True)
+    (work / "projects" / "app" / "events.jsonl").write_text('{"event": "click"}\n')
+    (work / "settings.json").write_text('{"editor": "x"}')
+    (work / "transcripts").mkdir()
+    shutil.copy(CLAUDE, work / "transcripts")
+    session = str(work / "transcripts" / CLAUDE.name)
+    sessions, unavailable = sessions_under([tmp_path / "me"], AGENTS)
+    assert [s.file for s in sessions] == [session]
+    assert unavailable == []
+    # Given itself, its projects/ is read as Claude Code's (the replay says why events.jsonl
+    # is no session) and the rest of it as any folder.
+    sessions, _ = sessions_under([work], AGENTS)
+    assert session in [s.file for s in sessions]
+
+
+def test_a_backup_of_claude_code_s_folder_reads_the_other_sessions_it_holds(
+    tmp_path: Path,
+) -> None:
+    """A backup of ~/.claude under another name (projects/, history.jsonl) with Codex's
+    rollouts saved beside in codex/: both CLIs' sessions are read."""
+    logs = tmp_path / "me" / "agent-logs"
+    (logs / "projects" / "-work-app").mkdir(parents=True)
+    shutil.copy(CLAUDE, logs / "projects" / "-work-app")
+    (logs / "history.jsonl").write_text('{"display": "hi", "timestamp": 1}\n')
+    (logs / "codex").mkdir()
+    shutil.copy(ROLLOUT, logs / "codex")
+    expected = [
+        str(logs / "codex" / ROLLOUT.name),
+        str(logs / "projects" / "-work-app" / CLAUDE.name),
+    ]
+    for path in (tmp_path / "me", logs):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        assert sorted(s.file for s in sessions) == expected, path
+        assert unavailable == [], path
+
+
+def test_a_cli_s_own_folder_skips_what_the_cli_keeps_and_searches_the_rest(
+    tmp_path: Path,
+) -> None:
+    """In a CLI's own folder, given or met (named as the CLI names it or not), the folders the
+    CLI keeps beside its sessions (plugins/, todos/, file-history/, log/…) are not searched;
+    any other folder (saved/) is, as any folder is, and so is a plugins/ deeper in it."""
+    claude = tmp_path / "me" / ".claude"
+    session = _claude_folder(claude)
+    for kept in ("todos", "file-history", "shell-snapshots", "skills", "local"):
+        _kept_in(claude / kept / "x")
+    saved = _kept_in(claude / "saved" / "plugins")  # the user's own folder: read
+    backup = tmp_path / "me" / "claude-backup"
+    shutil.copytree(claude, backup)
+    codex = tmp_path / "me" / "codex-home"
+    (codex / "sessions" / "2026" / "12" / "01").mkdir(parents=True)
+    shutil.copy(ROLLOUT, codex / "sessions" / "2026" / "12" / "01")
+    (codex / "config.toml").write_text("")
+    for kept in ("log", "skills", "worktrees"):
+        (codex / kept).mkdir()
+        shutil.copy(CLAUDE, codex / kept)
+    (codex / "old").mkdir()
+    shutil.copy(CLAUDE, codex / "old")
+    mine = [str(session), str(saved)]
+    for path in (claude, backup):
+        sessions, unavailable = sessions_under([path], AGENTS)
+        here = [file.replace(str(claude), str(path)) for file in mine]
+        assert sorted(s.file for s in sessions) == sorted(here), path
+        assert unavailable == [], path
+    sessions, unavailable = sessions_under([codex], AGENTS)
+    assert sorted(s.file for s in sessions) == [
+        str(codex / "old" / CLAUDE.name),
+        str(codex / "sessions" / "2026" / "12" / "01" / ROLLOUT.name),
+    ]
+    # All together (a copy read once, see copies.py): none from a folder kept.
+    sessions, unavailable = sessions_under([tmp_path / "me"], AGENTS)
+    assert unavailable == []
+    for session in sessions:
+        folder = Path(session.file).relative_to(tmp_path / "me").parts[1]
+        assert folder in ("projects", "saved", "sessions", "old"), session
+
+
+def test_replaying_a_folder_with_sessions_beside_an_app_s_projects_counts_them(
+    tmp_path: Path,
+) -> None:
+    """`proctor history --json` of a home folder with the backup above: both sessions."""
+    logs = tmp_path / "me" / "agent-logs"
+    (logs / "projects" / "-work-app").mkdir(parents=True)
+    shutil.copy(CLAUDE, logs / "projects" / "-work-app")
+    (logs / "history.jsonl").write_text('{"display": "hi", "timestamp": 1}\n')
+    (logs / "codex").mkdir()
+    shutil.copy(ROLLOUT, logs / "codex")
+    before = _tree(tmp_path / "me")
+    env = {"PROCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    result = CliRunner().invoke(cli, ["history", str(tmp_path / "me"), "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["total"]["sessions"] == 2
+    assert report["unavailable"] == []
+    assert _tree(tmp_path / "me") == before
