@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -287,6 +288,41 @@ def current_folder() -> Path | None:
         return Path.cwd()
     except FileNotFoundError:
         return None
+
+
+STDIN_NAMES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+"""The names a path option may give standard input by: ``-``, and the paths that name the
+process's file descriptor 0."""
+
+
+def names_stdin(given: str | os.PathLike[str]) -> bool:
+    """Whether a path given on the command line names standard input (see
+    :data:`STDIN_NAMES`)."""
+    return os.fspath(given) in STDIN_NAMES
+
+
+def stdin_file() -> Path | None:
+    """The file standard input is, by the path that names it now, when it is a regular file
+    still linked there (``proctor … < ci.json``); None for a pipe, a socket, a terminal, a
+    device, a file unlinked since it was opened (a long here-document, a temporary file), or
+    one whose path cannot be told or read."""
+    try:
+        held = os.fstat(0)
+    except OSError:
+        return None
+    if not stat.S_ISREG(held.st_mode) or held.st_nlink == 0:
+        return None
+    try:
+        found = os.readlink("/proc/self/fd/0")
+    except OSError:
+        return None
+    try:
+        now = os.stat(found)
+    except (OSError, ValueError):
+        return None
+    if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino) or not os.access(found, os.R_OK):
+        return None
+    return Path(found)
 
 
 CURRENT_FOLDER_GONE = (

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -128,15 +131,17 @@ def test_a_resume_refuses_a_config_that_was_a_named_pipe(
     ) in resumed.stderr
 
 
-def _with_stdin(stdin: object, *args: str) -> subprocess.CompletedProcess[str]:
+def _with_stdin(
+    stdin: object, *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """``proctor ARGS`` in a process of its own, its standard input ``stdin`` (text piped in,
-    or a file object: a file, /dev/null)."""
+    or a file object: a file, /dev/null), killed after ``timeout`` seconds."""
     given = {"input": stdin} if isinstance(stdin, str) else {"stdin": stdin}
     return subprocess.run(
         [sys.executable, "-m", "proctor", *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         check=False,
         **given,
     )
@@ -188,11 +193,107 @@ def test_config_dash_is_read_from_standard_input(make_case: MakeCase, tmp_path: 
             "--manifest - and --config - both read standard input, which holds one of them: "
             "give the other as a file",
         ),
+        (
+            ("run", "--manifest", "/dev/fd/0", "--config", "-"),
+            "{}",
+            "--manifest /dev/fd/0 and --config - both read standard input, which holds one of "
+            "them: give the other as a file",
+        ),
+        (
+            ("run", "--config", "/proc/self/fd/0", "--manifest", "-"),
+            "{}",
+            "--manifest - and --config /proc/self/fd/0 both read standard input, which holds "
+            "one of them: give the other as a file",
+        ),
     ],
-    ids=["devnull", "prepare", "manifest"],
+    ids=["devnull", "prepare", "manifest", "manifest-fd", "config-fd"],
 )
 def test_config_dash_is_refused_where_standard_input_cannot_hold_it(
     args: tuple[str, ...], stdin: object, said: str
 ) -> None:
     refused = _with_stdin(stdin, *args)
     assert (refused.returncode, refused.stderr) == (2, f"proctor: error: {said}\n")
+
+
+def _run_folder(out: Path) -> tuple[Path, str, str]:
+    """The one run in ``out``, and the --config its config.json and resolved.json record."""
+    (run,) = out.glob("run-*")
+    config = json.loads((run / "config.json").read_text())["configFile"]
+    resolved = json.loads((run / "resolved.json").read_text())["configFile"]
+    return run, config, resolved
+
+
+def test_config_dash_given_a_file_is_that_file_and_resumes(
+    make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`--config - < ci.json` is `--config ci.json` (its real path): both records name it, and
+    `run --resume` reads it again, whatever the resume's standard input is."""
+    make_case("fix", plan=PLAN)
+    config = tmp_path / "ci.json"
+    config.write_text(json.dumps({"out": str(tmp_path / "out")}))
+    with config.open() as stdin:
+        ran = _with_stdin(stdin, "run", "--source", str(tmp_path / "cases"), "--config", "-")
+    assert ran.returncode == 0, ran.stderr
+    run, recorded, resolved = _run_folder(tmp_path / "out")
+    assert recorded == resolved == os.path.realpath(config)
+    resumed = _with_stdin(subprocess.DEVNULL, "run", "--resume", str(run))
+    assert resumed.returncode == 0, resumed.stderr
+
+
+def test_config_dash_given_an_unlinked_file_is_read_once_as_a_pipe(
+    make_case: MakeCase, tmp_path: Path
+) -> None:
+    """Standard input that is a file unlinked since it was opened (bash's here-document
+    longer than a pipe holds, a temporary file) is read once, from standard input, as a
+    pipe is: recorded as /dev/stdin, and refused by a resume as a pipe is."""
+    make_case("fix", plan=PLAN)
+    with tempfile.TemporaryFile() as stdin:
+        stdin.write(json.dumps({"out": str(tmp_path / "out")}).encode())
+        stdin.seek(0)
+        ran = _with_stdin(stdin, "run", "--source", str(tmp_path / "cases"), "--config", "-")
+    assert ran.returncode == 0, ran.stderr
+    run, recorded, resolved = _run_folder(tmp_path / "out")
+    assert recorded == resolved == "/dev/stdin"
+    resumed = _with_stdin(subprocess.DEVNULL, "run", "--resume", str(run))
+    assert resumed.returncode == 2, resumed.stderr
+    assert f"--resume {run}: the run's --config was a pipe (`--config -`" in resumed.stderr
+
+
+@contextmanager
+def _finished_stream(kind: str, text: str) -> Iterator[int]:
+    """A stream holding ``text`` whose writer is done (written and closed), to give as
+    standard input: a named pipe (a FIFO in a temporary folder), or a socket."""
+    if kind == "socket":
+        ours, theirs = socket.socketpair()
+        ours.sendall(text.encode())
+        ours.close()
+        with theirs:
+            yield theirs.fileno()
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        fifo = Path(folder, "config.fifo")
+        os.mkfifo(fifo)
+        read = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # (a writer's open waits for one)
+        write = os.open(fifo, os.O_WRONLY)
+        os.write(write, text.encode())
+        os.close(write)
+        os.set_blocking(read, True)
+        try:
+            yield read
+        finally:
+            os.close(read)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket"])
+def test_config_dash_reads_a_stream_whose_writer_is_done(
+    make_case: MakeCase, tmp_path: Path, kind: str
+) -> None:
+    """`--config -` reads standard input itself: a named pipe whose writer is done (opened
+    again by name, it would wait for another writer for ever) and a socket (which cannot be
+    opened by name) hold the configuration. A hang fails by the subprocess's timeout."""
+    make_case("fix", plan=PLAN)
+    with _finished_stream(kind, json.dumps({"bogus": 1})) as stdin:
+        cases = str(tmp_path / "cases")
+        said = _with_stdin(stdin, "validate", "--source", cases, "--config", "-", timeout=60)
+    assert said.returncode == 2, said.stderr
+    assert said.stderr.startswith("proctor: error: /dev/stdin: ") and "bogus" in said.stderr

@@ -54,29 +54,42 @@ class GivenPath(click.Path):
 
 
 STDIN_CONFIG = Path("/dev/stdin")
-"""What ``--config -`` stands for: standard input, read once as a pipe given by name is (see
+"""What ``--config -`` stands for when standard input is a stream (a pipe, a socket, a file
+unlinked since it was opened): read once, from the file descriptor itself (see
 :func:`proctor.models.loading.top_config_path`), its errors naming ``/dev/stdin``."""
+
+CONFIG_FROM_STDIN = "proctor.config_from_stdin"
+"""The key of the Click context's ``meta`` that holds ``--config``'s value as given when it
+named standard input (``-``, ``/dev/stdin``), even once that is a file's path: ``run
+--manifest -`` refuses it, as one input cannot hold both."""
 
 
 class ConfigPath(GivenPath):
     """``--config FILE``, every command's alike: a file (or a pipe, ``--config <(…)``; ``-``,
-    standard input, as :data:`STDIN_CONFIG`), refused in the loader's one sentence when it is
-    not there (``--config FILE: no such file``) or is a folder, never in Click's words; a blank
-    one as :class:`GivenPath` refuses it. Beside ``run --resume`` (read before it), which takes
-    the run's own configuration, it is not checked: the resume refuses it in its own sentence.
-    ``no_stdin``: why the command refuses ``-`` (it hands the path on to be read again)."""
+    standard input: see :func:`_stdin_config`), refused in the loader's one sentence when it
+    is not there (``--config FILE: no such file``) or is a folder, never in Click's words; a
+    blank one as :class:`GivenPath` refuses it. Beside ``run --resume`` (read before it), which
+    takes the run's own configuration, it is not checked: the resume refuses it in its own
+    sentence. ``no_stdin``: why the command refuses standard input that is not a file (it
+    hands the path on to be read again)."""
 
     def __init__(self, no_stdin: str = "") -> None:
         super().__init__("a configuration file")
         self.no_stdin = no_stdin
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from proctor.paths import names_stdin
+
         # (Click 8.3 holds a parameter not given yet as its UNSET sentinel, not None)
         resumed = ctx is not None and isinstance(ctx.params.get("resume"), Path)
-        if value == "-" and not resumed and not (ctx is not None and ctx.resilient_parsing):
-            return _stdin_config(self.no_stdin)
-        path = super().convert(value, param, ctx)
-        if ctx is not None and (ctx.resilient_parsing or resumed):
+        checked = not resumed and not (ctx is not None and ctx.resilient_parsing)
+        if isinstance(value, str) and names_stdin(value) and checked:
+            if ctx is not None:
+                ctx.meta[CONFIG_FROM_STDIN] = value
+            path = _stdin_config(value, self.no_stdin)
+        else:
+            path = super().convert(value, param, ctx)
+        if not checked:
             return path
         from proctor.models.loading import top_config_path
 
@@ -89,34 +102,42 @@ class ConfigPath(GivenPath):
         return "FILE"  # (a folder is refused: Click would say PATH)
 
 
-def _stdin_config(no_stdin: str) -> Path:
-    """``--config -``: :data:`STDIN_CONFIG` when standard input is a pipe or a file
-    (``… | proctor run --config -``, ``< proctor.json``); a ConfigError (exit 2) when the
-    command refuses it (``no_stdin`` says why), or when it is a terminal (it would wait for a
-    configuration typed by hand), closed or something else (``/dev/null``: no configuration)."""
+def _stdin_config(given: str, no_stdin: str) -> Path:
+    """``--config -`` (or another name of standard input, ``given``): the file standard
+    input is, by its path, when it is a file still linked there (``< ci.json``: read, recorded
+    and resumed as ``--config ci.json`` is); else :data:`STDIN_CONFIG` (``given`` when it is
+    a path) when it is a stream, read once (a pipe, ``… | proctor run --config -``; a socket;
+    a file unlinked since, such as a long here-document). A ConfigError (exit 2) when the
+    command refuses a stream (``no_stdin`` says why), or when standard input is a terminal
+    (it would wait for a configuration typed by hand), closed or something else
+    (``/dev/null``: no configuration)."""
     import stat
 
     from proctor.errors import ConfigError
+    from proctor.paths import stdin_file
 
+    found = stdin_file()
+    if found is not None:
+        return found
     if no_stdin:
-        raise ConfigError(f"--config -: {no_stdin}; give the configuration as a file")
+        raise ConfigError(f"--config {given}: {no_stdin}; give the configuration as a file")
     try:
         mode = os.fstat(0).st_mode
     except OSError:
         raise ConfigError(
-            "--config -: standard input is closed; pipe the configuration in, or give a file"
+            f"--config {given}: standard input is closed; pipe the configuration in, or give a file"
         ) from None
     if os.isatty(0):
         raise ConfigError(
-            "--config -: standard input is a terminal, not a configuration: pipe one in "
-            "(`jq … proctor.json | proctor run --config -`), or give a file"
+            f"--config {given}: standard input is a terminal, not a configuration: pipe one "
+            "in (`jq … proctor.json | proctor run --config -`), or give a file"
         )
-    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode)):
+    if not (stat.S_ISFIFO(mode) or stat.S_ISREG(mode) or stat.S_ISSOCK(mode)):
         raise ConfigError(
-            "--config -: standard input is not a pipe or a file (a device such as /dev/null "
-            "holds no configuration); pipe the configuration in, or give a file"
+            f"--config {given}: standard input is not a pipe or a file (a device such as "
+            "/dev/null holds no configuration); pipe the configuration in, or give a file"
         )
-    return STDIN_CONFIG
+    return STDIN_CONFIG if given == "-" else Path(given)
 
 
 CONFIG_PATH = ConfigPath()

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 
 from proctor.cli.options import (
+    CONFIG_FROM_STDIN,
     NAME,
-    STDIN_CONFIG,
     FiniteRange,
     GivenPath,
     ResultsFolder,
@@ -243,6 +243,7 @@ def command(
     from proctor.cli.display import CostWarnings, make_display
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
+    from proctor.paths import names_stdin
     from proctor.report.reporters import printed, reporter_names
     from proctor.session import RunRequest, plan_run, run_plan
 
@@ -250,14 +251,12 @@ def command(
     register_user_keys()
 
     _check_executor(executor, ray_address, resume, mirror)
-    if (
-        manifest is not None
-        and str(manifest) in ("-", str(STDIN_CONFIG))
-        and config == STDIN_CONFIG
-    ):
+    # (what each names, however it is spelled: --manifest /dev/fd/0 --config - both read it)
+    config_given = click.get_current_context().meta.get(CONFIG_FROM_STDIN)
+    if manifest is not None and names_stdin(manifest) and config_given is not None:
         raise ConfigError(
-            "--manifest - and --config - both read standard input, which holds one of them: "
-            "give the other as a file"
+            f"--manifest {manifest} and --config {config_given} both read standard input, "
+            "which holds one of them: give the other as a file"
         )
     if repeat_check is not None and dry_run:
         raise ConfigError(

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from proctor.errors import ConfigError, DiscoveryError, Problems
 from proctor.models.errors_format import describe_validation_errors, format_loc, json_error
+from proctor.paths import names_stdin, stdin_file
 
 if TYPE_CHECKING:
     from proctor.models.config import TopConfig
@@ -162,6 +163,8 @@ def top_config_path(path: Path | None, cwd: Path | None) -> Path | None:
         if not candidate.is_file():
             return None
         path = candidate
+    if _stdin_key(path) is not None:
+        return path  # (standard input read once, from its descriptor: see _config_text)
     if path.is_dir():
         raise ConfigError(
             f"--config {path}: a folder, where proctor expects its configuration file"
@@ -181,8 +184,47 @@ def _pipe_key(path: Path) -> tuple[str, int, int] | None:
     return (str(path), found.st_dev, found.st_ino) if stat.S_ISFIFO(found.st_mode) else None
 
 
+def _stdin_key(path: Path) -> tuple[str, int, int] | None:
+    """``path``, and standard input's device and inode, when ``path`` names standard input
+    (``/dev/stdin``, ``/dev/fd/0``) and it is a stream to read once from its descriptor: a
+    pipe or a FIFO (opened again by name, a FIFO whose writer is done waits for another for
+    ever), a socket (which cannot be opened by name), or a file unlinked since it was opened
+    (a long here-document); None otherwise (a file still linked is read by its name)."""
+    if not names_stdin(path) or os.fspath(path) == "-":
+        return None
+    try:
+        held = os.fstat(0)
+    except OSError:
+        return None
+    mode = held.st_mode
+    stream = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+    if not (stream or (stat.S_ISREG(mode) and stdin_file() is None)):
+        return None
+    return (os.fspath(path), held.st_dev, held.st_ino)
+
+
+def _stdin_text(path: Path) -> str:
+    """Standard input, read to its end from file descriptor 0 (never opened again by name);
+    one that cannot be read, or is not UTF-8, is a ConfigError naming ``path``."""
+    try:
+        with open(0, "rb", closefd=False) as stream:
+            raw = stream.read()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+
+
 def _config_text(path: Path) -> str:
-    """The text of the configuration file ``path``; a pipe's read once (see :data:`_PIPED`)."""
+    """The text of the configuration file ``path``; a pipe's, or standard input's when it is
+    a stream, read once (see :data:`_PIPED`)."""
+    key = _stdin_key(path)
+    if key is not None:
+        if key not in _PIPED:
+            _PIPED[key] = _stdin_text(path)
+        return _PIPED[key]
     key = _pipe_key(path)
     if key is None:
         return read_text_file(path)

@@ -42,7 +42,7 @@ from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths, ledger_holds, newest_run_in
+from proctor.paths import RunPaths, ledger_holds, names_stdin, newest_run_in
 from proctor.plan.checks import check_keys, preflight
 from proctor.plan.choosing import LEFT_UNREAD
 from proctor.report.stored import annotator, read_annotations
@@ -114,7 +114,7 @@ def request_of(
     recorded = Path(manifest.cwd) if manifest.cwd else None
     config_file = None
     if config.config_file:
-        if not _PIPE.search(config.config_file):
+        if not _PIPE.search(config.config_file) and not names_stdin(config.config_file):
             config_file = recorded_path(paths, "--config", config.config_file, recorded)
         if config_file is None or _is_fifo(config_file):  # (reading one would wait forever)
             given = (

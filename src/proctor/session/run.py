@@ -27,7 +27,7 @@ from proctor.models.io import read_record, write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths, started_path, suite_of
+from proctor.paths import RunPaths, names_stdin, started_path, stdin_file, suite_of
 from proctor.plan.checks import check_keys, check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
@@ -203,11 +203,18 @@ def source_suite(source: Path, results_dir: Path) -> str:
 
 def config_record(plan: RunPlan, cwd: Path | None = None) -> dict[str, Any]:
     """``config.json`` (a :class:`ConfigRecord`): the keys set in the configuration file (its
-    path whole: :func:`~proctor.paths.started_path`), and the CLI options not at defaults."""
+    path whole: :func:`~proctor.paths.started_path`; ``/dev/stdin`` for standard input read
+    once, a pipe's or a file unlinked since, that no path names), and the CLI options not at
+    defaults."""
     config_file = plan.config_path
+    recorded = None
+    if config_file and names_stdin(config_file) and stdin_file() is None:
+        recorded = "/dev/stdin"
+    elif config_file:
+        recorded = started_path(cwd or Path.cwd(), config_file)
     return {
         "schemaVersion": ConfigRecord.current_schema_version,
-        "configFile": started_path(cwd or Path.cwd(), config_file) if config_file else None,
+        "configFile": recorded,
         # Environment values and add-on credentials as resolved.json keeps them: ***.
         "config": recorded_configuration(
             plan.top.model_dump(mode="json", by_alias=True, exclude_unset=True)
