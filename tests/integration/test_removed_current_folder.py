@@ -62,15 +62,31 @@ def test_a_command_that_needs_the_current_folder_says_it_is_gone(
     assert (ran.returncode, ran.stderr) == (2, GONE), ran.stderr
 
 
-def test_a_relative_path_given_there_is_said_to_name_nothing(tmp_path: Path) -> None:
-    """``report some-run`` names no folder where there is none: the sentence says why."""
-    ran = _from_removed_folder(tmp_path, "report", "some-run")
+NOTE = (
+    "; note: the current folder no longer exists (removed while this shell was in it), and a "
+    "relative path names nothing there\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("report", "some-run"), "Directory 'some-run' does not exist"),
+        (("report", "/nowhere/run"), "Directory '/nowhere/run' does not exist"),
+        (("run", "--bogus"), "No such option '--bogus'"),
+    ],
+    ids=["relative", "absolute", "usage"],
+)
+def test_any_other_refusal_there_notes_that_the_folder_is_gone(
+    tmp_path: Path, args: tuple[str, ...], said: str
+) -> None:
+    """``report some-run`` names no folder where there is none: the refusal notes why, in
+    words as true of one of an absolute path or a usage error, which a cd would not mend."""
+    ran = _from_removed_folder(tmp_path, *args)
     assert ran.returncode == 2, ran.stderr
     assert "Traceback" not in ran.stderr
-    assert ran.stderr.rstrip().endswith(
-        "; the current folder no longer exists (removed while this shell was in it), so a "
-        "relative path names nothing: cd to a folder and run again"
-    ), ran.stderr
+    assert said in ran.stderr and ran.stderr.endswith(NOTE), ran.stderr
+    assert "cd to a folder" not in ran.stderr, ran.stderr
 
 
 def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:

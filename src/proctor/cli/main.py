@@ -188,13 +188,14 @@ def refused(message: str, argv: Sequence[str]) -> NoReturn:
     ``eval`` or ``record`` stopped so (a bad ``config.json``, an option) appends the sentence
     to the CI's job summary too, as one that ran appends its report there: a job summary left
     empty says nothing of why the job failed. Run from a current folder removed since, it
-    says so too: a relative path (``--source .``, a run folder's name) names nothing there."""
+    notes that too, in words true of any refusal (one of an absolute path or a usage error
+    as well): a relative path (``--source .``, a run folder's name) names nothing there."""
     from proctor.paths import current_folder
 
     if current_folder() is None and "current folder" not in message:
         message += (
-            "; the current folder no longer exists (removed while this shell was in it), so "
-            "a relative path names nothing: cd to a folder and run again"
+            "; note: the current folder no longer exists (removed while this shell was in "
+            "it), and a relative path names nothing there"
         )
     error(message)
     command = [word for word in argv if not word.startswith("-")][:1]
