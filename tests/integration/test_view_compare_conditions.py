@@ -190,9 +190,14 @@ def test_a_reload_reads_only_the_gates_that_changed(
     assert carried is not None and json.loads(unescape(carried.group(1)))["treatment"] == "a"
 
 
-def test_a_gate_naming_a_condition_the_run_lacks_chooses_no_pair(tmp_path: Path) -> None:
-    """A gate whose conditions the run did not run (its resolved.json edited by hand): the
-    page chooses and compares the pair it would without a gate, not a refused one."""
+def test_a_gate_naming_a_condition_the_run_lacks_is_refused_as_compare_refuses_it(
+    tmp_path: Path,
+) -> None:
+    """A gate naming a condition the run did not run (its resolved.json edited by hand): the
+    page chose and compared the pair it would without a gate, where `proctor compare RUN` and
+    `proctor report RUN` refuse it (exit 2); it now says their sentence, with the page's
+    remedy, and its form offers the pair chosen as without a gate. A side named that leaves
+    the gate's missing condition out is compared, as compare compares it."""
     from proctor.models.config import ABGate, Gate
     from proctor.models.io import write_record
     from proctor.models.run import ResolvedRecord
@@ -203,9 +208,28 @@ def test_a_gate_naming_a_condition_the_run_lacks_chooses_no_pair(tmp_path: Path)
     gate = Gate(ab=ABGate(treatment="q", baseline="baseline"))
     write_record(paths.resolved_json, ResolvedRecord(gate=gate))
     with TestClient(build_app(ViewSettings(results=results))) as client:
-        asked = client.get(f"/compare?run={name}").text
-    assert 'id="compare-error"' not in asked and "a against baseline" in asked
-    assert _chosen(_form(asked), "treatment")[1] == "a"
+        asked = client.get(f"/compare?run={name}")
+        other = client.get(f"/compare?run={name}&baseline=z").text
+        kept = client.get(f"/compare?run={name}&treatment=a").text
+        both = client.get(f"/compare?run={name}&treatment=z&baseline=a").text
+    assert asked.status_code == 200
+    error = re.search(r'id="compare-error"[^>]*>(.*?)<', asked.text, re.S)
+    assert error is not None, asked.text
+    assert unescape(error.group(1)).strip() == (
+        "the run's A/B gate (gate.ab) names the treatment 'q': not one of the run's conditions "
+        "(a, baseline, z); choose the treatment and the baseline above"
+    )
+    assert " against " not in asked.text.split('id="compare-error"')[1]
+    assert 'id="compare-note"' not in asked.text  # (no pair of the gate was compared)
+    # The form still chooses a pair of the run's, as without a gate, to compare by hand.
+    form = _form(asked.text)
+    assert _chosen(form, "treatment") == (["a", "baseline", "z"], "a")
+    assert _chosen(form, "baseline") == (["a", "baseline", "z"], "baseline")
+    # The baseline named, the treatment would be the gate's `q`: refused too.
+    assert 'id="compare-error"' in other and _chosen(_form(other), "baseline")[1] == "z"
+    # The treatment named, the gate's baseline is the run's: compared, as compare does.
+    assert 'id="compare-error"' not in kept and "a against baseline" in kept
+    assert 'id="compare-error"' not in both and "z against a" in both
 
 
 def test_a_run_whose_resolved_json_is_of_a_newer_schema_chooses_as_without_a_gate(

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from proctor.errors import ConfigError, ProctorError, SchemaVersionError
 from proctor.paths import RunPaths
-from proctor.report.ab.choose import choose_pair, gate_pair, gate_sides
+from proctor.report.ab.choose import choose_pair, gate_missing, gate_pair, gate_sides
 from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.html import clean_text
 from proctor.report.stored import load_records, missing_of, planned_cells
@@ -81,8 +81,6 @@ def compare_page(request: Request) -> Response:
                         f"{exc}; it holds the run's gate: restore it, or choose the treatment "
                         "and the baseline above"
                     ) from exc
-            if gated is not None and not set(gated) <= set(context["conditions"]):
-                gated = None  # (a gate of others: the pair chosen as without one)
             sides = gate_sides(treatment, baseline, gated)
             treatment, baseline = sides.treatment, sides.baseline
             if sides.pair_from == "gate":
@@ -116,9 +114,18 @@ def compare_page(request: Request) -> Response:
                     f"run's conditions ({said})"
                 )
             else:
+                # A gate naming a condition the run lacks (a hand-edited resolved.json), of the
+                # sides it gave: refused as `proctor compare RUN` refuses it, with the page's
+                # remedy; the form offers the pair chosen as without a gate.
+                taken = {getattr(sides, side) for side in sides.from_gate}
+                conditions = context["conditions"]
+                missing = gate_missing(gated, conditions, used=taken) if gated else None
+                if missing is not None:
+                    raise ConfigError(f"{missing}; choose the treatment and the baseline above")
                 context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
+        context["note"] = None  # (of a pair compared: none was)
     context["choices"] = _condition_choices(index, rows, two)
     shown = q.get("run") if q.get("run") in two else (two or [None])[0]
     pick = context["choices"].get(shown, {"conditions": [], "treatment": "", "baseline": ""})
