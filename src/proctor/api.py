@@ -31,7 +31,7 @@ from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Trajectory
 from proctor.report.progress import as_of_now, stopped_short_notes
 from proctor.report.reporters import reporter_names
-from proctor.report.stored import StoredRun, recompute
+from proctor.report.stored import StoredRun, check_own_gate, recompute
 from proctor.report.stored import load_run as _load_run
 from proctor.session.run import RunRequest, RunResult, run_session
 from proctor.util import argtypes
@@ -198,10 +198,15 @@ def load_run(path: str | Path) -> StoredRun:
 def recompute_run(path: str | Path, config: str | Path | None = None) -> SuiteRecord:
     """A stored run's aggregate recomputed from its trials (with the gate of ``config`` when
     given), as ``proctor report`` computes it: of a run still running, the figures of the
-    trials so far with exit code 75 (``ExitCode.STILL_RUNNING``, no verdict yet)."""
+    trials so far with exit code 75 (``ExitCode.STILL_RUNNING``, no verdict yet). Without
+    ``config``, a ConfigError for a run whose own A/B gate names a condition it neither ran
+    nor planned, as ``proctor report`` refuses it (the gate could only fail)."""
     given = _path(config, "proctor.recompute_run()", "config") if config is not None else None
     folder = _run_folder(path, "proctor.recompute_run()")
-    return as_of_now(*recompute(folder, given))
+    run, suite = recompute(folder, given)
+    if given is None:  # (a config's gate is checked as its file is read)
+        check_own_gate(suite, run.records, run.cells)
+    return as_of_now(run, suite)
 
 
 def parse_transcript(path: str | Path, agent: str | None = None) -> Trajectory:

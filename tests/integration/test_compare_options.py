@@ -309,3 +309,94 @@ def test_a_gate_report_refuses_is_refused_by_compare_in_its_sentence(
     resolved.unlink()
     chosen = proctor("compare", str(run), "--json")
     assert chosen.code == 0 and json.loads(chosen.out)["pairFrom"] == "chosen", chosen.err
+
+
+def test_recompute_run_refuses_a_gate_naming_a_condition_the_run_lacks_as_report_does(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """`proctor.recompute_run(RUN)` of a run whose resolved.json's gate names a condition it
+    neither ran nor planned returned a failed gate (exit code 1, "no complete pair"), where
+    `proctor report RUN` refuses it (exit 2); it now raises the ConfigError of report's
+    sentence. Another file's gate, as `config`, is taken."""
+    import json
+
+    import proctor as api
+
+    make_case("one", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    resolved = run / "resolved.json"
+    data = json.loads(resolved.read_text())
+    data["gate"]["ab"] = {"treatment": "treatment", "baseline": "control"}
+    resolved.write_text(json.dumps(data))
+    reported = proctor("report", str(run))
+    assert reported.code == 2, reported.err
+    with pytest.raises(api.ConfigError) as refused:
+        api.recompute_run(run)
+    assert f"proctor: error: {refused.value}\n" == reported.err
+    config = tmp_path / "gate.json"
+    config.write_text('{"gate": {"ab": {"treatment": "treatment", "baseline": "baseline"}}}')
+    assert api.recompute_run(run, config=config).ab_gate is not None
+
+
+def test_compare_help_says_where_each_side_comes_from() -> None:
+    """`compare --help` told only what happens with neither side named: both named, one
+    named, neither, each is said, and the rule without a gate."""
+    from click.testing import CliRunner
+
+    from proctor.cli.compare import command
+
+    shown = " ".join(CliRunner().invoke(command, ["--help"]).output.split())
+    assert (
+        "Both named, that pair is compared; one named, the other is the run's A/B gate's (its "
+        "other condition when the one named is the gate's); neither, the gate's two, as "
+        "`proctor report` compares them. Without a gate, a side not named is chosen: the pair "
+        "most cases ran together, `baseline` or `default` as the baseline."
+    ) in shown, shown
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("{not json", "not a readable JSON file"), ('{"schemaVersion": 99}', "schemaVersion 99")],
+    ids=["not-json", "newer-schema"],
+)
+def test_both_sides_named_over_a_plan_that_does_not_read_say_so_in_a_note(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, text: str, said: str
+) -> None:
+    """Both sides named, the gate is not read, and neither is a run's plan that does not
+    read: `compare` listed none of the repeats a stopped run planned and never ran, saying
+    nothing, when its resolved.json was not JSON, and refused (exit 2) one of a newer schema.
+    Both are now compared on the trials that ran, a note saying the plan was not read and
+    what is left out."""
+    import json
+    import shutil
+
+    config = {"conditions": {"control": {}, "variant": {}}, "repeats": 2}
+    make_case("x", config=config, plan=PLAN)
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 0
+    (run,) = out.glob("run-*")
+    for side in ("control", "variant"):  # stopped before repeat 2 of either side started
+        shutil.rmtree(run / "trials" / "x" / "scripted" / side / "2")
+    manifest = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**manifest, "interrupted": True}))
+    both = ("--treatment", "variant", "--baseline", "control")
+    planned = proctor("compare", str(run), "--json", *both)
+    assert planned.code == 0 and len(planned.json()["incomplete"]) == 1, planned.err
+    assert "it holds the run's plan" not in planned.err
+    resolved = run / "resolved.json"
+    resolved.write_text(text)
+    compared = proctor("compare", str(run), "--json", *both)
+    assert compared.code == 0, compared.err
+    assert compared.json()["incomplete"] == []
+    notes = [line for line in compared.err.splitlines() if "it holds the run's plan" in line]
+    assert len(notes) == 1, compared.err
+    assert notes[0].startswith(f"proctor: note: {resolved}: ") and said in notes[0]
+    assert notes[0].endswith(
+        "; it holds the run's plan: the trials the run planned that have no record (not run, "
+        "or their trial.json removed) are left out, not listed as incomplete pairs nor counted "
+        "as infra-errors"
+    ), notes[0]
+    # One side named, the gate is read: refused, as before.
+    assert proctor("compare", str(run), "--treatment", "variant").code == 2

@@ -75,8 +75,11 @@ def command(
     With --treatment/--baseline, or with more than two RUNs, the runs' trials are read as one
     sample set (repeats numbered on from run to run) and its conditions are compared: the A/B
     summary, bucket slices and complete and incomplete pairs per task across result sets.
-    Neither named, a run with an A/B gate has the gate's two conditions compared, as `proctor
-    report` compares them. Reads stored trial.json files only; nothing is re-run.
+    Both named, that pair is compared; one named, the other is the run's A/B gate's (its
+    other condition when the one named is the gate's); neither, the gate's two, as `proctor
+    report` compares them. Without a gate, a side not named is chosen: the pair most cases
+    ran together, `baseline` or `default` as the baseline. Reads stored trial.json files only;
+    nothing is re-run.
     """
     from proctor.errors import ConfigError
     from proctor.models.ab import HandMark
@@ -105,6 +108,7 @@ def command(
     notes: list[str] = []
     marks: list[HandMark] = []
     stored: list[StoredRun] = []  # each run read, as read
+    plans: dict[Path, list[tuple[str, str, str, int]]] = {}  # each run's plan, read once
 
     def load_records(path: Path) -> list[Any]:
         # Compact read-only stand-ins, read one at a time (a fifth of the memory: two runs of
@@ -118,7 +122,10 @@ def command(
             _refuse_if_starting(path, exc)
             raise
         # A trial of a finished run whose record is gone counts as an infra-error, as in report.
-        lost = missing_of(path, records, notes)
+        # A plan that does not read (its gate not read: both sides named, or a run after the
+        # first) is said in a note: the trials it planned and never ran would be left out.
+        plans[path] = planned_cells(path, notes)
+        lost = missing_of(path, records, notes, plans[path])
         if labels is None:
             records += [compact(r) for r in lost]
         else:  # relabelled at once: a task whose every record is lost is still one of the run's
@@ -174,7 +181,7 @@ def command(
 
         per_run = [load_records(run) for run in runs]
         check_no_trial_twice(runs, per_run)
-        matrices = [planned_cells(run) for run in runs]
+        matrices = [plans[run] for run in runs]
         taken = {getattr(sides, side) for side in from_gate}  # the gate's conditions taken
         _check_named(treatment, baseline, per_run, matrices, gated=gated, taken=taken)
         records = pooled(per_run, matrices) if len(runs) > 1 else per_run[0]

@@ -113,7 +113,7 @@ def command(
     from proctor.report.progress import as_of_now, still_running, stopped_short_notes
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
-    from proctor.report.stored import config_gate, recompute
+    from proctor.report.stored import check_own_gate, config_gate, recompute
     from proctor.session.repeats import runs_order_note
     from proctor.util.masking import mask
 
@@ -349,34 +349,6 @@ def check_foreign_output(
                 "gate it ran under; give --force to write it there, or an --output FILE "
                 "outside the run folder"
             )
-
-
-def check_own_gate(
-    suite: SuiteRecord,
-    records: list[Any],
-    cells: list[tuple[str, str, str, int]],
-    pooled: bool = False,
-) -> None:
-    """A ConfigError (exit 2) for a run whose own A/B gate (its ``resolved.json``'s
-    ``gate.ab``, the first run's of several) names a condition the runs neither ran nor
-    planned (a ``resolved.json`` edited by hand, or of another run): the gate could only fail
-    for want of a pair, which would read as a regression; `proctor compare RUN` refuses it
-    alike. A condition planned and never reached is gated on, and fails."""
-    from proctor.errors import ConfigError
-    from proctor.report.ab.choose import gate_missing
-
-    ab = suite.gate.ab
-    if ab is None:
-        return
-    names = {r.condition for r in records} | {cell[2] for cell in cells}
-    said = gate_missing(
-        (ab.treatment, ab.baseline), names, "the first run's" if pooled else "the run's"
-    )
-    if said is not None:
-        raise ConfigError(
-            f"{said}, so it could only fail; `proctor report RUN --config FILE` applies "
-            "another file's gate"
-        )
 
 
 def refuse_early(

@@ -472,14 +472,17 @@ def missing_records(
 
 
 def missing_of(
-    run_dir: Path, records: Sequence[TrialRecord], notes: list[str]
+    run_dir: Path,
+    records: Sequence[TrialRecord],
+    notes: list[str],
+    planned: Sequence[TrialKey] | None = None,
 ) -> list[TrialRecord]:
     """:func:`missing_records` of a run folder whose records were read by the caller (as
     :func:`load_run` adds them): a stand-in infra-error for each trial its finished run planned
-    that has no record."""
+    (``planned``, when the caller read it: see :func:`planned_cells`) that has no record."""
     paths = RunPaths(run_dir)
     manifest = _optional(paths.run_json, RunManifest, notes)
-    return missing_records(paths, manifest, {_key(r) for r in records}, None, notes)
+    return missing_records(paths, manifest, {_key(r) for r in records}, planned, notes)
 
 
 def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
@@ -494,14 +497,57 @@ def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
     return with_process(StoredRun(paths, records, manifest, suite=suite))
 
 
-def planned_cells(run_dir: Path) -> list[tuple[str, str, str, int]]:
-    """The trials a stored run planned (see :attr:`StoredRun.cells`); none when its
-    ``resolved.json`` cannot be read (the reader of the records says so already)."""
+def planned_cells(run_dir: Path, notes: list[str] | None = None) -> list[tuple[str, str, str, int]]:
+    """The trials a stored run planned (see :attr:`StoredRun.cells`); none without its
+    ``resolved.json`` (a run not yet planned), or when that file does not read. Given
+    ``notes``, a ``resolved.json`` that is there and does not read (not JSON, not valid, of a
+    newer proctor's schema) is said in them, with what is left out for want of the plan (its
+    trials that have no record: never run, or their trial.json removed). Without ``notes``,
+    one that is not JSON or not valid gives none (the reader of the records says so already)
+    and one of a newer schema raises its SchemaVersionError."""
+    path = RunPaths(run_dir).resolved_json
     try:
-        resolved = read_record(RunPaths(run_dir).resolved_json, ResolvedRecord)
-    except ConfigError:
+        resolved = read_record(path, ResolvedRecord)
+    except (ConfigError, SchemaVersionError) as exc:
+        if notes is None:
+            if isinstance(exc, SchemaVersionError):
+                raise
+        elif path.exists():
+            notes.append(
+                f"{exc}; it holds the run's plan: the trials the run planned that have no "
+                "record (not run, or their trial.json removed) are left out, not listed as "
+                "incomplete pairs nor counted as infra-errors"
+            )
         return []
     return StoredRun(RunPaths(run_dir), [], resolved=resolved).cells
+
+
+def check_own_gate(
+    suite: SuiteRecord,
+    records: Iterable[TrialRecord],
+    cells: Iterable[tuple[str, str, str, int]],
+    pooled: bool = False,
+) -> None:
+    """A ConfigError (exit 2) for a run whose own A/B gate (its ``resolved.json``'s
+    ``gate.ab``, the first run's of several) names a condition the runs neither ran nor
+    planned (a ``resolved.json`` edited by hand, or of another run): the gate could only fail
+    for want of a pair, which would read as a regression; `proctor compare RUN` refuses it
+    alike, and so does :func:`proctor.recompute_run` of the run without a ``config``. A
+    condition planned and never reached is gated on, and fails."""
+    from proctor.report.ab.choose import gate_missing
+
+    ab = suite.gate.ab
+    if ab is None:
+        return
+    names = {r.condition for r in records} | {cell[2] for cell in cells}
+    said = gate_missing(
+        (ab.treatment, ab.baseline), names, "the first run's" if pooled else "the run's"
+    )
+    if said is not None:
+        raise ConfigError(
+            f"{said}, so it could only fail; `proctor report RUN --config FILE` applies "
+            "another file's gate"
+        )
 
 
 def config_gate(config: Path) -> Gate | None:
