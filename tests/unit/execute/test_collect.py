@@ -202,6 +202,24 @@ def test_each_ask_user_question_pairs_with_its_own_answer_by_text(reverse: bool)
     ]
 
 
+GEMINI_DISMISSED = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/transcripts/gemini-dismissed/tmp/workspace/chats"
+    / "session-2026-12-07T14-49-df75785f.jsonl"
+)
+
+
+def test_the_record_of_a_dismissed_ask_user_picker_pairs_with_its_questions_answer() -> None:
+    """Gemini CLI's ask_user picker dismissed (Esc) at its first question: the question's
+    record pairs with that question's answer event (the refusal's text), as a refused
+    AskUserQuestion's does."""
+    trajectory = parse_gemini_chat(GEMINI_DISMISSED)
+    merge_questions(trajectory, [_record(Question("Which color?", ["Red", "Blue"]), "Esc", "rule")])
+    policies = [(e.text, e.policy) for e in trajectory.events if isinstance(e, AnswerEvent)]
+    refusal = "[Operation Cancelled] Reason: User denied execution."
+    assert policies == [(refusal, "rule"), (refusal, None)]
+
+
 def test_ask_user_questions_read_otherwise_on_screen_pair_in_order() -> None:
     """Lines whose question is not the transcript's (read off a screen otherwise) take the
     answer events of the questions asked in order."""

@@ -60,3 +60,31 @@ def test_the_plain_reader_gives_the_same_events() -> None:
 )
 def test_answers_are_found_by_index(output: str, given: list[str | None]) -> None:
     assert ask_user_answers(2, output) == given
+
+
+DISMISSED = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures/transcripts/gemini-dismissed/tmp/workspace/chats"
+    / "session-2026-12-07T14-49-df75785f.jsonl"
+)
+"""Gemini CLI 0.61 on the scripted model, in its TUI: an ``ask_user`` call of two questions
+whose picker was dismissed with Esc (status ``cancelled``), the turn then cancelled."""
+
+
+def test_a_dismissed_call_answers_each_of_its_questions_with_the_refusal() -> None:
+    """As Claude Code's refused AskUserQuestion does: its result a denial, and an answer
+    event for each question with the result's text, so a record of each pairs with one."""
+    events = parse_gemini_chat(DISMISSED).events
+    call = next(e for e in events if e.type == "tool_call")
+    refusal = next(e for e in events if e.type == "tool_result" and e.id == call.id)
+    assert (refusal.output, refusal.denied, refusal.is_error) == (
+        "[Operation Cancelled] Reason: User denied execution.",
+        True,
+        False,
+    )
+    kinds = [e.type for e in events if getattr(e, "id", None) == call.id]
+    assert kinds == ["tool_call", "question", "question", "tool_result", "answer", "answer"]
+    answers = [e.text for e in events if e.type == "answer"]
+    assert answers == [refusal.output, refusal.output]
+    plain = parse_gemini_chat_plain(DISMISSED).events
+    assert [e["text"] for e in plain if e["type"] == "answer"] == answers

@@ -21,9 +21,10 @@ completed (the call and its result share the entry; a call still pending has no 
 ``isError`` is ``status == "error"``, or a shell output whose ``Exit Code:`` is not 0 (the
 status stays ``success`` then); null for a command moved to the background, whose end a later
 process listing may tell (see :mod:`proctor.transcripts.gemini.background`). An ``ask_user``
-call gives a ``question`` event for each of its ``questions``, and its ``success`` result an
-``answer`` event for each, in the same order: the answer its output holds under the question's
-index (see :func:`.records.ask_user_answers`). ``cancelled`` (the
+call gives a ``question`` event for each of its ``questions``, and its ``success`` or refused
+result an ``answer`` event for each, in the same order: the answer its output holds under the
+question's index (see :func:`.records.ask_user_answers`), else the output (a refusal's, for each
+question, as Claude Code's are). ``cancelled`` (the
 user refused), policy refusals and calls a ``BeforeTool`` hook refused are denials (see
 :mod:`.records`). ``error`` messages are ``api_error``; ``info`` and ``warning`` are known
 ``other`` events. A subagent's chat records no entry for a call to a tool that subagent is not
@@ -415,7 +416,7 @@ class _Events:
                 self.add(
                     "tool_result", ts, id=started, output=summary, isError=failed, denied=False
                 )
-        if kind == "question" and status == "success":
+        if kind == "question" and (status == "success" or denied):
             self.answered(call_id, output, ts)
 
     def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
@@ -426,9 +427,11 @@ class _Events:
             self.add("question", ts, id=call_id, text=text, options=options)
 
     def answered(self, call_id: str, output: str, ts: str | None) -> None:
-        """An ``answer`` event for each question of a question call that succeeded, in the
-        order asked: the answer its output holds under the question's index (see
-        :func:`~.records.ask_user_answers`), else the output itself."""
+        """An ``answer`` event for each question of a question call that succeeded or was
+        refused, in the order asked: the answer its output holds under the question's index
+        (see :func:`~.records.ask_user_answers`), else the output itself (a refused call's,
+        ``[Operation Cancelled] Reason: User denied execution.`` when the picker was dismissed
+        with Esc, answers each of its questions, its result's ``denied`` saying so)."""
         for given in ask_user_answers(self.questions.pop(call_id, 1), output):
             self.add("answer", ts, id=call_id, text=(given or output)[:TEXT_CAP])
 
