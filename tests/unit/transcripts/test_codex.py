@@ -528,6 +528,37 @@ def test_each_question_of_a_request_user_input_call_has_its_own_answer(
     ]
     given = [e.text for e in events.events if e.type == "answer" and e.id == "q"]
     assert given == [text or said for text in texts]
+    # Answered: a success, though the output states no exit code.
+    assert results(events.events)["q"] == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("said", "outcome"),
+    [
+        ('{"answers": {"color": {"answers": ["Blue"]}}}', (False, False)),
+        ("request_user_input is unavailable in Default mode", (True, False)),
+        # A sentence, or JSON that is not the answers object: its outcome is not known.
+        ("request_user_input was cancelled before receiving a response", (None, False)),
+        ('{"answers": ["Blue"]}', (None, False)),
+        ("aborted by user", (False, True)),
+    ],
+)
+def test_a_request_user_input_result_is_a_success_when_it_holds_the_answers(
+    said: str, outcome: tuple[bool | None, bool | None]
+) -> None:
+    """Codex writes no ``success`` with a function call's output, and this one states no
+    exit code: the answers object it writes for a call answered is what says it succeeded.
+    A command's output of the same shape stays unknown (no exit code)."""
+    t = parse_codex_lines(
+        [
+            call("q", "request_user_input", questions=ASKED),
+            output("q", said),
+            call("c", cmd="cat answers.json"),
+            output("c", '{"answers": {"color": {"answers": ["Blue"]}}}'),
+        ]
+    )
+    assert results(t.events)["q"] == outcome
+    assert results(t.events)["c"] == (None, False)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,9 @@ followed (see the transcript reference, §2):
 * A ``request_user_input`` call gives a ``question`` event for each of its ``questions``, and
   its result, when neither an error nor a refusal, an ``answer`` event for each, in the same
   order: the answers its output holds under the question's ``id`` (see :func:`_answers`).
+  Its output states no exit code, and Codex does not write the ``success`` it gives the model
+  with it: an output that is the answers object (the only one a call answered gives) is a
+  success (``isError`` false), one that says the tool is unavailable an error.
 * Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
   cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
   ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
@@ -120,12 +123,11 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _answers(ids: list[str | None], output: str) -> list[str | None]:
-    """What a ``request_user_input`` call's output says was answered to each of its questions
-    (their ``id``s, in order): Codex writes ``{"answers": {"<id>": {"answers": ["Blue"]}}}``,
-    the labels chosen (and a note typed, ``user_note: …``) under each question's id, given
-    here joined by ``, ``; None for a question it holds none for, and for every question when
-    the output is not such an object."""
+def _response(output: str) -> dict[str, Any] | None:
+    """The answers of a ``request_user_input`` call's output when it is the response Codex
+    writes for a call answered, ``{"answers": {"<id>": {"answers": ["Blue"]}}}`` (its
+    RequestUserInputResponse, the only output of a call that succeeded: each failure is a
+    sentence, ``request_user_input is unavailable in Default mode``); else None."""
     said = None
     if output.lstrip().startswith("{"):
         try:
@@ -133,7 +135,17 @@ def _answers(ids: list[str | None], output: str) -> list[str | None]:
         except (ValueError, RecursionError):
             said = None
     answers = said.get("answers") if isinstance(said, dict) else None
-    if not isinstance(answers, dict):
+    return answers if isinstance(answers, dict) else None
+
+
+def _answers(ids: list[str | None], output: str) -> list[str | None]:
+    """What a ``request_user_input`` call's output says was answered to each of its questions
+    (their ``id``s, in order): Codex writes ``{"answers": {"<id>": {"answers": ["Blue"]}}}``,
+    the labels chosen (and a note typed, ``user_note: …``) under each question's id, given
+    here joined by ``, ``; None for a question it holds none for, and for every question when
+    the output is not such an object (see :func:`_response`)."""
+    answers = _response(output)
+    if answers is None:
         return [None] * len(ids)
     given = []
     for question in ids:
@@ -418,6 +430,8 @@ class _Parser:
         question = call_id in self.questions
         if question and not denied and "unavailable" in text[:200].lower():
             is_error = True
+        elif question and not denied and is_error is None and _response(text) is not None:
+            is_error = False  # answered: the output no failure of the call writes
         if is_error is None and text.startswith((UNSUPPORTED_CALL, PATCH_REFUSED)):
             is_error = True  # a call of a tool Codex does not have, or a patch it refused
         is_error, denied = status_after(denied, is_error, after)
