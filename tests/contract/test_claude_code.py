@@ -491,3 +491,52 @@ def test_a_call_with_two_questions_draws_two_pickers_then_a_review(
     assert answers == [(call["id"], r["answer"], r["policy"]) for r in records]
     raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
     assert '"Which size should the button be?":"Large"' in raw
+
+
+def test_the_agents_numbered_list_above_the_pickers_is_not_read_as_their_entries(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The agent's own numbered list, still on screen above the pickers and the review, is
+    none of their entries: each picker is answered once, with its call's id, and the review is
+    submitted."""
+    require_cli(AGENT)
+
+    def asked(text: str, header: str, options: list[str]) -> dict[str, Any]:
+        labels = [{"label": o, "description": o} for o in options]
+        return {"question": text, "header": header, "options": labels, "multiSelect": False}
+
+    plan = {
+        "turns": [
+            {"say": "Here is the plan:\n\n1. Add a button\n2. Style it\n3. Test it"},
+            {"ask": "Which color should the button be?", "options": ["Red", "Blue"]},
+            {"say": "Next:\n\n1. Pick a size\n2. Write it down"},
+            {
+                "tool": "AskUserQuestion",
+                "input": {
+                    "questions": [
+                        asked("Which size should the button be?", "size", ["Small", "Large"]),
+                        asked("Which font should the button use?", "font", ["Serif", "Sans"]),
+                    ]
+                },
+            },
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT,
+        plan,
+        mode="interactive",
+        qna="```rules\n(?i)colou?r => Red\n(?i)size => Large\n(?i)font => Sans\n```\n",
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    records = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(r["question"], r["answer"]) for r in records] == [
+        ("Which color should the button be?", "Red"),
+        ("Which size should the button be?", "Large"),
+        ("Which font should the button use?", "Sans"),
+    ]
+    calls = [e["id"] for e in out["events"] if e["type"] == "tool_call"]
+    assert all(r.get("toolCallId") in calls for r in records), records
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
+    assert '"Which color should the button be?"="Red"' in raw.replace('\\"', '"')
+    assert '"Which font should the button use?":"Sans"' in raw

@@ -14,7 +14,7 @@ import pytest
 
 from proctor.agents.protocol import AgentState, Launch, LaunchContext, Question, Terminal
 from proctor.agents.scripted import ScriptedAgent
-from proctor.agents.terminal import option_index
+from proctor.agents.terminal import answer_picker, option_index
 from proctor.discover.qna import parse_qna_rules
 from proctor.drive.policy import AnswerPolicy
 from proctor.drive.terminal_driver import TerminalDriver
@@ -245,3 +245,34 @@ def test_a_turn_cut_short_keeps_the_screen_it_showed(tmp_path: Path) -> None:
         driver.close()
     assert "working on it" in driver.log.screen
     assert b"working on it" in driver.log.terminal
+
+
+class StuckPickerAgent(ScriptedAgent):
+    """The scripted agent, answering as a picker whose cursor cannot be read does."""
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[Any], question: Question, text: str
+    ) -> bool:
+        return answer_picker(terminal, question.options, text, lambda s: None, lambda s: question)
+
+
+def test_an_answer_the_picker_did_not_take_is_recorded_once_and_unanswered(
+    tmp_path: Path,
+) -> None:
+    """A picker whose cursor proctor could not move is not taken as answered: the question is
+    recorded once, unanswered, saying why, and the turn ends there (not at the trial's
+    timeout, with a record for every look at the picker)."""
+    plan = {"turns": [{"ask": "Run rm -rf build?", "options": ["Yes, proceed", "No, stop"]}]}
+    driver = start(tmp_path, plan, "```rules\n(?i)rm => No, stop\n```\n", StuckPickerAgent())
+    try:
+        driver.start()
+        driver.deadline = time.monotonic() + 5
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "unanswered", outcome
+    assert (
+        outcome.detail == 'the answer "No, stop" was not chosen: the cursor did not reach its entry'
+    )
+    [record] = driver.log.questions
+    assert (record.answer, record.policy, record.reason) == (None, "abort", outcome.detail)

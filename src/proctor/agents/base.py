@@ -148,7 +148,8 @@ class AgentAdapter(Generic[S]):
     def answer(self, terminal: Terminal, launch: Launch[S], question: Question, text: str) -> bool:
         """Answer the pending question with ``text`` (an option's label or free text). False,
         with nothing sent, when ``text`` names none of a picker's options and it takes no free
-        text."""
+        text. Raises :class:`~proctor.agents.protocol.NotChosen` when the picker did not take
+        an answer that names one of its entries."""
         self.send_message(terminal, launch, text)
         return True
 

@@ -53,6 +53,11 @@ class Terminal(Protocol):
         ...
 
 
+class NotChosen(Exception):
+    """A picker's answer that names one of its entries was not taken: the cursor did not reach
+    the entry, or the picker was still on screen after Enter. The message says which."""
+
+
 @dataclass(frozen=True)
 class Question:
     """A question the agent asked: a picker, a permission prompt, or text ending its turn."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from proctor.agents.protocol import Terminal
+from proctor.agents.protocol import NotChosen, Terminal
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 UP, DOWN, ENTER = "\x1b[A", "\x1b[B", "\r"
@@ -265,11 +265,21 @@ def answer_picker(
     on_screen: Callable[[str], object | None],
     seconds: float = ECHO_WAIT_SEC,
 ) -> bool:
-    """:func:`choose` the option, then wait (at most ``seconds``) until the dialog is gone
-    (``on_screen(screen)`` is None). False, with no key pressed, when the answer names none of
-    the options (:func:`option_index`)."""
+    """:func:`choose` the option, then wait (at most ``seconds``) until the dialog is gone or
+    another took its place (``on_screen(screen)`` is None or differs: the next question of the
+    call). False, with no key pressed, when the answer names none of the options
+    (:func:`option_index`). Raises :class:`NotChosen` when the cursor did not reach the option,
+    or the same dialog was still on screen ``seconds`` after Enter."""
     if option_index(options, answer) is None:
         return False
-    choose(terminal, options, answer, cursor)
-    wait_for(terminal, lambda screen: on_screen(screen) is None, seconds)
+    before = on_screen(terminal.screen_text())
+    if not choose(terminal, options, answer, cursor):
+        raise NotChosen("the cursor did not reach its entry")
+
+    def gone(screen: str) -> bool:
+        shown = on_screen(screen)
+        return shown is None or shown != before
+
+    if not wait_for(terminal, gone, seconds):
+        raise NotChosen(f"the picker was still on screen {seconds:g} s after Enter")
     return True

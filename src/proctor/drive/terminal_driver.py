@@ -8,7 +8,7 @@ import time
 from typing import Any, BinaryIO
 
 from proctor.agents.base import AgentAdapter
-from proctor.agents.protocol import Launch, Question
+from proctor.agents.protocol import Launch, NotChosen, Question
 from proctor.drive.budget import BudgetWatch
 from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.drive.policy import AnswerPolicy
@@ -116,7 +116,8 @@ class TerminalDriver:
     def _answer_pending(self, session: PtySession, message: str) -> bool | TurnOutcome:
         """When the agent waits on a question nobody answered (an earlier ``send`` returned
         ``unanswered``), ``message`` is the answer: the same turn goes on. An ``unanswered``
-        outcome when ``message`` names none of the picker's options."""
+        outcome when ``message`` names none of the picker's options or the picker did not
+        take it."""
         state = self.adapter.state(session, self.launch)
         if state.kind != "question":
             return False
@@ -134,8 +135,9 @@ class TerminalDriver:
             tool_call_id=question.id,
             reason="the conversation's next message answered it",
         )
-        if not self.adapter.answer(session, self.launch, question, message):
-            return self._not_an_option(record, question)
+        failed = self._give(session, question, record, message)
+        if failed is not None:
+            return failed
         self.log.record(record)
         self.answered = state.question
         self._note_still(session, question, state.question, 1)
@@ -151,8 +153,9 @@ class TerminalDriver:
         if record.answer is None:
             self.log.record(record)
             return TurnOutcome("unanswered", question=question)
-        if not self.adapter.answer(session, self.launch, question, record.answer):
-            return self._not_an_option(record, question)
+        failed = self._give(session, question, record, record.answer)
+        if failed is not None:
+            return failed
         self.log.record(record)
         self.answered = index
         self._note_still(session, question, index, 1)
@@ -176,9 +179,13 @@ class TerminalDriver:
         then its record says the answer did not take and the turn ends ``unanswered``."""
         record = self.log.questions[-1]
         if times < SAME_QUESTION_ANSWERS and record.answer is not None:
-            self.adapter.answer(session, self.launch, question, record.answer)
-            self._note_still(session, question, 0, times + 1)
-            return None
+            try:
+                self.adapter.answer(session, self.launch, question, record.answer)
+            except NotChosen:
+                pass  # (said below, once the tries are done)
+            else:
+                self._note_still(session, question, 0, times + 1)
+                return None
         answer = json.dumps(record.answer, ensure_ascii=False)
         detail = (
             f"the answer {answer} did not take: the question was still shown after {times} tries"
@@ -193,6 +200,23 @@ class TerminalDriver:
         self.still = None
         return TurnOutcome("unanswered", question=question, detail=detail)
 
+    def _give(
+        self, session: PtySession, question: Question, record: QuestionRecord, answer: str
+    ) -> TurnOutcome | None:
+        """Answer the question with ``answer`` (the record's); the ``unanswered`` outcome, with the
+        question recorded once as unanswered, when the picker did not take it (an answer that
+        names none of its options, or one the screen did not take: the picker is not answered
+        again at each look at it)."""
+        try:
+            if self.adapter.answer(session, self.launch, question, answer):
+                return None
+        except NotChosen as failure:
+            detail = (
+                f"the answer {json.dumps(answer, ensure_ascii=False)} was not chosen: {failure}"
+            )
+            return self._unanswered(record, question, detail)
+        return self._not_an_option(record, question)
+
     def _not_an_option(self, record: QuestionRecord, question: Question) -> TurnOutcome:
         """An answer that names none of a picker's options (``Deny`` on ``Yes, proceed`` and
         ``No, …``) chooses nothing: guessing one could approve what the policy refused. The
@@ -201,9 +225,14 @@ class TerminalDriver:
             f"the answer {json.dumps(record.answer, ensure_ascii=False)} is none of its options "
             f"({', '.join(json.dumps(o, ensure_ascii=False) for o in question.options)})"
         )
-        reason = f"{detail}; nothing was chosen"
+        return self._unanswered(record, question, detail, "; nothing was chosen")
+
+    def _unanswered(
+        self, record: QuestionRecord, question: Question, detail: str, more: str = ""
+    ) -> TurnOutcome:
+        """Record the question unanswered, ``detail`` (and ``more``) its reason."""
         self.log.record(
-            record.model_copy(update={"answer": None, "policy": "abort", "reason": reason})
+            record.model_copy(update={"answer": None, "policy": "abort", "reason": detail + more})
         )
         return TurnOutcome("unanswered", question=question, detail=detail)
 

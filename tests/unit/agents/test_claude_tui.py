@@ -4,6 +4,7 @@ turn is closed in the transcript."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -13,8 +14,13 @@ import pytest
 
 from proctor.agents.claude_code import adapter as adapter_module
 from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
-from proctor.agents.claude_code.tui import cursor, question_on_screen
-from proctor.agents.protocol import Launch, Question
+from proctor.agents.claude_code.tui import (
+    answers_review,
+    cursor,
+    picker_entries,
+    question_on_screen,
+)
+from proctor.agents.protocol import Launch, NotChosen, Question
 from proctor.agents.terminal import DOWN, ENTER, UP
 from proctor.util import jsonl
 
@@ -406,3 +412,109 @@ def test_the_review_of_a_calls_answers_is_submitted(tmp_path: Path, at: int) -> 
     assert question_on_screen(terminal.screen_text()) is None
     state = ClaudeCode().state(terminal, launch)  # type: ignore[arg-type]
     assert (state.kind, terminal.at, terminal.closed) == ("working", 0, True)
+
+
+SCREENS = Path(__file__).parents[2] / "fixtures" / "screens"
+
+
+def _screen(name: str) -> str:
+    """A screen of Claude Code 2.1.197 on the scripted model: the agent said a numbered list
+    (``1. Add a button``…), then asked."""
+    return (SCREENS / f"claude-code-2.1.197-{name}.txt").read_text()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "entries", "at"),
+    [
+        ("picker-below-a-list", "Which color should the button be?", ["Red", "Blue"], 0),
+        ("picker-on-type-something", "Which color should the button be?", ["Red", "Blue"], 2),
+        ("picker-of-two-below-a-list", "Which size should the button be?", ["Small", "Large"], 1),
+    ],
+)
+def test_the_agents_numbered_list_above_a_picker_is_none_of_its_entries(
+    name: str, text: str, entries: list[str], at: int
+) -> None:
+    screen = _screen(name)
+    assert question_on_screen(screen) == Question(text, entries)
+    assert picker_entries(screen) == [*entries, "Type something.", "Chat about this"]
+    assert cursor(screen) == at
+
+
+def test_the_review_below_a_list_has_the_cursor_on_submit() -> None:
+    screen = _screen("review-below-a-list")
+    assert answers_review(screen) and question_on_screen(screen) is None
+    assert cursor(screen) == 0
+    assert (
+        cursor(screen.replace("❯ 1. Submit", "  1. Submit").replace("  2. Cancel", "❯ 2. Cancel"))
+        == 1
+    )
+
+
+class ScreenTerminal(PickerTerminal):
+    """A saved screen with the ``❯`` cursor drawn on entry ``at`` of its dialog (the entries
+    below its header row); Up stops at the first entry, as Claude Code's review does; the keys
+    sent are kept. Enter closes it unless ``stuck``."""
+
+    def __init__(self, screen: str, at: int, stuck: bool = False) -> None:
+        super().__init__()
+        self.lines, self.at, self.stuck, self.keys = screen.splitlines(), at, stuck, []
+        header = max(i for i, line in enumerate(self.lines) if "☐" in line or "☒" in line)
+        self.rows = [
+            i for i, line in enumerate(self.lines) if i > header and re.match(r"^[❯ ] \d+\. ", line)
+        ]
+
+    def screen_text(self) -> str:
+        if self.closed:
+            return "working…"
+        lines = list(self.lines)
+        for n, row in enumerate(self.rows):
+            lines[row] = ("❯" if n == self.at else " ") + lines[row][1:]
+        return "\n".join(lines)
+
+    def write(self, text: str) -> None:
+        self.keys.append(text)
+        if text == UP:
+            self.at = max(0, self.at - 1)
+        elif text == DOWN:
+            self.at = min(len(self.rows) - 1, self.at + 1)
+        elif text == ENTER:
+            self.closed = not self.stuck
+        else:
+            self.typed += text
+
+
+@pytest.mark.parametrize(("at", "keys"), [(0, [ENTER]), (1, [UP, ENTER])])
+def test_the_review_below_a_list_is_submitted(tmp_path: Path, at: int, keys: list[str]) -> None:
+    """The cursor on ``Submit answers`` is read as on it: Enter alone submits (an Up first
+    would be a key the review does not need)."""
+    launch, _ = _launch(tmp_path)
+    terminal = ScreenTerminal(_screen("review-below-a-list"), at)
+    state = ClaudeCode().state(terminal, launch)  # type: ignore[arg-type]
+    assert (state.kind, terminal.keys, terminal.closed) == ("working", keys, True)
+
+
+@pytest.mark.parametrize("answer", ["Red", "Blue", "Green, like the logo"])
+def test_a_picker_below_the_agents_list_is_answered(tmp_path: Path, answer: str) -> None:
+    launch, _ = _launch(tmp_path)
+    terminal = ScreenTerminal(_screen("picker-below-a-list"), 0)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    assert ClaudeCode().answer(terminal, launch, question, answer)  # type: ignore[arg-type]
+    at = {"Red": 0, "Blue": 1}.get(answer, 2)
+    assert (terminal.at, terminal.closed, terminal.keys[-1]) == (at, True, ENTER)
+
+
+def test_a_picker_still_on_screen_after_enter_is_not_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Enter that the picker did not take: the answer is not taken as given (the driver then
+    records the question once, unanswered, rather than answer it again at every look)."""
+    monkeypatch.setattr(adapter_module, "ECHO_WAIT_SEC", 0.1)
+    launch, _ = _launch(tmp_path)
+    terminal = ScreenTerminal(_screen("picker-below-a-list"), 0, stuck=True)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    with pytest.raises(NotChosen, match="still on screen"):
+        ClaudeCode().answer(terminal, launch, question, "Blue")  # type: ignore[arg-type]
+    assert launch.state.answered_asks == set()
+

@@ -7,7 +7,9 @@
   transcript closes a finished turn a moment after its Stop hook ran (a ``turn_duration``
   system line); ``/exit`` sent before that loses the turn's closing lines.
 * **Questions**: pickers and permission prompts, numbered options with the ``❯`` cursor on one
-  of them under the question line, complete once ``Esc to cancel`` is drawn; the question's full
+  of them under the question line, complete once ``Esc to cancel`` is drawn. Their entries are
+  read from the dialog alone (:func:`_entries`): a numbered list the agent wrote above it, still
+  on screen, is none of them. The question's full
   text and id come from the transcript's pending ``AskUserQuestion`` call, which the CLI writes
   a moment after it draws the picker (the adapter waits for it, briefly). The
   AskUserQuestion picker draws two entries of its own after the agent's options: ``Type
@@ -77,13 +79,11 @@ class TranscriptTurns:
 
 
 def cursor(screen: str) -> int | None:
-    """Index of the option the ``❯`` cursor is on, among the numbered option lines."""
-    options = [line for line in screen.splitlines() if _OPTION.match(line)]
-    for i, line in enumerate(options):
-        match = _OPTION.match(line)
-        if match and match.group(1):
-            return i
-    return None
+    """Index of the entry the ``❯`` cursor is on, among the entries of the picker, prompt or
+    review it is in (:func:`_entries`): a numbered list the agent wrote above it is none of
+    them."""
+    found = _entries(screen.splitlines())
+    return found.cursor if found else None
 
 
 def input_ready(screen: str) -> bool:
@@ -95,38 +95,81 @@ def input_ready(screen: str) -> bool:
     )
 
 
-def _picker(screen: str) -> tuple[str, list[str]] | None:
-    """The question line and every numbered entry of a fully drawn picker or prompt."""
-    lines = screen.splitlines()
-    cursor_rows = [i for i, line in enumerate(lines) if (m := _OPTION.match(line)) and m.group(1)]
-    if not cursor_rows:
+@dataclass(frozen=True)
+class _Entries:
+    """The numbered entries of the dialog the ``❯`` cursor is in."""
+
+    start: int
+    """The row of its first entry."""
+    labels: list[str]
+    cursor: int
+    """Index of the entry the cursor is on."""
+    complete: bool
+    """Whether the dialog's ``Esc to cancel`` line is drawn below them."""
+
+
+def _number(line: str) -> int | None:
+    match = _OPTION.match(line)
+    return int(match.group(2)) if match else None
+
+
+def _entries(lines: list[str]) -> _Entries | None:
+    """The dialog the cursor is in: the last numbered line marked ``❯`` (the dialog is drawn at
+    the bottom of the screen; the user's own message above keeps its ``❯`` too) and the entries
+    numbered on from 1 around it, over their description lines and the rule drawn before
+    ``Chat about this``. A numbered list the agent wrote above the dialog is no part of it: it
+    is above the dialog's ``1.``, its question and its header."""
+    rows = [i for i, line in enumerate(lines) if (m := _OPTION.match(line)) and m.group(1)]
+    if not rows:
         return None
-    start = cursor_rows[0]
-    i = start
-    while i > 0 and (_OPTION.match(lines[i - 1]) or lines[i - 1].startswith("     ")):
+    at = rows[-1]
+    start = at
+    i = at
+    while (number := _number(lines[start])) is not None and number > 1 and i > 0:
         i -= 1
-        if _OPTION.match(lines[i]):
+        above = lines[i]
+        if _number(above) == number - 1:
             start = i
-    entries = []
+        elif _number(above) is not None or not _inside(above):
+            break
+    labels: list[str] = []
+    expected = _number(lines[start])
     complete = False
     for line in lines[start:]:
         match = _OPTION.match(line)
         if match:
-            entries.append(match.group(3).strip())
+            if int(match.group(2)) != expected:
+                break
+            labels.append(match.group(3).strip())
+            expected = (expected or 0) + 1
         elif "Esc to cancel" in line:
             complete = True
             break
-        elif line.strip() and not line.startswith((" ", "─")):
+        elif not _inside(line):
             break
-    if not complete:
+    cursor = sum(1 for line in lines[start:at] if _OPTION.match(line))
+    return _Entries(start, labels, cursor, complete)
+
+
+def _inside(line: str) -> bool:
+    """A line that may come between a dialog's entries: a description (indented), a blank
+    one, or the rule above ``Chat about this``."""
+    return not line.strip() or line.startswith((" ", "─"))
+
+
+def _picker(screen: str) -> tuple[str, list[str]] | None:
+    """The question line and every numbered entry of a fully drawn picker or prompt."""
+    lines = screen.splitlines()
+    found = _entries(lines)
+    if found is None or not found.complete:
         return None
     text = ""
-    for line in reversed(lines[:start]):
+    for line in reversed(lines[: found.start]):
         stripped = line.strip("│╭╮╰╯─ ").strip()
         if stripped:
             text = stripped
             break
-    return text, entries
+    return text, found.labels
 
 
 def agent_options(entries: list[str]) -> list[str]:
@@ -169,8 +212,11 @@ def answers_review(screen: str) -> bool:
     the cursor on ``1. Submit answers`` (or ``2. Cancel``). It has no ``Esc to cancel`` line,
     so it is no picker of :func:`question_on_screen`."""
     lines = screen.splitlines()
-    return any(REVIEW in line for line in lines) and any(
-        (m := _OPTION.match(line)) is not None and m.group(3) == SUBMIT for line in lines
+    found = _entries(lines)
+    return (
+        found is not None
+        and found.labels[:1] == [SUBMIT]
+        and any(REVIEW in line for line in lines[: found.start])
     )
 
 
