@@ -49,7 +49,8 @@ class JsonlTail:
     def __init__(self, path: Path, copy: Path | None = None) -> None:
         self.path = path
         self.copy = copy
-        """Where every byte read is appended too (the CLI may delete its file on exit)."""
+        """Where every byte read is appended too (the CLI may delete its file on exit); a file
+        read again from its start is copied over it, so the copy holds the file as it is."""
         self.offset = 0
         self.partial = b""
         self.inode: int | None = None
@@ -72,8 +73,8 @@ class JsonlTail:
         except OSError:
             return []
         self.offset += len(chunk)
-        if self.copy is not None and chunk:
-            with open(self.copy, "ab") as out:
+        if self.copy is not None and (chunk or self.restarted):
+            with open(self.copy, "wb" if self.restarted else "ab") as out:
                 out.write(chunk)
         data = self.partial + chunk
         *lines, self.partial = data.split(b"\n")

@@ -4,6 +4,7 @@ turn is closed in the transcript."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -518,3 +519,16 @@ def test_a_picker_still_on_screen_after_enter_is_not_answered(
         ClaudeCode().answer(terminal, launch, question, "Blue")  # type: ignore[arg-type]
     assert launch.state.answered_asks == set()
 
+
+def test_a_transcript_replaced_has_its_turns_counted_anew(tmp_path: Path) -> None:
+    """A transcript rewritten whole (renamed over the old): the closed and interrupted turns
+    are the new file's, not both files' added up."""
+    launch, transcript = _launch(tmp_path)
+    closing = json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n"
+    transcript.write_text(closing)
+    assert ClaudeCode.await_closed_turns(launch, wait=0)
+    replacement = tmp_path / "new.jsonl"
+    replacement.write_text(closing * 2)
+    os.replace(replacement, transcript)
+    ClaudeCode.await_closed_turns(launch, wait=0)
+    assert launch.state.turns.closed == 2

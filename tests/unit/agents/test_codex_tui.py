@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -225,3 +226,19 @@ def test_a_plain_yes_or_no_chooses_the_option_that_approves_or_refuses(
     agent's request takes it, not leave the prompt unanswered."""
     options = ["Allow once", "Allow for this session", "No, suggest changes (esc)"]
     assert option_index(options, answer) == index
+
+
+def test_a_rollout_replaced_is_counted_anew(tmp_path: Path) -> None:
+    """A rollout rewritten whole (renamed over the old): its turns are those of the new file,
+    not the old file's and the new one's added up."""
+    home = tmp_path / ".codex"
+    rollout = home / "sessions" / "rollout-2026-11-29T15-40-00-0190-abc.jsonl"
+    rollout.parent.mkdir(parents=True)
+    end = _line("event_msg", {"type": "task_complete"})
+    rollout.write_text(end)
+    watch = tui.RolloutWatch(home)
+    assert watch.poll() == 1
+    replacement = rollout.with_name("new.jsonl")
+    replacement.write_text(end + end)
+    os.replace(replacement, rollout)
+    assert watch.poll() == 2

@@ -63,7 +63,8 @@ def is_turn_closed(record: dict[str, object]) -> bool:
 
 @dataclass
 class TranscriptTurns:
-    """Counts interrupted and closed turns in the transcript as it grows."""
+    """Counts interrupted and closed turns in the transcript as it grows (anew when the file is
+    cut shorter or replaced)."""
 
     tail: JsonlTail | None = None
     interrupted: int = 0
@@ -73,7 +74,10 @@ class TranscriptTurns:
         if self.tail is None and transcript is not None and transcript.is_file():
             self.tail = JsonlTail(transcript)
         if self.tail is not None:
-            for record in self.tail.new_records():
+            records = self.tail.new_records()
+            if self.tail.restarted:  # a rewritten transcript: its records are counted anew
+                self.interrupted = self.closed = 0
+            for record in records:
                 self.interrupted += is_interruption(record)
                 self.closed += is_turn_closed(record)
 

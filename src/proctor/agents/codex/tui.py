@@ -145,7 +145,8 @@ TURN_END_EVENTS = frozenset({"task_complete", "turn_aborted"})
 
 @dataclass
 class RolloutWatch:
-    """Counts finished turns in the session's rollout as it grows."""
+    """Counts finished turns in the session's rollout as it grows (anew when the file is cut
+    shorter or replaced)."""
 
     codex_home: Path
     tail: JsonlTail | None = None
@@ -163,7 +164,10 @@ class RolloutWatch:
     def poll(self) -> int:
         if self.rollout() is None or self.tail is None:
             return 0
-        for record in self.tail.new_records():
+        records = self.tail.new_records()
+        if self.tail.restarted:  # a rewritten rollout: its turns are counted anew
+            self.turns = 0
+        for record in records:
             payload = record.get("payload")
             if not isinstance(payload, dict):
                 continue
