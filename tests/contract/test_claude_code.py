@@ -493,6 +493,39 @@ def test_a_call_with_two_questions_draws_two_pickers_then_a_review(
     assert '"Which size should the button be?":"Large"' in raw
 
 
+def test_a_multiple_choice_picker_ticks_each_option_named(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """An AskUserQuestion question with ``multiSelect`` draws checkboxes: an answer naming two
+    options, comma-separated, ticks both and submits; the call's result holds both labels,
+    joined as Claude Code joins them."""
+    require_cli(AGENT)
+    labels = [{"label": o, "description": o.lower()} for o in ("Cheese", "Ham", "Olives")]
+    question = {
+        "question": "Which toppings do you want?",
+        "header": "toppings",
+        "options": labels,
+        "multiSelect": True,
+    }
+    plan = {
+        "turns": [
+            {"tool": "AskUserQuestion", "input": {"questions": [question]}},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT, plan, mode="interactive", qna="```rules\n(?i)toppings => Cheese, Olives\n```\n"
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    records = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(r["question"], r["options"], r["answer"]) for r in records] == [
+        ("Which toppings do you want?", ["Cheese", "Ham", "Olives"], "Cheese, Olives")
+    ]
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
+    assert '"Which toppings do you want?":"Cheese, Olives"' in raw
+
+
+
 def test_the_agents_numbered_list_above_the_pickers_is_not_read_as_their_entries(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:

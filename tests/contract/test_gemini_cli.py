@@ -474,3 +474,48 @@ def test_a_background_check_killed_by_a_signal_has_no_outcome(
     process = out["trial"]["process"]
     assert [c["outcome"] for c in process["checks"]] == ["unknown"]
     assert process["verified"] is False
+
+
+ASK_MANY = {
+    "turns": [
+        {
+            "tool": "ask_user",
+            "input": {
+                "questions": [
+                    {
+                        "question": "Which toppings?",
+                        "header": "Toppings",
+                        "type": "choice",
+                        "multiSelect": True,
+                        "options": [
+                            {"label": "Cheese", "description": "c"},
+                            {"label": "Ham", "description": "h"},
+                            {"label": "Olives", "description": "o"},
+                        ],
+                    }
+                ]
+            },
+        },
+        {"say": "Done."},
+    ]
+}
+"""A multiple-choice ``ask_user`` question (checkboxes, ``All of the above``, ``Done``)."""
+
+
+def test_ask_user_multiple_choice_ticks_each_option_named(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """An answer naming two options, comma-separated, ticks both and chooses ``Done``: the
+    chat file's answer holds the two labels, as Gemini CLI joins them."""
+    require_cli(AGENT)
+    rules = "```rules\n(?i)which toppings => Cheese, Olives\n```\n"
+    out = run_cli(AGENT, ASK_MANY, mode="interactive", qna=rules, top=YOLO)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(q["question"], q["options"], q["answer"]) for q in asked] == [
+        ("Which toppings?", ["Cheese", "Ham", "Olives"], "Cheese, Olives")
+    ]
+    chat = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '{\\"answers\\":{\\"0\\":\\"Cheese, Olives\\"}}' in chat
+    assert trial["exitCode"] == 0

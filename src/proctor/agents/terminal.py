@@ -189,6 +189,27 @@ def option_index(options: list[str], answer: str) -> int | None:
     return None
 
 
+def option_indices(options: list[str], answer: str) -> list[int] | None:
+    """The options a multiple-choice answer names, in the options' order: the one option whose
+    label is the whole answer (a label may hold a comma), else the option each comma-separated
+    part names, as :func:`option_index` reads a part (``Cheese, olives`` means ``Cheese`` and
+    ``Olives``; ``1, 3`` the first and the third). None when the answer, or any part of it,
+    names none of the options: nothing is guessed for it."""
+    wanted = answer.strip().lower()
+    for i, label in enumerate(options):
+        if label.strip().lower() == wanted:
+            return [i]
+    found: set[int] = set()
+    for part in answer.split(","):
+        if not part.strip():
+            continue
+        index = option_index(options, part.strip())
+        if index is None:
+            return None
+        found.add(index)
+    return sorted(found) or None
+
+
 def _begins_with_word(label: str, word: str) -> bool:
     """Whether ``label`` is ``word`` or begins with it as a whole word (``no, stop``, not
     ``nope``)."""
@@ -254,6 +275,38 @@ def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorRe
             time.monotonic() + KEY_WAIT_SEC,
         ):
             return True
+    return True
+
+
+TickReader = Callable[[str], frozenset[int] | None]
+
+
+def tick(
+    terminal: Terminal, targets: list[int], count: int, cursor: CursorReader, ticked: TickReader
+) -> bool:
+    """Leave exactly the entries ``targets`` ticked on a multiple-choice picker (of ``count``
+    entries the cursor moves over): the cursor is moved onto each target and each entry shown
+    ticked, and Enter toggles one whose box is not as it should be, sent again while the box
+    does not change. ``ticked(screen)`` reads the ticked entries drawn (None when the picker is
+    gone). False when an entry could not be reached or toggled."""
+    now = ticked(terminal.screen_text())
+    if now is None:
+        return False
+    for index in sorted(set(targets) | now):
+        if not move_cursor(terminal, index, count, cursor):
+            return False
+        want = index in targets
+
+        def right(i: int = index, w: bool = want) -> bool:
+            return (i in (ticked(terminal.screen_text()) or ())) == w
+
+        for _ in range(KEY_TRIES):
+            if right():
+                break
+            terminal.write(ENTER)
+            terminal.wait_until(right, time.monotonic() + KEY_WAIT_SEC)
+        if not right():
+            return False
     return True
 
 

@@ -18,8 +18,10 @@ from proctor.agents.claude_code.adapter import ClaudeCode, ClaudeSession
 from proctor.agents.claude_code.tui import (
     answers_review,
     cursor,
+    multi_picker,
     picker_entries,
     question_on_screen,
+    submit_focused,
 )
 from proctor.agents.protocol import Launch, NotChosen, Question
 from proctor.agents.terminal import DOWN, ENTER, UP
@@ -532,3 +534,96 @@ def test_a_transcript_replaced_has_its_turns_counted_anew(tmp_path: Path) -> Non
     os.replace(replacement, transcript)
     ClaudeCode.await_closed_turns(launch, wait=0)
     assert launch.state.turns.closed == 2
+
+
+def _captured(name: str) -> str:
+    """A screen captured from Claude Code 2.1.197 on the scripted model (an AskUserQuestion
+    question with ``multiSelect``: Cheese, Ham, Olives)."""
+    return (SCREENS / f"claude-code-2.1.197-ask-{name}.txt").read_text()
+
+
+def test_a_multiple_choice_picker_is_read_with_its_checkboxes() -> None:
+    """Its options are the checkbox entries' labels, without ``Type something``, wherever the
+    cursor is; a ticked box is read as ticked; the cursor on ``Submit`` is on no entry."""
+    for name in ("multi", "multi-ticked"):
+        question = question_on_screen(_captured(name))
+        assert question == Question("Which toppings do you want?", ["Cheese", "Ham", "Olives"])
+    fresh, ticked = multi_picker(_captured("multi")), multi_picker(_captured("multi-ticked"))
+    assert fresh is not None and (fresh.ticked, fresh.cursor) == (frozenset(), 0)
+    assert ticked is not None and (ticked.ticked, ticked.cursor) == (frozenset({0}), 2)
+    on_submit = multi_picker(_captured("multi-submit"))
+    assert on_submit is not None and (on_submit.ticked, on_submit.cursor) == ({0, 2}, None)
+    assert submit_focused(_captured("multi-submit"))
+    assert not submit_focused(_captured("multi-ticked"))
+    assert multi_picker(PICKER) is None, "a single choice has no checkboxes"
+
+
+class MultiTerminal:
+    """The captured multiple-choice picker: Up and Down move the cursor over its four entries
+    and ``Submit``, Enter toggles an entry's box, or submits on ``Submit``."""
+
+    def __init__(self) -> None:
+        self.at, self.ticks, self.submitted, self.keys = 0, set[int](), False, []
+        self.title, self.eof, self.bytes_read = "", False, 0
+
+    def screen_text(self) -> str:
+        if self.submitted:
+            return "Ready to submit your answers?\n❯ 1. Submit answers\n  2. Cancel"
+        lines = []
+        for line in _captured("multi").splitlines():
+            label = line.lstrip("❯ ")
+            number = label.split(".", 1)[0]
+            if number.isdigit() and "[ ]" in label:
+                index = int(number) - 1
+                box = "[✔]" if index in self.ticks else "[ ]"
+                line = ("❯ " if index == self.at else "  ") + label.replace("[ ]", box)
+            elif label == "Submit":
+                line = ("❯    " if self.at == 4 else "     ") + label
+            lines.append(line)
+        return "\n".join(lines)
+
+    def write(self, text: str) -> None:
+        self.keys.append(text)
+        if text == DOWN:
+            self.at = min(self.at + 1, 4)
+        elif text == UP:
+            self.at = max(self.at - 1, 0)
+        elif text == ENTER and self.at == 4:
+            self.submitted = True
+        elif text == ENTER:
+            self.ticks ^= {self.at}
+
+    def pump(self, timeout: float) -> bool:
+        return True
+
+    def wait_until(self, predicate: object, deadline: float) -> bool:
+        return bool(predicate())  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(
+    ("answer", "ticks"),
+    [("Cheese, Olives", {0, 2}), ("olives,cheese", {0, 2}), ("Ham", {1}), ("1, 3", {0, 2})],
+)
+def test_a_multiple_choice_answer_ticks_each_option_named_then_submits(
+    tmp_path: Path, answer: str, ticks: set[int]
+) -> None:
+    terminal = MultiTerminal()
+    launch, _ = _launch(tmp_path)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    assert ClaudeCode().answer(terminal, launch, question, answer)
+    assert (terminal.ticks, terminal.submitted) == (ticks, True)
+
+
+@pytest.mark.parametrize("answer", ["Pineapple", "Cheese, Pineapple"])
+def test_a_multiple_choice_answer_naming_no_option_presses_nothing(
+    tmp_path: Path, answer: str
+) -> None:
+    """An answer that names none of the options (or a part that names none) chooses nothing:
+    the driver records it as none of its options."""
+    terminal = MultiTerminal()
+    launch, _ = _launch(tmp_path)
+    question = question_on_screen(terminal.screen_text())
+    assert question is not None
+    assert not ClaudeCode().answer(terminal, launch, question, answer)
+    assert terminal.keys == []

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proctor.agents.codex import interactive_permissions, tui
-from proctor.agents.terminal import option_index
+from proctor.agents.terminal import option_index, option_indices
 from proctor.errors import AgentError
 from proctor.util.jsonl import JsonlTail
 
@@ -242,3 +242,24 @@ def test_a_rollout_replaced_is_counted_anew(tmp_path: Path) -> None:
     replacement.write_text(end + end)
     os.replace(replacement, rollout)
     assert watch.poll() == 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "indices"),
+    [
+        ("Red, Blue", [0, 2]),
+        ("blue,red", [0, 2]),
+        ("Yes, and more", [3]),
+        ("3, 1", [0, 2]),
+        ("Red, Red", [0]),
+        ("Red, Purple", None),
+        ("Purple", None),
+        (" , ", None),
+    ],
+)
+def test_a_multiple_choice_answer_names_each_option_by_commas(
+    answer: str, indices: list[int] | None
+) -> None:
+    """Comma-separated parts, each read as a single choice's answer is; a label holding a
+    comma is taken whole; a part that names no option refuses the answer."""
+    assert option_indices(["Red", "Green", "Blue", "Yes, and more"], answer) == indices

@@ -10,7 +10,11 @@ import pyte
 import pytest
 
 from proctor.agents.gemini_cli import approval_args, reported_usage, tui
+from proctor.agents.gemini_cli.adapter import GeminiCli, GeminiSession
+from proctor.agents.protocol import Launch, Question
+from proctor.agents.terminal import DOWN, ENTER, UP
 from proctor.errors import AgentError
+from tests.unit.agents.test_gemini_left_out import _launch as _left_out_launch
 
 WIDTH = 160
 READY_TITLE = "◇  Ready (workspace)"
@@ -412,3 +416,140 @@ def test_a_multiple_choice_description_that_starts_with_a_number_is_no_entry() -
     picker = tui.ask_user_on_screen(picker_screen(question, entries))
     assert picker is not None and picker.multi
     assert (picker.text, picker.options) == ("Which toppings?", ["Cheese", "Ham"])
+
+
+MULTI = [("Cheese", "c"), ("Ham", "h"), ("Olives", "o"), (tui.ASK_ALL, "Select all options")]
+
+
+class MultiTerminal:
+    """Gemini CLI's multiple-choice picker as captured (``multi-three``): Cheese, Ham, Olives,
+    ``All of the above``, the entry for an answer of one's own and ``Done``, three entries
+    shown at a time. Up and Down move the cursor (the list scrolls to keep it shown), Enter
+    toggles an entry's box, or answers on ``Done``."""
+
+    def __init__(self) -> None:
+        self.at, self.top, self.ticks, self.keys = 0, 0, set[int](), list[str]()
+        self.answered: str | None = None
+        self.title, self.eof, self.bytes_read = "", False, 0
+
+    def _items(self) -> list[list[str]]:
+        items = []
+        for i, (label, note) in enumerate(MULTI):
+            ticked = i in self.ticks or (i == 3 and self.ticks >= {0, 1, 2})
+            cursor = "●" if self.at == i else " "
+            items.append([f"{cursor} {i + 1}. [{'x' if ticked else ' '}] {label}", f"{'':9}{note}"])
+        items.append([f"{'●' if self.at == 4 else ' '} 5. [ ] Enter a custom value"])
+        items.append([f"{'●' if self.at == 5 else ' '}  Done", "   Finish selection"])
+        return items
+
+    def screen_text(self) -> str:
+        if self.answered is not None:
+            return "✦ Done."
+        lines = captured("multi-three").splitlines()
+        up = next(i for i, line in enumerate(lines) if tui.unbox(line) == "▲")
+        down = next(i for i, line in enumerate(lines) if tui.unbox(line) == "▼")
+        shown = [row for item in self._items()[self.top : self.top + 3] for row in item]
+        boxed = [f"│ {row}".ljust(len(lines[up - 1]) - 1) + "│" for row in shown]
+        return "\n".join([*lines[: up + 1], *boxed, *lines[down:]])
+
+    def write(self, text: str) -> None:
+        self.keys.append(text)
+        if text in (DOWN, UP):
+            self.at = (self.at + (1 if text == DOWN else -1)) % 6
+            self.top = min(max(self.top, self.at - 2), self.at)
+        elif text == ENTER and self.at == 5:
+            labels = [MULTI[i][0] for i in sorted(self.ticks)]
+            self.answered = ", ".join(labels)
+        elif text == ENTER and self.at == 3:
+            self.ticks = set() if self.ticks >= {0, 1, 2} else {0, 1, 2}
+        elif text == ENTER and self.at < 3:
+            self.ticks ^= {self.at}
+
+    def pump(self, timeout: float) -> bool:
+        return True
+
+    def wait_until(self, predicate: object, deadline: float) -> bool:
+        return bool(predicate())  # type: ignore[operator]
+
+
+def _listed(screen: str) -> list[str]:
+    """The lines of the picker's list, ``▲`` to ``▼``."""
+    lines = [tui.unbox(line) for line in screen.splitlines()]
+    return lines[lines.index("▲") : lines.index("▼") + 1]
+
+
+def test_the_fake_multiple_choice_picker_draws_as_gemini_cli_does() -> None:
+    """Control: the fake draws the captured screens' lists for the same state."""
+    terminal = MultiTerminal()
+    for name, at, top, ticks in [
+        ("three", 2, 0, set()),
+        ("ticked", 2, 0, {0, 2}),
+        ("custom", 4, 2, set()),
+        ("done", 5, 3, set()),
+    ]:
+        terminal.at, terminal.top, terminal.ticks = at, top, ticks
+        assert _listed(terminal.screen_text()) == _listed(captured(f"multi-{name}")), name
+    assert terminal.screen_text().splitlines()[-1] == captured("multi-three").splitlines()[-1]
+
+
+def test_a_multiple_choice_list_is_read_with_done_ticks_and_scroll() -> None:
+    """``Done`` (unnumbered, its description under it) ends the list: drawn, the picker is
+    still read, and the cursor on it is past every numbered entry; ticked boxes are read by
+    their entries' numbers, wherever the list has scrolled to."""
+    done = tui.ask_user_on_screen(captured("multi-done"))
+    assert done is not None and done.multi and done.done
+    assert (done.entries, done.first, done.cursor) == (
+        [tui.ASK_ALL, "Enter a custom value"],
+        3,
+        5,
+    )
+    assert tui.question_on_screen(captured("multi-done")) is not None
+    ticked = tui.ask_user_on_screen(captured("multi-ticked"))
+    assert ticked is not None and (ticked.ticked, ticked.cursor, ticked.done) == ({0, 2}, 2, False)
+    custom = tui.ask_user_on_screen(captured("multi-custom"))
+    assert custom is not None and (custom.first, custom.cursor) == (2, 4)
+
+
+def _gemini_launch(tmp_path: Path) -> Launch[GeminiSession]:
+    return _left_out_launch(tmp_path, "yolo", "interactive")
+
+
+def test_a_multiple_choice_question_is_read_whole_by_scrolling(tmp_path: Path) -> None:
+    """The list shows three entries at a time: the question's options are read by moving the
+    cursor down to ``Done`` and back up, nothing ticked."""
+    terminal = MultiTerminal()
+    question = GeminiCli().pending_question(terminal, _gemini_launch(tmp_path))
+    assert question == Question("Which toppings?", ["Cheese", "Ham", "Olives"])
+    assert ENTER not in terminal.keys and not terminal.ticks
+
+
+@pytest.mark.parametrize(
+    ("answer", "chosen"),
+    [
+        ("Cheese, Olives", "Cheese, Olives"),
+        ("olives, cheese", "Cheese, Olives"),
+        ("Ham", "Ham"),
+        ("Cheese, Ham, Olives", "Cheese, Ham, Olives"),
+        ("2, 3", "Ham, Olives"),
+    ],
+)
+def test_a_multiple_choice_answer_ticks_each_option_named_then_done(
+    tmp_path: Path, answer: str, chosen: str
+) -> None:
+    terminal = MultiTerminal()
+    launch = _gemini_launch(tmp_path)
+    question = GeminiCli().pending_question(terminal, launch)
+    assert question is not None
+    assert GeminiCli().answer(terminal, launch, question, answer)
+    assert terminal.answered == chosen
+
+
+@pytest.mark.parametrize("answer", ["Pineapple", "Cheese, Pineapple"])
+def test_a_multiple_choice_answer_naming_no_option_presses_nothing(
+    tmp_path: Path, answer: str
+) -> None:
+    terminal = MultiTerminal()
+    launch = _gemini_launch(tmp_path)
+    question = Question("Which toppings?", ["Cheese", "Ham", "Olives"])
+    assert not GeminiCli().answer(terminal, launch, question, answer)
+    assert terminal.keys == [] and terminal.answered is None

@@ -357,11 +357,16 @@ class ClaudeCode(RealCli[ClaudeSession]):
         self, terminal: Terminal, launch: Launch[ClaudeSession], question: Question, text: str
     ) -> bool:
         """Choose among every entry the picker draws, its own ``Type something.`` included: an
-        answer that is none of the agent's options is typed there."""
-        entries = tui.picker_entries(terminal.screen_text()) or question.options
-        chosen = keys.answer_picker(
-            terminal, entries, text, tui.cursor, tui.question_on_screen, ECHO_WAIT_SEC
-        )
+        answer that is none of the agent's options is typed there. A multiple-choice picker
+        ticks each option the answer names (:func:`_answer_multi`)."""
+        multi = tui.multi_picker(terminal.screen_text())
+        if multi is not None:
+            chosen = _answer_multi(terminal, multi, text)
+        else:
+            entries = tui.picker_entries(terminal.screen_text()) or question.options
+            chosen = keys.answer_picker(
+                terminal, entries, text, tui.cursor, tui.question_on_screen, ECHO_WAIT_SEC
+            )
         if chosen and question.id is not None:
             launch.state.answered_asks.add((question.id, question.text))
         return chosen
@@ -389,6 +394,40 @@ class ClaudeCode(RealCli[ClaudeSession]):
         if launch.transcript is None:
             return []
         return claude_session_files(launch.state.config_dir, launch.cwd, launch.transcript.stem)
+
+
+def _ticked(screen: str) -> frozenset[int] | None:
+    multi = tui.multi_picker(screen)
+    return None if multi is None else multi.ticked
+
+
+def _answer_multi(terminal: Terminal, multi: tui.MultiPicker, text: str) -> bool:
+    """Tick the options a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
+    Olives``), then move the cursor past ``Type something`` onto ``Submit`` and press Enter;
+    Claude Code records the labels ticked joined with ``, ``. False, with no key pressed, when
+    the answer names none of the options."""
+    targets = keys.option_indices(multi.options, text)
+    if targets is None:
+        return False
+    count = len(multi.options) + 1
+    if not keys.tick(terminal, targets, count, tui.multi_cursor, _ticked):
+        return True
+    if not keys.move_cursor(terminal, len(multi.options), count, tui.multi_cursor):
+        return True
+    for _ in range(keys.KEY_TRIES):
+        terminal.write(keys.DOWN)
+        if keys.wait_for(terminal, tui.submit_focused, keys.KEY_WAIT_SEC):
+            break
+    else:
+        return True
+    keys.wait_quiet(terminal)
+    for _ in range(keys.KEY_TRIES):
+        terminal.write(keys.ENTER)
+        if keys.wait_for(
+            terminal, lambda screen: not tui.submit_focused(screen), keys.KEY_WAIT_SEC
+        ):
+            break
+    return True
 
 
 def _submit_review(terminal: Terminal) -> None:

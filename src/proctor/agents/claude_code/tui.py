@@ -18,7 +18,9 @@
   an answer that is none of the options is typed into ``Type something.``. A call with several
   questions draws one picker per question (tabs along the top), then a review of the answers
   to submit (:func:`answers_review`), which proctor submits as it is; the call's one
-  ``tool_result`` holds every answer.
+  ``tool_result`` holds every answer. A question with ``multiSelect`` draws checkboxes
+  (:func:`multi_picker`): Enter ticks the entry under the cursor, ``Submit`` below the entries
+  submits.
 """
 
 from __future__ import annotations
@@ -196,7 +198,11 @@ def question_on_screen(screen: str) -> Question | None:
     """A picker or permission prompt: numbered options with the ``❯`` cursor on one of them,
     under the question line. Its options are the agent's: not the picker's own entries. A
     picker with entries of its own (``Type something.``) is AskUserQuestion's; one without is
-    a permission prompt."""
+    a permission prompt. A multiple-choice picker's options are the labels of its checkbox
+    entries (:func:`multi_picker`)."""
+    multi = multi_picker(screen)
+    if multi is not None:
+        return Question(text=multi.text, options=multi.options)
     picker = _picker(screen)
     if picker is None:
         return None
@@ -227,3 +233,65 @@ def answers_review(screen: str) -> bool:
 def shows_text(screen: str, probe: str) -> bool:
     """The input box holds the pasted message (or its ``[Pasted text]`` placeholder)."""
     return probe in screen or "Pasted text" in screen
+
+
+_BOXED = re.compile(r"^\s*(❯\s*)?(\d+)\.\s+\[(.)\]\s*(.*?)\s*$")
+"""An entry of a multiple-choice picker: its number, its checkbox (``[ ]``, ``[✔]`` once
+ticked), then its label (``❯ 1. [ ] Cheese``)."""
+MULTI_FREE_TEXT = "Type something"
+"""A multiple-choice picker's free-text entry (no full stop, unlike a single choice's)."""
+_SUBMIT_FOCUSED = re.compile(r"^\s*❯\s+(Submit|Next)\s*$")
+"""The multiple-choice picker's button under its entries, with the cursor on it."""
+
+
+@dataclass(frozen=True)
+class MultiPicker:
+    """An AskUserQuestion question with ``multiSelect``, fully drawn: each agent option with a
+    checkbox (``1. [ ] Cheese``, its description under it), then ``[ ] Type something``, an
+    unnumbered ``Submit`` (``Next`` when more questions follow) and, below a rule, ``Chat about
+    this``. Entries are told by their numbers, wherever the cursor is."""
+
+    text: str
+    """The question: the line above the first entry."""
+    options: list[str]
+    ticked: frozenset[int]
+    """Indexes of the entries whose box is ticked."""
+    cursor: int | None
+    """Index of the entry the ``❯`` is on; None when it is on none (``Submit``)."""
+
+
+def multi_picker(screen: str) -> MultiPicker | None:
+    """The multiple-choice picker on screen (entries drawn with checkboxes, numbered from 1,
+    ``Esc to cancel`` under them), else None."""
+    lines = screen.splitlines()
+    rows = [(i, m) for i, line in enumerate(lines) if (m := _BOXED.match(line))]
+    if not rows or int(rows[0][1][2]) != 1:
+        return None
+    if not any("Esc to cancel" in line for line in lines[rows[-1][0] :]):
+        return None
+    options: list[str] = []
+    ticked: set[int] = set()
+    cursor = None
+    for index, (_, match) in enumerate(rows):
+        if int(match[2]) != index + 1:
+            return None
+        if match[1]:
+            cursor = index
+        if match[3].strip():
+            ticked.add(index)
+        if match[4] == MULTI_FREE_TEXT:
+            break
+        options.append(match[4])
+    text = next((line.strip() for line in reversed(lines[: rows[0][0]]) if line.strip()), "")
+    return MultiPicker(text, options, frozenset(ticked), cursor)
+
+
+def multi_cursor(screen: str) -> int | None:
+    """Index of the multiple-choice picker's entry the ``❯`` is on."""
+    multi = multi_picker(screen)
+    return None if multi is None else multi.cursor
+
+
+def submit_focused(screen: str) -> bool:
+    """The cursor is on the multiple-choice picker's ``Submit`` (or ``Next``)."""
+    return any(_SUBMIT_FOCUSED.match(line) for line in screen.splitlines())

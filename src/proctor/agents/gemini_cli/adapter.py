@@ -287,6 +287,79 @@ def _type_answer(terminal: Terminal, picker: tui.AskUser, text: str) -> None:
     )
 
 
+MULTI_SCROLL_KEYS = 60
+"""The most arrow keys pressed to read a multiple-choice list whole."""
+
+
+def _multi_entries(terminal: Terminal) -> list[str] | None:
+    """Every numbered entry of the multiple-choice ``ask_user`` list on screen, read by moving
+    the cursor down until ``Done`` is drawn, then up until the first entry is (the list shows
+    a few entries at a time). None when the picker went away or its entries did not add up."""
+    seen: dict[int, str] = {}
+    done = False
+    for _ in range(MULTI_SCROLL_KEYS):
+        picker = tui.ask_user_on_screen(terminal.screen_text())
+        if picker is None or not picker.multi or picker.review:
+            return None
+        seen.update({picker.first + i: label for i, label in enumerate(picker.entries)})
+        done = done or picker.done
+        if done and 0 in seen:
+            break
+        keys.wait_quiet(terminal)
+        terminal.write(keys.UP if done else keys.DOWN)
+        keys.wait_for(
+            terminal,
+            lambda screen, b=picker.cursor: tui.ask_cursor(screen) not in (None, b),  # type: ignore[misc]
+            keys.KEY_WAIT_SEC,
+        )
+    else:
+        return None
+    if not seen or set(seen) != set(range(max(seen) + 1)):
+        return None
+    return [seen[i] for i in range(len(seen))]
+
+
+def _multi_options(entries: list[str]) -> list[str]:
+    """The agent's options among a multiple-choice list's entries: those before ``All of the
+    above`` (drawn for two options or more), else all but the last (an answer of one's own)."""
+    if tui.ASK_ALL in entries:
+        return entries[: entries.index(tui.ASK_ALL)]
+    return entries[:-1]
+
+
+def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], text: str) -> bool:
+    """Tick each option a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
+    Olives``), then move the cursor to ``Done`` (after ``All of the above`` and the entry for
+    an answer of one's own) and press Enter until the question leaves the screen; Gemini CLI
+    answers with the labels ticked joined with ``, ``. False, with no key pressed, when the
+    answer names none of the options."""
+    targets = keys.option_indices(options, text)
+    if targets is None:
+        return False
+    numbered = len(options) + (len(options) > 1) + 1
+
+    def ticked(screen: str) -> frozenset[int] | None:
+        shown = tui.ask_user_on_screen(screen)
+        if shown is None or not shown.multi:
+            return None
+        return frozenset(i for i in shown.ticked if i < len(options))
+
+    def still(screen: str) -> bool:
+        shown = tui.ask_user_on_screen(screen)
+        return shown is not None and shown.multi and shown.text == picker.text
+
+    if not keys.tick(terminal, targets, numbered + 1, tui.ask_cursor, ticked):
+        return True
+    if not keys.move_cursor(terminal, numbered, numbered + 1, tui.ask_cursor):
+        return True
+    keys.wait_quiet(terminal)
+    for _ in range(keys.KEY_TRIES):
+        terminal.write(keys.ENTER)
+        if keys.wait_for(terminal, lambda screen: not still(screen), keys.KEY_WAIT_SEC):
+            break
+    return True
+
+
 def _still_asks(screen: str, picker: tui.AskUser) -> bool:
     """Whether the ``ask_user`` picker still shows the question ``picker`` showed (with the
     same options; an option ticked or an answer being typed leaves it the same question)."""
@@ -474,7 +547,16 @@ class GeminiCli(RealCli[GeminiSession]):
     def pending_question(
         self, terminal: Terminal, launch: Launch[GeminiSession], deadline: float = math.inf
     ) -> Question | None:
-        return tui.question_on_screen(terminal.screen_text())
+        """The question on screen. A multiple-choice ``ask_user`` question's list scrolls: its
+        options are read whole by moving the cursor down to ``Done`` (and back up to the first
+        entry when it is not drawn), no entry ticked (:func:`_multi_entries`)."""
+        screen = terminal.screen_text()
+        picker = tui.ask_user_on_screen(screen)
+        if picker is not None and picker.multi and not picker.review:
+            entries = _multi_entries(terminal)
+            if entries is not None:
+                return Question(picker.text, _multi_options(entries))
+        return tui.question_on_screen(screen)
 
     def answer(
         self, terminal: Terminal, launch: Launch[GeminiSession], question: Question, text: str
@@ -484,7 +566,8 @@ class GeminiCli(RealCli[GeminiSession]):
         is none of the agent's options is typed into its last entry (an answer of one's own);
         a ``text`` question takes the answer typed. Once the last of several questions is
         answered, the review is submitted with Enter. A multiple-choice question (``(Select
-        all that apply)``) is not answered: False, nothing pressed."""
+        all that apply)``) ticks each option the answer names, then chooses ``Done``
+        (:func:`_answer_multi`)."""
         picker = tui.ask_user_on_screen(terminal.screen_text())
         if picker is None or picker.review:
             return keys.answer_picker(
@@ -494,7 +577,8 @@ class GeminiCli(RealCli[GeminiSession]):
             keys.wait_quiet(terminal)
             _type_answer(terminal, picker, text)
         elif picker.multi:
-            return False  # not answered: see the docstring
+            if not _answer_multi(terminal, picker, question.options, text):
+                return False
         else:
             entries = [*picker.options, keys.FREE_TEXT_ENTRY]
             target = keys.option_index(entries, text)
@@ -504,7 +588,8 @@ class GeminiCli(RealCli[GeminiSession]):
                 keys.choose(terminal, entries, text, tui.ask_cursor)
             elif keys.move_cursor(terminal, target, len(entries), tui.ask_cursor):
                 _type_answer(terminal, picker, text)
-        keys.wait_for(terminal, lambda screen: not _still_asks(screen, picker))
+        if not picker.multi:
+            keys.wait_for(terminal, lambda screen: not _still_asks(screen, picker))
         for _ in range(keys.KEY_TRIES):
             after = tui.ask_user_on_screen(terminal.screen_text())
             if after is None or not after.review:

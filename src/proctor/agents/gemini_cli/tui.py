@@ -23,7 +23,10 @@ Signals, as observed with Gemini CLI 0.61:
   footer (``Enter to select · … · Esc to cancel``) and the bottom border are drawn. A ``text``
   question shows an input (``> Enter your response``) instead of options; several questions
   show a tab row (``← □ Color │ □ Size │ ≡ Review →``) and, once each is answered, a review
-  (``Review your answers:`` … ``Enter to submit``).
+  (``Review your answers:`` … ``Enter to submit``). A multiple-choice question (``(Select all
+  that apply)``) draws checkboxes (``● 1. [ ] Cheese``, ``[x]`` once ticked), ``All of the
+  above``, the entry for an answer of one's own and an unnumbered ``Done`` (``●  Done``), a few
+  entries at a time (the list scrolls).
 * **Messages**: a bracketed paste, then Enter. Without the kitty keyboard protocol (pyte does not
   answer its query) Gemini takes an Enter within 40 ms of a paste as a newline, so Enter waits
   until the input shows the text and a little longer, and is repeated while the input still
@@ -62,7 +65,11 @@ ASK_REVIEW = "Review your answers:"
 ASK_MULTI = "(Select all that apply)"
 ASK_ALL = "All of the above"
 ASK_INPUT = "> "
-_CHECKBOX = re.compile(r"^\[[ x]\]\s*")
+_CHECKBOX = re.compile(r"^\[([ x])\]\s*")
+_DONE = re.compile(r"^(●| )  Done$")
+"""A multiple-choice picker's last entry, unnumbered, from the box's content column (``●  Done``),
+its description (``Finish selection``) under it."""
+ASK_DONE_NOTE = "Finish selection"
 _TICKED = re.compile(r"\s*✓$")
 """The mark after the option chosen (a question answered before, shown again)."""
 _SCROLL_MARKS = ("▲", "▼")
@@ -164,7 +171,14 @@ class AskUser:
     """The review of several answers (``Review your answers:``), waiting for Enter."""
     cursor: int | None = None
     """Index of the entry the ``●`` is on, from its number (the list scrolls: the first entry
-    drawn is not always the first); None when it is on none drawn."""
+    drawn is not always the first); None when it is on none drawn. A multiple-choice
+    question's ``Done``, after every numbered entry, has the index after theirs."""
+    first: int = 0
+    """Index of the first entry drawn (the list scrolls)."""
+    ticked: frozenset[int] = frozenset()
+    """Indexes of the entries drawn whose box is ticked (``[x]``, multiple-choice)."""
+    done: bool = False
+    """A multiple-choice question's ``Done`` is drawn: the entries drawn are the list's last."""
 
     @property
     def options(self) -> list[str]:
@@ -175,23 +189,25 @@ class AskUser:
         return self.entries[:-1]
 
 
-def _entry(line: str) -> tuple[bool, int, str] | None:
-    """(under the cursor, number, label) of a line of the picker's content that is one of its
-    entries (:data:`_ENTRY`); None for any other line."""
+def _entry(line: str) -> tuple[bool, int, str, bool] | None:
+    """(under the cursor, number, label, box ticked) of a line of the picker's content that is
+    one of its entries (:data:`_ENTRY`); None for any other line."""
     match = _ENTRY.match(line)
     if match is None:
         return None
     rest = match[4]
+    box = _CHECKBOX.match(rest)
     if rest.startswith(" "):
         label = rest
-    elif _CHECKBOX.match(rest):
+    elif box:
         label = _CHECKBOX.sub("", rest)
     else:
         return None  # a Markdown list item: one space after its number
-    return match[1] == "●", int(match[3]), _TICKED.sub("", label).strip()
+    ticked = box is not None and box[1] == "x"
+    return match[1] == "●", int(match[3]), _TICKED.sub("", label).strip(), ticked
 
 
-def _entries(body: list[str]) -> tuple[int, list[tuple[bool, int, str]]]:
+def _entries(body: list[str]) -> tuple[int, list[tuple[bool, int, str, bool]]]:
     """Where the picker's list starts in ``body`` (the content above the footer) and its
     entries: the last run of entry lines, with their descriptions and scroll marks between,
     numbered one after the other. The question (a numbered list in it too) is above that run,
@@ -200,7 +216,7 @@ def _entries(body: list[str]) -> tuple[int, list[tuple[bool, int, str]]]:
     while end > 0 and (not body[end - 1].strip() or body[end - 1].strip() in _SCROLL_MARKS):
         end -= 1
     start = end
-    found: list[tuple[bool, int, str]] = []
+    found: list[tuple[bool, int, str, bool]] = []
     for i in range(end - 1, -1, -1):
         line = body[i]
         entry = _entry(line)
@@ -261,7 +277,8 @@ def ask_user_on_screen(screen: str) -> AskUser | None:
         return AskUser("", [], review=True)
     if not stripped[footer].endswith(ASK_FOOTER):
         return None
-    start, found = _entries(body[:footer])
+    listed, on_done = _without_done(body[:footer]) if ASK_MULTI in stripped else (None, False)
+    start, found = _entries(body[:footer] if listed is None else listed)
     question = stripped[:start]
     inputs = [i for i, line in enumerate(question) if line.startswith(ASK_INPUT)]
     typed = not found and bool(inputs)
@@ -275,14 +292,31 @@ def ask_user_on_screen(screen: str) -> AskUser | None:
     multi = ASK_MULTI in question
     if multi:
         question = question[: len(question) - question[::-1].index(ASK_MULTI) - 1]
-    cursor = next((number - 1 for on, number, _ in found if on), None)
+    cursor = next((number - 1 for on, number, _, _ in found if on), None)
+    if on_done and found:
+        cursor = found[-1][1]
     return AskUser(
         "\n".join(question).strip(),
-        [label for _, _, label in found],
+        [label for _, _, label, _ in found],
         multi=multi,
         typed=typed,
         cursor=cursor,
+        first=found[0][1] - 1 if found else 0,
+        ticked=frozenset(number - 1 for _, number, _, ticked in found if ticked),
+        done=listed is not None,
     )
+
+
+def _without_done(body: list[str]) -> tuple[list[str] | None, bool]:
+    """A multiple-choice picker's content without its ``Done`` entry and that entry's
+    description, and whether the cursor is on it; (None, False) when ``Done`` is not drawn
+    (the list scrolls)."""
+    for i in range(len(body) - 1, -1, -1):
+        match = _DONE.match(body[i])
+        if match:
+            end = i + 2 if i + 1 < len(body) and body[i + 1].strip() == ASK_DONE_NOTE else i + 1
+            return body[:i] + body[end:], match[1] == "●"
+    return None, False
 
 
 def ask_cursor(screen: str) -> int | None:
