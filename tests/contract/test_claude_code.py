@@ -525,7 +525,6 @@ def test_a_multiple_choice_picker_ticks_each_option_named(
     assert '"Which toppings do you want?":"Cheese, Olives"' in raw
 
 
-
 def test_the_agents_numbered_list_above_the_pickers_is_not_read_as_their_entries(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:
