@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -235,64 +234,3 @@ def test_a_copy_in_a_folder_named_like_another_run_id_is_known_as_its_run_s(
     assert mended.code == 0, mended.err
     assert [f["failures"] for f in mended.json()["findings"]] == [1]
     assert mended.json()["copies"] == {first.name: first.name}
-
-
-@pytest.mark.parametrize(
-    ("edit", "said"),
-    [
-        (lambda first, second: {first: first, second: first},
-         "field 'runIds': runs '{first}' and '{second}' are given the same run id '{first}' "
-         "(expected each run folder's own, as its run.json gives it"),
-        (lambda first, second: {first: first, second: ""},
-         "field 'runIds': run '{second}' is given an empty run id (expected the run id its "
-         "run.json gives)"),
-        (lambda first, second: {first: first, second: 7},
-         "field 'runIds.{second}': expected a string, got 7"),
-    ],
-)  # fmt: skip
-def test_a_ledger_whose_run_ids_are_not_each_run_s_own_is_refused(
-    proctor: Run, make_case: MakeCase, tmp_path: Path, edit: Any, said: str
-) -> None:
-    """Two folders given one run id (a hand edit): the run whose id it is not would be
-    unknown, so a copy of it would be applied again (its failures counted twice), and a run of
-    that id taken for a copy and never applied."""
-    first = run_with(proctor, make_case, tmp_path, FAILING)
-    second = run_with(proctor, make_case, tmp_path, FAILING)
-    path = first.parent / "findings.json"
-    ledger = json.loads(path.read_text())
-    assert ledger["runIds"] == {first.name: first.name, second.name: second.name}
-    edited = json.dumps({**ledger, "runIds": edit(first.name, second.name)})
-    path.write_text(edited)
-    listed = proctor("findings", str(first.parent))
-    assert listed.code == 2, listed.err
-    (sentence,) = listed.err.strip().splitlines()  # one sentence, no traceback
-    assert sentence.startswith(
-        f"proctor: error: {path}: " + said.format(first=first.name, second=second.name)
-    ), listed.err
-    run_with(proctor, make_case, tmp_path, FAILING)
-    assert path.read_text() == edited  # a run leaves it as it is
-
-
-def test_a_ledger_of_schema_5_holding_a_run_and_its_copy_gives_the_id_to_one_of_them(
-    proctor: Run, make_case: MakeCase, tmp_path: Path
-) -> None:
-    """An older proctor applied a run and its copy (it did not know copies): both folders
-    give the run's id, which the ledger learns for the first only (the copy keeps its name),
-    so the ledger it writes still reads, and a later copy is known as the run's."""
-    first = run_with(proctor, make_case, tmp_path, FAILING)
-    results = first.parent
-    copy = results / f"{first.name}-copy"
-    shutil.copytree(first, copy)
-    ledger = json.loads((results / "findings.json").read_text())
-    del ledger["runIds"]
-    ledger.update(schemaVersion=5, runs=[first.name, copy.name])
-    (results / "findings.json").write_text(json.dumps(ledger))
-    assert proctor("findings", str(results)).code == 0
-    ledger = json.loads((results / "findings.json").read_text())
-    assert ledger["runIds"] == {first.name: first.name}
-    again = results / f"{first.name}-again"
-    shutil.copytree(first, again)
-    listed = proctor("findings", str(results), "--json")
-    assert listed.code == 0, listed.err
-    assert listed.json()["copies"] == {again.name: first.name}
-    assert f"{again}: a copy of the run {first.name}" in listed.err

@@ -150,7 +150,7 @@ class FindingsLedger(RecordModel):
     run_ids: dict[str, str] = {}
     """Run folder name → the run id its ``run.json`` gave when the run was applied: a copy of
     it found later is known as one even once that folder is removed or named like a run id
-    that is not its own. Each a folder's own: no two folders share one."""
+    that is not its own."""
     findings: list[Finding] = []
     """In the order they were first proposed."""
 
@@ -181,27 +181,6 @@ class FindingsLedger(RecordModel):
         if twice:
             raise ValueError(f"run {twice[0]!r} is listed twice (each run is applied once)")
         return runs
-
-    @field_validator("run_ids")
-    @classmethod
-    def _own_run_ids(cls, ids: dict[str, str]) -> dict[str, str]:
-        """One id to a run folder, none empty: two folders given the same id (a hand edit)
-        leave the run whose id it is not unknown, so a copy of it would be applied again, its
-        failures counted twice, and a run of the id taken for a copy and never applied."""
-        holder: dict[str, str] = {}
-        for run, run_id in ids.items():
-            if not run_id:
-                raise ValueError(
-                    f"run {run!r} is given an empty run id (expected the run id its run.json gives)"
-                )
-            if run_id in holder:
-                raise ValueError(
-                    f"runs {holder[run_id]!r} and {run!r} are given the same run id {run_id!r} "
-                    "(expected each run folder's own, as its run.json gives it: one of them is "
-                    "a copy of the other, or the id of one was edited)"
-                )
-            holder[run_id] = run
-        return ids
 
     @field_validator("interrupted_runs")
     @classmethod

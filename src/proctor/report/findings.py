@@ -297,8 +297,6 @@ def known_suites(results_dir: Path, ledger: FindingsLedger) -> FindingsLedger:
     The same value when nothing was learnt."""
     learnt: dict[str, str] = {}
     ids: dict[str, str] = {}
-    held = set(ledger.run_ids.values())  # (a run copied and applied by an older proctor:
-    # its id is the first folder's, the other keeps its name; see FindingsLedger.run_ids)
     for run in ledger.runs:
         if run in ledger.run_suites and run in ledger.run_ids:
             continue
@@ -306,9 +304,8 @@ def known_suites(results_dir: Path, ledger: FindingsLedger) -> FindingsLedger:
             manifest = read_record(RunPaths(results_dir / run).run_json, RunManifest)
         except (ConfigError, SchemaVersionError, OSError):
             continue  # gone or unreadable: its findings wait for a run to take them up
-        if run not in ledger.run_ids and manifest.run_id not in held:
+        if run not in ledger.run_ids:
             ids[run] = manifest.run_id
-            held.add(manifest.run_id)
         suite = run_suite(manifest, results_dir)
         if suite is not None and run not in ledger.run_suites:
             learnt[run] = suite
