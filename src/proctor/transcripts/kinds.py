@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 from typing import Any
 
@@ -63,6 +64,20 @@ def asked_questions(arguments: Any) -> list[dict[str, Any]]:
     listed = args.get("questions")
     asked = [q for q in listed if isinstance(q, dict)] if isinstance(listed, list) else []
     return asked or [args]
+
+
+def answers_in(output: str) -> dict[str, Any] | None:
+    """The ``answers`` object of a question tool's output written as JSON, ``{"answers":
+    {...}}`` (Gemini CLI's ``ask_user`` keys it by the question's index, Codex's
+    ``request_user_input`` by its id); None for any other output (a refusal's sentence)."""
+    said = None
+    if output.lstrip().startswith("{"):
+        try:
+            said = json.loads(output)
+        except (ValueError, RecursionError):
+            said = None
+    answers = said.get("answers") if isinstance(said, dict) else None
+    return answers if isinstance(answers, dict) else None
 
 
 def _question(asked: dict[str, Any]) -> tuple[str, list[str]]:

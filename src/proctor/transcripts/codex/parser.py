@@ -99,6 +99,7 @@ from proctor.transcripts.codex.shapes import (
 from proctor.transcripts.codex.unified_exec import UnifiedExec
 from proctor.transcripts.codex.usage import CodexUsage
 from proctor.transcripts.kinds import (
+    answers_in,
     asked_questions,
     codex_kind,
     patch_files,
@@ -128,14 +129,7 @@ def _response(output: str) -> dict[str, Any] | None:
     writes for a call answered, ``{"answers": {"<id>": {"answers": ["Blue"]}}}`` (its
     RequestUserInputResponse, the only output of a call that succeeded: each failure is a
     sentence, ``request_user_input is unavailable in Default mode``); else None."""
-    said = None
-    if output.lstrip().startswith("{"):
-        try:
-            said = json.loads(output)
-        except (ValueError, RecursionError):
-            said = None
-    answers = said.get("answers") if isinstance(said, dict) else None
-    return answers if isinstance(answers, dict) else None
+    return answers_in(output)
 
 
 def _answers(ids: list[str | None], output: str) -> list[str | None]:

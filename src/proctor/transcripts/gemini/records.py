@@ -10,6 +10,7 @@ from collections.abc import Container
 from typing import Any
 
 from proctor.transcripts.builder import token_count
+from proctor.transcripts.kinds import answers_in
 
 REFUSAL = re.compile(
     r"Tool execution denied by policy\."
@@ -101,14 +102,8 @@ def ask_user_answers(count: int, output: str) -> list[str | None]:
     leaves out a question that was not answered: None for that one, and for every question when
     the output is not such an object (``User dismissed ask_user dialog without answering.``).
     An answer that is not a string is given as its JSON."""
-    said = None
-    if output.lstrip().startswith("{"):
-        try:
-            said = json.loads(output)
-        except (ValueError, RecursionError):
-            said = None
-    answers = said.get("answers") if isinstance(said, dict) else None
-    if not isinstance(answers, dict):
+    answers = answers_in(output)
+    if answers is None:
         return [None] * count
     given = [answers.get(str(index)) for index in range(count)]
     return [g if g is None or isinstance(g, str) else json.dumps(g) for g in given]
