@@ -78,6 +78,13 @@ KEPT_FOLDERS = {
         "hooks",
         "output-styles",
         "rules",
+        "startup-perf",
+        "feedback-bundles",
+        "themes",
+        "dump-prompts",
+        "daemon",
+        "chrome",
+        "traces",
     ),
     "codex": (
         "plugins",
@@ -107,6 +114,11 @@ sessions: its plugins (cloned from marketplaces, with their test fixtures), skil
 and extensions, its to-do lists, its running sessions' registry (``sessions/<pid>.json`` of
 Claude Code), its file snapshots, logs and caches, its own installation (``local/``). In a
 CLI's own folder these are not searched; every other folder in it is, as any folder is."""
+
+
+NO_SESSIONS = frozenset({".git", ".hg", ".svn", "node_modules"})
+"""Folders searched for sessions nowhere: a version control's store (a ``~/.claude`` kept in a
+dotfiles repository holds a ``.git`` of thousands of objects) and installed packages."""
 
 
 def kept_folders(agents: Iterable[str]) -> frozenset[str]:

@@ -30,6 +30,7 @@ from proctor.history.copies import each_once
 from proctor.history.folders import history_folders, unnamed_config_dir
 from proctor.history.homes import (
     CLI_FOLDERS,
+    NO_SESSIONS,
     cli_folder,
     kept_folders,
     missing_reason,
@@ -530,7 +531,7 @@ def _plain_sessions(
                             homes.append(entry.path)
                             continue
                         layout = layout or entry.name in _LAYOUT_NAMES
-                        if entry.name in passed or entry.path in skip:
+                        if entry.name in passed or entry.name in NO_SESSIONS or entry.path in skip:
                             continue
                         folders.append(entry.path)
                         if entry.name.endswith((".jsonl", ".json")):

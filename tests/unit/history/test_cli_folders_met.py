@@ -290,3 +290,31 @@ def test_replaying_a_folder_with_sessions_beside_an_app_s_projects_counts_them(
     assert report["total"]["sessions"] == 2
     assert report["unavailable"] == []
     assert _tree(tmp_path / "me") == before
+
+
+def test_a_version_control_store_or_installed_packages_are_searched_nowhere(
+    tmp_path: Path,
+) -> None:
+    """A ``~/.claude`` kept in a dotfiles repository holds a ``.git`` of thousands of objects,
+    and a folder given may hold ``node_modules``: no session is kept there, so neither is
+    listed (a copy of a session in them is not read), in a CLI's own folder or any other;
+    the sessions beside them are."""
+    claude = tmp_path / "me" / ".claude"
+    session = _claude_folder(claude)
+    plain = tmp_path / "me" / "work"
+    plain.mkdir()
+    shutil.copy(CLAUDE, plain / "kept.jsonl")
+    for folder in (claude, plain):
+        for store in (".git", ".hg", ".svn", "node_modules"):
+            _kept_in(folder / store / "objects")
+    for given in ([claude], [tmp_path / "me"], [plain]):
+        sessions, unavailable = sessions_under(given, AGENTS)
+        files = {s.file for s in sessions}
+        assert all(
+            not set(Path(f).parts) & {".git", ".hg", ".svn", "node_modules"} for f in files
+        ), files
+        assert unavailable == [], given
+    assert {s.file for s in sessions_under([tmp_path / "me"], AGENTS)[0]} >= {
+        str(session),
+        str(plain / "kept.jsonl"),
+    }
