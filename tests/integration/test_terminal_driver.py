@@ -12,7 +12,14 @@ from typing import Any
 
 import pytest
 
-from proctor.agents.protocol import AgentState, Launch, LaunchContext, Question, Terminal
+from proctor.agents.protocol import (
+    AgentState,
+    Launch,
+    LaunchContext,
+    NotChosen,
+    Question,
+    Terminal,
+)
 from proctor.agents.scripted import ScriptedAgent
 from proctor.agents.terminal import answer_picker, option_index
 from proctor.discover.qna import parse_qna_rules
@@ -184,6 +191,38 @@ def test_a_question_whose_answer_does_not_take_is_recorded_once(tmp_path: Path) 
     assert outcome.detail == detail
     [record] = driver.log.questions
     assert (record.question, record.answer, record.policy) == ("Which color?", None, "abort")
+    assert record.reason == detail + "; nothing more was pressed"
+
+
+class RefusingAgainAgent(DroppingAgent):
+    """Drops the first answer; the picker, still shown, then does not take it again."""
+
+    def answer(
+        self, terminal: Terminal, launch: Launch[Any], question: Question, text: str
+    ) -> bool:
+        super().answer(terminal, launch, question, text)
+        if len(self.answers) > 1:
+            raise NotChosen("the cursor did not reach its entry")
+        return True
+
+
+def test_an_answer_given_again_but_not_chosen_ends_the_turn_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    plan = {"turns": [{"ask": "Which color?", "options": ["Red", "Blue"]}, {"say": "k"}]}
+    adapter = RefusingAgainAgent()
+    driver = start(tmp_path, plan, "```rules\ncolor => Blue\n```\n", adapter)
+    try:
+        driver.start()
+        outcome = driver.send("go")
+    finally:
+        driver.close()
+    assert outcome.kind == "unanswered", outcome
+    assert adapter.answers == ["Blue"] * 2
+    detail = 'the answer "Blue" did not take after 2 tries: the cursor did not reach its entry'
+    assert outcome.detail == detail
+    [record] = driver.log.questions
+    assert (record.answer, record.policy) == (None, "abort")
     assert record.reason == detail + "; nothing more was pressed"
 
 

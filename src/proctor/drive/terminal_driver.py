@@ -176,20 +176,22 @@ class TerminalDriver:
         """The question answered last is still on screen, unchanged, with nothing else shown
         since: the same question (its answer did not take), recorded once. It is answered again
         with the answer recorded, until it was answered :data:`SAME_QUESTION_ANSWERS` times;
-        then its record says the answer did not take and the turn ends ``unanswered``."""
+        then its record says the answer did not take and the turn ends ``unanswered``, as it
+        does at once when an answer given again is not chosen (:class:`NotChosen`, its reason
+        said)."""
         record = self.log.questions[-1]
+        answer = json.dumps(record.answer, ensure_ascii=False)
+        detail = (
+            f"the answer {answer} did not take: the question was still shown after {_tries(times)}"
+        )
         if times < SAME_QUESTION_ANSWERS and record.answer is not None:
             try:
                 self.adapter.answer(session, self.launch, question, record.answer)
-            except NotChosen:
-                pass  # (said below, once the tries are done)
+            except NotChosen as failure:
+                detail = f"the answer {answer} did not take after {_tries(times + 1)}: {failure}"
             else:
                 self._note_still(session, question, 0, times + 1)
                 return None
-        answer = json.dumps(record.answer, ensure_ascii=False)
-        detail = (
-            f"the answer {answer} did not take: the question was still shown after {times} tries"
-        )
         self.log.questions[-1] = record.model_copy(
             update={
                 "answer": None,
@@ -266,3 +268,8 @@ class TerminalDriver:
             self.log.screen = session.screen_text()
         session.kill()
         self.log.terminal = bytes(session.raw)
+
+
+def _tries(count: int) -> str:
+    """``1 try``, ``3 tries``."""
+    return f"{count} {'try' if count == 1 else 'tries'}"
