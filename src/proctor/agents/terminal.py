@@ -190,23 +190,32 @@ def option_index(options: list[str], answer: str) -> int | None:
 
 
 def option_indices(options: list[str], answer: str) -> list[int] | None:
-    """The options a multiple-choice answer names, in the options' order: the one option whose
-    label is the whole answer (a label may hold a comma), else the option each comma-separated
-    part names, as :func:`option_index` reads a part (``Cheese, olives`` means ``Cheese`` and
-    ``Olives``; ``1, 3`` the first and the third). None when the answer, or any part of it,
-    names none of the options: nothing is guessed for it."""
-    wanted = answer.strip().lower()
-    for i, label in enumerate(options):
-        if label.strip().lower() == wanted:
-            return [i]
+    """The options a multiple-choice answer names, in the options' order: its comma-separated
+    parts, each exactly an option's label (case and the spaces around it aside) or its number
+    (``Cheese, olives`` means ``Cheese`` and ``Olives``; ``1, 3`` the first and the third). A
+    label holding a comma is taken whole (``Yes, and more``). None when any part is none of the
+    options: a part is not read as a single choice's answer is (``Cheese and Olives``, ``Green
+    tea`` for ``Green salad``), as nothing is guessed for it."""
+    labels = [label.strip().lower() for label in options]
+    parts = answer.split(",")
     found: set[int] = set()
-    for part in answer.split(","):
-        if not part.strip():
+    at = 0
+    while at < len(parts):
+        if not parts[at].strip():
+            at += 1
             continue
-        index = option_index(options, part.strip())
-        if index is None:
-            return None
-        found.add(index)
+        for end in range(len(parts), at, -1):
+            wanted = ",".join(parts[at:end]).strip().lower()
+            if wanted in labels:
+                found.add(labels.index(wanted))
+                break
+        else:
+            wanted = parts[at].strip()
+            if not (wanted.isdigit() and 1 <= int(wanted) <= len(options)):
+                return None
+            found.add(int(wanted) - 1)
+            end = at + 1
+        at = end
     return sorted(found) or None
 
 

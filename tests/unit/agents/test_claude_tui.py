@@ -562,9 +562,12 @@ class MultiTerminal:
     """The captured multiple-choice picker: Up and Down move the cursor over its four entries
     and ``Submit``, Enter toggles an entry's box, or submits on ``Submit``."""
 
-    def __init__(self) -> None:
+    def __init__(self, drops: str = "") -> None:
         self.at, self.ticks, self.submitted, self.keys = 0, set[int](), False, []
         self.title, self.eof, self.bytes_read = "", False, 0
+        self.drops = drops
+        """Keys the picker ignores: ``"tick"`` (Enter on an entry), ``"submit"`` (Enter on
+        ``Submit``), ``"down"``."""
 
     def screen_text(self) -> str:
         if self.submitted:
@@ -584,13 +587,13 @@ class MultiTerminal:
 
     def write(self, text: str) -> None:
         self.keys.append(text)
-        if text == DOWN:
+        if text == DOWN and self.drops != "down":
             self.at = min(self.at + 1, 4)
         elif text == UP:
             self.at = max(self.at - 1, 0)
         elif text == ENTER and self.at == 4:
-            self.submitted = True
-        elif text == ENTER:
+            self.submitted = self.drops != "submit"
+        elif text == ENTER and self.drops != "tick":
             self.ticks ^= {self.at}
 
     def pump(self, timeout: float) -> bool:
@@ -615,15 +618,75 @@ def test_a_multiple_choice_answer_ticks_each_option_named_then_submits(
     assert (terminal.ticks, terminal.submitted) == (ticks, True)
 
 
-@pytest.mark.parametrize("answer", ["Pineapple", "Cheese, Pineapple"])
+@pytest.mark.parametrize(
+    "answer", ["Pineapple", "Cheese, Pineapple", "Cheese and Olives", "Cheese, Olives and Ham"]
+)
 def test_a_multiple_choice_answer_naming_no_option_presses_nothing(
     tmp_path: Path, answer: str
 ) -> None:
-    """An answer that names none of the options (or a part that names none) chooses nothing:
-    the driver records it as none of its options."""
+    """An answer that names none of the options (or a part that names none, or is no option's
+    label exactly) chooses nothing: the driver records it as none of its options."""
     terminal = MultiTerminal()
     launch, _ = _launch(tmp_path)
     question = question_on_screen(terminal.screen_text())
     assert question is not None
     assert not ClaudeCode().answer(terminal, launch, question, answer)
     assert terminal.keys == []
+
+
+@pytest.mark.parametrize(
+    ("drops", "reason"),
+    [
+        ("tick", "could not be ticked"),
+        ("down", "could not be ticked"),
+        ("submit", "Submit was still chosen"),
+    ],
+)
+def test_a_multiple_choice_answer_the_picker_does_not_take_is_not_chosen(
+    tmp_path: Path, drops: str, reason: str
+) -> None:
+    """A box that does not tick, a cursor that does not move or an Enter on ``Submit`` that
+    does not submit: the answer was not given, and the call is not taken as answered (its
+    picker, still shown, keeps the call's id)."""
+    terminal = MultiTerminal(drops)
+    launch, _ = _launch(tmp_path)
+    question = Question("Which toppings do you want?", ["Cheese", "Ham", "Olives"], "toolu_1")
+    with pytest.raises(NotChosen, match=reason):
+        ClaudeCode().answer(terminal, launch, question, "Ham, Olives")
+    assert launch.state.answered_asks == set()
+
+
+def _checklist(screen: str) -> str:
+    """``screen`` with the agent's checklist said above its dialog, under the user's message:
+    ``1. [ ] Add a button``…, written as Claude Code draws a Markdown task list."""
+    said = "\n● Here is the plan:\n\n  1. [ ] Add a button\n  2. [ ] Style it\n  3. [ ] Test it"
+    message = "❯ Do the task in this folder."
+    return screen.replace(message, message + "\n" + said, 1)
+
+
+@pytest.mark.parametrize("name", ["picker-below-a-list", "picker-of-two-below-a-list"])
+def test_a_checklist_above_a_single_choice_picker_is_no_multiple_choice(name: str) -> None:
+    screen = _checklist(_screen(name))
+    assert "1. [ ] Add a button" in screen
+    assert multi_picker(screen) is None
+    question = question_on_screen(screen)
+    assert question is not None and question.text.startswith("Which")
+    assert "Add a button" not in question.options
+
+
+@pytest.mark.parametrize(
+    ("name", "ticked", "at"),
+    [("multi", set(), 0), ("multi-ticked", {0}, 2), ("multi-submit", {0, 2}, None)],
+)
+def test_a_checklist_above_a_multiple_choice_picker_is_none_of_its_entries(
+    name: str, ticked: set[int], at: int | None
+) -> None:
+    screen = _checklist(_captured(name))
+    assert "1. [ ] Add a button" in screen
+    multi = multi_picker(screen)
+    assert multi is not None
+    assert (multi.text, multi.options) == (
+        "Which toppings do you want?",
+        ["Cheese", "Ham", "Olives"],
+    )
+    assert (multi.ticked, multi.cursor) == (ticked, at)

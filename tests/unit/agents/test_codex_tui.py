@@ -252,7 +252,13 @@ def test_a_rollout_replaced_is_counted_anew(tmp_path: Path) -> None:
         ("Yes, and more", [3]),
         ("3, 1", [0, 2]),
         ("Red, Red", [0]),
+        (" RED ,  yes, AND more ", [0, 3]),
         ("Red, Purple", None),
+        ("Red and Blue", None),
+        ("Red, Blue and Green", None),
+        ("Green tea, Blue", None),
+        ("Gre, Blue", None),
+        ("Red, 5", None),
         ("Purple", None),
         (" , ", None),
     ],
@@ -260,6 +266,7 @@ def test_a_rollout_replaced_is_counted_anew(tmp_path: Path) -> None:
 def test_a_multiple_choice_answer_names_each_option_by_commas(
     answer: str, indices: list[int] | None
 ) -> None:
-    """Comma-separated parts, each read as a single choice's answer is; a label holding a
-    comma is taken whole; a part that names no option refuses the answer."""
+    """Comma-separated parts, each exactly an option's label or number (not read as a single
+    choice's answer is: ``Red and Blue`` is none of them); a label holding a comma is taken
+    whole; a part that names no option refuses the answer."""
     assert option_indices(["Red", "Green", "Blue", "Yes, and more"], answer) == indices

@@ -11,7 +11,7 @@ import pytest
 
 from proctor.agents.gemini_cli import approval_args, reported_usage, tui
 from proctor.agents.gemini_cli.adapter import GeminiCli, GeminiSession
-from proctor.agents.protocol import Launch, Question
+from proctor.agents.protocol import Launch, NotChosen, Question
 from proctor.agents.terminal import DOWN, ENTER, UP
 from proctor.errors import AgentError
 from tests.unit.agents.test_gemini_left_out import _launch as _left_out_launch
@@ -427,10 +427,12 @@ class MultiTerminal:
     shown at a time. Up and Down move the cursor (the list scrolls to keep it shown), Enter
     toggles an entry's box, or answers on ``Done``."""
 
-    def __init__(self) -> None:
+    def __init__(self, drops_done: bool = False) -> None:
         self.at, self.top, self.ticks, self.keys = 0, 0, set[int](), list[str]()
         self.answered: str | None = None
         self.title, self.eof, self.bytes_read = "", False, 0
+        self.drops_done = drops_done
+        """Enter on ``Done`` is ignored."""
 
     def _items(self) -> list[list[str]]:
         items = []
@@ -457,7 +459,7 @@ class MultiTerminal:
         if text in (DOWN, UP):
             self.at = (self.at + (1 if text == DOWN else -1)) % 6
             self.top = min(max(self.top, self.at - 2), self.at)
-        elif text == ENTER and self.at == 5:
+        elif text == ENTER and self.at == 5 and not self.drops_done:
             labels = [MULTI[i][0] for i in sorted(self.ticks)]
             self.answered = ", ".join(labels)
         elif text == ENTER and self.at == 3:
@@ -531,6 +533,8 @@ def test_a_multiple_choice_question_is_read_whole_by_scrolling(tmp_path: Path) -
         ("Ham", "Ham"),
         ("Cheese, Ham, Olives", "Cheese, Ham, Olives"),
         ("2, 3", "Ham, Olives"),
+        ("All of the above", "Cheese, Ham, Olives"),
+        ("all", "Cheese, Ham, Olives"),
     ],
 )
 def test_a_multiple_choice_answer_ticks_each_option_named_then_done(
@@ -544,7 +548,9 @@ def test_a_multiple_choice_answer_ticks_each_option_named_then_done(
     assert terminal.answered == chosen
 
 
-@pytest.mark.parametrize("answer", ["Pineapple", "Cheese, Pineapple"])
+@pytest.mark.parametrize(
+    "answer", ["Pineapple", "Cheese, Pineapple", "Cheese and Olives", "Cheese, all"]
+)
 def test_a_multiple_choice_answer_naming_no_option_presses_nothing(
     tmp_path: Path, answer: str
 ) -> None:
@@ -553,3 +559,13 @@ def test_a_multiple_choice_answer_naming_no_option_presses_nothing(
     question = Question("Which toppings?", ["Cheese", "Ham", "Olives"])
     assert not GeminiCli().answer(terminal, launch, question, answer)
     assert terminal.keys == [] and terminal.answered is None
+
+
+def test_a_multiple_choice_answer_the_picker_does_not_take_is_not_chosen(tmp_path: Path) -> None:
+    """Enter on ``Done`` that leaves the question shown: the answer was not given."""
+    terminal = MultiTerminal(drops_done=True)
+    launch = _gemini_launch(tmp_path)
+    question = GeminiCli().pending_question(terminal, launch)
+    assert question is not None
+    with pytest.raises(NotChosen, match="still shown after Enter on Done"):
+        GeminiCli().answer(terminal, launch, question, "Ham")

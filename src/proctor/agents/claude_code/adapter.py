@@ -27,6 +27,7 @@ from proctor.agents.protocol import (
     HeadlessReport,
     Launch,
     LaunchContext,
+    NotChosen,
     Question,
     Terminal,
 )
@@ -405,29 +406,31 @@ def _answer_multi(terminal: Terminal, multi: tui.MultiPicker, text: str) -> bool
     """Tick the options a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
     Olives``), then move the cursor past ``Type something`` onto ``Submit`` and press Enter;
     Claude Code records the labels ticked joined with ``, ``. False, with no key pressed, when
-    the answer names none of the options."""
+    the answer names none of the options. Raises :class:`NotChosen` when an entry could not be
+    ticked, the cursor did not reach ``Submit``, or ``Submit`` was still under the cursor after
+    Enter: the picker did not take the answer."""
     targets = keys.option_indices(multi.options, text)
     if targets is None:
         return False
     count = len(multi.options) + 1
     if not keys.tick(terminal, targets, count, tui.multi_cursor, _ticked):
-        return True
+        raise NotChosen("its entries could not be ticked")
     if not keys.move_cursor(terminal, len(multi.options), count, tui.multi_cursor):
-        return True
+        raise NotChosen("the cursor did not reach Submit")
     for _ in range(keys.KEY_TRIES):
         terminal.write(keys.DOWN)
         if keys.wait_for(terminal, tui.submit_focused, keys.KEY_WAIT_SEC):
             break
     else:
-        return True
+        raise NotChosen("the cursor did not reach Submit")
     keys.wait_quiet(terminal)
     for _ in range(keys.KEY_TRIES):
         terminal.write(keys.ENTER)
         if keys.wait_for(
             terminal, lambda screen: not tui.submit_focused(screen), keys.KEY_WAIT_SEC
         ):
-            break
-    return True
+            return True
+    raise NotChosen(f"Submit was still chosen after Enter, pressed {keys.KEY_TRIES} times")
 
 
 def _submit_review(terminal: Terminal) -> None:

@@ -129,15 +129,7 @@ def _entries(lines: list[str]) -> _Entries | None:
     if not rows:
         return None
     at = rows[-1]
-    start = at
-    i = at
-    while (number := _number(lines[start])) is not None and number > 1 and i > 0:
-        i -= 1
-        above = lines[i]
-        if _number(above) == number - 1:
-            start = i
-        elif _number(above) is not None or not _inside(above):
-            break
+    start = _run_start(lines, at)
     labels: list[str] = []
     expected = _number(lines[start])
     complete = False
@@ -155,6 +147,24 @@ def _entries(lines: list[str]) -> _Entries | None:
             break
     cursor = sum(1 for line in lines[start:at] if _OPTION.match(line))
     return _Entries(start, labels, cursor, complete)
+
+
+def _run_start(lines: list[str], at: int) -> int:
+    """The row of the first entry (numbered 1, else as far up as the numbers run) of the run of
+    numbered entries row ``at`` is in, or ends (a line under them: ``Submit``), over the lines
+    that may come between entries (:func:`_inside`). Lines above that entry are no part of the
+    dialog."""
+    start = at
+    for i in range(at - 1, -1, -1):
+        number = _number(lines[start])
+        if number is not None and number <= 1:
+            break
+        above = _number(lines[i])
+        if above is not None and (number is None or above == number - 1):
+            start = i
+        elif above is not None or not _inside(lines[i]):
+            break
+    return start
 
 
 def _inside(line: str) -> bool:
@@ -262,17 +272,35 @@ class MultiPicker:
 
 def multi_picker(screen: str) -> MultiPicker | None:
     """The multiple-choice picker on screen (entries drawn with checkboxes, numbered from 1,
-    ``Esc to cancel`` under them), else None."""
+    ``Esc to cancel`` under them), else None. It is read from the dialog alone, the run of
+    numbered entries the ``❯`` cursor is in (or, on ``Submit``, ends), as :func:`_entries`
+    finds it: a checklist the agent wrote above a picker (``1. [ ] Add a button``) is none of
+    its entries."""
     lines = screen.splitlines()
-    rows = [(i, m) for i, line in enumerate(lines) if (m := _BOXED.match(line))]
-    if not rows or int(rows[0][1][2]) != 1:
+    anchors = [
+        i
+        for i, line in enumerate(lines)
+        if ((match := _OPTION.match(line)) and match[1]) or _SUBMIT_FOCUSED.match(line)
+    ]
+    if not anchors:
         return None
-    if not any("Esc to cancel" in line for line in lines[rows[-1][0] :]):
+    start = _run_start(lines, anchors[-1])
+    rows: list[re.Match[str]] = []
+    for line in lines[start:]:
+        if "Esc to cancel" in line:
+            break
+        if boxed := _BOXED.match(line):
+            rows.append(boxed)
+        elif not (_inside(line) or _OPTION.match(line) or _SUBMIT_FOCUSED.match(line)):
+            return None
+    else:
+        return None
+    if not rows:
         return None
     options: list[str] = []
     ticked: set[int] = set()
     cursor = None
-    for index, (_, match) in enumerate(rows):
+    for index, match in enumerate(rows):
         if int(match[2]) != index + 1:
             return None
         if match[1]:
@@ -282,7 +310,7 @@ def multi_picker(screen: str) -> MultiPicker | None:
         if match[4] == MULTI_FREE_TEXT:
             break
         options.append(match[4])
-    text = next((line.strip() for line in reversed(lines[: rows[0][0]]) if line.strip()), "")
+    text = next((line.strip() for line in reversed(lines[:start]) if line.strip()), "")
     return MultiPicker(text, options, frozenset(ticked), cursor)
 
 

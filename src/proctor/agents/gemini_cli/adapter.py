@@ -33,6 +33,7 @@ from proctor.agents.protocol import (
     Launch,
     LaunchContext,
     Mode,
+    NotChosen,
     Question,
     Terminal,
 )
@@ -327,13 +328,21 @@ def _multi_options(entries: list[str]) -> list[str]:
     return entries[:-1]
 
 
+ALL_ANSWERS = ("all", tui.ASK_ALL.lower())
+"""Answers that choose a multiple-choice list's ``All of the above`` (case aside)."""
+
+
 def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], text: str) -> bool:
     """Tick each option a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
-    Olives``), then move the cursor to ``Done`` (after ``All of the above`` and the entry for
-    an answer of one's own) and press Enter until the question leaves the screen; Gemini CLI
-    answers with the labels ticked joined with ``, ``. False, with no key pressed, when the
-    answer names none of the options."""
+    Olives``; ``All of the above``, or ``all``, every option, as that entry does, on a list
+    that draws it), then move the cursor to ``Done`` (after ``All of the above`` and the entry
+    for an answer of one's own) and press Enter until the question leaves the screen; Gemini
+    CLI answers with the labels ticked joined with ``, ``. False, with no key pressed, when the
+    answer names none of the options. Raises :class:`NotChosen` when an entry could not be
+    ticked, the cursor did not reach ``Done``, or the question was still shown after Enter."""
     targets = keys.option_indices(options, text)
+    if targets is None and len(options) > 1 and text.strip().rstrip(".").lower() in ALL_ANSWERS:
+        targets = list(range(len(options)))
     if targets is None:
         return False
     numbered = len(options) + (len(options) > 1) + 1
@@ -349,15 +358,17 @@ def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], t
         return shown is not None and shown.multi and shown.text == picker.text
 
     if not keys.tick(terminal, targets, numbered + 1, tui.ask_cursor, ticked):
-        return True
+        raise NotChosen("its entries could not be ticked")
     if not keys.move_cursor(terminal, numbered, numbered + 1, tui.ask_cursor):
-        return True
+        raise NotChosen("the cursor did not reach Done")
     keys.wait_quiet(terminal)
     for _ in range(keys.KEY_TRIES):
         terminal.write(keys.ENTER)
         if keys.wait_for(terminal, lambda screen: not still(screen), keys.KEY_WAIT_SEC):
-            break
-    return True
+            return True
+    raise NotChosen(
+        f"the question was still shown after Enter on Done, pressed {keys.KEY_TRIES} times"
+    )
 
 
 def _still_asks(screen: str, picker: tui.AskUser) -> bool:
