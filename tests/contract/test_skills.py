@@ -178,6 +178,7 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "flowanchor": "---\nname: flowanchor\nm: {a: &d FMFLOWANCHOR t.}\ndescription: *d\n---\n\nB.\n",
     "itemanchor": "---\nname: itemanchor\nl:\n  - &d FMITEMANCHOR t.\ndescription: *d\n---\n\nB.\n",
     "aliasprops": "---\nname: FMALIASPROPS\nn: &a t.\ndescription: &b *a\n---\n\nB.\n",
+    "keyalias": "---\nname: keyalias\nn: &d x\n*d: y\ndescription: FMKEYALIAS t.\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -186,6 +187,7 @@ OFFERED = {
         *("FMQUOTEDKEYS", "FMFLOWMAP", "FMALLINDENTED", "FMCMTVALUE", "FMBLOCKDESC"),
         *("FMANCHORED", "FMTAGGED"),  # (serde_yaml drops an unknown tag)
         *("FMFLOWANCHOR", "FMITEMANCHOR"),
+        "FMKEYALIAS",  # (libyaml: the alias `*d` as a key)
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
@@ -194,7 +196,12 @@ OFFERED = {
         *("FMEMPTYBLOCK", "FMLISTITEM", "FMDASHDESC"),
         *("FMANCHORED", "FMKEYED", "FMTAGGED", "FMSEPARATED"),
         *("FMFLOWANCHOR", "FMITEMANCHOR"),
-        *("FMMAPDESC", "FMALIASMAP", "FMALIASPROPS"),  # (by its line reader: js-yaml reads a
+        *(
+            "FMMAPDESC",
+            "FMALIASMAP",
+            "FMALIASPROPS",
+            "FMKEYALIAS",
+        ),  # (by its line reader: js-yaml reads a
         # mapping, not a text, or stops on an alias given an anchor)
     },
 }
@@ -256,12 +263,19 @@ CLAUDE_AGENTS: dict[str, str] = {
     "flowanchor": "---\nname: flowanchor\nm: {a: &d hi}\ndescription: *d\n---\nB\n",
     "itemanchor": "---\nname: itemanchor\nl:\n  - &d hello\ndescription: *d\n---\nB\n",
     "aliasprops": "---\nname: aliasprops\nn: &a d\ndescription: &b *a\n---\nB\n",
+    "anchorname": "---\nname: &a anchorname\nn: &b d\ndescription: &c *b\n---\nB\n",
+    "aliaskey": "---\nname: aliaskey\nn: &d x\n*d: y\ndescription: d\n---\nB\n",
+    "aliaskeyspaced": "---\nname: aliaskeyspaced\nn: &d x\n*d : y\ndescription: d\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
 CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
     *("anchored", "unanchored", "tagged", "separated"),  # (its repair quotes `*d`, `!foo d`)
     *("flowanchor", "itemanchor", "aliasprops"),  # (its repair quotes `&b *a`)
+    "aliaskeyspaced",
 }
+CLAUDE_RENAMED = {"anchorname": "&a anchorname"}
+"""Subagents Claude Code loads under a name that is not their file's stem: its repair quotes
+``name: &a anchorname`` once the first reading stops."""
 
 
 def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_path: Path) -> None:
@@ -284,6 +298,7 @@ def test_claude_code_loads_subagents_as_the_audit_reads_their_front_matter(tmp_p
     events = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     init = next(e for e in events if (e.get("type"), e.get("subtype")) == ("system", "init"))
     assert set(init["agents"]) & set(CLAUDE_AGENTS) == CLAUDE_LOADED, init["agents"]
+    assert set(CLAUDE_RENAMED.values()) <= set(init["agents"]), init["agents"]
 
 
 GEMINI_AGENTS: dict[str, str] = {
@@ -305,10 +320,13 @@ GEMINI_AGENTS: dict[str, str] = {
     "flowanchor": "---\nname: flowanchor\ntools: [&d read_file]\ndescription: *d\n---\nB\n",
     "itemanchor": "---\nname: itemanchor\ntools:\n  - &d read_file\ndescription: *d\n---\nB\n",
     "aliasprops": "---\nname: aliasprops\ndisplay_name: &a d\ndescription: &b *a\n---\nB\n",
+    "aliastool": "---\nname: aliastool\ndisplay_name: &d glob\ndescription: d\ntools:\n  - *d\n---\n",
+    "anchormcp": "---\nname: anchormcp\ndescription: d\nmcp_servers:\n  &m\n  s:\n    command: x\n---\n",
+    "mcpblock": "---\nname: mcpblock\ndescription: d\nmcp_servers: |\n  s: x\n---\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
 GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {
-    *("flowanchor", "itemanchor")
+    *("flowanchor", "itemanchor", "aliastool", "anchormcp")
 }
 
 

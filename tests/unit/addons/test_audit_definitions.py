@@ -114,7 +114,8 @@ def test_claude_code_subagents_whose_front_matter_its_yaml_reader_cannot_read(
     loaded = {name for name, (_, decoy) in subagents.items() if decoy is None}
     assert loaded == {"colon", "tabwrapped", "alias", "last", "quoted"}, subagents
     assert "'model'" in str(subagents["otherquote"][1])
-    assert "indented under a value" in str(subagents["tabbed"][1])  # (its tab made spaces)
+    # (its second try, the tab made spaces, stops too: the fault named is the first's)
+    assert "a tab indents line 3" in str(subagents["tabbed"][1])
     assert "'12'" not in subagents and "'name' is not a text" in str(subagents["12"][1])
     assert subagents["bom"][1] == "no front matter giving a name and a description"
 

@@ -18,6 +18,7 @@ from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, yaml_fault
 from tests.contract.test_skills import (
     CLAUDE_AGENTS,
     CLAUDE_LOADED,
+    CLAUDE_RENAMED,
     FRONT_MATTER_SKILLS,
     GEMINI_AGENTS,
     GEMINI_LOADED,
@@ -118,8 +119,12 @@ def test_claude_code_ends_the_front_matter_at_the_first_three_dashes_even_inside
 
 
 def test_the_audit_loads_the_subagents_claude_code_was_measured_to_load() -> None:
+    named = {s: CLAUDE_RENAMED.get(s, s) for s in CLAUDE_AGENTS}
     loaded = {s for s, text in CLAUDE_AGENTS.items() if claude_code_agent(text, s) == (s, None)}
     assert loaded == CLAUDE_LOADED
+    for stem, name in CLAUDE_RENAMED.items():
+        assert claude_code_agent(CLAUDE_AGENTS[stem], stem) == (name, None)
+    assert all(claude_code_agent(CLAUDE_AGENTS[s], s)[0] == named[s] for s in CLAUDE_LOADED)
 
 
 def test_the_audit_loads_the_subagents_gemini_cli_was_measured_to_load() -> None:
@@ -292,6 +297,8 @@ GEMINI_AGENT_FAULTS = {
     "kind: other": "its 'kind' is 'other', not 'local' or 'remote'",
     "mcp_servers: x": "its 'mcp_servers' is not a mapping",
     "mcp_servers:": "its 'mcp_servers' is not a mapping",
+    "mcp_servers: |\n  s: x": "its 'mcp_servers' is not a mapping",  # (a text: "s: x\n")
+    "mcp_servers:\n  s x": "its 'mcp_servers' is not a mapping",
 }
 GEMINI_AGENT_TAKES = (
     "tools: [read_file, 'glob']",

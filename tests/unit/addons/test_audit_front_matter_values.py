@@ -15,6 +15,7 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agent,
     gemini_cli_skill,
 )
+from proctor.addons.audit.yaml_check import claude_repaired
 
 
 def _doc(*lines: str) -> str:
@@ -270,14 +271,109 @@ def test_an_anchor_in_a_flow_collection_or_on_a_list_item_is_found(
 )
 def test_an_alias_with_an_anchor_or_a_tag_of_its_own_is_a_fault(lines: tuple[str, ...]) -> None:
     """js-yaml: "alias node should not have any properties" (libyaml refuses it too); Claude
-    Code's repair quotes an unindented one: the text '&b *a' (measured)."""
+    Code's repair quotes an unindented one: the text '&b *a' (measured), and with it every
+    other unindented value holding an anchor: ``name: &a tidy`` is the name '&a tidy'."""
     doc = _doc(*lines)
     why = str(gemini_cli_agent(doc, "stem")[1])
     assert why.startswith("the front matter is not valid YAML: ")
     assert "gives its alias '*" in why and "which YAML does not allow" in why
     assert "gives its alias" in str(codex_skill(doc, "folder")[1])
     if "*" in lines[-1]:
-        assert claude_code_agent(doc, "stem") == ("tidy", None)
+        assert claude_code_agent(doc, "stem") == (lines[0].split(": ", 1)[1], None)
         assert front_matter(doc)["description"] == lines[-1].split(": ", 1)[1]
     else:
         assert "gives its alias" in str(claude_code_agent(doc, "stem")[1])
+
+
+def test_an_alias_as_a_key_is_its_anchor_s_text() -> None:
+    """``*d : v`` is the key its anchor gives (js-yaml, libyaml); ``*d: v`` is the alias
+    ``d:`` for js-yaml and Bun, which no anchor sets (Gemini CLI stops, Claude Code does not
+    load the subagent), the alias ``d`` then ``:`` for libyaml (Codex loads the skill)."""
+    spaced = _doc("name: tidy", "display_name: &d model", "*d : m", "description: d")
+    assert gemini_cli_agent(spaced, "stem") == ("tidy", None)  # (keys it knows: `model: m`)
+    assert claude_code_agent(spaced, "stem") == ("tidy", None)
+    joined = _doc("name: tidy", "n: &d x", "*d: y", "description: d")
+    assert codex_skill(joined, "folder") == ("tidy", None)
+    why = "line 4 opens with the alias '*d:', which refers to an anchor '&d:' that no line"
+    assert why in str(gemini_cli_agent(joined, "stem")[1])
+    assert why in str(claude_code_agent(joined, "stem")[1])
+    unset = _doc("name: tidy", "*e : y", "description: d")
+    assert "the alias '*e', which refers to an anchor '&e'" in str(codex_skill(unset, "f")[1])
+
+
+def test_an_anchor_set_twice_is_the_later_one_below_it() -> None:
+    """js-yaml and serde_yaml take an anchor set again (PyYAML refuses it): an alias is the
+    value of the last one above it, in ``tools`` too."""
+    doc = _doc("name: tidy", "a: &a one", "b: &a two", "description: *a")
+    assert front_matter(doc) == {"name": "tidy", "description": "two"}
+    assert codex_skill(doc, "folder") == ("tidy", None)
+    given = ("name: tidy", "description: d", "model: &t glob", "display_name: &t nope")
+    expected = "its 'tools' names '*t', not a tool Gemini CLI knows; it does not load it"
+    assert gemini_cli_agent(_doc(*given, "tools: [*t]"), "stem") == ("tidy", expected)
+    block = ("name: tidy", "description: d", "display_name: &t nope", "tools:", "  - &t glob")
+    assert gemini_cli_agent(_doc(*block, "  - *t"), "stem") == ("tidy", None)
+    ok = _doc("name: tidy", "description: d", "display_name: &t nope", "tools: [&t glob, *t]")
+    assert gemini_cli_agent(ok, "stem") == ("tidy", None)
+
+
+@pytest.mark.parametrize(
+    "tools",
+    [
+        ("display_name: &d glob", "tools:", "  - *d"),
+        ("display_name: &d glob", "tools: [*d, read_file]"),
+        ("tools:", "  - &d glob", "  - *d"),
+    ],
+)
+def test_an_alias_in_tools_is_its_anchor_s_tool(tools: tuple[str, ...]) -> None:
+    """Gemini CLI reads ``- *d`` in a subagent's ``tools`` as the tool its anchor names (it was
+    said to name '*d', not a tool it knows)."""
+    assert gemini_cli_agent(_doc("name: tidy", "description: d", *tools), "stem") == ("tidy", None)
+    unknown = _doc("name: tidy", "description: d", "display_name: &d nope", "tools: [*d]")
+    assert "names '*d', not a tool" in str(gemini_cli_agent(unknown, "stem")[1])
+
+
+@pytest.mark.parametrize("indent", ["    ", "  "])
+def test_an_anchor_alone_below_an_empty_value_sets_the_value_below_it(indent: str) -> None:
+    """``description:``, ``  &m``, ``    a: 1`` is a mapping for js-yaml and libyaml (it was a
+    fault: 'indented under a value as if it were a key'); an alias to it is that mapping."""
+    doc = _doc("name: tidy", "description:", "  &m", f"{indent}a: 1")
+    for rule, cli in ((gemini_cli_agent, "Gemini CLI"), (claude_code_agent, "Claude Code")):
+        assert rule(doc, "stem") == (
+            "tidy",
+            f"its 'description' is not a text; {cli} does not load it",
+        )
+    assert "a list or mapping" in str(codex_skill(doc, "folder")[1])
+    mcp = _doc(
+        "name: tidy",
+        "description: d",
+        "mcp_servers:",
+        "  &m",
+        f"{indent}s:",
+        f"{indent}  command: x",
+    )
+    assert gemini_cli_agent(mcp, "stem") == ("tidy", None)
+    listed = _doc("name: tidy", "l:", "  &l", "  - a", "description: *l")
+    assert "'description' is not a text" in str(claude_code_agent(listed, "stem")[1])
+    null = _doc("name: tidy", "description:", "  &m", "n: *m")
+    assert front_matter(null) == {"name": "tidy"}
+    text = _doc("name: tidy", "description:", "  &m", "  tidies", "n: *m")
+    unknown = "its front matter has keys Gemini CLI does not know ('n'); it does not load it"
+    assert gemini_cli_agent(text, "stem") == ("tidy", unknown)
+    assert front_matter(text) == {"name": "tidy", "description": "tidies"}
+
+
+def test_claude_code_s_second_try_quotes_every_unindented_special_value() -> None:
+    """Claude Code 2.1.197's repair (its bundle's front matter reader): once Bun's parser stops,
+    each unindented ``key: value`` holding ``{}[]*&#!|>%@``` or ``": "`` is double-quoted,
+    comment and all, save a wholly quoted value and a flow list; a line holding a CR is
+    left; the tabs opening a line are two spaces each."""
+    block = 'name: &a x # c\ndescription: a "b" \\ &\n  k: *v\ntools: [a, b]\nq: "t"\n\tz: 1'
+    assert claude_repaired(block) == (
+        'name: "&a x # c"\ndescription: "a \\"b\\" \\\\ &"\n  k: *v\ntools: [a, b]\nq: "t"\n  z: 1'
+    )
+    assert claude_repaired("name: &a x\r\nd: *b\r") == "name: &a x\r\nd: *b\r"
+    doc = _doc("name: tidy # the helper", "description: *none")
+    assert claude_code_agent(doc, "stem") == ("tidy # the helper", None)
+    assert claude_code_agent(_doc("name: tidy # the helper", "description: d"), "s")[0] == "tidy"
+    crlf = "---\r\nname: tidy\r\ndescription: *none\r\n---\r\nbody\r\n"
+    assert "refers to an anchor '&none'" in str(claude_code_agent(crlf, "stem")[1])

@@ -9,8 +9,8 @@ value. ``yaml_check`` says whether a CLI's YAML reader reads the block. Per CLI:
 
 - Claude Code 2.1.197 loads every ``SKILL.md``, front matter or not, named by its folder; a
   subagent (its front matter ending at the first ``---``, even inside a line) when Bun's YAML
-  parser, or its second try after its repairs (``yaml_check.CLAUDE``), gives a ``name`` and
-  a ``description`` that are non-empty texts;
+  parser, or its second try after its repair (``yaml_check.claude_repaired``), gives a
+  ``name`` and a ``description`` that are non-empty texts;
 - Codex 0.171 loads a skill whose front matter gives a ``description`` and that serde_yaml
   reads, with its one repair (``yaml_check.CODEX``), named by its ``name`` (else its folder);
 - Gemini CLI 0.61 loads a skill whose front matter js-yaml reads into a ``name`` and a
@@ -28,7 +28,14 @@ import json
 import re
 from collections.abc import Callable
 
-from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, block_of, yaml_fault
+from proctor.addons.audit.yaml_check import (
+    BUN,
+    CODEX,
+    JS_YAML,
+    block_of,
+    claude_repaired,
+    yaml_fault,
+)
 from proctor.addons.audit.yaml_scalar import (
     block_text,
     closed,
@@ -71,6 +78,19 @@ _ENTRY = re.compile(rf"^{_KEY}\s*:(?:\s+(?P<value>.*)|$)")
 
 
 def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
+    """The top-level keys of the front matter ``lines`` (:func:`_reading`)."""
+    return _reading(lines)[0]
+
+
+def _anchors_before(lines: list[str], key: str) -> dict[str, tuple[str, str]]:
+    """The anchors set in the front matter ``lines`` above its top-level ``key`` (all of
+    them in a flow mapping), each with its value as written and its text."""
+    return _reading(lines, key)[1]
+
+
+def _reading(
+    lines: list[str], upto: str | None = None
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
     """The top-level keys of the front matter ``lines``: for each, its
     value as written and its text (the last of each). The mapping may be a block at any
     indentation (its first key's), its keys quoted or not, or a flow mapping (``{name: a,
@@ -81,13 +101,16 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
     of its own (``&b *a``, which YAML refuses), stays as written.
 
     Each line is read once: a nested key's value, or a list item, only for the anchor set on
-    it (a block scalar's or a flow collection's own lines are not read again)."""
+    it (a block scalar's or a flow collection's own lines are not read again). With
+    ``upto``, the reading stops at that top-level key. Also the anchors set (the last of each
+    name: an alias refers to the latest ``&a`` above it, as js-yaml and serde_yaml read it)."""
     anchors: dict[str, tuple[str, str]] = {}
     content = [line for line in lines if _text(line)]
     if not content:
-        return {}
+        return {}, anchors
     if content[0].lstrip().startswith("{"):
-        return _flow_entries(" ".join(uncommented(line).strip() for line in content), anchors)
+        flow = " ".join(uncommented(line).strip() for line in content)
+        return _flow_entries(flow, anchors), anchors
     base = len(content[0]) - len(content[0].lstrip(" "))
     entries: dict[str, tuple[str, str]] = {}
     inside = 0  # (the index of the first line after the last value that is no key's line)
@@ -112,12 +135,17 @@ def _entries(lines: list[str]) -> dict[str, tuple[str, str]]:
                 continue
             value, following, anchor = _entry(lines, index, here, match["value"], anchors)
             inside = following if value[0][:1] in ("|", ">", "[", "{") else inside
+        elif _key(match) == upto:
+            break
         else:
             value, inside, anchor = _entry(lines, index, base, match["value"], anchors)
-            entries[_key(match)] = value
+            key = _key(match)
+            if (alias := re.fullmatch(r"\*(\S+)", key)) and alias.group(1) in anchors:
+                key = anchors[alias.group(1)][1]  # (`*d : v`: the key is its anchor's text)
+            entries[key] = value
         if anchor:
             anchors[anchor] = value
-    return entries
+    return entries, anchors
 
 
 _DASHES = re.compile(r"(?:-(?:[ \t]+|$))+")
@@ -155,17 +183,23 @@ def _entry(
     if not raw:  # `description:` with the text indented on the lines below
         below = [part for part in _indented(lines[index + 1 :], base, items) if _text(part)]
         value = " ".join(part.strip() for part in below)
-        if below:
-            raw = "[" if _ITEM.match(below[0].strip()) else "|"
-        if raw == "|":  # (its anchor may open the line below: `description:`, `  &d text`)
-            first = _uncommented(below[0].lstrip())
-            if properties := _PROPERTIES.match(first):
-                found = re.search(r"&(\S+)", properties.group())
-                anchor, first = found.group(1) if found else anchor, first[properties.end() :]
-            if _ENTRY.match(first or (below[1:] or [""])[0].lstrip()):
-                raw = "{"  # (`key: value` lines: a mapping, as YAML reads it, not a text)
-            else:
-                value = scalar_text(first, below[1:])
+        first = _uncommented(below[0].lstrip()) if below else ""
+        if not _ITEM.match(first) and (properties := _PROPERTIES.match(first)):
+            # (its anchor or tag may open the line below: `description:`, `  &d text`, or
+            # stand alone on it, the value on the lines below: `  &m`, `    a: 1`)
+            found = re.search(r"&(\S+)", properties.group())
+            anchor, first = found.group(1) if found else anchor, first[properties.end() :]
+            tagged = tagged or bool(re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()))
+            if not first:
+                below = below[1:]
+                first = _uncommented(below[0].lstrip()) if below else ""
+                value = " ".join(part.strip() for part in below)
+        if _ITEM.match(first):
+            raw = "["
+        elif _ENTRY.match(first):
+            raw = "{"  # (`key: value` lines: a mapping, as YAML reads it, not a text)
+        elif first:
+            raw, value = "|", scalar_text(first, below[1:])
         if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
             raw = '""'
     elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
@@ -443,15 +477,21 @@ _CLAUDE_BLOCK = re.compile(r"^---\s*\n([\s\S]*?)---\s*\n?")
 def claude_code_agent(text: str, stem: str) -> tuple[str, str | None]:
     """Claude Code 2.1's reading of a subagent's file: its front matter (up to the first
     ``---`` anywhere, even inside a line: ``description: a---b`` ends it at ``a``) read by
-    Bun's YAML parser, else once more with Claude Code's repairs (``yaml_check.CLAUDE``); it
-    loads the subagent when that gives a ``name`` and a ``description`` that are non-empty
-    strings, the name not starting with ``-``."""
+    Bun's YAML parser, else once more as Claude Code repairs it (``yaml_check.claude_repaired``:
+    every unindented value holding a character YAML gives a meaning to is then a quoted text,
+    ``name: &a x`` the name ``&a x``); it loads the subagent when that gives a ``name`` and a
+    ``description`` that are non-empty strings, the name not starting with ``-``."""
     match = _CLAUDE_BLOCK.match(text)
     block = match.group(1) if match else ""
     lines = yaml_lines(block)
+    fault = yaml_fault(lines, BUN) if match else None
+    if fault:
+        repaired = yaml_lines(claude_repaired(block))
+        if yaml_fault(repaired, BUN) is None:
+            lines, fault = repaired, None
     fields = _values(lines)
     name = fields.get("name") or stem
-    if match and (fault := yaml_fault(lines, CLAUDE)):
+    if fault:
         return name, _not_yaml("Claude Code", fault)
     if not match or not fields.get("name") or not fields.get("description"):
         if block and not block.endswith("\n"):  # `description: a---b`: it ends at "a"
@@ -460,8 +500,6 @@ def claude_code_agent(text: str, stem: str) -> tuple[str, str | None]:
         return name, NO_AGENT_FRONT_MATTER
     raw = _written(lines)
     for key in _KEYS:
-        if raw.get(key, "").startswith("*") and fields.get(key):
-            continue  # (an alias no anchor resolves: its repair quotes it, the text '*d')
         if not _is_string(raw.get(key), _BUN_NOT_STRING) or not fields.get(key):
             return name, f"its '{key}' is not a text; Claude Code does not load it"
     if name.startswith("-"):
@@ -631,13 +669,18 @@ def _gemini_fault(lines: list[str], remote: bool) -> str | None:
         items = _list_items(written["tools"], _key_lines(lines, "tools"))
         if items is None:
             return "its 'tools' is not a list"
+        anchors = _anchors_before(lines, "tools")
         for given in items:
             properties = _PROPERTIES.match(given)  # (`- &d read_file` is `read_file`)
             item = given[properties.end() :] if properties else given
-            tool = scalar_text(item, []) if _is_string(item, _JS_YAML_NOT_STRING) else None
-            if tool is None or not _gemini_tool(tool):
+            raw, tool = item, scalar_text(item, [])
+            if (alias := re.fullmatch(r"\*(\S+)", item)) and alias.group(1) in anchors:
+                raw, tool = anchors[alias.group(1)]  # (`- *d`: its anchor's value)
+            elif anchor := re.search(r"&(\S+)", properties.group() if properties else ""):
+                anchors[anchor.group(1)] = (raw, tool)  # (`- &d read_file`, then `- *d`)
+            if not _is_string(raw, _JS_YAML_NOT_STRING) or not _gemini_tool(tool):
                 return f"its 'tools' names {item!r}, not a tool Gemini CLI knows"
-    if "mcp_servers" in written and written["mcp_servers"][:1] not in ("|", "{"):
+    if "mcp_servers" in written and written["mcp_servers"][:1] != "{":  # (`|`: a text)
         return "its 'mcp_servers' is not a mapping"
     number = _js_number(written.get("temperature", "0"))
     if number is None or number != number:  # (zod refuses NaN)

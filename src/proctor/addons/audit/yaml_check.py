@@ -24,9 +24,11 @@ what each does then):
   inside an unquoted value (quotes inside it are text: ``Use 'a: b' here`` holds one);
 - a key given twice in one mapping (each dialect names the keys it refuses twice).
 
-Each CLI recovers some of these (``Dialect.recovers``): Codex 0.171 and Claude Code 2.1 read
-some unquoted values that are not valid YAML as their text, Claude Code first turns the tabs
-that open a line into spaces.
+Codex 0.171 recovers some of these (``Dialect.recovers``): it reads some unquoted values that
+are not valid YAML as their text. Claude Code 2.1, when Bun's parser stops, reads the block
+once more after its repair (``Dialect.repair``, :func:`claude_repaired`): it quotes each
+unindented ``key: value`` whose value holds a character YAML gives a meaning to, and turns
+the tabs that open a line into spaces.
 """
 
 from __future__ import annotations
@@ -68,12 +70,13 @@ class Dialect:
     name: str
     recovers: Callable[[str, str, int], bool] = lambda key, value, indent: False
     twice: Callable[[tuple[str, ...]], bool] = lambda path: True
-    tabs_to_spaces: bool = False
+    repair: Callable[[str], str] | None = None  # (a second try: the block's text repaired)
     flags: frozenset[str] = field(default_factory=frozenset)
     escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
     wraps: bool = True  # (whether a quoted text goes on over lines at any indentation)
     code_points: bool = False  # (whether `"\\uD800"`, `"\\U00110000"` stop it, as in libyaml)
     tags: bool = False  # (whether a tag it knows no type for stops it: `!foo x`)
+    anchor_name: str = r"[^\s,\[\]{}]+"  # (YAML 1.2: `*d:` is the alias `d:`; libyaml: `d`)
 
 
 def _codex_recovers(key: str, value: str, indent: int) -> bool:
@@ -85,13 +88,44 @@ def _codex_recovers(key: str, value: str, indent: int) -> bool:
     return value[:1] in ("[", "{", "@", "`") or ": " in value
 
 
-def _claude_recovers(key: str, value: str, indent: int) -> bool:
-    # Claude Code 2.1's second try: each unindented `key: value` whose value is not wholly
-    # quoted and holds one of {}[]*&#!|>%@` or ": " is quoted (its front matter reader).
-    if indent or not re.fullmatch(r"[a-zA-Z_-]+", key):
-        return False
-    quoted = len(value) > 1 and value[0] in "'\"" and value[-1] == value[0]
-    return not quoted and bool(_CLAUDE_SPECIAL.search(value))
+_JS_BLANKS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_CLAUDE_ENTRY = re.compile(rf"([a-zA-Z_-]+):[{_JS_BLANKS}]+([^\n\r\u2028\u2029]+)")
+"""A line Claude Code's repair looks at: JavaScript's ``^([a-zA-Z_-]+):\\s+(.+)$`` (a line
+holding a CR, as each of a CRLF file does, is none)."""
+
+
+def claude_repaired(block: str) -> str:
+    """The front matter ``block`` as Claude Code 2.1.197 repairs it for its second try, when
+    Bun's parser stops on it (its bundle's front matter reader): its lines split at LF, each
+    unquoted ``key: value`` at the line's start (a key of ``a-zA-Z_-``) whose value holds one
+    of ``{}[]*&#!|>%@``` or ``": "`` is double-quoted, its backslashes and quotes escaped, all
+    of it kept (``name: &a x`` is the name ``&a x``, ``name: x # c`` the name ``x # c``),
+    save a value wholly quoted (``'…'``, ``"…"``) or a flow list Bun reads (``[a, b]``); then
+    the tabs opening a line are two spaces each."""
+    repaired = []
+    for line in block.split("\n"):
+        entry = _CLAUDE_ENTRY.fullmatch(line)
+        value = entry.group(2) if entry else ""
+        if (
+            entry
+            and not (value[0] in "'\"" and value.endswith(value[0]))
+            and not (value.startswith("[") and value.endswith("]") and _is_flow_list(value))
+            and _CLAUDE_SPECIAL.search(value)
+        ):
+            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+            line = f'{entry.group(1)}: "{escaped}"'
+        repaired.append(line)
+    return re.sub(
+        r"(?:^|(?<=[\n\r\u2028\u2029]))\t+",
+        lambda tabs: "  " * len(tabs.group()),
+        "\n".join(repaired),
+    )
+
+
+def _is_flow_list(value: str) -> bool:
+    """Whether Bun's parser reads ``value`` (``[…]``) as a list, near enough: a flow
+    collection with no fault."""
+    return _Scan([f"k: {value}"], BUN).run() is None
 
 
 CODEX = Dialect(
@@ -102,24 +136,22 @@ CODEX = Dialect(
         or path == ("metadata", "short-description")
     ),
     code_points=True,
+    anchor_name=r"[0-9A-Za-z_-]+",
 )
 """serde_yaml 0.9 (libyaml) into Codex's struct of ``name``, ``description`` and ``metadata``
 (``short-description``): only those keys are refused twice."""
 JS_YAML = Dialect("js-yaml", tags=True)
 """js-yaml 4, as Gemini CLI 0.61 loads: no recovery, any key refused twice, an unknown tag
 refused (serde_yaml drops it: Codex 0.171 reads ``!foo x`` as ``x``)."""
+BUN = Dialect("claude", twice=lambda path: False, escapes=False, wraps=False)
+"""Bun's YAML parser, as Claude Code 2.1 first reads a subagent's front matter: a key given
+twice keeps its last (its reading of an escape YAML does not know, and of a quoted text going
+on over a line no more indented than its key, is not measured: the audit says nothing of the
+first, the second is said never closed, as it was)."""
 CLAUDE = Dialect(
-    "claude",
-    recovers=_claude_recovers,
-    twice=lambda path: False,
-    tabs_to_spaces=True,
-    escapes=False,
-    wraps=False,
+    "claude", twice=lambda path: False, escapes=False, wraps=False, repair=claude_repaired
 )
-"""Bun's YAML parser with Claude Code 2.1's second try: a key given twice keeps its last (its
-reading of an escape YAML does not know, and of a quoted text going on over a line no more
-indented than its key, is not measured: the audit says nothing of the first, the second is
-said never closed, as it was)."""
+"""Bun's YAML parser with Claude Code 2.1's second try (:func:`claude_repaired`)."""
 
 
 def block_of(text: str, yaml_1_1: bool = False) -> list[str] | None:
@@ -135,13 +167,15 @@ def block_of(text: str, yaml_1_1: bool = False) -> list[str] | None:
 def yaml_fault(lines: list[str], dialect: Dialect) -> str | None:
     """The first fault that stops ``dialect`` in the front matter ``lines`` (one phrase naming
     the line), or None."""
-    return _Scan(lines, dialect).run()
+    fault = _Scan(lines, dialect).run()
+    if fault and dialect.repair:  # (the fault of the block as written, if it stops it too)
+        repaired = yaml_lines(dialect.repair("\n".join(lines)))
+        return fault if _Scan(repaired, dialect).run() else None
+    return fault
 
 
 class _Scan:
     def __init__(self, lines: list[str], dialect: Dialect) -> None:
-        if dialect.tabs_to_spaces:
-            lines = [re.sub(r"^\t+", lambda m: "  " * len(m.group()), line) for line in lines]
         self.lines, self.d = lines, dialect
         self.anchors: set[str] = set()
         self.levels: list[tuple[int, tuple[str, ...], set[str]]] = []  # open mappings
@@ -221,8 +255,11 @@ class _Scan:
             parent, self.pending = self.pending, None
             if indent > self.levels[-1][0] or (item and indent == self.levels[-1][0]):
                 if match is None and not item:  # the key's text, on the lines below it
+                    rest, fault = self._properties(stripped, f"'{'.'.join(parent)}'")
+                    if not fault and (not rest or rest.startswith("#")):
+                        self.pending = parent  # (an anchor alone: `&m`, then `  a: 1`)
+                        return None, index + 1
                     self.after, self.after_indent = "plain", self.levels[-1][0]
-                    _, fault = self._properties(stripped, f"'{'.'.join(parent)}'")
                     return fault, index + 1
                 if parent in (("name",), ("description",)) and self.d.name == "codex":
                     return f"'{parent[0]}' is a list or mapping, {_NOT_STRING}", index
@@ -237,6 +274,13 @@ class _Scan:
             self.levels.pop()
         if not self.levels or indent != self.levels[-1][0]:
             return f"{where} is back at an indentation no key above has", index
+        if match is None and stripped.startswith("*"):  # an alias as a key: `*d : v`
+            alias = re.match(self.d.anchor_name, stripped[1:])
+            name = alias.group() if alias else ""
+            if name not in self.anchors:
+                why = f"refers to an anchor '&{name}' that no line above sets"
+                return f"{where} opens with the alias '*{name}', which {why}", index
+            match = _KEY.match(f'"*{name}"{stripped[1 + len(name) :]}')
         if match is None:
             return f"{where} is not a 'key: value' line", index
         level_path, seen = self.levels[-1][1], self.levels[-1][2]
