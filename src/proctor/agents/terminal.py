@@ -176,7 +176,7 @@ def option_index(options: list[str], answer: str) -> int | None:
         for i, label in enumerate(labels):
             if _first_word(label) == first:
                 return i
-    if wanted.isdigit() and 1 <= int(wanted) <= len(labels):
+    if wanted.isascii() and wanted.isdigit() and 1 <= int(wanted) <= len(labels):
         return int(wanted) - 1
     if free_text is not None:
         return free_text
@@ -211,7 +211,7 @@ def option_indices(options: list[str], answer: str) -> list[int] | None:
                 break
         else:
             wanted = parts[at].strip()
-            if not (wanted.isdigit() and 1 <= int(wanted) <= len(options)):
+            if not (wanted.isascii() and wanted.isdigit() and 1 <= int(wanted) <= len(options)):
                 return None
             found.add(int(wanted) - 1)
             end = at + 1

@@ -270,3 +270,11 @@ def test_a_multiple_choice_answer_names_each_option_by_commas(
     choice's answer is: ``Red and Blue`` is none of them); a label holding a comma is taken
     whole; a part that names no option refuses the answer."""
     assert option_indices(["Red", "Green", "Blue", "Yes, and more"], answer) == indices
+
+
+@pytest.mark.parametrize("answer", ["²", "¹, 2", "①"])
+def test_a_digit_that_is_no_number_names_no_entry(answer: str) -> None:
+    """A superscript or circled digit is a digit to ``str.isdigit`` but no number ``int``
+    reads: no entry (it raised before), for one choice or several."""
+    assert option_indices(["a", "b"], answer) is None
+    assert option_index(["a", "b"], answer.split(",")[0]) is None
