@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from proctor.addons.audit.yaml_check import (
     BUN,
@@ -101,7 +101,8 @@ def _reading(
     of its own (``&b *a``, which YAML refuses), stays as written.
 
     Each line is read once: a nested key's value, or a list item, only for the anchor set on
-    it (a block scalar's or a flow collection's own lines are not read again). With
+    it (the lines of a block scalar, a flow collection or a text going on below its first
+    line are not read again: ``- k: |`` then ``    &d x`` sets no anchor). With
     ``upto``, the reading stops at that top-level key. Also the anchors set (the last of each
     name: an alias refers to the latest ``&a`` above it, as js-yaml and serde_yaml read it)."""
     anchors: dict[str, tuple[str, str]] = {}
@@ -127,14 +128,14 @@ def _reading(
                 value, following, anchor = _entry(
                     lines, index, here, line[column:], anchors, items=False
                 )
-            inside = following if value[0][:1] in ("|", ">", "[", "{") else inside
+            inside = following
         elif not (match := _ENTRY.match(line[here:])):
             continue
         elif here != base:  # (a nested key: only its anchor counts)
             if here < base:
                 continue
             value, following, anchor = _entry(lines, index, here, match["value"], anchors)
-            inside = following if value[0][:1] in ("|", ">", "[", "{") else inside
+            inside = following
         elif _key(match) == upto:
             break
         else:
@@ -181,7 +182,7 @@ def _entry(
             return anchors[alias.group(1)], index + 1, anchor
     value = raw
     if not raw:  # `description:` with the text indented on the lines below
-        below = [part for part in _indented(lines[index + 1 :], base, items) if _text(part)]
+        below = [part for part in _indented(lines, index + 1, base, items) if _text(part)]
         value = " ".join(part.strip() for part in below)
         first = _uncommented(below[0].lstrip()) if below else ""
         if not _ITEM.match(first) and (properties := _PROPERTIES.match(first)):
@@ -198,30 +199,33 @@ def _entry(
             raw = "["
         elif _ENTRY.match(first):
             raw = "{"  # (`key: value` lines: a mapping, as YAML reads it, not a text)
-        elif first:
+        elif first:  # (a text, its lines not read again: `  - &d x` in it sets no anchor)
             raw, value = "|", scalar_text(first, below[1:])
+            following = index + 1 + len(_indented(lines, index + 1, base))
+            return (raw, value.strip()), following, anchor
         if tagged and not raw:  # (`name: !!str` alone is the empty text, not null)
             raw = '""'
     elif raw[0] in "|>":  # a block scalar: its text is the indented lines below
-        below = lines[index + 1 :]
-        end = len(_indented(below, base, block=True))
-        while end < len(below) and not below[end].strip(" "):
+        end = index + 1 + len(_indented(lines, index + 1, base, block=True))
+        while end < len(lines) and not lines[end].strip(" "):
             end += 1  # (its blank lines at the end: `+` keeps them)
-        return (raw, block_text(raw, below[:end], base)), index + 1 + end, anchor
+        return (raw, block_text(raw, lines[index + 1 : end], base)), end, anchor
     elif raw[0] in ("'", '"'):  # (a quoted text goes on up to its closing quote)
         if not closed(raw):  # (the blanks ending its line count: `"b\ ` keeps one)
             raw += (given or "")[len((given or "").rstrip()) :]
-        value = scalar_text(raw, lines[index + 1 :])
-        inside = index + 1 + quoted_lines(raw, lines[index + 1 :])
+        value = scalar_text(raw, _below(lines, index + 1))
+        inside = index + 1 + quoted_lines(raw, _below(lines, index + 1))
         return (raw, value), inside, anchor  # (its blanks are its own: `"\t"` is a tab)
     elif raw[0] in "[{":  # (a flow collection, maybe over the more-indented lines below)
-        more = _indented(lines[index + 1 :], base)
+        more = _indented(lines, index + 1, base)
         _flow_entries(" ".join([raw, *(uncommented(line).strip() for line in more)]), anchors)
         return (raw, raw), index + 1 + len(more), anchor
-    else:  # (a plain text, maybe over the more-indented lines below)
-        value = scalar_text(raw, _indented(lines[index + 1 :], base))
+    else:  # (a plain text, maybe over the more-indented lines below, not read again)
+        more = _indented(lines, index + 1, base)
+        value = scalar_text(raw, more)
         if tagged:  # (`!!str 5` is the text "5", as if quoted)
             raw = json.dumps(value.strip())
+        return (raw, value.strip()), index + 1 + len(more), anchor
     return (raw, value.strip()), index + 1, anchor
 
 
@@ -335,10 +339,16 @@ def _text(line: str) -> bool:
     return bool(line.strip()) and not line.lstrip().startswith("#")
 
 
+def _below(lines: list[str], start: int) -> Iterator[str]:
+    """The ``lines`` from index ``start`` on, read one by one (none copied)."""
+    return (lines[index] for index in range(start, len(lines)))
+
+
 def _indented(
-    lines: list[str], base: int = 0, items: bool = False, block: bool = False
+    lines: list[str], start: int, base: int = 0, items: bool = False, block: bool = False
 ) -> list[str]:
-    """The lines below a key that are more indented than it (a comment line between them at
+    """The lines from index ``start`` of ``lines`` (those below a key) that are more indented
+    than the key (a comment line between them at
     any indentation: ``description:``, ``# c``, ``  text`` gives ``text``), and with ``items``,
     the list items at its own indentation (``tools:``, ``- glob``: the key's list). With
     ``block`` (a block scalar's lines) a more indented line that begins ``#`` is text, not a
@@ -348,7 +358,7 @@ def _indented(
         return bool(line.strip()) if block else _text(line)
 
     taken = []
-    for line in lines:
+    for line in _below(lines, start):
         here = len(line) - len(line.lstrip(" \t"))
         if (
             solid(line)
@@ -596,7 +606,7 @@ def _key_lines(lines: list[str], key: str) -> list[str]:
     for index, line in enumerate(lines):
         match = _ENTRY.match(line[base:]) if len(line) - len(line.lstrip(" ")) == base else None
         if match and _key(match) == key:
-            return _indented(lines[index + 1 :], base, True)
+            return _indented(lines, index + 1, base, True)
     return []
 
 

@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proctor.addons.audit.yaml_scalar import yaml_lines
+from proctor.addons.audit.yaml_scalar import closed, yaml_lines
 
 _KEY = re.compile(
     r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
@@ -187,6 +187,8 @@ class _Scan:
         self.block_name = ""
         self.pending: tuple[str, ...] | None = None  # the path of a key with no value yet
         self.list_indent: int | None = None  # a list's items at the indentation of its key
+        self.skip_scalar: int | None = None  # (in a list item not looked into: the lines more
+        self.skip_quote = ""  # indented than this are a text's, or up to this quote's close)
 
     def run(self) -> str | None:
         index = 0
@@ -238,7 +240,7 @@ class _Scan:
             if self.after == "plain" and (": " in stripped or stripped.endswith(":")):
                 return f"{where} is indented under a value as if it were a key", index
             if self.after == "skip":  # (its anchors count: `- k: v`, `  j: &d w`)
-                self.anchors.update(_NESTED_ANCHOR.findall(_unquoted(stripped)))
+                self._skipped(indent, stripped)
             return None, index + 1
         self.after = None
         item = stripped == "-" or stripped.startswith("- ")
@@ -343,7 +345,48 @@ class _Scan:
                 return f"the list item in {where} {why}"
         plain = _PLAIN_ITEM.match(text) and ": " not in text and not text.endswith(":")
         self.after, self.after_indent = ("plain" if plain else "skip"), indent
+        self.skip_scalar, self.skip_quote = None, ""
+        self._opens(indent, stripped)
         return None
+
+    def _skipped(self, indent: int, stripped: str) -> None:
+        """A line under a list item that is not looked into: the anchors it sets, none in
+        the text of a block scalar, a quoted or a plain value going on from a line above
+        (``- k: |`` then ``    &d x`` is the text '&d x')."""
+        if self.skip_quote:
+            if closed(self.skip_quote + stripped):
+                self.skip_quote = ""
+            return
+        if self.skip_scalar is not None and indent >= self.skip_scalar:
+            rest = stripped
+            while properties := _PROPERTY.match(rest):
+                rest = rest[properties.end() :]
+            if indent > self.skip_scalar or not (_KEY.match(rest) or _DASH.match(rest)):
+                return  # (at its key's indentation, a line that is no key is no value: YAML
+                # stops on `- k: v` then `    &d x`)
+        self.skip_scalar = None
+        self.anchors.update(_NESTED_ANCHOR.findall(_unquoted(stripped)))
+        self._opens(indent, stripped)
+
+    def _opens(self, indent: int, stripped: str) -> None:
+        """Note the text that the line (``stripped``, so indented) under a list item opens
+        and that may go on over the lines below: a block scalar (``- k: |``) or a plain value
+        (``- k: v``) over those more indented than its key (or its item's dash), a quoted one
+        (``- k: "a``) up to its closing quote."""
+        node, owner = stripped, indent
+        while dashes := re.match(r"-(?:\s+|$)", node):  # (`- - k: v`: an item of an item)
+            owner, node = indent + len(stripped) - len(node), node[dashes.end() :]
+        value = node
+        if entry := _KEY.match(node):
+            owner, value = indent + len(stripped) - len(node), entry.group("value") or ""
+        while properties := _PROPERTY.match(value):
+            value = value[properties.end() :]
+        if not value or value[0] in "#[{*":
+            return  # (a collection below or in brackets, whose anchors count; an alias)
+        if value[0] in "'\"":
+            self.skip_quote = "" if closed(value) else value[0]
+        else:  # (a block scalar's lines, or a plain text's)
+            self.skip_scalar = owner
 
     def value(
         self, index: int, indent: int, path: tuple[str, ...], value: str
@@ -452,6 +495,8 @@ _FLOW_ANCHOR = re.compile(r"(?:^|[\s,\[{])&([^\s,\[\]{}]+)")
 comma or a bracket."""
 
 
+_DASH = re.compile(r"-(?:\s|$)")
+"""A list item's dash."""
 _NESTED_ANCHOR = re.compile(r"(?:^|[:-]\s+|[\[{,]\s*)&([^\s,\[\]{}]+)")
 """An anchor opening a value, a list item or a flow collection's item in a line not looked
 into otherwise."""

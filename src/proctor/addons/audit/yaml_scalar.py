@@ -6,6 +6,7 @@ folded) and a plain one's over several lines; and a line without its comment."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 _ESCAPES = {
     "0": "\0",
@@ -175,18 +176,18 @@ def _unescaped(text: str) -> str:
     return found.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def quoted_lines(raw: str, below: list[str]) -> int:
+def quoted_lines(raw: str, below: Iterable[str]) -> int:
     """How many of the lines ``below`` the quoted value written ``raw`` goes on over, up to
     the one holding its closing quote (all of them when it never closes)."""
-    quote, text = raw[0], raw[1:]
-    for number, line in enumerate(below):
+    quote, text, number = raw[0], raw[1:], 0
+    for line in below:
         if _closing(text, quote) >= 0:
-            return number
-        text = f"{text}\n{line}"
-    return len(below)
+            break
+        text, number = f"{text}\n{line}", number + 1
+    return number
 
 
-def scalar_text(raw: str, below: list[str]) -> str:
+def scalar_text(raw: str, below: Iterable[str]) -> str:
     """The text of the value written ``raw`` on its key's line (its comment dropped) with the
     more-indented lines ``below`` it that go on with it: a quoted text up to its closing quote,
     a plain one up to a comment."""
