@@ -179,6 +179,9 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "itemanchor": "---\nname: itemanchor\nl:\n  - &d FMITEMANCHOR t.\ndescription: *d\n---\n\nB.\n",
     "aliasprops": "---\nname: FMALIASPROPS\nn: &a t.\ndescription: &b *a\n---\n\nB.\n",
     "keyalias": "---\nname: keyalias\nn: &d x\n*d: y\ndescription: FMKEYALIAS t.\n---\n\nB.\n",
+    "aliastwice": "---\nname: &n name\n*n : aliastwice\ndescription: FMALIASTWICE t.\n---\n\nB.\n",
+    "flowtext": "---\nname: flowtext\ndescription: [FMFLOWTEXT] t.\n---\n\nB.\n",
+    "flowalias": "---\nname: flowalias\ndescription: FMFLOWALIAS t.\ntools: [*d]\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -188,6 +191,8 @@ OFFERED = {
         *("FMANCHORED", "FMTAGGED"),  # (serde_yaml drops an unknown tag)
         *("FMFLOWANCHOR", "FMITEMANCHOR"),
         "FMKEYALIAS",  # (libyaml: the alias `*d` as a key)
+        *("FMFLOWALIAS", "FMFLOWTEXT"),  # (its repair: a value opening `[` YAML stops on is
+        # read as its text: `tools: [*d]`, `description: [FMFLOWTEXT] t.`)
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
@@ -201,6 +206,7 @@ OFFERED = {
             "FMALIASMAP",
             "FMALIASPROPS",
             "FMKEYALIAS",
+            *("FMALIASTWICE", "FMFLOWTEXT", "FMFLOWALIAS"),
         ),  # (by its line reader: js-yaml reads a
         # mapping, not a text, or stops on an alias given an anchor)
     },
@@ -266,12 +272,18 @@ CLAUDE_AGENTS: dict[str, str] = {
     "anchorname": "---\nname: &a anchorname\nn: &b d\ndescription: &c *b\n---\nB\n",
     "aliaskey": "---\nname: aliaskey\nn: &d x\n*d: y\ndescription: d\n---\nB\n",
     "aliaskeyspaced": "---\nname: aliaskeyspaced\nn: &d x\n*d : y\ndescription: d\n---\nB\n",
+    "aliastwice": "---\nname: &n name\n*n : aliastwice\ndescription: d\n---\nB\n",
+    "flowtext": "---\nname: flowtext\ndescription: [draft] d\n---\nB\n",
+    "flowalias": "---\nname: flowalias\ndescription: d\ntools: [Read, *x]\n---\nB\n",
+    "flowtwo": "---\nname: flowtwo\ndescription: d\ntools: [Read] [Grep]\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
 CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
     *("anchored", "unanchored", "tagged", "separated"),  # (its repair quotes `*d`, `!foo d`)
     *("flowanchor", "itemanchor", "aliasprops"),  # (its repair quotes `&b *a`)
     "aliaskeyspaced",
+    *("aliastwice", "flowtext", "flowalias", "flowtwo"),  # (Bun keeps the last `name`; its
+    # repair quotes a value holding `[` that Bun does not read alone as a list)
 }
 CLAUDE_RENAMED = {"anchorname": "&a anchorname"}
 """Subagents Claude Code loads under a name that is not their file's stem: its repair quotes
@@ -323,6 +335,9 @@ GEMINI_AGENTS: dict[str, str] = {
     "aliastool": "---\nname: aliastool\ndisplay_name: &d glob\ndescription: d\ntools:\n  - *d\n---\n",
     "anchormcp": "---\nname: anchormcp\ndescription: d\nmcp_servers:\n  &m\n  s:\n    command: x\n---\n",
     "mcpblock": "---\nname: mcpblock\ndescription: d\nmcp_servers: |\n  s: x\n---\n",
+    "aliastwice": CLAUDE_AGENTS["aliastwice"],
+    "flowalias": "---\nname: flowalias\ndescription: d\ntools: [glob, *d]\n---\n",
+    "flowtext": CLAUDE_AGENTS["flowtext"],
 }
 """Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
 GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {

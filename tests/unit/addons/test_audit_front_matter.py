@@ -14,7 +14,7 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agents,
     gemini_cli_skill,
 )
-from proctor.addons.audit.yaml_check import CLAUDE, CODEX, JS_YAML, yaml_fault
+from proctor.addons.audit.yaml_check import BUN, CODEX, JS_YAML, yaml_fault
 from tests.contract.test_skills import (
     CLAUDE_AGENTS,
     CLAUDE_LOADED,
@@ -208,14 +208,16 @@ def test_yaml_faults_quotes_inside_a_plain_value_blocks_and_comments(value: str)
     lines = f"name: x\ndescription: {value}".splitlines()
     fault, repaired = YAML_FAULTS[value]
     assert yaml_fault(lines, JS_YAML) == fault
-    for dialect in (CODEX, CLAUDE):
-        assert yaml_fault(lines, dialect) == (None if repaired else fault)
+    assert yaml_fault(lines, CODEX) == (None if repaired else fault)
+    claude = claude_code_agent("---\n" + "\n".join(lines) + "\n---\nB\n", "x")[1]
+    not_yaml = f"the front matter is not valid YAML: {fault}; Claude Code does not load it"
+    assert claude == (None if repaired else not_yaml)
 
 
 @pytest.mark.parametrize("value", YAML_READ)
 def test_yaml_reads_quotes_inside_a_plain_value_blocks_and_comments(value: str) -> None:
     lines = f"name: x\ndescription: {value}".splitlines()
-    for dialect in (JS_YAML, CODEX, CLAUDE):
+    for dialect in (JS_YAML, CODEX, BUN):
         assert yaml_fault(lines, dialect) is None, dialect.name
 
 

@@ -16,7 +16,7 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agent,
     gemini_cli_skill,
 )
-from proctor.addons.audit.yaml_check import claude_repaired
+from proctor.addons.audit.yaml_check import BUN, CODEX, JS_YAML, claude_repaired, yaml_fault
 
 
 def _doc(*lines: str) -> str:
@@ -426,3 +426,99 @@ def test_nested_keys_and_list_items_are_read_in_one_pass(shape: str) -> None:
     entries = front_matter_module._entries(lines)
     assert entries["description"] == ("d", "d")
     assert Counted.looked < 10 * len(lines)
+
+
+@pytest.mark.parametrize("anchored", ["name: &n name", 'name: &n "name"', "x: [&n name]"])
+def test_an_alias_as_a_key_given_twice_is_the_key_its_anchor_gives(anchored: str) -> None:
+    """``name: &n name`` then ``*n : b`` gives ``name`` twice: js-yaml stops ("duplicated
+    mapping key"), Codex refuses its ``name`` twice, Bun keeps the last (PyYAML too); so
+    Gemini CLI does not load the subagent, Codex not the skill, Claude Code loads the
+    subagent named 'b'. An anchor in a flow list sets the key too."""
+    doc = _doc(anchored, "*n : b", "name: c" if anchored.startswith("x") else "", "description: d")
+    twice = "the front matter is not valid YAML: 'name' is given twice"
+    assert gemini_cli_agent(doc, "stem")[1] == f"{twice}; Gemini CLI does not load it"
+    assert codex_skill(doc, "folder") == (
+        "folder",
+        f"{twice.replace('front matter', 'front matter of SKILL.md')}; Codex does not load it",
+    )
+    assert claude_code_agent(doc, "stem") == ("c" if anchored.startswith("x") else "b", None)
+    other = _doc("name: &n tidy", "*n : b", "description: d")  # (keys 'tidy' and 'name')
+    assert codex_skill(other, "folder") == ("tidy", None)
+
+
+@pytest.mark.parametrize(
+    ("value", "alias"),
+    [
+        ("tools: [*d]", "d"),
+        ("tools: [Read, *x]", "x"),
+        ("metadata: {x: *d}", "d"),
+        ("tools: [*d, &d glob]", "d"),
+        ("tools: [glob,\n  *d]", "d"),
+    ],
+)
+def test_an_alias_in_a_flow_collection_needs_an_anchor_before_it(value: str, alias: str) -> None:
+    """js-yaml ("unidentified alias"), PyYAML and libyaml ("found undefined alias") stop on
+    ``[*d]`` or ``{x: *d}`` with no ``&d`` before it: Gemini CLI does not load the subagent
+    (it said the subagent named the tool '*d'); Codex reads a value opening ``[`` that YAML
+    stops on as its text (its repair)."""
+    lines = ("name: tidy", "description: d", *value.split("\n"))
+    key = value.split(":")[0]
+    line = 4 + value.count("\n")
+    why = f"'{key}' in line {line} refers to an anchor '&{alias}' that nothing before it sets"
+    for dialect in (JS_YAML, BUN):
+        assert yaml_fault(list(lines), dialect) == why, dialect.name
+    assert gemini_cli_agent(_doc(*lines), "stem") == (
+        "tidy",
+        f"the front matter is not valid YAML: {why}; Gemini CLI does not load it",
+    )
+    if key == "tools":
+        assert codex_skill(_doc(*lines), "folder") == ("tidy", None)
+
+
+@pytest.mark.parametrize("value", ["[&d a, *d]", "[a *d]", "{x: &d a, y: *d}", "['*d', \"*d\"]"])
+def test_an_alias_in_a_flow_collection_after_its_anchor_or_inside_a_text_is_read(
+    value: str,
+) -> None:
+    """``[&d a, *d]`` is ``[a, a]``; ``[a *d]`` is the text ``a *d`` (js-yaml, PyYAML)."""
+    lines = ["name: tidy", "description: d", f"x: {value}"]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) is None, dialect.name
+
+
+@pytest.mark.parametrize("value", ["[draft] a thing", "{a: b} c", "[a] [b]", "[a,\n  b] c"])
+def test_text_after_a_flow_collection_s_closing_bracket_is_a_fault(value: str) -> None:
+    """js-yaml ("bad indentation of a mapping entry") and PyYAML stop on ``description:
+    [draft] a thing``; so does Bun (Claude Code's second try quotes the unindented value that
+    holds a ``[``: the description '[draft] a thing'), and libyaml (Codex reads a value opening
+    ``[`` or ``{`` that YAML stops on as its text, and loads the skill: measured). A comment
+    after it is none: ``[a]#c``."""
+    lines = ["name: tidy", *f"description: {value}".split("\n")]
+    closing = "]" if value.startswith("[") else "}"
+    after = value[value.index(closing) + 1 :].strip()
+    line = 2 + value.count("\n")
+    why = f"'description' in line {line + 1} goes on after its closing {closing!r} ({after!r})"
+    for dialect in (JS_YAML, BUN):
+        assert yaml_fault(lines, dialect) == why, dialect.name
+    assert yaml_fault(lines, CODEX) is None  # (its repair)
+    doc = _doc(*lines)
+    assert gemini_cli_agent(doc, "stem")[1] == (
+        f"the front matter is not valid YAML: {why}; Gemini CLI does not load it"
+    )
+    if "\n" not in value:
+        assert claude_repaired("\n".join(lines)) == f'name: tidy\ndescription: "{value}"'
+        assert claude_code_agent(doc, "stem") == ("tidy", None)
+        assert codex_skill(doc, "folder") == ("tidy", None)  # (it said: a list or mapping)
+        assert front_matter(doc) == {"name": "tidy", "description": value}
+    for fine in ("[a]#c", "[a] # c", "{a: b}  # c"):
+        assert yaml_fault(["name: tidy", f"x: {fine}"], JS_YAML) is None, fine
+
+
+@pytest.mark.parametrize("value", ["[Read, *x]", "[a] [b]"])
+def test_claude_code_s_repair_quotes_a_flow_list_bun_does_not_read_alone(value: str) -> None:
+    """Claude Code's repair keeps a value ``[…]`` only when Bun's parser reads it alone as a
+    list: ``[Read, *x]`` (no ``&x`` in it) and ``[a] [b]`` are quoted, ``[&x a, *x]`` is
+    kept."""
+    assert claude_repaired(f"tools: {value}") == f'tools: "{value}"'
+    assert claude_repaired("tools: [&x a, *x]") == "tools: [&x a, *x]"
+    doc = _doc("name: tidy", "description: d", f"tools: {value}")
+    assert claude_code_agent(doc, "stem") == ("tidy", None)

@@ -387,13 +387,22 @@ def codex_skill(text: str, folder: str) -> tuple[str, str | None]:
         return folder, "no front matter giving a description in SKILL.md; Codex does not load it"
     fault = yaml_fault(block, CODEX)
     written = _written(block)
-    for key in _KEYS:  # (a flow mapping's values; a block's are judged by yaml_fault)
-        if not fault and written.get(key, "")[:1] in ("[", "{"):
+    for key in _KEYS:  # (a flow mapping's values, a mapping below or an alias to one; a
+        # block's are judged by yaml_fault, and one YAML stops on Codex repairs into its text:
+        # `description: [draft] a thing`)
+        raw = written.get(key, "")
+        if not fault and raw[:1] in ("[", "{") and _is_collection(raw):
             fault = f"'{key}' is a list or mapping, not a string"
     if fault:
         why = _not_yaml("Codex", fault)
         return folder, why.replace("front matter", "front matter of SKILL.md", 1)
     return fields.get("name", "").strip() or folder, None
+
+
+def _is_collection(raw: str) -> bool:
+    """Whether the value written ``raw`` (``[`` or ``{`` for one on the lines below) is a
+    list or mapping YAML reads, not a value it stops on (``[draft] a thing``)."""
+    return raw in ("[", "{") or yaml_fault([f"k: {raw}"], JS_YAML) is None
 
 
 _GEMINI_BLOCK = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---")

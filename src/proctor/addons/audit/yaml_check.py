@@ -22,13 +22,16 @@ what each does then):
   list item (``description: -``, ``description: - x``), a block
   scalar's header with text after it (``|x``), a flow list or mapping never closed, a ``: ``
   inside an unquoted value (quotes inside it are text: ``Use 'a: b' here`` holds one);
-- a key given twice in one mapping (each dialect names the keys it refuses twice).
+- a key given twice in one mapping (each dialect names the keys it refuses twice), an alias
+  as a key (``*d : v``) being the text its anchor was given;
+- a flow list or mapping with text after its closing bracket (``[draft] a thing``), or holding
+  an alias with no anchor before it (``[*d]``, ``{x: *d}``).
 
 Codex 0.171 recovers some of these (``Dialect.recovers``): it reads some unquoted values that
 are not valid YAML as their text. Claude Code 2.1, when Bun's parser stops, reads the block
-once more after its repair (``Dialect.repair``, :func:`claude_repaired`): it quotes each
-unindented ``key: value`` whose value holds a character YAML gives a meaning to, and turns
-the tabs that open a line into spaces.
+once more after its repair (:func:`claude_repaired`, tried by ``front_matter``): it quotes
+each unindented ``key: value`` whose value holds a character YAML gives a meaning to, and
+turns the tabs that open a line into spaces.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proctor.addons.audit.yaml_scalar import closed, yaml_lines
+from proctor.addons.audit.yaml_scalar import closed, scalar_text, uncommented, yaml_lines
 
 _KEY = re.compile(
     r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
@@ -70,7 +73,6 @@ class Dialect:
     name: str
     recovers: Callable[[str, str, int], bool] = lambda key, value, indent: False
     twice: Callable[[tuple[str, ...]], bool] = lambda path: True
-    repair: Callable[[str], str] | None = None  # (a second try: the block's text repaired)
     flags: frozenset[str] = field(default_factory=frozenset)
     escapes: bool = True  # (whether an escape YAML does not know stops it: `"C:\\Users"`)
     wraps: bool = True  # (whether a quoted text goes on over lines at any indentation)
@@ -100,8 +102,9 @@ def claude_repaired(block: str) -> str:
     unquoted ``key: value`` at the line's start (a key of ``a-zA-Z_-``) whose value holds one
     of ``{}[]*&#!|>%@``` or ``": "`` is double-quoted, its backslashes and quotes escaped, all
     of it kept (``name: &a x`` is the name ``&a x``, ``name: x # c`` the name ``x # c``),
-    save a value wholly quoted (``'…'``, ``"…"``) or a flow list Bun reads (``[a, b]``); then
-    the tabs opening a line are two spaces each."""
+    save a value wholly quoted (``'…'``, ``"…"``) or a flow list Bun reads alone (``[a, b]``;
+    not ``[a, *x]``, whose anchor it does not see, nor ``[a] [b]``); then the tabs opening a
+    line are two spaces each."""
     repaired = []
     for line in block.split("\n"):
         entry = _CLAUDE_ENTRY.fullmatch(line)
@@ -123,8 +126,9 @@ def claude_repaired(block: str) -> str:
 
 
 def _is_flow_list(value: str) -> bool:
-    """Whether Bun's parser reads ``value`` (``[…]``) as a list, near enough: a flow
-    collection with no fault."""
+    """Whether Bun's parser reads ``value`` (``[…]``) alone as a list, as Claude Code's repair
+    tries it, near enough: a flow collection with no fault (an alias in it has no anchor, text
+    after its ``]`` is one)."""
     return _Scan([f"k: {value}"], BUN).run() is None
 
 
@@ -148,10 +152,6 @@ BUN = Dialect("claude", twice=lambda path: False, escapes=False, wraps=False)
 twice keeps its last (its reading of an escape YAML does not know, and of a quoted text going
 on over a line no more indented than its key, is not measured: the audit says nothing of the
 first, the second is said never closed, as it was)."""
-CLAUDE = Dialect(
-    "claude", twice=lambda path: False, escapes=False, wraps=False, repair=claude_repaired
-)
-"""Bun's YAML parser with Claude Code 2.1's second try (:func:`claude_repaired`)."""
 
 
 def block_of(text: str, yaml_1_1: bool = False) -> list[str] | None:
@@ -167,17 +167,13 @@ def block_of(text: str, yaml_1_1: bool = False) -> list[str] | None:
 def yaml_fault(lines: list[str], dialect: Dialect) -> str | None:
     """The first fault that stops ``dialect`` in the front matter ``lines`` (one phrase naming
     the line), or None."""
-    fault = _Scan(lines, dialect).run()
-    if fault and dialect.repair:  # (the fault of the block as written, if it stops it too)
-        repaired = yaml_lines(dialect.repair("\n".join(lines)))
-        return fault if _Scan(repaired, dialect).run() else None
-    return fault
+    return _Scan(lines, dialect).run()
 
 
 class _Scan:
     def __init__(self, lines: list[str], dialect: Dialect) -> None:
         self.lines, self.d = lines, dialect
-        self.anchors: set[str] = set()
+        self.anchors: dict[str, str | None] = {}  # each name's text (None: no one-line text)
         self.levels: list[tuple[int, tuple[str, ...], set[str]]] = []  # open mappings
         self.after: str | None = None  # what may go on below the last value: "plain" text,
         self.after_indent = -1  # nothing ("closed", "comment": a comment line ended it),
@@ -276,6 +272,7 @@ class _Scan:
             self.levels.pop()
         if not self.levels or indent != self.levels[-1][0]:
             return f"{where} is back at an indentation no key above has", index
+        aliased = None
         if match is None and stripped.startswith("*"):  # an alias as a key: `*d : v`
             alias = re.match(self.d.anchor_name, stripped[1:])
             name = alias.group() if alias else ""
@@ -283,10 +280,13 @@ class _Scan:
                 why = f"refers to an anchor '&{name}' that no line above sets"
                 return f"{where} opens with the alias '*{name}', which {why}", index
             match = _KEY.match(f'"*{name}"{stripped[1 + len(name) :]}')
+            aliased = self.anchors[name]  # (the key is its anchor's text: `name: &n name`)
         if match is None:
             return f"{where} is not a 'key: value' line", index
         level_path, seen = self.levels[-1][1], self.levels[-1][2]
         key = match.group("key").strip("'\"")
+        if stripped.startswith("*") and aliased is not None:
+            key = aliased
         path = (*level_path, key)
         if key in seen and self.d.twice(path):
             return f"'{'.'.join(path)}' is given twice", index
@@ -315,14 +315,16 @@ class _Scan:
         """``value`` without its anchors (``&a``, kept for the aliases below) and tags
         (``!!str``, ``!foo``), and the fault of a tag the dialect knows no type for (said of
         ``what``: ``'name'``)."""
+        names = []
         while properties := _PROPERTY.match(value):
             found = properties.group(1)
             if found.startswith("&"):
-                self.anchors.add(found[1:])
+                names.append(found[1:])
             elif self.d.tags and found not in _KNOWN_TAGS:
                 why = f"which {self.d.name} knows no type for (quote the value to keep the '!')"
                 return value, f"{what} has the tag '{found}', {why}"
             value = value[properties.end() :]
+        self.anchors.update(dict.fromkeys(names, _one_line_text(value)))
         return value, None
 
     def _item(self, indent: int, stripped: str, where: str) -> str | None:
@@ -365,7 +367,7 @@ class _Scan:
                 return  # (at its key's indentation, a line that is no key is no value: YAML
                 # stops on `- k: v` then `    &d x`)
         self.skip_scalar = None
-        self.anchors.update(_NESTED_ANCHOR.findall(_unquoted(stripped)))
+        self.anchors.update(dict.fromkeys(_NESTED_ANCHOR.findall(_unquoted(stripped))))
         self._opens(indent, stripped)
 
     def _opens(self, indent: int, stripped: str) -> None:
@@ -470,13 +472,20 @@ class _Scan:
     def _flow(
         self, index: int, indent: int, path: tuple[str, ...], value: str
     ) -> tuple[str | None, int]:
-        depth, text, line_index = 0, value, index
+        """The fault of the flow collection ``value`` (a key's at ``path``) that opens on line
+        ``index``, maybe going on over the more-indented lines below, or None and the index of
+        the line after it. Its anchors count from where they are set (``[&d a, *d]``)."""
+        what = "the front matter" if path == ("front matter",) else f"'{'.'.join(path)}'"
+        depth, node, text, line_index = 0, True, value, index
         while True:
-            self.anchors.update(_FLOW_ANCHOR.findall(_unquoted(text)))  # (`{a: &d hi}`)
-            for char in _unquoted(text):
-                depth += char in "[{"
-                depth -= char in "]}"
-            if depth <= 0:
+            fault, depth, node, rest = self._flow_line(text, depth, node, what, line_index)
+            if fault:
+                return fault, index
+            if rest is not None:  # (closed)
+                if rest and not rest.startswith("#"):
+                    close = "]" if value[0] == "[" else "}"
+                    why = f"goes on after its closing {close!r} ({rest[:40]!r})"
+                    return f"{what} in line {line_index + 2} {why}", index
                 self.after, self.after_indent = "closed", indent
                 if self.d.name == "codex" and path in (("name",), ("description",)):
                     return f"'{path[0]}' is a list or mapping, {_NOT_STRING}", index
@@ -489,10 +498,70 @@ class _Scan:
                 return f"the {value[0]!r} that opens '{'.'.join(path)}' is never closed", index
             text = following
 
+    def _flow_line(
+        self, text: str, depth: int, node: bool, what: str, line_index: int
+    ) -> tuple[str | None, int, bool, str | None]:
+        """One line of a flow collection (``what``), so deep in its brackets, ``node`` whether
+        it opens at a value's start: the fault of an alias in it whose anchor is not set
+        (js-yaml: "unidentified alias", libyaml: "found undefined alias"), the depth and
+        ``node`` at its end, and the text after the bracket that closes the collection (None
+        when it goes on below). An anchor or alias opens a value (after ``[``, ``{``, ``,``,
+        ``: ``): ``[a *d]`` is the text ``a *d``."""
+        index = 0
+        while index < len(text):
+            char = text[index]
+            if char == "#" and (index == 0 or text[index - 1] in " \t"):
+                break  # (a comment)
+            if char in " \t":
+                index += 1
+                continue
+            if node and char in "'\"":
+                if not (quoted := _QUOTED.match(text, index)):
+                    break  # (a quoted text going on below: not looked into)
+                index, node = quoted.end(), False
+                continue
+            if node and char in "&*!":
+                found = re.match(
+                    self.d.anchor_name if char != "!" else r"[^\s,\[\]{}]*", text[index + 1 :]
+                )
+                name = found.group() if found else ""
+                if char == "*" and name not in self.anchors:
+                    why = f"refers to an anchor '&{name}' that nothing before it sets"
+                    return f"{what} in line {line_index + 2} {why}", depth, node, None
+                if char == "&":
+                    self.anchors[name] = _one_line_text(text[index + 1 + len(name) :], flow=True)
+                index, node = index + 1 + len(name), char != "*"
+                continue
+            if char in "[{":
+                depth, node = depth + 1, True
+            elif char in "]}":
+                depth, node = depth - 1, False
+                if depth <= 0:
+                    return None, depth, node, text[index + 1 :].strip()
+            else:  # (a value opens after `,`, `: `, `? `)
+                following = text[index + 1 : index + 2] in ("", " ", "\t")
+                node = char == "," or (char in ":?" and following)
+            index += 1
+        return None, depth, node, None
 
-_FLOW_ANCHOR = re.compile(r"(?:^|[\s,\[{])&([^\s,\[\]{}]+)")
-"""An anchor in a flow collection (``[&d a]``, ``{a: &d hi}``): its name ends at a blank, a
-comma or a bracket."""
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'')
+"""A quoted text closed on its line."""
+
+
+def _one_line_text(value: str, flow: bool = False) -> str | None:
+    """The text of the value ``value`` as written after its anchor, when it is a text on its
+    line (quoted or plain, its comment dropped; in a flow collection up to a ``,`` or a
+    bracket), or None (a collection, a block scalar, a value below): what an alias to it is
+    as a key."""
+    value = value.strip()
+    if value[:1] in ("'", '"'):
+        quoted = _QUOTED.match(value)
+        return scalar_text(quoted.group(), []) if quoted else None
+    if flow:
+        value = re.split(r"[,\[\]{}]", value)[0]
+    value = uncommented(value).strip()
+    return value if value and value[0] not in "#[{|>*&!" else None
 
 
 _DASH = re.compile(r"-(?:\s|$)")
