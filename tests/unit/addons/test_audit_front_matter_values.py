@@ -522,3 +522,27 @@ def test_claude_code_s_repair_quotes_a_flow_list_bun_does_not_read_alone(value: 
     assert claude_repaired("tools: [&x a, *x]") == "tools: [&x a, *x]"
     doc = _doc("name: tidy", "description: d", f"tools: {value}")
     assert claude_code_agent(doc, "stem") == ("tidy", None)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        'tools: ["a,\n  *b", c]',
+        "tools: ['it''s,\n  *b', c]",
+        'm: {k: "a,\n  *b"}',
+        'tools: ["a\n  ] b", c]',
+    ],
+)
+def test_a_quoted_text_in_a_flow_collection_going_on_below_is_text_there(value: str) -> None:
+    """A quoted text in a flow collection that goes on to the next line is text there too:
+    js-yaml and PyYAML read ``["a,`` then ``*b", c]`` as ``["a, *b", "c"]`` and ``["a`` then
+    ``] b", c]`` as ``["a ] b", "c"]`` (the audit read ``*b"`` as an alias and ``]`` as the
+    closing bracket, and said Claude Code and Gemini CLI did not load the subagent)."""
+    lines = ["name: n", "description: d", *value.split("\n")]
+    assert yaml.safe_load("\n".join(lines))["name"] == "n"
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) is None, dialect.name
+    assert claude_code_agent(_doc(*lines), "stem") == ("n", None)
+    after = [*lines[:-1], lines[-1].replace("c]", "*c]").replace('"}', '", j: *c}')]
+    why = "in line 5 refers to an anchor '&c' that nothing before it sets"
+    assert yaml_fault(after, JS_YAML) == f"'{value.split(':')[0]}' {why}"

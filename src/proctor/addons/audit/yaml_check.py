@@ -476,9 +476,11 @@ class _Scan:
         ``index``, maybe going on over the more-indented lines below, or None and the index of
         the line after it. Its anchors count from where they are set (``[&d a, *d]``)."""
         what = "the front matter" if path == ("front matter",) else f"'{'.'.join(path)}'"
-        depth, node, text, line_index = 0, True, value, index
+        depth, node, quote, text, line_index = 0, True, "", value, index
         while True:
-            fault, depth, node, rest = self._flow_line(text, depth, node, what, line_index)
+            fault, depth, node, quote, rest = self._flow_line(
+                text, depth, node, quote, what, line_index
+            )
             if fault:
                 return fault, index
             if rest is not None:  # (closed)
@@ -499,15 +501,21 @@ class _Scan:
             text = following
 
     def _flow_line(
-        self, text: str, depth: int, node: bool, what: str, line_index: int
-    ) -> tuple[str | None, int, bool, str | None]:
+        self, text: str, depth: int, node: bool, quote: str, what: str, line_index: int
+    ) -> tuple[str | None, int, bool, str, str | None]:
         """One line of a flow collection (``what``), so deep in its brackets, ``node`` whether
-        it opens at a value's start: the fault of an alias in it whose anchor is not set
-        (js-yaml: "unidentified alias", libyaml: "found undefined alias"), the depth and
-        ``node`` at its end, and the text after the bracket that closes the collection (None
-        when it goes on below). An anchor or alias opens a value (after ``[``, ``{``, ``,``,
-        ``: ``): ``[a *d]`` is the text ``a *d``."""
+        it opens at a value's start, ``quote`` the quote of a quoted text it opens inside (one
+        going on from the line above; "" when none): the fault of an alias in it whose anchor
+        is not set (js-yaml: "unidentified alias", libyaml: "found undefined alias"), the
+        depth, ``node`` and ``quote`` at its end, and the text after the bracket that closes
+        the collection (None when it goes on below). An anchor or alias opens a value (after
+        ``[``, ``{``, ``,``, ``: ``): ``[a *d]`` is the text ``a *d``; a quoted text's
+        characters are its own (``["a,`` then ``*b"]`` is ``["a, *b"]``)."""
         index = 0
+        if quote:
+            if (end := _quote_end(text, 0, quote)) is None:
+                return None, depth, node, quote, None  # (the quoted text goes on below)
+            index, node, quote = end, False, ""
         while index < len(text):
             char = text[index]
             if char == "#" and (index == 0 or text[index - 1] in " \t"):
@@ -516,9 +524,9 @@ class _Scan:
                 index += 1
                 continue
             if node and char in "'\"":
-                if not (quoted := _QUOTED.match(text, index)):
-                    break  # (a quoted text going on below: not looked into)
-                index, node = quoted.end(), False
+                if (end := _quote_end(text, index + 1, char)) is None:
+                    return None, depth, node, char, None  # (the quoted text goes on below)
+                index, node = end, False
                 continue
             if node and char in "&*!":
                 found = re.match(
@@ -527,7 +535,7 @@ class _Scan:
                 name = found.group() if found else ""
                 if char == "*" and name not in self.anchors:
                     why = f"refers to an anchor '&{name}' that nothing before it sets"
-                    return f"{what} in line {line_index + 2} {why}", depth, node, None
+                    return f"{what} in line {line_index + 2} {why}", depth, node, "", None
                 if char == "&":
                     self.anchors[name] = _one_line_text(text[index + 1 + len(name) :], flow=True)
                 index, node = index + 1 + len(name), char != "*"
@@ -537,12 +545,31 @@ class _Scan:
             elif char in "]}":
                 depth, node = depth - 1, False
                 if depth <= 0:
-                    return None, depth, node, text[index + 1 :].strip()
+                    return None, depth, node, "", text[index + 1 :].strip()
             else:  # (a value opens after `,`, `: `, `? `)
                 following = text[index + 1 : index + 2] in ("", " ", "\t")
                 node = char == "," or (char in ":?" and following)
             index += 1
-        return None, depth, node, None
+        return None, depth, node, "", None
+
+
+def _quote_end(text: str, start: int, quote: str) -> int | None:
+    """The index after the quote ``quote`` that closes a quoted text in ``text`` from
+    ``start`` (inside it), or None when it goes on below: ``\\"`` is no close in double
+    quotes, ``''`` none in single quotes."""
+    index = start
+    while index < len(text):
+        char = text[index]
+        if quote == '"' and char == "\\":
+            index += 2
+            continue
+        if char == quote:
+            if quote == "'" and text[index + 1 : index + 2] == "'":
+                index += 2
+                continue
+            return index + 1
+        index += 1
+    return None
 
 
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'')
