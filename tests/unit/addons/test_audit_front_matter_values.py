@@ -5,6 +5,10 @@ Gemini CLI 0.61 bundles it)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 import yaml
 
@@ -16,7 +20,14 @@ from proctor.addons.audit.front_matter import (
     gemini_cli_agent,
     gemini_cli_skill,
 )
-from proctor.addons.audit.yaml_check import BUN, CODEX, JS_YAML, claude_repaired, yaml_fault
+from proctor.addons.audit.yaml_check import (
+    BUN,
+    CODEX,
+    JS_YAML,
+    MAX_FLOW_DEPTH,
+    claude_repaired,
+    yaml_fault,
+)
 
 
 def _doc(*lines: str) -> str:
@@ -546,3 +557,23 @@ def test_a_quoted_text_in_a_flow_collection_going_on_below_is_text_there(value: 
     after = [*lines[:-1], lines[-1].replace("c]", "*c]").replace('"}', '", j: *c}')]
     why = "in line 5 refers to an anchor '&c' that nothing before it sets"
     assert yaml_fault(after, JS_YAML) == f"'{value.split(':')[0]}' {why}"
+
+
+@pytest.mark.parametrize("value", ["[" * 1200 + "]" * 1200, "[" * 1000, "{a: " * 1000])
+def test_flow_collections_nested_too_deep_are_a_fault_not_a_crash(
+    value: str, tmp_path: Path, proctor: Callable[..., Any]
+) -> None:
+    """Flow lists or mappings nested deeper than ``MAX_FLOW_DEPTH`` are a fault: proctor does
+    not read them (its readers recurse, as js-yaml's and PyYAML's do, which run out of stack),
+    so Gemini CLI does not load the subagent; ``proctor audit`` reported a RecursionError."""
+    text = _doc("name: a", "description: d", f"m: {value}")
+    for folder in (".agents/skills/a", ".gemini/agents"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / ".agents/skills/a/SKILL.md").write_text(text)
+    (tmp_path / ".gemini/agents/a.md").write_text(text)
+    (tmp_path / "home").mkdir()
+    result = proctor("audit", "--home", str(tmp_path / "home"), "--project", str(tmp_path))
+    assert (result.code, result.err) == (0, "")
+    why = f"'m' in line 4 nests lists or mappings deeper than {MAX_FLOW_DEPTH:,}"
+    assert f"DECOY: the front matter is not valid YAML: {why}" in result.out
+    assert why in (gemini_cli_agent(text, "a")[1] or "")

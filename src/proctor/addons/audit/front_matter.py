@@ -32,6 +32,7 @@ from proctor.addons.audit.yaml_check import (
     BUN,
     CODEX,
     JS_YAML,
+    MAX_FLOW_DEPTH,
     block_of,
     claude_repaired,
     yaml_fault,
@@ -260,12 +261,17 @@ def _key(match: re.Match[str]) -> str:
     return match.group("plain").strip()
 
 
-def _flow_entries(text: str, anchors: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+def _flow_entries(
+    text: str, anchors: dict[str, tuple[str, str]], depth: int = 1
+) -> dict[str, tuple[str, str]]:
     """The keys of a flow mapping ``{key: value, ...}`` (or the items of a flow list,
-    ``[a, b]``, under no key), adding to ``anchors`` those set in it at any depth (``{a: &d
-    hi}``, ``[&d a]``): an alias (``*a``) is the value its anchor (``&a``) was given before
-    it."""
+    ``[a, b]``, under no key), so deep (``depth``) in flow collections, adding to ``anchors``
+    those set in it at any depth up to ``MAX_FLOW_DEPTH`` (``{a: &d hi}``, ``[&d a]``; deeper
+    is a fault, ``yaml_fault``'s): an alias (``*a``) is the value its anchor (``&a``) was
+    given before it."""
     entries: dict[str, tuple[str, str]] = {}
+    if depth > MAX_FLOW_DEPTH:
+        return entries
     for item in _flow_items(text):
         match = _ENTRY.match(item)
         raw = (match.group("value") if match else item) or ""
@@ -274,7 +280,7 @@ def _flow_entries(text: str, anchors: dict[str, tuple[str, str]]) -> dict[str, t
         value = raw if raw[:1] in ("[", "{") else scalar_text(raw, [])
         entry = (raw, value.strip())
         if raw[:1] in ("[", "{"):
-            _flow_entries(raw, anchors)
+            _flow_entries(raw, anchors, depth + 1)
         if properties and re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()):
             entry = (json.dumps(value.strip()), value.strip())  # (a text, as if quoted)
         if alias := re.fullmatch(r"\*(\S+)", raw):

@@ -542,6 +542,10 @@ class _Scan:
                 continue
             if char in "[{":
                 depth, node = depth + 1, True
+                if depth > MAX_FLOW_DEPTH:
+                    why = f"nests lists or mappings deeper than {MAX_FLOW_DEPTH:,}, which proctor"
+                    why += " does not read (js-yaml and PyYAML run out of stack)"
+                    return f"{what} in line {line_index + 2} {why}", depth, node, "", None
             elif char in "]}":
                 depth, node = depth - 1, False
                 if depth <= 0:
@@ -570,6 +574,12 @@ def _quote_end(text: str, start: int, quote: str) -> int | None:
             return index + 1
         index += 1
     return None
+
+
+MAX_FLOW_DEPTH = 500
+"""Flow lists and mappings nested deeper than this in a front matter are a fault: proctor's
+readers recurse a level at a time, and so do js-yaml's and PyYAML's, which run out of stack
+(Node 20: a few thousand levels; PyYAML: ~1,000 levels, its recursion limit)."""
 
 
 _QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'')
