@@ -4,6 +4,7 @@ Gemini CLI 0.61 (box borders rebuilt to the captured 160-column width)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pyte
@@ -569,3 +570,52 @@ def test_a_multiple_choice_answer_the_picker_does_not_take_is_not_chosen(tmp_pat
     assert question is not None
     with pytest.raises(NotChosen, match="still shown after Enter on Done"):
         GeminiCli().answer(terminal, launch, question, "Ham")
+
+
+class LateReviewTerminal:
+    """The first of two ``ask_user`` questions as captured (``two``, the cursor on Red): Enter
+    answers it, and Gemini CLI draws the review of the answers only after a few looks at the
+    screen found nothing drawn yet (a loaded machine); Enter on the review submits it."""
+
+    def __init__(self, blank_looks: int) -> None:
+        self.state, self.blank, self.keys = "asking", blank_looks, list[str]()
+        self.title, self.eof, self.bytes_read = "", False, 0
+
+    def screen_text(self) -> str:
+        if self.state == "asking":
+            return captured("two")
+        if self.state == "answered":
+            if self.blank > 0:
+                self.blank -= 1
+                return "\n".join(HISTORY) + "\n"
+            self.state = "review"
+        if self.state == "review":
+            review = ["← ✓ Color │ ✓ Size │ ≡ Review →", "", "Review your answers:", ""]
+            review += ["Color → Red", "", "Enter to submit · Esc to cancel"]
+            return "\n".join([*HISTORY, *box("Answer Questions", "", *review)]) + "\n"
+        return "✦ Done."
+
+    def write(self, text: str) -> None:
+        self.keys.append(text)
+        if text == ENTER and self.state in ("asking", "review"):
+            self.state = "answered" if self.state == "asking" else "submitted"
+
+    def pump(self, timeout: float) -> bool:
+        return True
+
+    def wait_until(self, predicate: object, deadline: float) -> bool:
+        while not predicate():  # type: ignore[operator]
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+
+def test_the_review_drawn_late_after_the_last_answer_is_submitted() -> None:
+    """A review drawn only after the screen showed nothing for a while is still submitted (it
+    was left waiting, and the trial with it, until its deadline)."""
+    terminal = LateReviewTerminal(blank_looks=3)
+    question = tui.question_on_screen(terminal.screen_text())
+    assert question is not None
+    assert GeminiCli().answer(terminal, None, question, "Red")  # type: ignore[arg-type]
+    assert terminal.state == "submitted", terminal.keys

@@ -288,6 +288,10 @@ def _type_answer(terminal: Terminal, picker: tui.AskUser, text: str) -> None:
     )
 
 
+NEXT_ASK_SEC = 10.0
+"""How long an answer to one of several questions waits for the next question or their review
+to be drawn (on a loaded machine Gemini CLI took over a second)."""
+
 MULTI_SCROLL_KEYS = 60
 """The most arrow keys pressed to read a multiple-choice list whole."""
 
@@ -601,6 +605,13 @@ class GeminiCli(RealCli[GeminiSession]):
                 _type_answer(terminal, picker, text)
         if not picker.multi:
             keys.wait_for(terminal, lambda screen: not _still_asks(screen, picker))
+        if picker.several:
+            # The next question or the review comes once the picker let go of this one: the
+            # review drawn after a first look found neither was left unsubmitted (the trial
+            # then waited on it until its deadline).
+            keys.wait_for(
+                terminal, lambda screen: tui.ask_user_on_screen(screen) is not None, NEXT_ASK_SEC
+            )
         for _ in range(keys.KEY_TRIES):
             after = tui.ask_user_on_screen(terminal.screen_text())
             if after is None or not after.review:

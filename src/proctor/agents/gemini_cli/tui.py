@@ -179,6 +179,9 @@ class AskUser:
     """Indexes of the entries drawn whose box is ticked (``[x]``, multiple-choice)."""
     done: bool = False
     """A multiple-choice question's ``Done`` is drawn: the entries drawn are the list's last."""
+    several: bool = False
+    """One of several questions of a call (a tab row above it): its review comes after the
+    last."""
 
     @property
     def options(self) -> list[str]:
@@ -304,6 +307,7 @@ def ask_user_on_screen(screen: str) -> AskUser | None:
         first=found[0][1] - 1 if found else 0,
         ticked=frozenset(number - 1 for _, number, _, ticked in found if ticked),
         done=listed is not None,
+        several=bool(tabs),
     )
 
 
