@@ -619,3 +619,12 @@ def test_the_review_drawn_late_after_the_last_answer_is_submitted() -> None:
     assert question is not None
     assert GeminiCli().answer(terminal, None, question, "Red")  # type: ignore[arg-type]
     assert terminal.state == "submitted", terminal.keys
+
+
+def test_a_review_on_screen_is_submitted_when_the_state_is_read() -> None:
+    """A review still on screen when the driver next looks (drawn after the answer gave up
+    waiting for it) is submitted then, as Claude Code's is."""
+    terminal = LateReviewTerminal(blank_looks=0)
+    terminal.state = "review"
+    assert GeminiCli().state(terminal, None).kind == "working"  # type: ignore[arg-type]
+    assert terminal.state == "submitted" and terminal.keys == [ENTER]

@@ -288,6 +288,12 @@ def _type_answer(terminal: Terminal, picker: tui.AskUser, text: str) -> None:
     )
 
 
+def _reviewing(screen: str) -> bool:
+    """Whether the review of a call's ``ask_user`` answers is on screen."""
+    picker = tui.ask_user_on_screen(screen)
+    return picker is not None and picker.review
+
+
 NEXT_ASK_SEC = 10.0
 """How long an answer to one of several questions waits for the next question or their review
 to be drawn (on a loaded machine Gemini CLI took over a second)."""
@@ -547,6 +553,14 @@ class GeminiCli(RealCli[GeminiSession]):
 
     def state(self, terminal: Terminal, launch: Launch[GeminiSession]) -> AgentState:
         screen = terminal.screen_text()
+        picker = tui.ask_user_on_screen(screen)
+        if picker is not None and picker.review:
+            # Every question of the call was answered (a review drawn after the answer let go
+            # of the last): submitted as it is, as Claude Code's is.
+            keys.wait_quiet(terminal)
+            terminal.write(keys.ENTER)
+            keys.wait_for(terminal, lambda s: not _reviewing(s), keys.KEY_WAIT_SEC)
+            return AgentState("working")
         if tui.question_on_screen(screen) is not None:
             return AgentState("question")
         watch = launch.state.chat
