@@ -294,6 +294,14 @@ def _reviewing(screen: str) -> bool:
     return picker is not None and picker.review
 
 
+def _submit_review(terminal: Terminal) -> None:
+    """Press Enter on the review of a call's ``ask_user`` answers and wait until it leaves the
+    screen."""
+    keys.wait_quiet(terminal)
+    terminal.write(keys.ENTER)
+    keys.wait_for(terminal, lambda screen: not _reviewing(screen), keys.KEY_WAIT_SEC)
+
+
 NEXT_ASK_SEC = 10.0
 """How long an answer to one of several questions waits for the next question or their review
 to be drawn (on a loaded machine Gemini CLI took over a second)."""
@@ -557,9 +565,7 @@ class GeminiCli(RealCli[GeminiSession]):
         if picker is not None and picker.review:
             # Every question of the call was answered (a review drawn after the answer let go
             # of the last): submitted as it is, as Claude Code's is.
-            keys.wait_quiet(terminal)
-            terminal.write(keys.ENTER)
-            keys.wait_for(terminal, lambda s: not _reviewing(s), keys.KEY_WAIT_SEC)
+            _submit_review(terminal)
             return AgentState("working")
         if tui.question_on_screen(screen) is not None:
             return AgentState("question")
@@ -627,14 +633,9 @@ class GeminiCli(RealCli[GeminiSession]):
                 terminal, lambda screen: tui.ask_user_on_screen(screen) is not None, NEXT_ASK_SEC
             )
         for _ in range(keys.KEY_TRIES):
-            after = tui.ask_user_on_screen(terminal.screen_text())
-            if after is None or not after.review:
+            if not _reviewing(terminal.screen_text()):
                 break
-            keys.wait_quiet(terminal)
-            terminal.write(keys.ENTER)
-            keys.wait_for(
-                terminal, lambda screen: tui.ask_user_on_screen(screen) is None, keys.KEY_WAIT_SEC
-            )
+            _submit_review(terminal)
         return True
 
     def send_message(self, terminal: Terminal, launch: Launch[GeminiSession], text: str) -> None:
