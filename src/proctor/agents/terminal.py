@@ -157,8 +157,8 @@ def option_index(options: list[str], answer: str) -> int | None:
 
     Where the picker has a free-text entry, an answer that only starts with a label and goes on
     with words of its own is free text, typed as the user would type it."""
-    wanted = answer.strip().lower()
-    labels = [o.strip().lower() for o in options]
+    wanted = answer.strip().casefold()
+    labels = [o.strip().casefold() for o in options]
     free_text = next(
         (i for i, label in enumerate(labels) if label.startswith(FREE_TEXT_OPTION)), None
     )
@@ -196,7 +196,7 @@ def option_indices(options: list[str], answer: str) -> list[int] | None:
     label holding a comma is taken whole (``Yes, and more``). None when any part is none of the
     options: a part is not read as a single choice's answer is (``Cheese and Olives``, ``Green
     tea`` for ``Green salad``), as nothing is guessed for it."""
-    labels = [label.strip().lower() for label in options]
+    labels = [label.strip().casefold() for label in options]
     parts = answer.split(",")
     found: set[int] = set()
     at = 0
@@ -205,7 +205,7 @@ def option_indices(options: list[str], answer: str) -> list[int] | None:
             at += 1
             continue
         for end in range(len(parts), at, -1):
-            wanted = ",".join(parts[at:end]).strip().lower()
+            wanted = ",".join(parts[at:end]).strip().casefold()
             if wanted in labels:
                 found.add(labels.index(wanted))
                 break
@@ -273,7 +273,10 @@ def choose(terminal: Terminal, options: list[str], answer: str, cursor: CursorRe
     if target is None or not move_cursor(terminal, target, len(options), cursor):
         return False
     label = options[target].strip()
-    if label.lower().startswith(FREE_TEXT_OPTION) and label.lower() != answer.strip().lower():
+    if (
+        label.casefold().startswith(FREE_TEXT_OPTION)
+        and label.casefold() != answer.strip().casefold()
+    ):
         terminal.write(answer)
         pump_for(terminal, TYPED_SETTLE_SEC)
     for _ in range(KEY_TRIES):

@@ -56,9 +56,9 @@ def question_for(tool_call: dict[str, Any], options: Sequence[PermissionOption])
 
 def choose_option(options: Sequence[PermissionOption], answer: str) -> PermissionOption | None:
     """The option ``answer`` names (see the module docstring), or None."""
-    said = answer.strip().rstrip(".!").strip().lower()
+    said = answer.strip().rstrip(".!").strip().casefold()
     for option in options:
-        if said in (option.name.strip().lower(), option.option_id.lower(), str(option.kind)):
+        if said in (option.name.strip().casefold(), option.option_id.casefold(), str(option.kind)):
             return option
     for kind, words in WORDS.items():
         if said in words:

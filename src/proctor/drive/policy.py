@@ -114,7 +114,7 @@ def _parse_reply(text: str, options: list[str]) -> tuple[str, str, str]:
     elif action == "deny":
         answer = answer or _pick(options, ("no", "deny", "reject")) or "no"
     elif action == "choose" and options and answer not in options:
-        answer = (_pick(options, (answer.lower(),)) if answer else None) or ""
+        answer = (_pick(options, (answer.casefold(),)) if answer else None) or ""
     if action not in ("answer", "choose", "approve", "deny"):
         return "abort", "", reason or "the model chose to abort"
     return action, answer, reason
@@ -124,10 +124,10 @@ def _pick(options: list[str], words: tuple[str, ...]) -> str | None:
     """The option that is one of ``words`` (any case), else the first that starts with one of
     them as a whole word: ``no`` picks ``No, keep it`` but never ``Nope, delete it``."""
     for option in options:
-        if option.strip().lower() in words:
+        if option.strip().casefold() in words:
             return option
     for option in options:
-        lowered = option.lower()
+        lowered = option.casefold()
         for word in words:
             rest = lowered[len(word) :]
             if word and lowered.startswith(word) and not rest[:1].isalnum():

@@ -253,3 +253,12 @@ def test_the_profile_of_a_configured_acp_agent_run_by_its_own_id_is_that_agent()
         assert profile.forward_env == ["GEMINI_API_KEY"]
     own = {"mine": AgentProfile(transport="acp")}  # control: no configured agent of that name
     assert profile_for("mine", own).command is None
+
+
+def test_a_permission_answer_is_matched_case_folded() -> None:
+    options = [
+        PermissionOption(option_id="s", name="Straße", kind="allow_once"),
+        PermissionOption(option_id="n", name="Nein", kind="reject_once"),
+    ]
+    chosen = choose_option(options, "STRASSE")
+    assert chosen is not None and chosen.option_id == "s"

@@ -278,3 +278,12 @@ def test_a_digit_that_is_no_number_names_no_entry(answer: str) -> None:
     reads: no entry (it raised before), for one choice or several."""
     assert option_indices(["a", "b"], answer) is None
     assert option_index(["a", "b"], answer.split(",")[0]) is None
+
+
+def test_labels_are_compared_case_folded() -> None:
+    """``STRASSE`` is ``Straße`` whatever its case (``lower()`` keeps the ß, ``casefold()``
+    makes it ss, as the Unicode standard compares them), on both kinds of picker."""
+    options = ["Weg", "Straße", "Platz"]
+    assert option_index(options, "STRASSE") == 1
+    assert option_indices(options, "weg, STRASSE") == [0, 1]
+    assert option_index(options, "Gasse") is None  # control: no label is guessed

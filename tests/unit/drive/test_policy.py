@@ -104,3 +104,9 @@ def test_a_question_record_masks_a_key_the_terminal_wrapped(
     )
     text = record.model_dump_json()
     assert key[:14] not in text and key[-14:] not in text and "***" in text
+
+
+def test_a_choice_is_matched_to_its_option_case_folded() -> None:
+    reply = '{"action": "choose", "answer": "STRASSE", "reason": "r"}'
+    assert _parse_reply(reply, ["Weg", "Straße"])[1] == "Straße"
+    assert _parse_reply(reply.replace("STRASSE", "GASSE"), ["Weg", "Straße"])[1] == ""

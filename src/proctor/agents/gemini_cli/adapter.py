@@ -346,7 +346,7 @@ def _multi_options(entries: list[str]) -> list[str]:
     return entries[:-1]
 
 
-ALL_ANSWERS = ("all", tui.ASK_ALL.lower())
+ALL_ANSWERS = ("all", tui.ASK_ALL.casefold())
 """Answers that choose a multiple-choice list's ``All of the above`` (case aside)."""
 
 
@@ -359,7 +359,7 @@ def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], t
     answer names none of the options. Raises :class:`NotChosen` when an entry could not be
     ticked, the cursor did not reach ``Done``, or the question was still shown after Enter."""
     targets = keys.option_indices(options, text)
-    if targets is None and len(options) > 1 and text.strip().rstrip(".").lower() in ALL_ANSWERS:
+    if targets is None and len(options) > 1 and text.strip().rstrip(".").casefold() in ALL_ANSWERS:
         targets = list(range(len(options)))
     if targets is None:
         return False
