@@ -60,10 +60,21 @@ def asked_questions(arguments: Any) -> list[dict[str, Any]]:
     """The objects of a question tool's input that each ask one question, in order (see
     :func:`questions_of`): for the fields an agent keeps beside the text and options, such as
     Codex's ``id``, which its answers are keyed by."""
+    return [asked for _, asked in numbered_questions(arguments)]
+
+
+def numbered_questions(arguments: Any) -> list[tuple[int, dict[str, Any]]]:
+    """Each of :func:`asked_questions` with its index in the input's ``questions`` list (0 for
+    the single-question form): an entry of another type, which asks none, still holds its
+    place there, and Gemini CLI's answers are keyed by that place."""
     args = arguments if isinstance(arguments, dict) else {}
     listed = args.get("questions")
-    asked = [q for q in listed if isinstance(q, dict)] if isinstance(listed, list) else []
-    return asked or [args]
+    asked = (
+        [(i, q) for i, q in enumerate(listed) if isinstance(q, dict)]
+        if isinstance(listed, list)
+        else []
+    )
+    return asked or [(0, args)]
 
 
 def answers_in(output: str) -> dict[str, Any] | None:

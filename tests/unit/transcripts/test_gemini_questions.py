@@ -5,11 +5,16 @@ own question's, found by the question's index."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from proctor.transcripts.gemini import parse_gemini_chat, parse_gemini_chat_plain
+from proctor.transcripts.gemini import (
+    parse_gemini_chat,
+    parse_gemini_chat_plain,
+    parse_gemini_lines,
+)
 from proctor.transcripts.gemini.records import ask_user_answers
 
 CHAT = (
@@ -59,7 +64,27 @@ def test_the_plain_reader_gives_the_same_events() -> None:
     ],
 )
 def test_answers_are_found_by_index(output: str, given: list[str | None]) -> None:
-    assert ask_user_answers(2, output) == given
+    assert ask_user_answers([0, 1], output) == given
+
+
+def test_an_entry_that_asks_nothing_keeps_its_index() -> None:
+    """An entry of ``questions`` that is not a question object gives no ``question`` event,
+    yet holds its place: each answer, keyed by its question's place, is its own question's."""
+    header = {"sessionId": "s1", "projectHash": "h", "startTime": "t", "lastUpdated": "t"}
+    output = json.dumps({"answers": {"1": "Blue", "2": "Large"}})
+    entry = {
+        "id": "ask1",
+        "name": "ask_user",
+        "args": {"questions": ["stray", {"question": "Which color?"}, {"question": "Which size?"}]},
+        "result": [{"functionResponse": {"id": "ask1", "response": {"output": output}}}],
+        "status": "success",
+        "timestamp": "2026-01-01T00:00:01Z",
+    }
+    said = {"id": "g1", "timestamp": "2026-01-01T00:00:00Z", "type": "gemini", "content": ""}
+    lines = [json.dumps(header), json.dumps({**said, "model": "gm", "toolCalls": [entry]})]
+    events = parse_gemini_lines(lines).events
+    pairs = [e.text for e in events if e.type in ("question", "answer")]
+    assert pairs == ["Which color?", "Which size?", "Blue", "Large"]
 
 
 DISMISSED = (

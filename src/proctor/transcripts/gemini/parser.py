@@ -76,6 +76,7 @@ from proctor.transcripts.gemini.records import (
 )
 from proctor.transcripts.kinds import (
     gemini_kind,
+    numbered_questions,
     questions_of,
     relativise,
     shell_files_in,
@@ -274,8 +275,9 @@ class _Events:
         which may be long and streamed, keeps none)."""
         self.background: dict[str, str] = {}
         """The call that started each background process, by the process id."""
-        self.questions: dict[str, int] = {}
-        """How many questions each question call asks, by its id, until its result."""
+        self.questions: dict[str, list[int]] = {}
+        """The index in its ``questions`` of each question a question call asks, in order, by
+        the call's id, until its result (see :func:`~.records.ask_user_answers`)."""
         self.activity = activity
         """The name and arguments of the calls of the subagents a main chat started (by call
         id, see :func:`.records.activity_args`): a main chat fills it, a subagent's reads it."""
@@ -422,7 +424,7 @@ class _Events:
     def question(self, call_id: str, args: dict[str, Any], ts: str | None) -> None:
         """A ``question`` event for each question the call asks, in order."""
         asked = questions_of(args)
-        self.questions[call_id] = len(asked)
+        self.questions[call_id] = [index for index, _ in numbered_questions(args)]
         for text, options in asked:
             self.add("question", ts, id=call_id, text=text, options=options)
 
@@ -432,7 +434,7 @@ class _Events:
         (see :func:`~.records.ask_user_answers`), else the output itself (a refused call's,
         ``[Operation Cancelled] Reason: User denied execution.`` when the picker was dismissed
         with Esc, answers each of its questions, its result's ``denied`` saying so)."""
-        for given in ask_user_answers(self.questions.pop(call_id, 1), output):
+        for given in ask_user_answers(self.questions.pop(call_id, [0]), output):
             self.add("answer", ts, id=call_id, text=(given or output)[:TEXT_CAP])
 
     def files_of(self, kind: str, args: dict[str, Any]) -> list[str]:

@@ -95,17 +95,18 @@ def result_text(result: Any, display: Any) -> str:
     return "\n".join(texts)
 
 
-def ask_user_answers(count: int, output: str) -> list[str | None]:
-    """What the result of an ``ask_user`` call that asked ``count`` questions says was answered
-    to each of them, in order. Gemini CLI 0.61 writes its answers as the output
+def ask_user_answers(indices: list[int], output: str) -> list[str | None]:
+    """What the result of an ``ask_user`` call says was answered to each of its questions, in
+    order, the questions at ``indices`` in its ``questions`` (an entry that is not a question
+    object asks none, yet holds its place). Gemini CLI 0.61 writes its answers as the output
     ``{"answers": {"0": "Blue", "1": "Medium, please"}}``, each under its question's index, and
     leaves out a question that was not answered: None for that one, and for every question when
     the output is not such an object (``User dismissed ask_user dialog without answering.``).
     An answer that is not a string is given as its JSON."""
     answers = answers_in(output)
     if answers is None:
-        return [None] * count
-    given = [answers.get(str(index)) for index in range(count)]
+        return [None] * len(indices)
+    given = [answers.get(str(index)) for index in indices]
     return [g if g is None or isinstance(g, str) else json.dumps(g) for g in given]
 
 
