@@ -537,8 +537,10 @@ def test_each_question_of_a_request_user_input_call_has_its_own_answer(
     [
         ('{"answers": {"color": {"answers": ["Blue"]}}}', (False, False)),
         ("request_user_input is unavailable in Default mode", (True, False)),
-        # A sentence, or JSON that is not the answers object: its outcome is not known.
-        ("request_user_input was cancelled before receiving a response", (None, False)),
+        # A failure Codex writes, naming the tool first: an error.
+        ("request_user_input was cancelled before receiving a response", (True, False)),
+        ("request_user_input requires non-empty options for every question", (True, False)),
+        # JSON that is not the answers object: its outcome is not known.
         ('{"answers": ["Blue"]}', (None, False)),
         ("aborted by user", (False, True)),
     ],
@@ -559,6 +561,30 @@ def test_a_request_user_input_result_is_a_success_when_it_holds_the_answers(
     )
     assert results(t.events)["q"] == outcome
     assert results(t.events)["c"] == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("said", "answered"),
+    [
+        # Cancelled (the turn interrupted while the picker was up) or refused: each question
+        # is answered with the output, as Claude Code's and Gemini CLI's are.
+        ("request_user_input was cancelled before receiving a response", True),
+        ("aborted by user", True),
+        # A failure that showed nothing asked nothing: no answer.
+        ("request_user_input is unavailable in Default mode", False),
+        ("request_user_input requires non-empty options for every question", False),
+    ],
+)
+def test_a_cancelled_or_refused_request_user_input_answers_each_question_with_its_output(
+    said: str, answered: bool
+) -> None:
+    events = parse_codex_lines(
+        [call("q", "request_user_input", questions=ASKED), output("q", said)]
+    ).events
+    given = [e.text for e in events if e.type == "answer" and e.id == "q"]
+    assert given == ([said, said] if answered else [])
+    kinds = [e.type for e in events if getattr(e, "id", None) == "q"]
+    assert kinds[:4] == ["tool_call", "question", "question", "tool_result"]
 
 
 @pytest.mark.parametrize(

@@ -16,11 +16,14 @@ followed (see the transcript reference, §2):
   (unknown). "approval policy is Never; reject command", "aborted by user" and "rejected by user"
   outputs, and ``declined`` statuses, are denials (``denied`` true, ``isError`` false).
 * A ``request_user_input`` call gives a ``question`` event for each of its ``questions``, and
-  its result, when neither an error nor a refusal, an ``answer`` event for each, in the same
-  order: the answers its output holds under the question's ``id`` (see :func:`_answers`).
-  Its output states no exit code, and Codex does not write the ``success`` it gives the model
-  with it: an output that is the answers object (the only one a call answered gives) is a
-  success (``isError`` false), one that says the tool is unavailable an error.
+  its result, unless an error that asked nothing, an ``answer`` event for each, in the same
+  order: the answers its output holds under the question's ``id`` (see :func:`_answers`), else
+  the output (a refused or cancelled call's, for each question, as Claude Code's and Gemini
+  CLI's are). Its output states no exit code, and Codex does not write the ``success`` it
+  gives the model with it: an output that is the answers object (the only one a call answered
+  gives) is a success (``isError`` false); one of the sentences Codex writes for a failure,
+  which name the tool first (:data:`QUESTION_FAILED`: unavailable, cancelled before receiving
+  a response), an error.
 * Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
   cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
   ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
@@ -114,6 +117,13 @@ UNSUPPORTED_CALL = "unsupported call: "
 PATCH_REFUSED = "apply_patch verification failed"
 """How Codex answers a patch it could not apply (lines it expected are not in the file, a
 body it cannot read): no exit code, no status item, and no file changed."""
+QUESTION_FAILED = "request_user_input "
+"""How Codex begins each failure of a ``request_user_input`` call it answers the model with:
+the tool's name, then what went wrong (``is unavailable in Default mode``, ``requires non-empty
+options for every question``, ``was cancelled before receiving a response``)."""
+QUESTION_CANCELLED = "request_user_input was cancelled before receiving a response"
+"""How Codex answers a ``request_user_input`` call whose questions got no response: the turn
+was interrupted while they were asked (Esc or Ctrl-C on the picker interrupts it)."""
 _SYNTHETIC = "codex-call-"
 """The start of the id given to a call that has none."""
 STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
@@ -130,6 +140,12 @@ def _response(output: str) -> dict[str, Any] | None:
     RequestUserInputResponse, the only output of a call that succeeded: each failure is a
     sentence, ``request_user_input is unavailable in Default mode``); else None."""
     return answers_in(output)
+
+
+def _question_failed(output: str) -> bool:
+    """Whether a ``request_user_input`` call's output is a failure Codex writes (see
+    :data:`QUESTION_FAILED`), or says the tool is unavailable."""
+    return output.startswith(QUESTION_FAILED) or "unavailable" in output[:200].lower()
 
 
 def _answers(ids: list[str | None], output: str) -> list[str | None]:
@@ -422,7 +438,7 @@ class _Parser:
         before, after = self.facts.status_at(call_id, self.line, held=here)
         is_error, denied = status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
-        if question and not denied and "unavailable" in text[:200].lower():
+        if question and not denied and _question_failed(text):
             is_error = True
         elif question and not denied and is_error is None and _response(text) is not None:
             is_error = False  # answered: the output no failure of the call writes
@@ -432,7 +448,9 @@ class _Parser:
         self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
         )
-        if question and not denied and not is_error:
+        if question and (denied or not is_error or text.startswith(QUESTION_CANCELLED)):
+            # Answered, refused or cancelled: each question has an answer, the refusal's text
+            # when the output holds none for it (a failure that asked nothing has none).
             for given in _answers(self.questions[call_id], text):
                 self.add("answer", id=call_id, text=(given or text)[:TEXT_CAP])
 
