@@ -537,8 +537,9 @@ def test_each_question_of_a_request_user_input_call_has_its_own_answer(
     [
         ('{"answers": {"color": {"answers": ["Blue"]}}}', (False, False)),
         ("request_user_input is unavailable in Default mode", (True, False)),
+        # Cancelled (the turn interrupted while the picker was up): dismissed, a denial.
+        ("request_user_input was cancelled before receiving a response", (False, True)),
         # A failure Codex writes, naming the tool first: an error.
-        ("request_user_input was cancelled before receiving a response", (True, False)),
         ("request_user_input requires non-empty options for every question", (True, False)),
         # JSON that is not the answers object: its outcome is not known.
         ('{"answers": ["Blue"]}', (None, False)),

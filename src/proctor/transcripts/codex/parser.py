@@ -21,9 +21,10 @@ followed (see the transcript reference, §2):
   the output (a refused or cancelled call's, for each question, as Claude Code's and Gemini
   CLI's are). Its output states no exit code, and Codex does not write the ``success`` it
   gives the model with it: an output that is the answers object (the only one a call answered
-  gives) is a success (``isError`` false); one of the sentences Codex writes for a failure,
-  which name the tool first (:data:`QUESTION_FAILED`: unavailable, cancelled before receiving
-  a response), an error.
+  gives) is a success (``isError`` false); one cancelled before receiving a response (the turn
+  interrupted while the picker was up) a denial, as a Gemini CLI picker dismissed with Esc is;
+  any other of the sentences Codex writes for a failure, which name the tool first
+  (:data:`QUESTION_FAILED`: unavailable, options missing), an error.
 * Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
   cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
   ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
@@ -123,7 +124,8 @@ the tool's name, then what went wrong (``is unavailable in Default mode``, ``req
 options for every question``, ``was cancelled before receiving a response``)."""
 QUESTION_CANCELLED = "request_user_input was cancelled before receiving a response"
 """How Codex answers a ``request_user_input`` call whose questions got no response: the turn
-was interrupted while they were asked (Esc or Ctrl-C on the picker interrupts it)."""
+was interrupted while they were asked (Esc or Ctrl-C on the picker interrupts it). The user
+dismissed the question: a denial, as a Gemini CLI picker left with Esc is."""
 _SYNTHETIC = "codex-call-"
 """The start of the id given to a call that has none."""
 STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
@@ -438,7 +440,9 @@ class _Parser:
         before, after = self.facts.status_at(call_id, self.line, held=here)
         is_error, denied = status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
-        if question and not denied and _question_failed(text):
+        if question and text.startswith(QUESTION_CANCELLED):
+            is_error, denied = False, True  # dismissed, as Gemini CLI's picker left with Esc
+        elif question and not denied and _question_failed(text):
             is_error = True
         elif question and not denied and is_error is None and _response(text) is not None:
             is_error = False  # answered: the output no failure of the call writes
@@ -448,7 +452,7 @@ class _Parser:
         self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
         )
-        if question and (denied or not is_error or text.startswith(QUESTION_CANCELLED)):
+        if question and (denied or not is_error):
             # Answered, refused or cancelled: each question has an answer, the refusal's text
             # when the output holds none for it (a failure that asked nothing has none).
             for given in _answers(self.questions[call_id], text):
