@@ -176,6 +176,23 @@ FALLBACK = "c = case(id='c', test=f)"
         f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
         "from contextlib import suppress\nc = None\nwith suppress(KeyError, (OSError, (ValueError,))):\n"
         f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
+        # a class known only as Python matches it: called, picked from a list, made on the spot
+        "def errors():\n    return (KeyError, TypeError)\n"
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept errors():\n    {FALLBACK}\n",
+        "ERRS = [TypeError]\n"
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept ERRS[0]:\n    {FALLBACK}\n",
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept (lambda: TypeError)():\n"
+        f"    {FALLBACK}\n",
+        "import contextlib\nc = None\nwith contextlib.suppress(*[TypeError]):\n"
+        f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
+        # a computed clause that only raises again, then one that catches
+        "ERRS = [KeyError]\n"
+        f"try:\n    c = case(id='c', test=f, retries=2)\nexcept ERRS[0]:\n    raise\n"
+        f"except TypeError:\n    {FALLBACK}\n",
+        # a try in code run by exec (no source read), or around it
+        "exec(\"try:\\n    c = case(id='c', test=f, retries=2)\\n\"\n"
+        "     \"except TypeError:\\n    c = case(id='c', test=f)\\n\")\n",
+        f"try:\n    exec(\"c = case(id='c', test=f, retries=2)\")\nexcept TypeError:\n    {FALLBACK}\n",
     ],
     ids=[
         "TypeError",
@@ -195,6 +212,13 @@ FALLBACK = "c = case(id='c', test=f)"
         "first-match",
         "suppress",
         "suppress-name",
+        "called",
+        "subscript",
+        "lambda",
+        "suppress-computed",
+        "computed-raises",
+        "exec",
+        "around-exec",
     ],
 )
 def test_a_case_keyword_guarded_by_except_is_no_problem(
@@ -225,14 +249,15 @@ def test_a_case_keyword_guarded_by_except_is_no_problem(
         # a generator made in the try, run after it
         "try:\n    made = (case(id=i, test=f, retries=2) for i in 'c')\n"
         "except TypeError:\n    pass\nc = next(made)\n",
-        # a clause whose class is not read without running code
-        "try:\n    c = case(id='c', test=f, retries=2)\nexcept (lambda: TypeError)():\n    pass\n",
         # the first except that matches raises it again: the later one is not run
         "try:\n    c = case(id='c', test=f, retries=2)\nexcept TypeError:\n    raise\n"
         "except Exception:\n    pass\n",
         # a suppress of some other class
         "import contextlib\nwith contextlib.suppress(KeyError):\n"
         "    c = case(id='c', test=f, retries=2)\n",
+        # code run by exec with no try around the call, or one of some other class
+        "exec(\"c = case(id='c', test=f, retries=2)\")\n",
+        "try:\n    exec(\"c = case(id='c', test=f, retries=2)\")\nexcept KeyError:\n    pass\n",
     ],
     ids=[
         "no-try",
@@ -240,9 +265,10 @@ def test_a_case_keyword_guarded_by_except_is_no_problem(
         "else",
         "function",
         "generator",
-        "computed",
         "first-raises",
         "suppress",
+        "exec",
+        "around-exec",
     ],
 )
 def test_a_case_keyword_not_guarded_is_one_problem_among_the_others(
@@ -356,3 +382,26 @@ def test_a_caught_refusal_names_the_keyword_in_its_message(
     assert result.code == 0, result.err
     assert "retries" not in result.err, result.err
     assert {"a", "a/c"} & set(result.out.split()), result.out
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "def errors():\n    return KeyError\n"
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept errors():\n    pass\n",
+        "ERRS = [KeyError]\n"
+        "try:\n    c = case(id='c', test=f, retries=2)\nexcept ERRS[0]:\n    pass\n",
+        "exec(\"try:\\n    c = case(id='c', test=f, retries=2)\\nexcept KeyError:\\n    pass\\n\")\n",
+    ],
+    ids=["called", "subscript", "exec"],
+)
+def test_a_refusal_left_to_python_to_match_that_nothing_catches_stops_the_import_named(
+    proctor: Run, tmp_path: Path, guard: str
+) -> None:
+    """A clause whose class is known only as Python matches it, or a try in code run by exec,
+    may catch the refusal: it is raised, and, not caught, stops the import there, named (the
+    file's later lines are not read)."""
+    body = f"{HEAD}{guard}eval = define_eval(cases=[c], timeout_ms=0)\n"
+    err = refused(proctor, tmp_path, body)
+    assert "case(id='c') has no argument 'retries' (it takes id, test, description" in err, err
+    assert "define_eval(): argument 'timeout_ms'" not in err, err

@@ -143,9 +143,11 @@ def _outside(frame: FrameType | None, filename: str) -> FrameType | None:
 
 def _refused_if_caught(problems: Sequence[Problem]) -> None:
     """Raises :class:`EvalDefinitionProblems` owning a broken case's ``problems`` when the
-    eval file catches it where the case is made: the file goes on without the case, as it
+    eval file may catch it where the case is made: the file goes on without the case, as it
     would with Python's own refusal (its ``except`` branch runs), and the problems are not
-    said. Otherwise the broken case is returned, so the file's later problems are named."""
+    said; or, not caught after all (``except errors():`` matched something else), the
+    import stops at it, named. Otherwise the broken case is returned, so the file's later
+    problems are named."""
     collection = _collecting.get()
     if collection is None:
         return

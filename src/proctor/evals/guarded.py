@@ -7,20 +7,27 @@ matches, as Python picks it, names a class the refusal is an instance of (``Type
 ``(TypeError, ValueError)``, ``Exception``, a name holding a tuple of classes) or is a bare
 ``except:``; or a ``with contextlib.suppress(TypeError):`` around it. A clause that only
 raises it again (``except TypeError: raise``) lets it on to the ``try`` around; one that
-does anything else may recover, so it catches (when unsure, caught: the import then stops
-at the refusal, which is named, where a refusal taken as not caught is kept and a file
-Python would load is refused). A clause whose class cannot be read from its names alone
-(``except errors():``) is taken to match nothing. Frames of importlib (its own handlers
-clean up and raise again) are not read."""
+does anything else may recover, so it catches.
+
+What is not known until Python matches the refusal may catch it too: a clause whose class
+is not read from its names alone (``except errors():``, ``except ERRORS[0]:``, a
+``suppress(*errors())``), which is never run here, and a handler of code whose source is not
+read (a string given to ``exec``), found in its code's exception table. The refusal is then
+raised, and Python's own matching decides, as for its own TypeError: the file's ``except``
+branch runs, or the import stops at the refusal, which is named. Only a refusal surely not
+caught is kept (so the file's later problems are named too); one taken as caught is never
+lost. Frames of importlib (its own handlers clean up and raise again) are not read."""
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import dis
 import functools
 import importlib
 import linecache
 import os
+from collections.abc import Iterable
 from types import FrameType
 
 _Span = tuple[int, int | None, int, int | None]
@@ -34,16 +41,32 @@ call in it; the frame that runs it, when it is guarded, is found as the stack is
 
 
 def caught(error: type[BaseException], frame: FrameType | None, outer: FrameType | None) -> bool:
-    """Whether ``error`` raised at ``frame``'s current call would be caught by a ``try`` (or
+    """Whether ``error`` raised at ``frame``'s current call may be caught by a ``try`` (or
     a ``with contextlib.suppress(...)``) of it or of a frame that called it, up to (not
-    including) ``outer``."""
+    including) ``outer``: False only when it surely is not."""
     while frame is not None and frame is not outer:
-        if not _importlibs(frame.f_code.co_filename) and any(
-            _stops(error, guard, frame) for guard in _guards(frame)
-        ):
+        if not _importlibs(frame.f_code.co_filename) and _may_stop(error, frame):
             return True
         frame = frame.f_back
     return False
+
+
+def _may_stop(error: type[BaseException], frame: FrameType) -> bool:
+    """Whether ``error`` raised at ``frame``'s current call may go no further than
+    ``frame``: read from its source, else from its code (any handler around the call)."""
+    guards = _guards(frame)
+    if guards is None:
+        return _handled(frame)
+    return any(_stops(error, guard, frame) is not False for guard in guards)
+
+
+def _handled(frame: FrameType) -> bool:
+    """Whether a handler of ``frame``'s code (an ``except``, a ``with``'s exit, a
+    ``finally``) is around its current instruction, as its exception table says."""
+    entries = getattr(dis.Bytecode(frame.f_code), "exception_entries", None)
+    if entries is None:  # (a Python whose table is not read: unknown, so it may)
+        return True
+    return any(entry.start <= frame.f_lasti < entry.end for entry in entries)
 
 
 _IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
@@ -56,15 +79,16 @@ def _importlibs(filename: str) -> bool:
     return filename.startswith(("<frozen importlib.", _IMPORTLIB))
 
 
-def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With]:
+def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With] | None:
     """The ``try`` and ``with`` blocks of ``frame`` whose body holds its current call,
-    innermost first."""
+    innermost first; None when its source is not read (code run by ``exec``, a frozen
+    module)."""
     filename = frame.f_code.co_filename
     linecache.checkcache(filename)  # (a file written again since it was read)
     tree = _tree(filename, "".join(linecache.getlines(filename, frame.f_globals)))
     span = _span(frame)
     if tree is None or span is None:
-        return []
+        return None
     path = _path(tree, span)
     guards: list[ast.Try | ast.TryStar | ast.With] = []
     for at in range(len(path) - 2, -1, -1):
@@ -89,44 +113,65 @@ def _runs_outside(scope: ast.AST, below: list[ast.AST]) -> bool:
     return not any(child is s for s in getattr(scope, "body", ()))
 
 
-def _stops(error: type[BaseException], guard: ast.AST, frame: FrameType) -> bool:
+def _stops(error: type[BaseException], guard: ast.AST, frame: FrameType) -> bool | None:
     """Whether ``error`` raised in ``guard``'s body goes no further: the first ``except``
     clause that matches it does more than raise it again, or a ``contextlib.suppress`` of
-    the ``with`` names it."""
+    the ``with`` names it; None when that is known only as Python matches it."""
     if isinstance(guard, ast.With):
-        return any(_suppresses(error, item.context_expr, frame) for item in guard.items)
+        return _any(_suppresses(error, item.context_expr, frame) for item in guard.items)
     for handler in guard.handlers if isinstance(guard, _TRY) else ():
-        if handler.type is None or _matches(error, handler.type, frame):
-            # (except TypeError: raise: it goes on, to the try around this one)
-            only = handler.body[0] if len(handler.body) == 1 else None
-            return not (isinstance(only, ast.Raise) and only.exc is None)
+        matched = True if handler.type is None else _matches(error, handler.type, frame)
+        if matched is False:
+            continue
+        # (except TypeError: raise: it goes on, to the try around this one)
+        only = handler.body[0] if len(handler.body) == 1 else None
+        if not (isinstance(only, ast.Raise) and only.exc is None):
+            return matched
+        if matched:
+            return False
+        # (a clause only raising again, whose class is not known: matched, it goes on; not
+        # matched, the later clauses decide)
     return False
 
 
-def _suppresses(error: type[BaseException], manager: ast.expr, frame: FrameType) -> bool:
-    """Whether ``manager`` is a call of ``contextlib.suppress`` given a class of ``error``."""
+def _suppresses(error: type[BaseException], manager: ast.expr, frame: FrameType) -> bool | None:
+    """Whether ``manager`` is a call of ``contextlib.suppress`` given a class of ``error``
+    (None: given one that is not read)."""
     if not isinstance(manager, ast.Call) or _value(manager.func, frame) is not contextlib.suppress:
         return False
     given = [a.value if isinstance(a, ast.Starred) else a for a in manager.args]
-    return any(_matches(error, a, frame) for a in given)
+    return _any(_matches(error, a, frame) for a in given)
 
 
-def _matches(error: type[BaseException], node: ast.expr, frame: FrameType) -> bool:
+def _matches(error: type[BaseException], node: ast.expr, frame: FrameType) -> bool | None:
     """Whether the class (or tuple of classes) ``node`` names in ``frame`` is one ``error``
-    is a subclass of."""
+    is a subclass of; None when it is not read from names alone (``errors()``)."""
     if isinstance(node, ast.Tuple):
-        return any(_matches(error, e, frame) for e in node.elts)
+        return _any(_matches(error, e, frame) for e in node.elts)
     return _among(error, _value(node, frame))
 
 
-def _among(error: type[BaseException], found: object) -> bool:
+def _among(error: type[BaseException], found: object) -> bool | None:
+    if found is _UNREAD:
+        return None
     if isinstance(found, type):
         return issubclass(error, found)
     if isinstance(found, tuple):
         # (a tuple in a tuple: suppress reads it as issubclass does; an except refuses it, a
         # TypeError of its own as the refusal reaches it, so the import stops there either way)
-        return any(_among(error, f) for f in found)
+        return _any(_among(error, f) for f in found)
     return False
+
+
+def _any(found: Iterable[bool | None]) -> bool | None:
+    """True when one is; else None when one is not known; else False."""
+    seen: bool | None = False
+    for one in found:
+        if one:
+            return True
+        if one is None:
+            seen = None
+    return seen
 
 
 _UNREAD = object()

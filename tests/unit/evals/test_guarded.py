@@ -146,6 +146,68 @@ def test_a_with_of_contextlib_suppress_catches_what_it_names() -> None:
     assert found == [True, True, True, False]
 
 
+def test_a_clause_whose_class_is_not_read_may_catch() -> None:
+    """``except errors():`` is never run here: what it catches is known as Python matches the
+    refusal, so it may catch; one that only raises again leaves it to the later clauses."""
+    outer = sys._getframe().f_back
+    calls: list[str] = []
+
+    def errors() -> type[BaseException]:
+        calls.append("errors")
+        return KeyError
+
+    ERRS = [KeyError]
+    found: list[bool] = []
+    try:
+        found.append(_caught(TypeError, outer))
+    except errors():
+        pass
+    try:
+        found.append(_caught(TypeError, outer))
+    except (KeyError, ERRS[0]):
+        pass
+    try:
+        found.append(_caught(TypeError, outer))
+    except ERRS[0]:
+        raise
+    except OSError:
+        pass
+    try:
+        found.append(_caught(TypeError, outer))
+    except ERRS[0]:
+        raise
+    except TypeError:
+        pass
+    with suppress(*[KeyError]):
+        found.append(_caught(TypeError, outer))
+    assert found == [True, True, False, True, True]
+    assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("source", "read"),
+    [
+        ("try:\n    found = call()\nexcept KeyError:\n    pass\n", True),
+        ("with nothing():\n    found = call()\n", True),
+        ("try:\n    pass\nexcept KeyError:\n    pass\nfound = call()\n", False),
+        ("found = call()\n", False),
+    ],
+    ids=["try", "with", "after-try", "none"],
+)
+def test_code_whose_source_is_not_read_may_catch_where_a_handler_is_around_the_call(
+    source: str, read: bool
+) -> None:
+    """Code run by exec has no source to read: a handler of its code around the call (its
+    exception table says) may catch."""
+    outer = sys._getframe().f_back
+    space: dict[str, Any] = {
+        "call": lambda: guarded.caught(TypeError, sys._getframe(1), outer),
+        "nothing": contextlib.nullcontext,
+    }
+    exec(compile(source, "<proctor test, not in linecache>", "exec"), space)
+    assert space["found"] is read
+
+
 @pytest.mark.parametrize(
     ("filename", "read"),
     [
