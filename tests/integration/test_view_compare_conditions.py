@@ -343,3 +343,35 @@ def test_a_gate_rewritten_with_its_size_and_modification_time_kept_is_read_again
         shutil.rmtree(results / name)  # (no longer offered: its gate is not asked for)
         assert client.get("/compare").status_code == 200
     assert str(paths.resolved_json) not in route._gates
+
+
+@pytest.mark.parametrize("text", ['{"schemaVersion": 99}', "not json"])
+def test_a_plan_that_does_not_read_is_noted_as_compare_notes_it(tmp_path: Path, text: str) -> None:
+    """Both conditions named in the address over a resolved.json that does not read: the page
+    refused one of a newer schema, and compared without a word over one that is not JSON (its
+    trials planned and never run left out); it compares, noting the plan as `proctor compare
+    RUN --treatment T --baseline B` notes it. So do two runs compared, one of them such a run
+    (the viewer opened over it: one of a newer schema stopped it starting)."""
+    results = tmp_path / "results"
+    name, other = "run-20261201T000000Z-ab", "run-20261202T000000Z-ab"
+    paths = write_run(results, name, trials=6, cases=1, conditions=("a", "b"))
+    write_run(results, other, trials=6, cases=1, conditions=("a", "b"))
+    paths.resolved_json.write_text(text)
+    said = f"{paths.resolved_json}: "
+    plan = (
+        "it holds the run's plan: the trials the run planned that have no record (not run, "
+        "or their trial.json removed) are left out, not listed as incomplete pairs nor "
+        "counted as infra-errors"
+    )
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        both = client.get(f"/compare?run={name}&treatment=b&baseline=a")
+        runs = client.get(f"/compare?a={other}&b={name}")
+        again = client.get(f"/compare?a={other}&b={name}")  # its records kept: said again
+    for page in (both, runs, again):
+        assert page.status_code == 200
+        assert 'id="compare-error"' not in page.text, page.text
+        note = re.search(r'id="compare-note">([^<]*)</p>', page.text)
+        assert note is not None and said in unescape(note.group(1)), page.text
+        assert unescape(note.group(1)).count(plan) == 1
+    assert "b against a" in both.text
+    assert 'id="compare-table"' in runs.text

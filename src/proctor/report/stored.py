@@ -447,11 +447,12 @@ def missing_records(
     read from its ``resolved.json``) that is not among the ``found`` records, its trial.json
     not in its folder (removed by hand): a run that finished is not one that was stopped,
     and a trial taken out of it must not leave the rest to pass without it. None for a run
-    that did not finish, or was interrupted."""
+    that did not finish, or was interrupted. A plan read here that does not read is said in
+    ``notes``, when given (see :func:`planned_cells`)."""
     if manifest is None or manifest.finished_at is None or manifest.interrupted:
         return []
-    if planned is None:
-        planned = planned_cells(paths.root)
+    if planned is None:  # (a plan that does not read: said in the notes, when given)
+        planned = planned_cells(paths.root, notes)
     notes = notes if notes is not None else []
     lost = [cell for cell in planned if cell not in found]
     for case, agent, condition, repeat in lost:
@@ -499,25 +500,27 @@ def stored_run(run_dir: Path, records: list[TrialRecord]) -> StoredRun:
 
 def planned_cells(run_dir: Path, notes: list[str] | None = None) -> list[tuple[str, str, str, int]]:
     """The trials a stored run planned (see :attr:`StoredRun.cells`); none without its
-    ``resolved.json`` (a run not yet planned), or when that file does not read. Given
-    ``notes``, a ``resolved.json`` that is there and does not read (not JSON, not valid, of a
-    newer proctor's schema) is said in them, with what is left out for want of the plan (its
-    trials that have no record: never run, or their trial.json removed). Without ``notes``,
-    one that is not JSON or not valid gives none (the reader of the records says so already)
-    and one of a newer schema raises its SchemaVersionError."""
+    ``resolved.json`` (a run not yet planned). Given ``notes``, a ``resolved.json`` that is
+    there and does not read (not JSON, not valid, of a newer proctor's schema) is said in them,
+    with what is left out for want of the plan (its trials that have no record: never run, or
+    their trial.json removed), and none are given. Without ``notes``, it is raised, its
+    ConfigError (or SchemaVersionError) naming the file and saying it holds the run's plan: a
+    plan that does not read is not one that planned nothing."""
     path = RunPaths(run_dir).resolved_json
     try:
         resolved = read_record(path, ResolvedRecord)
     except (ConfigError, SchemaVersionError) as exc:
-        if notes is None:
-            if isinstance(exc, SchemaVersionError):
-                raise
-        elif path.exists():
-            notes.append(
-                f"{exc}; it holds the run's plan: the trials the run planned that have no "
-                "record (not run, or their trial.json removed) are left out, not listed as "
-                "incomplete pairs nor counted as infra-errors"
-            )
+        if not path.exists():
+            return []
+        if notes is None:  # (of its kind: a newer schema stays a SchemaVersionError)
+            said = f"{exc}; it holds the run's plan, which trials it planned"
+            kind = SchemaVersionError if isinstance(exc, SchemaVersionError) else ConfigError
+            raise kind(said) from exc
+        notes.append(
+            f"{exc}; it holds the run's plan: the trials the run planned that have no "
+            "record (not run, or their trial.json removed) are left out, not listed as "
+            "incomplete pairs nor counted as infra-errors"
+        )
         return []
     return StoredRun(RunPaths(run_dir), [], resolved=resolved).cells
 

@@ -10,6 +10,7 @@ most once a second), which is how the viewer follows runs still in progress.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -256,7 +257,11 @@ class ResultsIndex:
                 "SELECT case_name, agent, condition, repeat FROM trials WHERE run = ?", (name,)
             ).fetchall()
             cells = {(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in found}
-            lost = missing_rows(run_dir, facts, cells, set(stamps))
+            unread: list[str] = []  # a plan that does not read: said on the run's page
+            lost = missing_rows(run_dir, facts, cells, set(stamps), unread)
+            if unread:
+                said = "; ".join(p for p in (facts.problem, *unread) if p)
+                facts = dataclasses.replace(facts, problem=said)
             db.executemany(
                 f"INSERT OR REPLACE INTO trials ({TRIAL_COLUMNS}) VALUES ({', '.join('?' * 20)})",
                 [fitted(_trial_values(row, MISSING_STAMP)) for row in lost],

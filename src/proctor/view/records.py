@@ -150,12 +150,18 @@ MISSING_STAMP = "missing"
 
 
 def missing_rows(
-    run_dir: Path, facts: RunFacts, found: set[TrialKey], keys: set[str]
+    run_dir: Path,
+    facts: RunFacts,
+    found: set[TrialKey],
+    keys: set[str],
+    problems: list[str] | None = None,
 ) -> list[TrialRow]:
     """An infra-error row for each trial a finished run planned whose record is not among
     ``found`` (case, agent, condition, repeat), as ``proctor report`` counts it; a folder
-    with a record of its own (one of ``keys``) is never replaced by one."""
-    lost = missing_records(RunPaths(run_dir), facts.manifest, found)
+    with a record of its own (one of ``keys``) is never replaced by one. A ``resolved.json``
+    that does not read (the plan) is said in ``problems``, its trials without a record left
+    out (see :func:`proctor.report.stored.planned_cells`)."""
+    lost = missing_records(RunPaths(run_dir), facts.manifest, found, notes=problems)
     rows = [trial_row(run_dir.name, record) for record in lost]
     return [row for row in rows if row.key not in keys]
 

@@ -41,6 +41,7 @@ def compare_page(request: Request) -> Response:
     context: dict[str, Any] = {"names": names, "q": q, "runs_cmp": None, "ab": None, "error": None}
     context["ab_names"] = two
     context["note"] = None
+    notes: list[str] = []  # the page's note, as `proctor compare` notes them
     context["single"] = None
     context["choose"] = None
     context["default"] = {}
@@ -51,18 +52,22 @@ def compare_page(request: Request) -> Response:
             others = [n for n in names if n != choose["run"]]
             context["default"] = {choose["other"]: (choose["siblings"] or others or [None])[0]}
         elif q.get("a") and q.get("b"):
-            context["runs_cmp"] = compare_runs(_records(index, q["a"]), _records(index, q["b"]))
+            before, after = _records(index, q["a"], notes), _records(index, q["b"], notes)
+            context["runs_cmp"] = compare_runs(before, after)
             if q["a"] == q["b"]:  # as `proctor compare` notes it
-                context["note"] = (
+                notes.insert(
+                    0,
                     f"{q['a']} is both the baseline and the candidate run: every group is "
-                    "compared with itself; choose another candidate run"
+                    "compared with itself; choose another candidate run",
                 )
         elif q.get("run"):
-            records = _records(index, q["run"])
+            records = _records(index, q["run"], notes)
             # The run's plan, as `proctor compare RUN` reads it: the repeats a stopped run
-            # never started are incomplete pairs too, and its planned conditions offered.
+            # never started are incomplete pairs too, and its planned conditions offered. A
+            # plan that does not read is said in a note, as compare says it, and the pair
+            # named compared without it (a gate to read, from that file too, is refused).
             folder = run_folder(index, q["run"])
-            cells = planned_cells(folder) if folder is not None else []
+            cells = planned_cells(folder, notes) if folder is not None else []
             context["conditions"] = sorted(
                 {r.condition for r in records} | {cell[2] for cell in cells}
             )
@@ -84,17 +89,19 @@ def compare_page(request: Request) -> Response:
             sides = gate_sides(treatment, baseline, gated)
             treatment, baseline = sides.treatment, sides.baseline
             if sides.pair_from == "gate":
-                context["note"] = (
+                notes.insert(
+                    0,
                     "the conditions compared are those of the run's A/B gate (gate.ab), as "
-                    "proctor report compares them; choose others above to compare them"
+                    "proctor report compares them; choose others above to compare them",
                 )
             elif sides.from_gate:
                 (side,) = sides.from_gate
                 named = "baseline" if side == "treatment" else "treatment"
-                context["note"] = (
+                notes.insert(
+                    0,
                     f"the {side} compared is of the run's A/B gate (gate.ab), as proctor "
                     f"compare chooses it with the {named} named; choose another above to "
-                    "compare it"
+                    "compare it",
                 )
             said = ", ".join(context["conditions"]) or "none"
             if len(context["conditions"]) > 1 and q["run"] not in two:  # the index not yet
@@ -123,6 +130,8 @@ def compare_page(request: Request) -> Response:
                 if missing is not None:
                     raise ConfigError(f"{missing}; choose the treatment and the baseline above")
                 context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
+        # What compare notes of the runs read (a plan that does not read), each once.
+        context["note"] = "; ".join(dict.fromkeys(notes)) or None
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
         context["note"] = None  # (of a pair compared: none was)
@@ -225,14 +234,16 @@ def _one_side(rows: list[Any], q: Any) -> dict[str, Any]:
 
 KEPT_RUNS = 4
 """Runs whose records the Compare page keeps in memory between requests."""
-_kept: OrderedDict[str, tuple[str, list[Any]]] = OrderedDict()
+_kept: OrderedDict[str, tuple[str, list[Any], list[str]]] = OrderedDict()
 _kept_lock = threading.Lock()
 
 
-def _records(index: ResultsIndex, run: str) -> list[Any]:
+def _records(index: ResultsIndex, run: str, notes: list[str]) -> list[Any]:
     """The run's trial records, read again only when the run changed (its signature, with its
     annotations, and the index's stamps of its trial files tell): a comparison of big runs is
-    then read once, not on every request."""
+    then read once, not on every request. What their reading notes (a plan that does not
+    read: the trials it planned without a record are left out) is added to ``notes``, kept
+    with them."""
     folder = run_folder(index, run)
     if folder is None:
         raise ConfigError(f"run {run} is not in this results directory")
@@ -240,6 +251,11 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
     stamps = index.query("SELECT key, stamp FROM trials WHERE run = ? ORDER BY key", (run,))
     listed = [row["signature"] if row is not None else "-"]
     listed += (f"{r['key']} {r['stamp']}" for r in stamps)
+    try:  # its plan, which says the trials it lost (and is noted when it does not read)
+        plan = RunPaths(folder).resolved_json.stat()
+        listed.append(f"plan {plan.st_ino} {plan.st_ctime_ns} {plan.st_mtime_ns} {plan.st_size}")
+    except OSError:
+        listed.append("plan -")
     version = hashlib.sha256("\n".join(listed).encode()).hexdigest()
     key = f"{index.root}\0{run}"
     cacheable = row is not None and not row["in_progress"]
@@ -247,12 +263,15 @@ def _records(index: ResultsIndex, run: str) -> list[Any]:
         hit = _kept.get(key)
         if cacheable and hit is not None and hit[0] == version:
             _kept.move_to_end(key)
+            notes.extend(hit[2])
             return hit[1]
     records = load_records(folder)
-    records += missing_of(folder, records, [])  # as the run page counts them
+    said: list[str] = []
+    records += missing_of(folder, records, said)  # as the run page counts them
+    notes.extend(said)
     if cacheable:
         with _kept_lock:
-            _kept[key] = (version, records)
+            _kept[key] = (version, records, said)
             while len(_kept) > KEPT_RUNS:
                 _kept.popitem(last=False)
     return records
