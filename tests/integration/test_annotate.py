@@ -523,3 +523,22 @@ def test_a_trial_folder_is_read_as_the_system_reads_it_and_another_runs_is_named
         f"{run_dir}; give that run as RUN_DIR: proctor annotate {other} "
         "fix/scripted/default/2 …\n"
     )
+
+
+def test_a_missing_trial_of_a_run_whose_plan_does_not_read_says_the_plan_does_not_read(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A trial with no record, in a run whose resolved.json does not read: the refusal names
+    the file and says it holds the plan (it said nothing of it, the plan read as planning no
+    trial; one of a newer schema was refused for that file alone, the trial not named)."""
+    from proctor.view.synthetic import write_run
+
+    paths = write_run(tmp_path, "run-20261201T000000Z-ab", trials=1, cases=1)
+    mark = ("--verdict", "failed", "--note", "x")
+    for text, why in (("not json", "not a readable JSON file"), ('{"schemaVersion": 99}', "newer")):
+        paths.resolved_json.write_text(text)
+        marked = proctor("annotate", str(paths.root), "zzz/q/w/1", *mark)
+        assert marked.code == 2, marked.err
+        assert f"{paths.root}: no trial zzz/q/w/1 (no trials/zzz/q/w/1/trial.json; " in marked.err
+        assert f"{paths.resolved_json}: " in marked.err and why in marked.err
+        assert "it holds the run's plan" in marked.err, marked.err

@@ -5,6 +5,7 @@ changed; and the Run page's naming of the trials running now; a tool call that n
 from __future__ import annotations
 
 import json
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,26 @@ def test_a_running_trial_s_call_awaiting_its_result_says_none_yet(tmp_path: Path
     with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
         page = client.get(f"/runs/{RUN}/trials/{KEY}").text
     assert "result (none yet)" in page and "not on this page" not in page
+
+
+@pytest.mark.parametrize("text", ["not json", '{"schemaVersion": 99}'])
+def test_a_trial_without_a_folder_of_a_run_whose_plan_does_not_read_says_so(
+    tmp_path: Path, text: str
+) -> None:
+    """A trial with no folder, in a stopped run whose resolved.json does not read: the page
+    said it "was not found", as of a trial the run never planned (a plan that is not JSON read
+    as one of no trial), or failed (one of a newer schema); it says the plan does not read,
+    naming the file, and so whether the run planned the trial is not known."""
+    paths = write_run(tmp_path, RUN, trials=1, cases=1)
+    manifest = read_record(paths.run_json, RunManifest)
+    write_record(paths.run_json, manifest.model_copy(update={"interrupted": True}))
+    paths.resolved_json.write_text(text)
+    with TestClient(
+        build_app(ViewSettings(results=tmp_path)), raise_server_exceptions=False
+    ) as client:
+        page = client.get(f"/runs/{RUN}/trials/case-000/scripted/default/9")
+    assert page.status_code == 404, page.text
+    assert "was not found" not in page.text
+    assert "whether the run planned it is not known" in page.text
+    assert f"{paths.resolved_json}: " in unescape(page.text)
+    assert "it holds the run&#39;s plan" in page.text

@@ -23,7 +23,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     """Mark TRIAL (case/agent/condition/repeat) of RUN_DIR, for example when the agent drifted
     to another bug. `report` and `compare` read the run with the mark applied and show it; the
     trial's own record is left as written. A new mark on a trial replaces the old one."""
-    from proctor.errors import ConfigError
+    from proctor.errors import ConfigError, SchemaVersionError
     from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
     from proctor.paths import LEDGER_FILE, RunPaths, ledger_holds, newest_run_in, run_holding
@@ -76,7 +76,12 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
         from proctor.session.journal import live_orchestrator
 
         running = live_orchestrator(paths.journal)
-        planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+        # A plan that does not read is said with the refusal, not read as one planning nothing.
+        unread = None
+        try:
+            planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+        except (ConfigError, SchemaVersionError) as exc:
+            planned, unread = set(), str(exc)
         if running is not None and (trial in planned or not planned):
             raise ConfigError(
                 f"{run_dir}: no trial {trial} yet: the run is still running (process "
@@ -84,6 +89,8 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             )
         near = _nearest(run_dir, trial)
         why = "not in the run's plan" if running is not None else f"no trials/{trial}/trial.json"
+        if unread is not None:  # not "not in the run's plan": that is not known
+            why = f"no trials/{trial}/trial.json; {unread}"
         named = trial
         if any(part != part.strip() for part in parts):  # ` fix/…`: the space is shown, said
             why += "; a part of the name begins or ends with a space"
@@ -230,7 +237,8 @@ def _nearest(run_dir: Path, trial: str) -> str:
         escape_surrogates(path.parent.relative_to(paths.trials_dir).as_posix())
         for path in paths.trial_jsons()
     }
-    planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+    # (suggestions only: a plan that does not read offers none; the refusal says why)
+    planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir, [])}
     return did_you_mean(trial, sorted(ended | planned), n=2)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from proctor.errors import ConfigError, SchemaVersionError
 from proctor.paths import RunPaths, TrialPaths
 from proctor.report.stored import planned_cells
 from proctor.view.confine import run_folder, trial_folder
@@ -20,7 +21,7 @@ from proctor.view.index import ResultsIndex
 TrialState = Literal["pending", "running", "done", "stopped"]
 
 _Stat = tuple[int, int, int] | None
-_plans: dict[Path, tuple[_Stat, frozenset[str]]] = {}
+_plans: dict[Path, tuple[_Stat, frozenset[str], str | None]] = {}
 _plans_lock = threading.Lock()
 KEPT_PLANS = 16
 """Runs whose planned trials are kept in memory (read again only when ``resolved.json``
@@ -38,19 +39,35 @@ def _stat(path: Path) -> _Stat:
 
 def planned_keys(run_dir: Path) -> frozenset[str]:
     """The keys (``case/agent/condition/repeat``) of the trials the run's ``resolved.json``
-    plans; the file is read again only when its size, time or inode changed."""
+    plans; the file is read again only when its size, time or inode changed. Empty for a plan
+    that does not read: :func:`plan_problem` says why."""
+    return _plan(run_dir)[1]
+
+
+def plan_problem(run_dir: Path) -> str | None:
+    """Why the run's ``resolved.json`` (its plan) does not read, as one sentence naming the
+    file; None when it reads or is not there (a run not yet planned)."""
+    return _plan(run_dir)[2]
+
+
+def _plan(run_dir: Path) -> tuple[_Stat, frozenset[str], str | None]:
     path = RunPaths(run_dir).resolved_json
     stamp = _stat(path)
     with _plans_lock:
         kept = _plans.get(path)
         if kept is not None and kept[0] == stamp:
-            return kept[1]
-    keys = frozenset(f"{c}/{a}/{cond}/{r}" for c, a, cond, r in planned_cells(run_dir))
+            return kept
+    try:
+        cells = planned_cells(run_dir)
+        problem = None
+    except (ConfigError, SchemaVersionError) as exc:
+        cells, problem = [], str(exc)
+    plan = (stamp, frozenset(f"{c}/{a}/{cond}/{r}" for c, a, cond, r in cells), problem)
     with _plans_lock:
-        _plans[path] = (stamp, keys)
+        _plans[path] = plan
         while len(_plans) > KEPT_PLANS:
             _plans.pop(next(iter(_plans)))
-    return keys
+    return plan
 
 
 def trial_state(index: ResultsIndex, run: str, key: str) -> TrialState | None:

@@ -179,3 +179,24 @@ def test_a_results_directory_whose_run_lost_its_run_json_names_that_run(
     assert f"trial records ({run} ({held}), {other} ({held})); name one of them" in str(
         refused.value
     )
+
+
+def test_a_plan_that_does_not_read_is_said_not_read_as_planning_nothing(tmp_path: Path) -> None:
+    """planned_cells without notes gave a resolved.json that is not JSON as a plan of no
+    trial (the trial page, annotate's refusal took it so); it raises, naming the file. Given
+    notes, it is said in them and none are given, as `proctor compare` reads it."""
+    from proctor.errors import ConfigError
+    from proctor.report.stored import planned_cells
+
+    resolved = tmp_path / "resolved.json"
+    resolved.write_text("not json")
+    with pytest.raises(ConfigError, match="it holds the run's plan") as raised:
+        planned_cells(tmp_path)
+    assert str(raised.value).startswith(f"{resolved}: not a readable JSON file")
+    notes: list[str] = []
+    assert planned_cells(tmp_path, notes) == [] and len(notes) == 1
+    assert notes[0].startswith(f"{resolved}: not a readable JSON file")
+    resolved.unlink()  # a run not yet planned: none, nothing said
+    assert (
+        planned_cells(tmp_path) == [] and planned_cells(tmp_path, notes) == [] and len(notes) == 1
+    )

@@ -24,7 +24,7 @@ from proctor.view.routes.run import manifest_of, started_in
 from proctor.view.stored import trial_of
 from proctor.view.templating import int_param, not_found, render
 from proctor.view.timeline import page_of_step, shown_line, timeline_page
-from proctor.view.trial_state import trial_state
+from proctor.view.trial_state import plan_problem, trial_state
 
 DIFF_LIMIT = 512 * 1024
 SCREEN_LIMIT = 256 * 1024
@@ -81,6 +81,10 @@ def _no_trial(request: Request, index: ResultsIndex, run: str, key: str) -> Resp
         message = f"{what} has no folder, and counts as an infra-error ({rows[0][0]})"
         return render(request, "error.html", status_code=404, message=message)
     run_dir, row = run_folder(index, run), index.run_row(run)
+    if state is None and run_dir is not None and (problem := plan_problem(run_dir)):
+        # Not "not found" alone: whether the run planned it is not known.
+        message = f"{what} has no folder, and whether the run planned it is not known ({problem})"
+        return render(request, "error.html", status_code=404, message=message)
     if state != "stopped" or run_dir is None or row is None:
         return not_found(request, what)
     manifest = manifest_of(run_dir)
