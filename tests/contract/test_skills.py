@@ -277,7 +277,7 @@ CLAUDE_AGENTS: dict[str, str] = {
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [Read, *x]\n---\nB\n",
     "flowtwo": "---\nname: flowtwo\ndescription: d\ntools: [Read] [Grep]\n---\nB\n",
 }
-"""Subagents whose front matter ``proctor audit`` judges for Claude Code (``front_matter.py``)."""
+"""Subagents whose front matter ``proctor audit`` judges for Claude Code (``subagent_front_matter.py``)."""
 CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
     *("anchored", "unanchored", "tagged", "separated"),  # (its repair quotes `*d`, `!foo d`)
     *("flowanchor", "itemanchor", "aliasprops"),  # (its repair quotes `&b *a`)
@@ -339,7 +339,7 @@ GEMINI_AGENTS: dict[str, str] = {
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [glob, *d]\n---\n",
     "flowtext": CLAUDE_AGENTS["flowtext"],
 }
-"""Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``front_matter.py``)."""
+"""Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``subagent_front_matter.py``)."""
 GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {
     *("flowanchor", "itemanchor", "aliastool", "anchormcp")
 }

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.addons.audit.front_matter import (
+from proctor.addons.audit.front_matter import codex_skill, front_matter, gemini_cli_skill
+from proctor.addons.audit.subagent_front_matter import (
     NO_AGENT_FRONT_MATTER,
     claude_code_agent,
-    codex_skill,
-    front_matter,
     gemini_cli_agent,
     gemini_cli_agents,
-    gemini_cli_skill,
 )
 from proctor.addons.audit.yaml_check import BUN, CODEX, JS_YAML, yaml_fault
 from tests.contract.test_skills import (

@@ -6,13 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.addons.audit.front_matter import (
-    claude_code_agent,
-    codex_skill,
-    front_matter,
-    gemini_cli_agent,
-    gemini_cli_skill,
-)
+from proctor.addons.audit.front_matter import codex_skill, front_matter, gemini_cli_skill
+from proctor.addons.audit.subagent_front_matter import claude_code_agent, gemini_cli_agent
 
 COMMENTED = {
     "plain": "---\nname: my-skill # the skill\ndescription: d\n---\n",

@@ -12,22 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from proctor.addons.audit import front_matter as front_matter_module
-from proctor.addons.audit.front_matter import (
-    claude_code_agent,
-    codex_skill,
-    front_matter,
-    gemini_cli_agent,
-    gemini_cli_skill,
-)
-from proctor.addons.audit.yaml_check import (
-    BUN,
-    CODEX,
-    JS_YAML,
-    MAX_FLOW_DEPTH,
-    claude_repaired,
-    yaml_fault,
-)
+from proctor.addons.audit import yaml_mapping
+from proctor.addons.audit.claude_repair import claude_repaired
+from proctor.addons.audit.front_matter import codex_skill, front_matter, gemini_cli_skill
+from proctor.addons.audit.subagent_front_matter import claude_code_agent, gemini_cli_agent
+from proctor.addons.audit.yaml_check import BUN, CODEX, JS_YAML, yaml_fault
+from proctor.addons.audit.yaml_flow_check import MAX_FLOW_DEPTH
 
 
 def _doc(*lines: str) -> str:
@@ -194,7 +184,7 @@ def test_nested_anchored_keys_are_each_read_once(monkeypatch: pytest.MonkeyPatch
     lines += ["  " * (n + 1) + f"k{n}: &a{n}" for n in range(40)]
     lines += ["  " * 41 + "leaf: v", "deep: *a39"]
     calls = 0
-    entry = front_matter_module._entry
+    entry = yaml_mapping._entry
 
     def counted(*args: object, **kwargs: object) -> object:
         nonlocal calls
@@ -202,8 +192,8 @@ def test_nested_anchored_keys_are_each_read_once(monkeypatch: pytest.MonkeyPatch
         assert calls <= len(lines), "a line's value was read more than once"
         return entry(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(front_matter_module, "_entry", counted)
-    entries = front_matter_module._entries(lines)
+    monkeypatch.setattr(yaml_mapping, "_entry", counted)
+    entries = yaml_mapping.entries_of(lines)
     assert entries["deep"] == ("{", "leaf: v")  # (the mapping anchored &a39)
     assert entries["meta"][0] == "{"
     assert calls > 40  # (each nested key was read, once)
@@ -434,7 +424,7 @@ def test_nested_keys_and_list_items_are_read_in_one_pass(shape: str) -> None:
 
     lines = Counted(["name: tidy", "l:", *(shape.format(n=n) for n in range(2000))])
     lines += ["description: d"]
-    entries = front_matter_module._entries(lines)
+    entries = yaml_mapping.entries_of(lines)
     assert entries["description"] == ("d", "d")
     assert Counted.looked < 10 * len(lines)
 

@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.addons.audit.front_matter import (
-    _entries,
-    claude_code_agent,
-    codex_skill,
-    front_matter,
-    gemini_cli_agent,
-    gemini_cli_skill,
-)
+from proctor.addons.audit.front_matter import codex_skill, front_matter, gemini_cli_skill
+from proctor.addons.audit.subagent_front_matter import claude_code_agent, gemini_cli_agent
+from proctor.addons.audit.yaml_mapping import entries_of
 from proctor.addons.audit.yaml_scalar import yaml_lines
 
 BLOCKS = {
@@ -38,7 +33,7 @@ def test_a_block_scalar_keeps_and_folds_its_line_breaks_as_yaml_does(yaml: str) 
     """``+`` keeps every line break at a block's end (it kept one), a folded block keeps the
     line breaks around a more-indented line (it folded them into spaces), and an indentation
     indicator sets its lines' indentation (it was taken from its first line)."""
-    assert _entries(yaml.splitlines())["d"][1] == BLOCKS[yaml]
+    assert entries_of(yaml.splitlines())["d"][1] == BLOCKS[yaml]
 
 
 def test_a_folded_description_s_more_indented_lines_keep_their_line_breaks() -> None:

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.definitions import commands, subagents
-from proctor.addons.audit.front_matter import claude_code_agents
 from proctor.addons.audit.reading import (
     Reader,
     ancestors,
@@ -41,6 +40,7 @@ from proctor.addons.audit.reading import (
     strings,
 )
 from proctor.addons.audit.repository import repository_root
+from proctor.addons.audit.subagent_front_matter import claude_code_agents
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind
 

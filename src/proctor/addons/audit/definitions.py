@@ -8,7 +8,7 @@ its custom prompts, ``$CODEX_HOME/prompts/*.md`` (``/prompts:name``).
 
 A subagent is defined by its front matter: a file without one that gives a ``name`` and a
 ``description`` is not loaded (both CLIs' documentation), and is listed as a decoy, as is one
-whose front matter the CLI's YAML reader cannot read (``front_matter.py``).
+whose front matter the CLI's YAML reader cannot read (``subagent_front_matter.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from proctor.addons.audit import toml_05
-from proctor.addons.audit.front_matter import AgentsRule, gemini_cli_agents
 from proctor.addons.audit.reading import Reader, Scope
+from proctor.addons.audit.subagent_front_matter import AgentsRule, gemini_cli_agents
 
 MAX_FILES = 2000
 """Files listed per folder at most: a folder of dotfiles linked in is not walked whole."""
@@ -114,8 +114,8 @@ def subagents(
 ) -> None:
     """The subagents of each ``.md`` file (one, or Gemini CLI's list of remote agents), named
     by their front matter's ``name`` (else the file); ``rule`` is the CLI's reading of its
-    front matter (``front_matter.py``); ``off`` is the reason every one is a decoy (subagents
-    switched off)."""
+    front matter (``subagent_front_matter.py``); ``off`` is the reason every one is a decoy
+    (subagents switched off)."""
     for path in _files(reader, root, ".md", nested=nested):
         for name, decoy in rule(reader.text(path) or "", path.stem):
             reader.add("subagent", prefix + name, path, scope=scope, decoy=off or decoy)

@@ -1,8 +1,8 @@
 """Whether a CLI's YAML parser reads a front matter block, judged line by line.
 
 Nothing is parsed into values: the lines (``yaml_scalar.yaml_lines``) are scanned for the
-faults the pinned CLIs' parsers stop on (measured with each CLI; see ``front_matter.py`` for
-what each does then):
+faults the pinned CLIs' parsers stop on (measured with each CLI; see ``front_matter.py`` and
+``subagent_front_matter.py`` for what each does then):
 
 - a quoted value whose quote is never closed, or with text after its closing quote;
 - a double-quoted value holding an escape YAML does not know (``"C:\\Users"``; not said for
@@ -25,13 +25,13 @@ what each does then):
 - a key given twice in one mapping (each dialect names the keys it refuses twice), an alias
   as a key (``*d : v``) being the text its anchor was given;
 - a flow list or mapping with text after its closing bracket (``[draft] a thing``), or holding
-  an alias with no anchor before it (``[*d]``, ``{x: *d}``).
+  an alias with no anchor before it (``[*d]``, ``{x: *d}``), scanned by ``yaml_flow_check``.
 
 Codex 0.171 recovers some of these (``Dialect.recovers``): it reads some unquoted values that
 are not valid YAML as their text. Claude Code 2.1, when Bun's parser stops, reads the block
-once more after its repair (:func:`claude_repaired`, tried by ``front_matter``): it quotes
-each unindented ``key: value`` whose value holds a character YAML gives a meaning to, and
-turns the tabs that open a line into spaces.
+once more after its repair (``claude_repair.claude_repaired``, tried by
+``subagent_front_matter``): it quotes each unindented ``key: value`` whose value holds a
+character YAML gives a meaning to, and turns the tabs that open a line into spaces.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proctor.addons.audit.yaml_scalar import closed, scalar_text, uncommented, yaml_lines
+from proctor.addons.audit.yaml_flow_check import flow_fault
+from proctor.addons.audit.yaml_scalar import closed, one_line_text, yaml_lines
 
 _KEY = re.compile(
     r"""^(?P<dash>-\s+)?(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},&*!|>%@`-][^#]*?|-[^\s#][^#]*?)\s*:(?:\s+(?P<value>.*)|$)"""
@@ -61,7 +62,6 @@ _KNOWN_TAGS = frozenset(
 )
 """The tags js-yaml 4's default schema knows (Gemini CLI 0.61); it stops on any other
 ("unknown tag", "undeclared tag handle")."""
-_CLAUDE_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
 
 
 @dataclass(frozen=True)
@@ -88,48 +88,6 @@ def _codex_recovers(key: str, value: str, indent: int) -> bool:
     if value[:1] in ("'", '"'):
         return False
     return value[:1] in ("[", "{", "@", "`") or ": " in value
-
-
-_JS_BLANKS = "\t\n\v\f\r \xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_CLAUDE_ENTRY = re.compile(rf"([a-zA-Z_-]+):[{_JS_BLANKS}]+([^\n\r\u2028\u2029]+)")
-"""A line Claude Code's repair looks at: JavaScript's ``^([a-zA-Z_-]+):\\s+(.+)$`` (a line
-holding a CR, as each of a CRLF file does, is none)."""
-
-
-def claude_repaired(block: str) -> str:
-    """The front matter ``block`` as Claude Code 2.1.197 repairs it for its second try, when
-    Bun's parser stops on it (its bundle's front matter reader): its lines split at LF, each
-    unquoted ``key: value`` at the line's start (a key of ``a-zA-Z_-``) whose value holds one
-    of ``{}[]*&#!|>%@``` or ``": "`` is double-quoted, its backslashes and quotes escaped, all
-    of it kept (``name: &a x`` is the name ``&a x``, ``name: x # c`` the name ``x # c``),
-    save a value wholly quoted (``'…'``, ``"…"``) or a flow list Bun reads alone (``[a, b]``;
-    not ``[a, *x]``, whose anchor it does not see, nor ``[a] [b]``); then the tabs opening a
-    line are two spaces each."""
-    repaired = []
-    for line in block.split("\n"):
-        entry = _CLAUDE_ENTRY.fullmatch(line)
-        value = entry.group(2) if entry else ""
-        if (
-            entry
-            and not (value[0] in "'\"" and value.endswith(value[0]))
-            and not (value.startswith("[") and value.endswith("]") and _is_flow_list(value))
-            and _CLAUDE_SPECIAL.search(value)
-        ):
-            escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-            line = f'{entry.group(1)}: "{escaped}"'
-        repaired.append(line)
-    return re.sub(
-        r"(?:^|(?<=[\n\r\u2028\u2029]))\t+",
-        lambda tabs: "  " * len(tabs.group()),
-        "\n".join(repaired),
-    )
-
-
-def _is_flow_list(value: str) -> bool:
-    """Whether Bun's parser reads ``value`` (``[…]``) alone as a list, as Claude Code's repair
-    tries it, near enough: a flow collection with no fault (an alias in it has no anchor, text
-    after its ``]`` is one)."""
-    return _Scan([f"k: {value}"], BUN).run() is None
 
 
 CODEX = Dialect(
@@ -324,7 +282,7 @@ class _Scan:
                 why = f"which {self.d.name} knows no type for (quote the value to keep the '!')"
                 return value, f"{what} has the tag '{found}', {why}"
             value = value[properties.end() :]
-        self.anchors.update(dict.fromkeys(names, _one_line_text(value)))
+        self.anchors.update(dict.fromkeys(names, one_line_text(value)))
         return value, None
 
     def _item(self, indent: int, stripped: str, where: str) -> str | None:
@@ -473,132 +431,16 @@ class _Scan:
         self, index: int, indent: int, path: tuple[str, ...], value: str
     ) -> tuple[str | None, int]:
         """The fault of the flow collection ``value`` (a key's at ``path``) that opens on line
-        ``index``, maybe going on over the more-indented lines below, or None and the index of
-        the line after it. Its anchors count from where they are set (``[&d a, *d]``)."""
-        what = "the front matter" if path == ("front matter",) else f"'{'.'.join(path)}'"
-        depth, node, quote, text, line_index = 0, True, "", value, index
-        while True:
-            fault, depth, node, quote, rest = self._flow_line(
-                text, depth, node, quote, what, line_index
-            )
-            if fault:
-                return fault, index
-            if rest is not None:  # (closed)
-                if rest and not rest.startswith("#"):
-                    close = "]" if value[0] == "[" else "}"
-                    why = f"goes on after its closing {close!r} ({rest[:40]!r})"
-                    return f"{what} in line {line_index + 2} {why}", index
-                self.after, self.after_indent = "closed", indent
-                if self.d.name == "codex" and path in (("name",), ("description",)):
-                    return f"'{path[0]}' is a list or mapping, {_NOT_STRING}", index
-                return None, line_index + 1
-            line_index += 1
-            following = self.lines[line_index] if line_index < len(self.lines) else ""
-            if not following.strip() or len(following) - len(following.lstrip(" ")) <= indent:
-                if path == ("front matter",):
-                    return f"the {value[0]!r} that opens the front matter is never closed", index
-                return f"the {value[0]!r} that opens '{'.'.join(path)}' is never closed", index
-            text = following
-
-    def _flow_line(
-        self, text: str, depth: int, node: bool, quote: str, what: str, line_index: int
-    ) -> tuple[str | None, int, bool, str, str | None]:
-        """One line of a flow collection (``what``), so deep in its brackets, ``node`` whether
-        it opens at a value's start, ``quote`` the quote of a quoted text it opens inside (one
-        going on from the line above; "" when none): the fault of an alias in it whose anchor
-        is not set (js-yaml: "unidentified alias", libyaml: "found undefined alias"), the
-        depth, ``node`` and ``quote`` at its end, and the text after the bracket that closes
-        the collection (None when it goes on below). An anchor or alias opens a value (after
-        ``[``, ``{``, ``,``, ``: ``): ``[a *d]`` is the text ``a *d``; a quoted text's
-        characters are its own (``["a,`` then ``*b"]`` is ``["a, *b"]``)."""
-        index = 0
-        if quote:
-            if (end := _quote_end(text, 0, quote)) is None:
-                return None, depth, node, quote, None  # (the quoted text goes on below)
-            index, node, quote = end, False, ""
-        while index < len(text):
-            char = text[index]
-            if char == "#" and (index == 0 or text[index - 1] in " \t"):
-                break  # (a comment)
-            if char in " \t":
-                index += 1
-                continue
-            if node and char in "'\"":
-                if (end := _quote_end(text, index + 1, char)) is None:
-                    return None, depth, node, char, None  # (the quoted text goes on below)
-                index, node = end, False
-                continue
-            if node and char in "&*!":
-                found = re.match(
-                    self.d.anchor_name if char != "!" else r"[^\s,\[\]{}]*", text[index + 1 :]
-                )
-                name = found.group() if found else ""
-                if char == "*" and name not in self.anchors:
-                    why = f"refers to an anchor '&{name}' that nothing before it sets"
-                    return f"{what} in line {line_index + 2} {why}", depth, node, "", None
-                if char == "&":
-                    self.anchors[name] = _one_line_text(text[index + 1 + len(name) :], flow=True)
-                index, node = index + 1 + len(name), char != "*"
-                continue
-            if char in "[{":
-                depth, node = depth + 1, True
-                if depth > MAX_FLOW_DEPTH:
-                    why = f"nests lists or mappings deeper than {MAX_FLOW_DEPTH:,}, which proctor"
-                    why += " does not read (js-yaml and PyYAML run out of stack)"
-                    return f"{what} in line {line_index + 2} {why}", depth, node, "", None
-            elif char in "]}":
-                depth, node = depth - 1, False
-                if depth <= 0:
-                    return None, depth, node, "", text[index + 1 :].strip()
-            else:  # (a value opens after `,`, `: `, `? `)
-                following = text[index + 1 : index + 2] in ("", " ", "\t")
-                node = char == "," or (char in ":?" and following)
-            index += 1
-        return None, depth, node, "", None
-
-
-def _quote_end(text: str, start: int, quote: str) -> int | None:
-    """The index after the quote ``quote`` that closes a quoted text in ``text`` from
-    ``start`` (inside it), or None when it goes on below: ``\\"`` is no close in double
-    quotes, ``''`` none in single quotes."""
-    index = start
-    while index < len(text):
-        char = text[index]
-        if quote == '"' and char == "\\":
-            index += 2
-            continue
-        if char == quote:
-            if quote == "'" and text[index + 1 : index + 2] == "'":
-                index += 2
-                continue
-            return index + 1
-        index += 1
-    return None
-
-
-MAX_FLOW_DEPTH = 500
-"""Flow lists and mappings nested deeper than this in a front matter are a fault: proctor's
-readers recurse a level at a time, and so do js-yaml's and PyYAML's, which run out of stack
-(Node 20: a few thousand levels; PyYAML: ~1,000 levels, its recursion limit)."""
-
-
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'')
-"""A quoted text closed on its line."""
-
-
-def _one_line_text(value: str, flow: bool = False) -> str | None:
-    """The text of the value ``value`` as written after its anchor, when it is a text on its
-    line (quoted or plain, its comment dropped; in a flow collection up to a ``,`` or a
-    bracket), or None (a collection, a block scalar, a value below): what an alias to it is
-    as a key."""
-    value = value.strip()
-    if value[:1] in ("'", '"'):
-        quoted = _QUOTED.match(value)
-        return scalar_text(quoted.group(), []) if quoted else None
-    if flow:
-        value = re.split(r"[,\[\]{}]", value)[0]
-    value = uncommented(value).strip()
-    return value if value and value[0] not in "#[{|>*&!" else None
+        ``index`` (``yaml_flow_check``), or None and the index of the line after it; for Codex,
+        a ``name`` or ``description`` that is one is a fault of its type."""
+        fault, following = flow_fault(
+            self.lines, self.anchors, self.d.anchor_name, index, indent, path, value
+        )
+        if fault is None:
+            self.after, self.after_indent = "closed", indent
+            if self.d.name == "codex" and path in (("name",), ("description",)):
+                return f"'{path[0]}' is a list or mapping, {_NOT_STRING}", index
+        return fault, following
 
 
 _DASH = re.compile(r"-(?:\s|$)")

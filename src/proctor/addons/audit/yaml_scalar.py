@@ -1,7 +1,9 @@
 """The text of a front matter's value as YAML 1.2 reads it (checked against js-yaml 4, as Gemini
 CLI 0.61 bundles it, and PyYAML): a block scalar's (``|``, ``>``, chomping and indentation
 indicators), a quoted one's (``''`` in single quotes, escapes in double quotes, line breaks
-folded) and a plain one's over several lines; and a line without its comment."""
+folded) and a plain one's over several lines; a line without its comment; the one-line text
+an anchor is set to; and whether a CLI's parser reads a value as a string at all (``5``,
+``true``, ``null`` are none)."""
 
 from __future__ import annotations
 
@@ -214,3 +216,54 @@ def scalar_text(raw: str, below: Iterable[str]) -> str:
     while len(lines) > 1 and not lines[-1]:
         lines.pop()
     return _fold(lines, False)
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\']|\'\')*\'')
+"""A quoted text closed on its line."""
+
+
+def one_line_text(value: str, flow: bool = False) -> str | None:
+    """The text of the value ``value`` as written after its anchor, when it is a text on its
+    line (quoted or plain, its comment dropped; in a flow collection up to a ``,`` or a
+    bracket), or None (a collection, a block scalar, a value below): what an alias to it is
+    as a key."""
+    value = value.strip()
+    if value[:1] in ("'", '"'):
+        quoted = _QUOTED.match(value)
+        return scalar_text(quoted.group(), []) if quoted else None
+    if flow:
+        value = re.split(r"[,\[\]{}]", value)[0]
+    value = uncommented(value).strip()
+    return value if value and value[0] not in "#[{|>*&!" else None
+
+
+_NULL_BOOL = (
+    r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+BUN_NOT_STRING = re.compile(
+    rf"{_NULL_BOOL}|[-+]?(?:0o[0-7]+|0x[0-9a-fA-F]+|(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?)"
+)
+"""The plain values Bun's YAML parser (Claude Code) reads as no string: the YAML 1.2 core
+schema's null, booleans and numbers (a sign allowed before ``0x``/``0o``); no ``0b``, no
+``_`` in numbers, no timestamps (measured with Bun 1.4.0, as Claude Code 2.1.197 embeds)."""
+JS_YAML_NOT_STRING = re.compile(
+    rf"{_NULL_BOOL}"
+    r"|(?:[-+]?(?:0b_*[01][01_]*|0x_*[0-9a-fA-F][0-9a-fA-F_]*|0o_*[0-7][0-7_]*"
+    r"|[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?)|\.[0-9_]+(?:[eE][-+]?[0-9]+)?)(?<!_)"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?"
+)
+"""The plain values js-yaml 4's default schema (Gemini CLI) reads as no string: null,
+booleans, numbers (``0b``/``0x``/``0o``, ``_`` between digits, no sign before ``.5``) and
+timestamps (``2025-01-01``, ``2025-1-1 10:00:00``)."""
+
+
+def is_string(raw: str | None, not_string: re.Pattern[str]) -> bool:
+    """Whether a YAML parser whose plain non-strings are ``not_string`` reads the value ``raw``
+    (as ``yaml_mapping.entries_of`` gives it) as a string."""
+    if not raw or raw.startswith("#"):
+        return False
+    if raw[0] in "'\"":
+        return True
+    return raw[0] not in "[{*" and not not_string.fullmatch(raw.split(" #")[0].strip())
