@@ -182,6 +182,7 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "aliastwice": "---\nname: &n name\n*n : aliastwice\ndescription: FMALIASTWICE t.\n---\n\nB.\n",
     "flowtext": "---\nname: flowtext\ndescription: [FMFLOWTEXT] t.\n---\n\nB.\n",
     "flowalias": "---\nname: flowalias\ndescription: FMFLOWALIAS t.\ntools: [*d]\n---\n\nB.\n",
+    "flowcomma": "---\n{name: flowcomma, description: [FMFLOWCOMMA] t.}\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -276,8 +277,10 @@ CLAUDE_AGENTS: dict[str, str] = {
     "flowtext": "---\nname: flowtext\ndescription: [draft] d\n---\nB\n",
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [Read, *x]\n---\nB\n",
     "flowtwo": "---\nname: flowtwo\ndescription: d\ntools: [Read] [Grep]\n---\nB\n",
+    "flowcomma": "---\n{name: flowcomma, description: [draft] d}\n---\nB\n",
 }
-"""Subagents whose front matter ``proctor audit`` judges for Claude Code (``subagent_front_matter.py``)."""
+"""Subagents whose front matter ``proctor audit`` judges for Claude Code
+(``subagent_front_matter.py``)."""
 CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "blockdesc"} | {
     *("anchored", "unanchored", "tagged", "separated"),  # (its repair quotes `*d`, `!foo d`)
     *("flowanchor", "itemanchor", "aliasprops"),  # (its repair quotes `&b *a`)
@@ -339,7 +342,8 @@ GEMINI_AGENTS: dict[str, str] = {
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [glob, *d]\n---\n",
     "flowtext": CLAUDE_AGENTS["flowtext"],
 }
-"""Subagents whose front matter ``proctor audit`` judges for Gemini CLI (``subagent_front_matter.py``)."""
+"""Subagents whose front matter ``proctor audit`` judges for Gemini CLI
+(``subagent_front_matter.py``)."""
 GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {
     *("flowanchor", "itemanchor", "aliastool", "anchormcp")
 }

@@ -486,6 +486,38 @@ def test_an_alias_in_a_flow_collection_after_its_anchor_or_inside_a_text_is_read
         assert yaml_fault(lines, dialect) is None, dialect.name
 
 
+@pytest.mark.parametrize(
+    ("lines", "line", "after"),
+    [
+        (["{name: tidy, description: [draft] a thing}"], 2, "a thing}"),
+        (['{name: tidy, description: "draft" a thing}'], 2, "a thing}"),
+        (["name: tidy", "description: d", "tools: [[a]", "  b]"], 5, "b]"),
+    ],
+)
+def test_an_item_of_a_flow_collection_followed_by_text_without_a_comma_is_a_fault(
+    lines: list[str], line: int, after: str
+) -> None:
+    """Inside a flow collection, a nested collection or a quoted text is followed by a ``,``,
+    a ``:`` or a closing bracket: js-yaml ("missed comma between flow collection entries"),
+    PyYAML and libyaml stop on ``{name: n, description: [x] y}``, and Codex does not load the
+    skill (measured: ``tests/contract/test_skills.py``, ``flowcomma``); a comma on the line
+    below is one (``[[a]`` then ``  , b]``)."""
+    assert yaml_fault(["k: [[a] #c", "  , b]"], JS_YAML) is None
+    what = "the front matter" if lines[0].startswith("{") else "'tools'"
+    why = f"{what} in line {line} goes on after an item with no ',' before {after!r}"
+    for dialect in (JS_YAML, BUN):
+        assert yaml_fault(lines, dialect) == why, dialect.name
+    with pytest.raises(yaml.YAMLError):
+        yaml.safe_load("\n".join(lines))
+    if what == "'tools'":  # (Codex reads a key's value opening `[` YAML stops on as its text)
+        assert yaml_fault(lines, CODEX) is None
+        return
+    assert yaml_fault(lines, CODEX) == why
+    assert codex_skill(_doc(*lines), "folder")[1] == (
+        f"the front matter of SKILL.md is not valid YAML: {why}; Codex does not load it"
+    )
+
+
 @pytest.mark.parametrize("value", ["[draft] a thing", "{a: b} c", "[a] [b]", "[a,\n  b] c"])
 def test_text_after_a_flow_collection_s_closing_bracket_is_a_fault(value: str) -> None:
     """js-yaml ("bad indentation of a mapping entry") and PyYAML stop on ``description:

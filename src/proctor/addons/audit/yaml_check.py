@@ -25,7 +25,8 @@ faults the pinned CLIs' parsers stop on (measured with each CLI; see ``front_mat
 - a key given twice in one mapping (each dialect names the keys it refuses twice), an alias
   as a key (``*d : v``) being the text its anchor was given;
 - a flow list or mapping with text after its closing bracket (``[draft] a thing``), or holding
-  an alias with no anchor before it (``[*d]``, ``{x: *d}``), scanned by ``yaml_flow_check``.
+  an alias with no anchor before it (``[*d]``, ``{x: *d}``), or an item in it followed by text
+  with no ``,`` (``{a: [x] y}``), scanned by ``yaml_flow_check``.
 
 Codex 0.171 recovers some of these (``Dialect.recovers``): it reads some unquoted values that
 are not valid YAML as their text. Claude Code 2.1, when Bun's parser stops, reads the block

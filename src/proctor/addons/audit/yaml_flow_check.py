@@ -31,6 +31,7 @@ def flow_fault(
 class _FlowScan:
     def __init__(self, lines: list[str], anchors: dict[str, str | None], anchor_name: str) -> None:
         self.lines, self.anchors, self.anchor_name = lines, anchors, anchor_name
+        self.ended = False  # (an item just ended: a quoted text, a collection in it)
 
     def fault(
         self, index: int, indent: int, path: tuple[str, ...], value: str
@@ -66,12 +67,15 @@ class _FlowScan:
         depth, ``node`` and ``quote`` at its end, and the text after the bracket that closes
         the collection (None when it goes on below). An anchor or alias opens a value (after
         ``[``, ``{``, ``,``, ``: ``): ``[a *d]`` is the text ``a *d``; a quoted text's
-        characters are its own (``["a,`` then ``*b"]`` is ``["a, *b"]``)."""
+        characters are its own (``["a,`` then ``*b"]`` is ``["a, *b"]``). After a quoted text
+        or a collection in it, only a ``,``, a ``:``, a closing bracket or a comment may come
+        (``{a: [x] y}`` is a fault: js-yaml "missed comma between flow collection entries",
+        libyaml "did not find expected ',' or '}'")."""
         index = 0
         if quote:
             if (end := _quote_end(text, 0, quote)) is None:
                 return None, depth, node, quote, None  # (the quoted text goes on below)
-            index, node, quote = end, False, ""
+            index, node, quote, self.ended = end, False, "", True
         while index < len(text):
             char = text[index]
             if char == "#" and (index == 0 or text[index - 1] in " \t"):
@@ -79,10 +83,14 @@ class _FlowScan:
             if char in " \t":
                 index += 1
                 continue
+            if self.ended and char not in ",:]}":
+                why = f"goes on after an item with no ',' before {text[index:][:40]!r}"
+                return f"{what} in line {line_index + 2} {why}", depth, node, "", None
+            self.ended = False
             if node and char in "'\"":
                 if (end := _quote_end(text, index + 1, char)) is None:
                     return None, depth, node, char, None  # (the quoted text goes on below)
-                index, node = end, False
+                index, node, self.ended = end, False, True
                 continue
             if node and char in "&*!":
                 found = re.match(
@@ -103,7 +111,7 @@ class _FlowScan:
                     why += " does not read (js-yaml and PyYAML run out of stack)"
                     return f"{what} in line {line_index + 2} {why}", depth, node, "", None
             elif char in "]}":
-                depth, node = depth - 1, False
+                depth, node, self.ended = depth - 1, False, True
                 if depth <= 0:
                     return None, depth, node, "", text[index + 1 :].strip()
             else:  # (a value opens after `,`, `: `, `? `)
