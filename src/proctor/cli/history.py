@@ -13,7 +13,7 @@ from proctor.cli.options import CONFIG_PATH, GivenPath
 
 if TYPE_CHECKING:
     from proctor.history.cache import SummaryCache
-    from proctor.history.sources import Session
+    from proctor.history.layout import Session
 
 HISTORY_AGENTS = ("claude-code", "codex", "gemini-cli")
 MAX_WORKERS = 256

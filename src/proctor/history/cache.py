@@ -28,7 +28,7 @@ from pathlib import Path
 
 from proctor._version import __version__
 from proctor.errors import ConfigError
-from proctor.history.sources import Session
+from proctor.history.layout import Session
 from proctor.models.pricing import PriceTable
 from proctor.models.process import DEFAULT_METRICS_CONFIG, MetricsConfig
 from proctor.paths import NotAFullPath, cache_folder

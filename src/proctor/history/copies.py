@@ -20,8 +20,8 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from proctor.history.layout import Session
     from proctor.history.record import SessionRecord
-    from proctor.history.sources import Session
     from proctor.models.history import Unavailable
 
 

@@ -8,7 +8,7 @@ import functools
 import os
 from pathlib import Path
 
-from proctor.history.sources import Session
+from proctor.history.layout import Session
 from proctor.util.native_paths import first_record, gemini_subagent_chats, unlisted
 
 __all__ = ["claude_parts", "forget_listings", "gemini_parts", "parts_for_stamp"]

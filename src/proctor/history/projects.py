@@ -20,8 +20,8 @@ from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
 
 if TYPE_CHECKING:
+    from proctor.history.layout import Session
     from proctor.history.record import SessionRecord
-    from proctor.history.sources import Session
 
 
 def head_records(path: Path, limit: int | None = HEADER_LINES) -> Iterator[dict[str, object]]:

@@ -25,10 +25,10 @@ import orjson
 
 from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
+from proctor.history.layout import Session
 from proctor.history.parts import claude_parts, forget_listings, gemini_parts, parts_for_stamp
 from proctor.history.projects import same_project, session_project
 from proctor.history.record import SessionRecord, local_start, records_of, set_responses
-from proctor.history.sources import Session
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable

@@ -9,7 +9,7 @@ from proctor.history.copies import copy_first
 from proctor.models.history import Unavailable
 
 if TYPE_CHECKING:
-    from proctor.history.sources import Session
+    from proctor.history.layout import Session
 
 
 def threads_folded(

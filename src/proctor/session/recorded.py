@@ -15,8 +15,9 @@ from typing import Any
 
 from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
+from proctor.history.layout import Session
 from proctor.history.projects import head_records, same_project, session_project
-from proctor.history.sources import AGENTS, Session, find_sessions
+from proctor.history.sources import AGENTS, find_sessions
 from proctor.metrics.trace import event_stamps, time_span
 from proctor.models.io import write_json
 from proctor.models.plan import TrialSpec

@@ -13,7 +13,7 @@ from proctor.agents.spec import format_for_agent
 from proctor.errors import ConfigError, ProctorError
 
 if TYPE_CHECKING:
-    from proctor.history.sources import Session
+    from proctor.history.layout import Session
 
 
 def session_in(

@@ -279,7 +279,7 @@ def test_the_cache_folder_follows_the_environment(tmp_path: Path) -> None:
 
 
 def test_a_gemini_session_is_stamped_with_its_project_root_marker(tmp_path: Path) -> None:
-    from proctor.history.sources import Session
+    from proctor.history.layout import Session
 
     chats = tmp_path / "tmp" / "abc123" / "chats"
     chats.mkdir(parents=True)

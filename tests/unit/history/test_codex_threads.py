@@ -13,9 +13,10 @@ from click.testing import CliRunner
 
 from proctor.cli.main import cli
 from proctor.history.cache import SummaryCache
+from proctor.history.layout import Session
 from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
-from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.history.sources import find_sessions, sessions_under
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.codex import parse_codex_rollout
 from proctor.transcripts.codex.threads import subagent_threads

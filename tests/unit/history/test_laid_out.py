@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from proctor.history import sources as sources_module
+from proctor.history import walk as walk_module
+from proctor.history.layout import Session
 from proctor.history.replay import Filters, replay
 from proctor.history.sniff import gemini_side_files, laid_out, told_all
-from proctor.history.sources import AGENTS, Session, find_sessions, sessions_under
+from proctor.history.sources import AGENTS, find_sessions, sessions_under
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from tests.unit.history.planted import plant
@@ -30,7 +31,7 @@ def _unsniffed(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(files: list[str]) -> list[tuple[str | None, str | None]]:
         raise AssertionError(f"the first bytes of {len(files)} files were read")
 
-    monkeypatch.setattr(sources_module, "told_all", refuse)
+    monkeypatch.setattr(walk_module, "told_all", refuse)
 
 
 def _replayed(sessions: list[Session]) -> list[object]:

@@ -19,10 +19,11 @@ from click.testing import CliRunner
 from proctor.cli.main import cli
 from proctor.history import sources as sources_module
 from proctor.history.cache import SummaryCache
+from proctor.history.layout import Session
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord
 from proctor.history.replay import Filters, replay
-from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.history.sources import find_sessions, sessions_under
 from proctor.models.config import ModelPrice
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable

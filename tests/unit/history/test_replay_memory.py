@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from proctor.history import replay
-from proctor.history.sources import Session, sessions_under
+from proctor.history.layout import Session
+from proctor.history.sources import sessions_under
 from proctor.models.pricing import PriceTable
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"

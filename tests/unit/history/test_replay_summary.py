@@ -15,6 +15,7 @@ import pytest
 
 from proctor.history import replay as replay_module
 from proctor.history import summary as summary_module
+from proctor.history.layout import Session
 from proctor.history.record import SessionRecord
 from proctor.history.replay import (
     RESPONSES,
@@ -24,7 +25,7 @@ from proctor.history.replay import (
     replay,
     session_cost,
 )
-from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.history.sources import find_sessions, sessions_under
 from proctor.history.summary import history_report, render_history, summarise
 from proctor.models.config import ModelPrice
 from proctor.models.history import GroupSummary, HistoryReport, SessionSummary, Unavailable

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from proctor.history.sources import Session
+from proctor.history.layout import Session
 
 
 def test_a_session_named_by_text_or_by_path_is_the_same() -> None:

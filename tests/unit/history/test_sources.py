@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from proctor.history import sources as sources_module
-from proctor.history.sources import Session, find_sessions, sessions_under
+from proctor.history.layout import Session
+from proctor.history.sources import find_sessions, sessions_under
 from proctor.models.history import Unavailable
 from tests.unit.history.planted import plant
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
+from proctor.history.layout import Session
 from proctor.history.record import SessionRecord, UsageRecord
 from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.history.summary import _add_dollars
 from proctor.metrics.effort import effort, spent_on
 from proctor.models.list_prices import LIST_CHANGES

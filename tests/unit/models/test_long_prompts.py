@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from proctor.history.layout import Session
 from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.history.summary import summarise
 from proctor.metrics.effort import effort
 from proctor.models.config import ModelPrice

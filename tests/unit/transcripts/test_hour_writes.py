@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
+from proctor.history.layout import Session
 from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
 from proctor.transcripts.claude.measure import parse_claude_for_measure

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from proctor.history import replay
+from proctor.history.layout import Session
 from proctor.history.parts import forget_listings
-from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ToolResult
 from proctor.transcripts.claude import parse_claude_session, parse_claude_session_plain

@@ -285,8 +285,8 @@ def heads() -> list[tuple[str, list[str]]]:
 def test_a_parse_finds_the_folder_the_history_reads_from_the_head(
     tmp_path: Path, name: str, lines: list[str]
 ) -> None:
+    from proctor.history.layout import Session
     from proctor.history.projects import session_project
-    from proctor.history.sources import Session
 
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(lines) + "\n")
@@ -299,8 +299,8 @@ def test_a_parse_finds_the_folder_the_history_reads_from_the_head(
     "path", [p for p, fmt in CASES if fmt == "claude-code"], ids=lambda p: p.name
 )
 def test_every_claude_transcript_parses_to_the_folder_its_head_names(path: Path) -> None:
+    from proctor.history.layout import Session
     from proctor.history.projects import session_project
-    from proctor.history.sources import Session
 
     plain = parse_claude_session_plain(path, claude_subagent_files(path))
     assert plain.cwd == session_project(Session("claude-code", path))
@@ -309,9 +309,9 @@ def test_every_claude_transcript_parses_to_the_folder_its_head_names(path: Path)
 def test_deeply_nested_lines_read_the_same_with_and_without_a_project(tmp_path: Path) -> None:
     """A line nested deeper than the stdlib reads (but not orjson) keeps its folder either way;
     one deeper than both is an unparsed line, never a session that cannot be measured."""
+    from proctor.history.layout import Session
     from proctor.history.projects import session_project
     from proctor.history.replay import Filters, replay
-    from proctor.history.sources import Session
     from proctor.models.pricing import PriceTable
 
     head = '{"type":"user","sessionId":"s","cwd":"/w","uuid":"u0",'

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
+from proctor.history.layout import Session
 from proctor.history.replay import measure_session
-from proctor.history.sources import Session
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ModelUsage
 from proctor.transcripts.claude import claude_usage_totals, parse_claude_session
