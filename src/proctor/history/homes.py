@@ -85,6 +85,19 @@ KEPT_FOLDERS = {
         "daemon",
         "chrome",
         "traces",
+        # Found in Claude Code 2.1.197's own code, none holding a session ("project
+        # transcripts" are in projects/ only, says its purge): jobs/ (a background job's
+        # state.json, adopt.json and tmp/ for its scratch files), workflows/ and routines/ (the
+        # user's workflow scripts and routines, as commands/), uploads/<session> (files
+        # attached to a session), shares/ (cc-transcript-*.txt and .zip of shared
+        # transcripts), agent-memory/ (subagents' memory files) and mcp-skill-archives/.
+        "jobs",
+        "workflows",
+        "routines",
+        "uploads",
+        "shares",
+        "agent-memory",
+        "mcp-skill-archives",
     ),
     "codex": (
         "plugins",
@@ -98,6 +111,16 @@ KEPT_FOLDERS = {
         "vendor_imports",
         "worktrees",
         ".tmp",
+        # Found in Codex 0.171.0's binary: $CODEX_HOME/generated_images (its image_gen
+        # tool's output), attachments/ (files a TUI session attaches), $CODEX_HOME/themes
+        # (*.tmTheme), agents/ and hooks/ (hooks.json), packages/app-server-daemon (its
+        # daemon's installed package).
+        "generated_images",
+        "attachments",
+        "themes",
+        "agents",
+        "hooks",
+        "packages",
     ),
     "gemini-cli": (
         "extensions",
@@ -107,6 +130,11 @@ KEPT_FOLDERS = {
         "policies",
         "history",
         "antigravity",
+        # Found in Gemini CLI 0.61.0's bundle: bin/litert (the LiteRT-LM binary),
+        # whisper_models/ (voice input's models) and acknowledgments/agents.json.
+        "bin",
+        "whisper_models",
+        "acknowledgments",
     ),
 }
 """The folders a CLI keeps in its own folder beside its sessions that hold none of the user's

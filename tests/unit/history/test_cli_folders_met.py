@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "tests" / "fixtures" / "transcripts"
 CLAUDE = FIXTURES / "claude" / "7f3c2a10-0000-4000-8000-000000000001.jsonl"
 ROLLOUT, OTHER_ROLLOUT = sorted((FIXTURES / "codex").glob("rollout-*.jsonl"))[:2]
+GEMINI = next((FIXTURES / "gemini" / "tmp" / "proj" / "chats").glob("session-*.jsonl"))
 AGENTS = ["claude-code", "codex", "gemini-cli"]
 
 
@@ -270,6 +271,61 @@ def test_a_cli_s_own_folder_skips_what_the_cli_keeps_and_searches_the_rest(
     for session in sessions:
         folder = Path(session.file).relative_to(tmp_path / "me").parts[1]
         assert folder in ("projects", "saved", "sessions", "old"), session
+
+
+# Folders each CLI's own release writes beside its sessions, none holding one (the evidence is
+# noted in KEPT_FOLDERS).
+RELEASE_KEPT = {
+    ".claude": (
+        "jobs",
+        "workflows",
+        "routines",
+        "uploads",
+        "shares",
+        "agent-memory",
+        "mcp-skill-archives",
+    ),
+    ".codex": ("generated_images", "attachments", "themes", "agents", "hooks", "packages"),
+    ".gemini": ("bin", "whisper_models", "acknowledgments"),
+}
+
+
+def test_what_each_cli_keeps_beside_its_sessions_is_not_searched_and_a_folder_of_yours_is(
+    tmp_path: Path,
+) -> None:
+    """In ``~/.claude``, ``~/.codex`` and ``~/.gemini``, the folders each CLI writes beside its
+    sessions (a background job's scratch files, generated images, a voice model…) are not
+    searched: a session file there (a job's copy of a rollout) is none of the user's. A session
+    saved in a folder of another name beside them (``saved/``, ``logs/``) is read."""
+    home = tmp_path / "me"
+    claude = _claude_folder(home / ".claude")
+    codex = home / ".codex" / "sessions" / "2026" / "12" / "01"
+    codex.mkdir(parents=True)
+    shutil.copy(ROLLOUT, codex)
+    chats = home / ".gemini" / "tmp" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(GEMINI, chats)
+    (home / ".gemini" / "settings.json").write_text("{}")
+    mine = [claude, codex / ROLLOUT.name, chats / GEMINI.name]
+    for own, kept in RELEASE_KEPT.items():
+        for name in kept:
+            _kept_in(home / own / name / "x")
+        mine.append(_saved_in(home / own / "saved"))
+        mine.append(_saved_in(home / own / "logs"))
+    for path in [home, *(home / own for own in RELEASE_KEPT)]:
+        sessions, unavailable = sessions_under([path], AGENTS)
+        expected = sorted(str(file) for file in mine if path in file.parents)
+        assert sorted(s.file for s in sessions) == expected, path
+        assert unavailable == [], path
+
+
+def _saved_in(folder: Path) -> Path:
+    """A session of the user's (Claude Code's) saved in ``folder`` under a name of the user's
+    (a copy under its id would be read once, wherever it is). Its path."""
+    folder.mkdir(parents=True)
+    saved = folder / f"{folder.parent.name}-{folder.name}.jsonl"
+    shutil.copy(CLAUDE, saved)
+    return saved
 
 
 def test_replaying_a_folder_with_sessions_beside_an_app_s_projects_counts_them(
