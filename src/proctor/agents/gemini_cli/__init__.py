@@ -1,4 +1,5 @@
-"""Gemini CLI: the adapter (:mod:`.adapter`) and how its terminal UI is read (:mod:`.tui`)."""
+"""Gemini CLI: the adapter (:mod:`.adapter`), how its terminal UI is read (:mod:`.tui`) and
+how its ``ask_user`` picker is answered (:mod:`.ask_user`)."""
 
 from proctor.agents.gemini_cli.adapter import (
     HOOK_EVENTS,
