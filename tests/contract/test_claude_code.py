@@ -525,6 +525,38 @@ def test_a_multiple_choice_picker_ticks_each_option_named(
     assert '"Which toppings do you want?":"Cheese, Olives"' in raw
 
 
+def test_a_multiple_choice_picker_takes_an_answer_partly_of_ones_own(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """An answer naming an option and going on with a part that names none ticks the option
+    and types the rest into ``Type something``: the call's result holds both, as Claude Code
+    joins them."""
+    require_cli(AGENT)
+    labels = [{"label": o, "description": o.lower()} for o in ("Cheese", "Ham", "Olives")]
+    question = {
+        "question": "Which toppings do you want?",
+        "header": "toppings",
+        "options": labels,
+        "multiSelect": True,
+    }
+    plan = {
+        "turns": [
+            {"tool": "AskUserQuestion", "input": {"questions": [question]}},
+            {"say": "Done."},
+        ]
+    }
+    out = run_cli(
+        AGENT, plan, mode="interactive", qna="```rules\n(?i)toppings => Olives, extra basil\n```\n"
+    )
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    records = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(r["options"], r["answer"]) for r in records] == [
+        (["Cheese", "Ham", "Olives"], "Olives, extra basil")
+    ]
+    raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
+    assert '"Which toppings do you want?":"Olives, extra basil"' in raw
+
+
 def test_the_agents_numbered_list_above_the_pickers_is_not_read_as_their_entries(
     run_cli: Callable[..., dict[str, Any]],
 ) -> None:

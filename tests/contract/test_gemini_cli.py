@@ -519,3 +519,22 @@ def test_ask_user_multiple_choice_ticks_each_option_named(
     chat = (out["dir"] / "raw-transcript.jsonl").read_text()
     assert '{\\"answers\\":{\\"0\\":\\"Cheese, Olives\\"}}' in chat
     assert trial["exitCode"] == 0
+
+
+def test_ask_user_multiple_choice_takes_an_answer_partly_of_ones_own(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """An answer naming an option and going on with a part that names none ticks the option
+    and types the rest into the entry for an answer of one's own: the chat file's answer holds
+    both, as Gemini CLI joins them."""
+    require_cli(AGENT)
+    rules = "```rules\n(?i)which toppings => Olives, extra basil\n```\n"
+    out = run_cli(AGENT, ASK_MANY, mode="interactive", qna=rules, top=YOLO)
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    asked = [json.loads(x) for x in (out["dir"] / "questions.jsonl").read_text().splitlines()]
+    assert [(q["options"], q["answer"]) for q in asked] == [
+        (["Cheese", "Ham", "Olives"], "Olives, extra basil")
+    ]
+    chat = (out["dir"] / "raw-transcript.jsonl").read_text()
+    assert '{\\"answers\\":{\\"0\\":\\"Olives, extra basil\\"}}' in chat

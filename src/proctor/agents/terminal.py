@@ -190,15 +190,25 @@ def option_index(options: list[str], answer: str) -> int | None:
 
 
 def option_indices(options: list[str], answer: str) -> list[int] | None:
-    """The options a multiple-choice answer names, in the options' order: its comma-separated
-    parts, each exactly an option's label (case and the spaces around it aside) or its number
-    (``Cheese, olives`` means ``Cheese`` and ``Olives``; ``1, 3`` the first and the third). A
-    label holding a comma is taken whole (``Yes, and more``). None when any part is none of the
-    options: a part is not read as a single choice's answer is (``Cheese and Olives``, ``Green
-    tea`` for ``Green salad``), as nothing is guessed for it."""
+    """The options a multiple-choice answer names when it is nothing else (:func:`option_parts`
+    with no answer of one's own), else None."""
+    named, own = option_parts(options, answer)
+    return None if own or not named else named
+
+
+def option_parts(options: list[str], answer: str) -> tuple[list[int], str]:
+    """The options a multiple-choice answer names, in the options' order, and the rest of it,
+    an answer of one's own: its comma-separated parts, each exactly an option's label (case and
+    the spaces around it aside) or its number, names that option (``Cheese, olives`` means
+    ``Cheese`` and ``Olives``; ``1, 3`` the first and the third; a label holding a comma is
+    taken whole, ``Yes, and more``). The parts that name none, joined again with ``, `` in the
+    answer's order, are the rest (``Cheese, extra basil``: ``Cheese``, then ``extra basil`` of
+    one's own). A part is not read as a single choice's answer is (``Cheese and Olives``,
+    ``Green tea`` for ``Green salad`` are answers of one's own), as nothing is guessed."""
     labels = [label.strip().casefold() for label in options]
     parts = answer.split(",")
     found: set[int] = set()
+    rest: list[str] = []
     at = 0
     while at < len(parts):
         if not parts[at].strip():
@@ -211,12 +221,13 @@ def option_indices(options: list[str], answer: str) -> list[int] | None:
                 break
         else:
             wanted = parts[at].strip()
-            if not (wanted.isascii() and wanted.isdigit() and 1 <= int(wanted) <= len(options)):
-                return None
-            found.add(int(wanted) - 1)
+            if wanted.isascii() and wanted.isdigit() and 1 <= int(wanted) <= len(options):
+                found.add(int(wanted) - 1)
+            else:
+                rest.append(wanted)
             end = at + 1
         at = end
-    return sorted(found) or None
+    return sorted(found), ", ".join(rest)
 
 
 def _begins_with_word(label: str, word: str) -> bool:

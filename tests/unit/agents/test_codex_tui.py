@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from proctor.agents.codex import interactive_permissions, tui
-from proctor.agents.terminal import option_index, option_indices
+from proctor.agents.terminal import option_index, option_indices, option_parts
 from proctor.errors import AgentError
 from proctor.util.jsonl import JsonlTail
 
@@ -270,6 +270,32 @@ def test_a_multiple_choice_answer_names_each_option_by_commas(
     choice's answer is: ``Red and Blue`` is none of them); a label holding a comma is taken
     whole; a part that names no option refuses the answer."""
     assert option_indices(["Red", "Green", "Blue", "Yes, and more"], answer) == indices
+
+
+@pytest.mark.parametrize(
+    ("answer", "named", "own"),
+    [
+        ("Red, Blue", [0, 2], ""),
+        ("Red, extra basil", [0], "extra basil"),
+        ("extra basil, Blue", [2], "extra basil"),
+        ("Red, basil, oregano, Blue", [0, 2], "basil, oregano"),
+        ("Red and Blue", [], "Red and Blue"),
+        ("Green tea, Blue", [2], "Green tea"),
+        ("Red, 5", [0], "5"),
+        ("Yes, and more, garlic", [3], "garlic"),
+        (" , ", [], ""),
+    ],
+)
+def test_a_multiple_choice_answer_keeps_the_parts_that_name_no_option(
+    answer: str, named: list[int], own: str
+) -> None:
+    """The parts that name no option exactly are an answer of one's own, joined again with
+    ``, `` in the answer's order (nothing is guessed for them); option_indices refuses such an
+    answer."""
+    options = ["Red", "Green", "Blue", "Yes, and more"]
+    assert option_parts(options, answer) == (named, own)
+    if own:
+        assert option_indices(options, answer) is None
 
 
 @pytest.mark.parametrize("answer", ["²", "¹, 2", "①"])

@@ -403,20 +403,31 @@ def _ticked(screen: str) -> frozenset[int] | None:
 
 
 def _answer_multi(terminal: Terminal, multi: tui.MultiPicker, text: str) -> bool:
-    """Tick the options a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
-    Olives``), then move the cursor past ``Type something`` onto ``Submit`` and press Enter;
-    Claude Code records the labels ticked joined with ``, ``. False, with no key pressed, when
-    the answer names none of the options. Raises :class:`NotChosen` when an entry could not be
-    ticked, the cursor did not reach ``Submit``, or ``Submit`` was still under the cursor after
+    """Tick the options a multiple-choice answer names (:func:`keys.option_parts`: ``Cheese,
+    Olives``), type the rest of it, an answer of one's own (``Cheese, extra basil``), into
+    ``Type something`` (which ticks it), then move the cursor onto ``Submit`` and press Enter;
+    Claude Code records the labels ticked, then the answer of one's own, joined with ``, ``.
+    False, with no key pressed, when the answer is empty. Raises :class:`NotChosen` when an
+    entry could not be ticked, the cursor did not reach ``Type something`` or ``Submit``, the
+    answer of one's own did not show ticked, or ``Submit`` was still under the cursor after
     Enter: the picker did not take the answer."""
-    targets = keys.option_indices(multi.options, text)
-    if targets is None:
+    targets, own = keys.option_parts(multi.options, text)
+    if not targets and not own:
         return False
     count = len(multi.options) + 1
     if not keys.tick(terminal, targets, count, tui.multi_cursor, _ticked):
         raise NotChosen("its entries could not be ticked")
     if not keys.move_cursor(terminal, len(multi.options), count, tui.multi_cursor):
         raise NotChosen("the cursor did not reach Submit")
+    if own:
+        probe = keys.probe_of(own)
+        terminal.write(own)
+        shown = keys.wait_for(
+            terminal,
+            lambda screen: probe in screen and len(multi.options) in (_ticked(screen) or ()),
+        )
+        if not shown:
+            raise NotChosen("the answer of its own did not show ticked")
     for _ in range(keys.KEY_TRIES):
         terminal.write(keys.DOWN)
         if keys.wait_for(terminal, tui.submit_focused, keys.KEY_WAIT_SEC):

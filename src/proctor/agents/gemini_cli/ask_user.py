@@ -128,17 +128,19 @@ ALL_ANSWERS = ("all", tui.ASK_ALL.casefold())
 
 
 def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], text: str) -> bool:
-    """Tick each option a multiple-choice answer names (:func:`keys.option_indices`: ``Cheese,
+    """Tick each option a multiple-choice answer names (:func:`keys.option_parts`: ``Cheese,
     Olives``; ``All of the above``, or ``all``, every option, as that entry does, on a list
-    that draws it), then move the cursor to ``Done`` (after ``All of the above`` and the entry
-    for an answer of one's own) and press Enter until the question leaves the screen; Gemini
-    CLI answers with the labels ticked joined with ``, ``. False, with no key pressed, when the
-    answer names none of the options. Raises :class:`NotChosen` when an entry could not be
-    ticked, the cursor did not reach ``Done``, or the question was still shown after Enter."""
-    targets = keys.option_indices(options, text)
-    if targets is None and len(options) > 1 and text.strip().rstrip(".").casefold() in ALL_ANSWERS:
-        targets = list(range(len(options)))
-    if targets is None:
+    that draws it), type the rest of it, an answer of one's own (``Cheese, extra basil``), into
+    the entry for it (which ticks it), then move the cursor to ``Done`` (after ``All of the
+    above`` and that entry) and press Enter until the question leaves the screen; Gemini CLI
+    answers with the labels ticked, then the answer of one's own, joined with ``, ``. False,
+    with no key pressed, when the answer is empty. Raises :class:`NotChosen` when an entry
+    could not be ticked, the answer of one's own did not show ticked, the cursor did not
+    reach ``Done``, or the question was still shown after Enter."""
+    targets, own = keys.option_parts(options, text)
+    if not targets and len(options) > 1 and text.strip().rstrip(".").casefold() in ALL_ANSWERS:
+        targets, own = list(range(len(options))), ""
+    if not targets and not own:
         return False
     numbered = len(options) + (len(options) > 1) + 1
 
@@ -152,8 +154,19 @@ def _answer_multi(terminal: Terminal, picker: tui.AskUser, options: list[str], t
         shown = tui.ask_user_on_screen(screen)
         return shown is not None and shown.multi and shown.text == picker.text
 
+    def own_ticked(screen: str) -> bool:
+        shown = tui.ask_user_on_screen(screen)
+        return shown is not None and shown.multi and numbered - 1 in shown.ticked
+
     if not keys.tick(terminal, targets, numbered + 1, tui.ask_cursor, ticked):
         raise NotChosen("its entries could not be ticked")
+    if own:
+        if not keys.move_cursor(terminal, numbered - 1, numbered + 1, tui.ask_cursor):
+            raise NotChosen("the cursor did not reach the entry for an answer of its own")
+        probe = keys.probe_of(own)
+        terminal.write(own)
+        if not keys.wait_for(terminal, lambda screen: probe in screen and own_ticked(screen)):
+            raise NotChosen("the answer of its own did not show ticked")
     if not keys.move_cursor(terminal, numbered, numbered + 1, tui.ask_cursor):
         raise NotChosen("the cursor did not reach Done")
     keys.wait_quiet(terminal)
