@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import re
-from collections.abc import AsyncIterator, Collection
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Collection, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,10 @@ class MemorySession:
     spawned: list[Any] | None = None
     """The server's process, when it was started by command (see :func:`exit_said`); None
     for a server at a URL."""
+    url: str | None = None
+    """The server's URL, for a server at a URL (not masked: the sentences that show it are)."""
+    http: HttpFailure | None = None
+    """What the MCP SDK's HTTP client logged as its connection to a server at a URL failed."""
 
     async def call(
         self, tool: str, arguments: dict[str, Any], what: str, field: str = ""
@@ -80,6 +85,10 @@ class MemorySession:
                 f"tool '{tool}' did not answer within {self.timeout:g}s ({what}){self._tail()}"
             ) from exc
         except Exception as exc:
+            if str(exc) == CLOSED and self.url is not None:  # no process: its connection
+                raise MemoryServerError(
+                    connection_closed(self.url, f"during tool '{tool}' ({what})", self.http)
+                ) from exc
             if str(exc) == CLOSED:  # the server process ended (crashed) under the call
                 status = await exit_said(self.spawned)
                 raise MemoryServerError(
@@ -183,7 +192,56 @@ def malformed(exc: ValidationError) -> str:
 
 
 CLOSED = "Connection closed"
-"""What the MCP client says of a stdio server whose process has ended."""
+"""What the MCP client says of a stdio server whose process has ended, or of a server at a URL
+whose connection its HTTP client closed (a request it sent failed: see :class:`HttpFailure`)."""
+
+
+class HttpFailure(logging.Filter):
+    """The MCP SDK's HTTP client, when a message it sends fails (the server disconnected
+    without an answer, say), logs the error with its traceback and closes the session's
+    connection: every request still waiting then fails with :data:`CLOSED` alone. The error
+    is kept here, said at the end of the sentence of the closing; its traceback (one on
+    stderr above that sentence) is left out. The client's other records pass."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cause = ""
+        """The last such error's words, or its type's name when it has none; "" before one."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None or record.levelno < logging.ERROR:
+            return True
+        while isinstance(error, BaseExceptionGroup) and error.exceptions:
+            error = error.exceptions[0]
+        self.cause = str(error).strip().rstrip(".") or type(error).__name__
+        return False
+
+
+HTTP_LOGGER = "mcp.client.streamable_http"
+"""The logger of the MCP SDK's streamable HTTP client (its module's name)."""
+
+
+@contextmanager
+def http_failure_kept() -> Iterator[HttpFailure]:
+    """An :class:`HttpFailure` on the SDK's HTTP client's logger, for the block."""
+    logger = logging.getLogger(HTTP_LOGGER)
+    kept = HttpFailure()
+    logger.addFilter(kept)
+    try:
+        yield kept
+    finally:
+        logger.removeFilter(kept)
+
+
+def connection_closed(url: str, when: str, http: HttpFailure | None = None) -> str:
+    """The sentence of a server at ``url`` whose connection closed ``when`` (``before it
+    answered``, ``during tool 'remember' (seeding note n1)``): a server at a URL is no process
+    proctor started, so it has no exit status; what the HTTP client said ends it, when it
+    said something."""
+    cause = http.cause if http is not None else ""
+    said = f"; the HTTP client: {cause}" if cause else ""
+    return f"the connection to the memory server at {url} closed {when}{said}"
 
 
 def server_log_tail(log: Path | None) -> str:
@@ -312,8 +370,10 @@ async def open_session(
     one, the session's own, said as it closes."""
     # the process started by command: how it ended is said of a crash (None: a URL)
     spawned: list[Any] | None = None if target.url is not None else []
+    http: HttpFailure | None = None
     async with AsyncExitStack() as stack:
         if target.url is not None:
+            http = stack.enter_context(http_failure_kept())
             read, write = await stack.enter_async_context(streamable_http_client(target.url))
             errlog: Path | None = None
         else:
@@ -341,6 +401,10 @@ async def open_session(
                 f"{server_log_tail(errlog)}"
             ) from exc
         except Exception as exc:
+            if target.url is not None and str(exc) == CLOSED:  # no process: its connection
+                raise MemoryServerError(
+                    connection_closed(target.url, "before it answered", http)
+                ) from exc
             if target.url is None and str(exc) == CLOSED:  # it ended (or closed its stdout)
                 said = server_log_tail(errlog) or "; it wrote nothing to stderr"
                 raise MemoryServerError(
@@ -355,7 +419,7 @@ async def open_session(
                 f"({exc.error.message}); is the URL its streamable HTTP endpoint (often "
                 "http://HOST:PORT/mcp)?"
             ) from exc
-        yield MemorySession(session, timeout, errlog, spawned)
+        yield MemorySession(session, timeout, errlog, spawned, target.url, http)
 
 
 def result_ids(

@@ -70,10 +70,9 @@ async def exit_said(spawned: list[Any] | None, wait: float = 2.0) -> str:
     """How the last process in ``spawned`` ended, read as its stdout closes (before anything
     stops it), as the start of a sentence's verb phrase: ``exited with status 3 ``, ``was
     killed by signal 9 (SIGKILL) ``; ``closed its stdout `` when it is still running after
-    ``wait`` seconds; :data:`UNKNOWN_EXIT` when the SDK handed over no process; ``exited ``
-    for a server at a URL (``spawned`` None)."""
-    if spawned is None:
-        return "exited "
+    ``wait`` seconds; :data:`UNKNOWN_EXIT` when the SDK handed over no process (``spawned``
+    empty or None). A server at a URL has no process: its connection closing is said by
+    :func:`~proctor.addons.memory.client.connection_closed` instead."""
     if not spawned:
         return UNKNOWN_EXIT.format(sdk=_sdk_version())
     process = spawned[-1]

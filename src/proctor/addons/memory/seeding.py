@@ -23,6 +23,7 @@ from proctor.addons.memory.client import (
     MemoryServerError,
     MemorySession,
     ServerTarget,
+    connection_closed,
     malformed,
     open_session,
     result_ids,
@@ -162,6 +163,8 @@ def _translate(exc: BaseException, scratch: Scratch, target: ServerTarget) -> Ba
         detail = malformed(first)
     if isinstance(first, OSError) and first.filename:
         detail = f"cannot start {first.filename} ({first.strerror})"
+    if detail == CLOSED and target.url is not None:  # no process: its connection closed
+        return MemoryServerError(connection_closed(target.url, "before it answered"))
     if detail == CLOSED:  # before the session was up: the process ended as it started
         said = server_log_tail(scratch.log) or "; it wrote nothing to stderr"
         return MemoryServerError(f"the memory server exited before it answered{said}")
