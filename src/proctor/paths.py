@@ -332,6 +332,16 @@ CURRENT_FOLDER_GONE = (
 """What a command that needs the current folder says when it is gone (``getcwd`` fails)."""
 
 
+def read_against(folder: Path | None, path: Path) -> Path:
+    """``path`` read against ``folder``, the folder a command was started in (None: the
+    current one): itself when absolute, else joined to it. A relative path where the current
+    folder is gone raises ``getcwd``'s FileNotFoundError (:func:`current_folder_gone`: the
+    command line says :data:`CURRENT_FOLDER_GONE`)."""
+    if path.is_absolute():
+        return path
+    return (folder if folder is not None else Path.cwd()) / path
+
+
 def current_folder_gone(exc: BaseException) -> bool:
     """Whether ``exc`` is ``getcwd`` failing in a current folder that was removed (raised by
     ``Path.cwd()``, or by ``resolve()``/``abspath`` of a relative path, naming no file)."""
@@ -385,9 +395,10 @@ def suite_of(source: str | Path, results_dir: Path) -> str:
     return Path(source).as_posix()
 
 
-def started_path(cwd: Path, given: str | Path) -> str:
+def started_path(cwd: Path | None, given: str | Path) -> str:
     """A path given to a run (``--source``, ``--config``) as its records keep it: whole, its
     ``..`` and links resolved as the run read it, so that a ``--resume`` finds the same
     folder once the one the run was started in is renamed or gone (``sub/../suite`` names
-    nothing then) or a link it went through points elsewhere."""
-    return os.path.realpath(cwd / given)
+    nothing then) or a link it went through points elsewhere. ``cwd``: the folder the run
+    was started in (None: the current one; see :func:`read_against`)."""
+    return os.path.realpath(read_against(cwd, Path(given)))

@@ -5,6 +5,7 @@ every path whole works as anywhere else."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -48,16 +49,21 @@ CASE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "fix-a-bug"
     [
         ("run",),
         ("run", "--source", str(CASE)),
+        ("run", "--source", str(CASE), "--out", "results"),
+        ("run", "--source", "../fix-a-bug", "--out", "TMP/results"),
         ("validate",),
         ("findings",),
         ("eval",),
         ("audit",),
     ],
-    ids=lambda a: " ".join(a[:2]).replace(str(CASE), "CASE"),
+    ids=lambda a: " ".join(a).replace(str(CASE), "CASE"),
 )
 def test_a_command_that_needs_the_current_folder_says_it_is_gone(
     tmp_path: Path, args: tuple[str, ...]
 ) -> None:
+    """A run given every path whole goes on (below); one relative path it reads, its source
+    or its results folder (``./proctor-results`` by default), and it is refused."""
+    args = tuple(arg.replace("TMP", str(tmp_path)) for arg in args)
     ran = _from_removed_folder(tmp_path, *args)
     assert (ran.returncode, ran.stderr) == (2, GONE), ran.stderr
 
@@ -98,8 +104,13 @@ def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:
         tmp_path, "run", "--source", str(CASE), "--config", str(config), "--repeats", "1"
     )
     assert "Traceback" not in ran.stderr
-    # Run from a removed folder, the run cannot record where it was started: refused.
-    assert (ran.returncode, ran.stderr) == (2, GONE), ran.stderr
+    assert ran.returncode == 0, ran.stderr
+    (run,) = (tmp_path / "results").glob("run-*")
+    manifest = json.loads((run / "run.json").read_text())
+    # No folder to record as the one it was started in: none (every path it read is whole).
+    assert manifest["cwd"] is None, manifest
+    assert manifest["source"] == os.path.realpath(CASE), manifest
+    assert json.loads((run / "config.json").read_text())["configFile"] == str(config)
     for args in (
         ("agents", "--config", str(config)),
         ("findings", "--config", str(config)),
@@ -108,8 +119,12 @@ def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:
     ):
         ran = _from_removed_folder(tmp_path, *args)
         assert "Traceback" not in ran.stderr, (args, ran.stderr)
-        if args[0] == "findings":  # (no run there yet: a sentence, not the folder's)
-            assert ran.returncode == 2 and "not a results directory" in ran.stderr, ran.stderr
-            assert "no longer exists" in ran.stderr, ran.stderr
-        else:
-            assert ran.returncode == 0, (args, ran.stderr)
+        assert ran.returncode == 0, (args, ran.stderr)
+    ran = _from_removed_folder(tmp_path, "report", str(run))
+    assert ran.returncode == 0 and "fix-a-bug" in ran.stdout, ran.stderr
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"out": "%s"}' % (tmp_path / "none-yet"))
+    ran = _from_removed_folder(tmp_path, "findings", "--config", str(empty))
+    # (no run there yet: a sentence, not the folder's)
+    assert ran.returncode == 2 and "not a results directory" in ran.stderr, ran.stderr
+    assert "no longer exists" in ran.stderr, ran.stderr

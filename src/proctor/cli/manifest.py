@@ -303,7 +303,7 @@ def _check_before(pairs: list[_Pair]) -> None:
     from proctor.plan.checks import check_keys, preflight
     from proctor.session.run import warn
 
-    trials: dict[Path, list[TrialSpec]] = {}
+    trials: dict[Path | None, list[TrialSpec]] = {}  # (None: the current folder, gone)
     for pair in pairs:
         if pair.resume is not None:  # what the resume runs, where its run was started
             folder, specs = pair.resume.request.key_folder(), pair.resume.unfinished

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from proctor.errors import ConfigError
+from proctor.paths import current_folder
 from proctor.util.logs import say
 from proctor.util.masking import register_secret
 
@@ -170,7 +171,12 @@ def dotenv_name(dotenv: Mapping[str, str]) -> str:
 
 
 def load_dotenv(cwd: Path | None = None, *, quiet: bool = False) -> DotEnv:
-    path = (cwd or Path.cwd()) / ".env"
+    """The ``.env`` of ``cwd`` (None: of the current folder; none, empty, when that folder
+    is gone)."""
+    folder = cwd if cwd is not None else current_folder()
+    if folder is None:
+        return DotEnv({}, Path(".env"))
+    path = folder / ".env"
     return DotEnv(read_dotenv(path, quiet=quiet), path)
 
 

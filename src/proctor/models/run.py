@@ -58,7 +58,9 @@ class RunManifest(RecordModel):
     host: HostInfo = Field(default_factory=HostInfo)
     source: str | None = None
     cwd: str | None = None
-    """The folder the run was started from (``source`` and ``--config`` are relative to it)."""
+    """The folder the run was started from (``source`` and ``--config`` are relative to it);
+    None when it records none: a run started from a current folder removed meanwhile (every
+    path it read was whole)."""
     trials_planned: int = 0
     trials_finished: int = 0
     interrupted: bool = False

@@ -228,7 +228,10 @@ def named_as_profile(said: str, adapter: str, profile: str) -> str:
 
 
 def check_keys(
-    trials: Iterable[TrialSpec], cwd: Path, warn: Callable[[str], None], before_run: bool = True
+    trials: Iterable[TrialSpec],
+    cwd: Path | None,
+    warn: Callable[[str], None],
+    before_run: bool = True,
 ) -> list[str]:
     """The keys of proctor's own roles (the judge, the answering and classifying models) are
     not refused by their providers: one cheap request each before any trial; a refused key is

@@ -34,6 +34,7 @@ from proctor.models.gating import applied_gate
 from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
+from proctor.paths import names_stdin, read_against
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.choosing import (
     broken_chosen,
@@ -409,7 +410,7 @@ def _trials(
     top: TopConfig,
     cli: CliOverrides,
     config_path: Path | None,
-    dotenv: Path,
+    dotenv: Path | None,
 ) -> list[TrialSpec]:
     pricing = PriceTable(prices=dict(top.pricing))
     roles_by_case = resolve_roles(resolved, top, cli, config_path, dotenv)
@@ -462,7 +463,7 @@ def build_plan(
     cli: CliOverrides,
     *,
     config_path: Path | None,
-    cwd: Path,
+    cwd: Path | None,
     problems: list[str] | None = None,
     dotenv: Path | None = None,
 ) -> RunPlan:
@@ -538,7 +539,7 @@ def build_plan(
         trials=_trials(resolved, top, planned, config_path, dotenv),
         gate=applied_gate(top.gate),
         concurrency=cli.concurrency or top.concurrency or DEFAULT_CONCURRENCY,
-        out=out if out.is_absolute() else cwd / out,
+        out=read_against(cwd, out),
         overrides=cli,
         skipped=list(found.skipped),
         found=len(found.cases) + len(found.broken),  # a case whose files are refused too
@@ -550,7 +551,7 @@ def load_run_plan(
     source: Path,
     config_path: Path | None,
     cli: CliOverrides,
-    cwd: Path,
+    cwd: Path | None,
     problems: list[str] | None = None,
     dotenv: Path | None = None,
     unread: tuple[str, ...] = (),
@@ -565,7 +566,14 @@ def load_run_plan(
     config the run leaves unset (``proctor eval``'s cases have no conditions, and its gate is
     its own). ``config_folder``: where ``proctor.json`` is looked for without ``config_path``
     (default ``cwd``; ``proctor eval``'s project folder). ``others``: where the problems of
-    cases ``--case``/``--tag`` (or ``chosen_by``, a manifest) do not choose are warnings."""
+    cases ``--case``/``--tag`` (or ``chosen_by``, a manifest) do not choose are warnings.
+    ``cwd`` None: the current folder is gone; a relative path (``source``, ``config_path``,
+    ``out``, ``--source-root``) then raises ``getcwd``'s error (see
+    :func:`~proctor.paths.read_against`), and no ``./proctor.json`` nor ``./.env`` is read."""
+    if cwd is None:  # (a relative path would name the removed folder's emptiness, or nothing)
+        read_against(None, source)
+        if config_path is not None and not names_stdin(config_path):
+            read_against(None, config_path)
     try:
         top, path = load_top_config(config_path, config_folder or cwd)
     except ConfigError as exc:
@@ -576,7 +584,7 @@ def load_run_plan(
     if unread:
         top = top.model_copy(update=dict.fromkeys(unread))
     # Relative to where the run was started (a resume may run from elsewhere), as --source is.
-    root = cwd / cli.source_root if cli.source_root else None
+    root = read_against(cwd, Path(cli.source_root)) if cli.source_root else None
     spare = others is not None and bool(cli.cases or cli.tags)
     noted: list[str] = []
     found = discover_cases(source, root, noted if spare else problems)

@@ -19,7 +19,7 @@ def resolve_roles(
     top: TopConfig,
     cli: CliOverrides,
     config_path: Path | None,
-    dotenv_dir: Path,
+    dotenv_dir: Path | None,
 ) -> dict[str, RoleModels]:
     """Role → model per case; fails before any trial when a role a case needs has no key
     (looked up in the environment, then in the ``.env`` of ``dotenv_dir``)."""

@@ -27,7 +27,15 @@ from proctor.models.io import read_record, write_json, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, HostInfo, RunManifest, SkippedCaseRecord
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths, names_stdin, started_path, stdin_file, suite_of
+from proctor.paths import (
+    RunPaths,
+    current_folder,
+    names_stdin,
+    read_against,
+    started_path,
+    stdin_file,
+    suite_of,
+)
 from proctor.plan.checks import check_keys, check_out_outside_cases, check_writable, preflight
 from proctor.plan.records import recorded_configuration, resolved_record
 from proctor.plan.resolve import load_run_plan, nothing_runnable
@@ -62,6 +70,8 @@ class RunRequest:
     """The cluster the executor runs on (``--ray-address``); None: the executor's default."""
     argv: tuple[str, ...] = ()
     cwd: Path | None = None
+    """The folder the run was started in, which its relative paths are read against (a
+    resume's: the run's); None: the current folder (see :meth:`started_in`)."""
     session_label: str | None = None
     """The run's label in a repeat manifest, recorded in ``run.json``."""
     repetition: int | None = None
@@ -86,9 +96,19 @@ class RunRequest:
     ends_command: bool = field(default=False, compare=False)
     """Whether the command ends with this run: once its reports are written, stops are ignored."""
 
-    def key_folder(self) -> Path:
-        """The folder whose ``.env`` the run reads for the roles' keys."""
-        return self.dotenv_dir or self.cwd or Path.cwd()
+    def started_in(self) -> Path | None:
+        """The folder the run was started in: :attr:`cwd`, else the current one; None when
+        that is gone (a shell left in a folder removed meanwhile). Such a run reads no
+        ``./proctor.json`` nor ``./.env``, refuses a relative path (in the sentence
+        :data:`~proctor.paths.CURRENT_FOLDER_GONE`, exit 2) and records no folder it was
+        started in (``run.json``'s ``cwd`` null: a resume reads the ``.env`` of the folder it
+        runs in)."""
+        return self.cwd if self.cwd is not None else current_folder()
+
+    def key_folder(self) -> Path | None:
+        """The folder whose ``.env`` the run reads for the roles' keys (None: the current
+        folder is gone, and holds none)."""
+        return self.dotenv_dir or self.started_in()
 
 
 @dataclass
@@ -143,11 +163,11 @@ def plan_run(request: RunRequest) -> RunPlan:
     """Discover the cases and expand the matrix (nothing runs). On Ray, the source and the
     configuration are taken by their whole paths: a node runs its trials from a folder of its
     own, where a relative path names nothing (docs/scale.md)."""
-    cwd = request.cwd or Path.cwd()
+    cwd = request.started_in()
     source, config = request.source, request.config
     if request.executor == "ray":
-        source = Path(os.path.abspath(cwd / source))
-        config = Path(os.path.abspath(cwd / config)) if config is not None else None
+        source = Path(os.path.abspath(read_against(cwd, source)))
+        config = Path(os.path.abspath(read_against(cwd, config))) if config is not None else None
     others: list[str] = []  # a case --case or --tag leaves out, whose problem stops no run
     args = (request.key_folder(), request.unread, request.config_folder, others, request.chosen_by)
     try:
@@ -158,7 +178,7 @@ def plan_run(request: RunRequest) -> RunPlan:
 
 
 def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
-    cwd = request.cwd or Path.cwd()
+    cwd = request.started_in()  # None: gone, recorded as none (every path given is whole)
     manifest = RunManifest(
         run_id=paths.root.name,
         proctor_version=__version__,
@@ -166,7 +186,7 @@ def _start(paths: RunPaths, plan: RunPlan, request: RunRequest) -> RunManifest:
         argv=list(request.argv),
         host=HostInfo.here(),
         source=started_path(cwd, request.source),
-        cwd=str(cwd),
+        cwd=str(cwd) if cwd is not None else None,
         trials_planned=len(plan.trials),
         session_label=request.session_label,
         repetition=request.repetition,
@@ -190,7 +210,7 @@ def run_suite_name(request: RunRequest, results_dir: Path) -> str:
     check a fix) checks the same findings."""
     if request.suite is not None:
         return request.suite
-    return source_suite((request.cwd or Path.cwd()) / request.source, results_dir)
+    return source_suite(read_against(request.started_in(), request.source), results_dir)
 
 
 def source_suite(source: Path, results_dir: Path) -> str:
@@ -211,7 +231,7 @@ def config_record(plan: RunPlan, cwd: Path | None = None) -> dict[str, Any]:
     if config_file and names_stdin(config_file) and stdin_file() is None:
         recorded = "/dev/stdin"
     elif config_file:
-        recorded = started_path(cwd or Path.cwd(), config_file)
+        recorded = started_path(cwd, config_file)
     return {
         "schemaVersion": ConfigRecord.current_schema_version,
         "configFile": recorded,
