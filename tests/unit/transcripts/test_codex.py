@@ -541,6 +541,9 @@ def test_each_question_of_a_request_user_input_call_has_its_own_answer(
         ("request_user_input was cancelled before receiving a response", (False, True)),
         # A failure Codex writes, naming the tool first: an error.
         ("request_user_input requires non-empty options for every question", (True, False)),
+        # An answer, or a note, that holds the word a failure does: answered all the same.
+        ('{"answers": {"color": {"answers": ["Unavailable"]}}}', (False, False)),
+        ('{"answers": {"color": {"answers": ["user_note: red is unavailable"]}}}', (False, False)),
         # JSON that is not the answers object: its outcome is not known.
         ('{"answers": ["Blue"]}', (None, False)),
         ("aborted by user", (False, True)),

@@ -146,8 +146,9 @@ def _response(output: str) -> dict[str, Any] | None:
 
 def _question_failed(output: str) -> bool:
     """Whether a ``request_user_input`` call's output is a failure Codex writes (see
-    :data:`QUESTION_FAILED`), or says the tool is unavailable."""
-    return output.startswith(QUESTION_FAILED) or "unavailable" in output[:200].lower()
+    :data:`QUESTION_FAILED`: ``request_user_input is unavailable in Default mode``). An answer
+    that holds the word (``{"answers": {"c": {"answers": ["Unavailable"]}}}``) is none."""
+    return output.startswith(QUESTION_FAILED)
 
 
 def _answers(ids: list[str | None], output: str) -> list[str | None]:
