@@ -1,5 +1,7 @@
 """Codex CLI rollouts: the parser (:mod:`.parser`), what a first pass reads (:mod:`.facts`),
-which usage lines count (:mod:`.usage`) and the shapes of its records (:mod:`.shapes`)."""
+what a call is given (:mod:`.calls`) and what its result says (:mod:`.results`), the questions
+of ``request_user_input`` (:mod:`.questions`), which usage lines count (:mod:`.usage`), the
+copy of a parent's history (:mod:`.copies`) and the shapes of its records (:mod:`.shapes`)."""
 
 from proctor.transcripts.codex.parser import (
     codex_usage_check,

@@ -9,22 +9,10 @@ followed (see the transcript reference, §2):
   ``<turn_aborted>`` …) and developer/system messages become ``other`` events with record type
   ``harness-message``, known, not counted as unknown. ``event_msg`` user/agent messages and
   reasoning mirror response items and are dropped when a matching item exists.
-* Calls pair with results by ``call_id``. ``isError`` comes from the structured status of the
-  same call when the rollout has one (``item_completed`` CommandExecution/FileChange/McpToolCall,
-  older ``exec_command_end``/``patch_apply_end``/``mcp_tool_call_end``), else from the output text
-  ("Process exited with code N", "Exit code: N", JSON ``metadata.exit_code``), else it is None
-  (unknown). "approval policy is Never; reject command", "aborted by user" and "rejected by user"
-  outputs, and ``declined`` statuses, are denials (``denied`` true, ``isError`` false).
-* A ``request_user_input`` call gives a ``question`` event for each of its ``questions``, and
-  its result, unless an error that asked nothing, an ``answer`` event for each, in the same
-  order: the answers its output holds under the question's ``id`` (see :func:`_answers`), else
-  the output (a refused or cancelled call's, for each question, as Claude Code's and Gemini
-  CLI's are). Its output states no exit code, and Codex does not write the ``success`` it
-  gives the model with it: an output that is the answers object (the only one a call answered
-  gives) is a success (``isError`` false); one cancelled before receiving a response (the turn
-  interrupted while the picker was up) a denial, as a Gemini CLI picker dismissed with Esc is;
-  any other of the sentences Codex writes for a failure, which name the tool first
-  (:data:`QUESTION_FAILED`: unavailable, options missing), an error.
+* Calls pair with results by ``call_id``; whether a result says its call failed or was denied
+  is read from the call's structured statuses and its output (see :mod:`.results`). A
+  ``request_user_input`` call gives a ``question`` event for each of its questions and an
+  ``answer`` event for each from its result (see :mod:`.questions`).
 * Usage, one ``usage`` event per model response (see :mod:`.usage`). OpenAI counts cached and
   cache-write tokens inside ``input_tokens`` and reasoning inside ``output_tokens``, so
   ``inputTokens = input - cached - cache_write``, ``cacheReadTokens = cached``,
@@ -34,22 +22,13 @@ followed (see the transcript reference, §2):
   ``turn_aborted`` → ``turn_end`` with text ``aborted (<reason>)``; ``compacted`` and
   response-item compaction markers → ``compaction``. Unknown record and payload types become
   ``other`` events counted as ``<type>`` or ``<type>/<payload type>``.
-* **Inherited history.** A thread forked from another (``forked_from_id``), or spawned as a
-  subagent with its parent's context (``source.subagent.thread_spawn``, ``spawn_agent`` with
-  ``fork_context``), begins its rollout with a copy of the parent's history: the parent's
-  ``session_meta`` and items, stamped as they were copied, from the time of the thread's own
-  ``session_meta`` on. Those lines are the parent's work (its rollout holds them already), so
-  they give no events and count no tokens; one ``other`` event of record type
-  ``inherited-history`` names the parent. The copy is the lines before the ``ordinal`` a
-  subagent's header gives as ``subagent_history_start_ordinal`` (Codex 0.171); without one,
-  the burst of lines written right after a ``session_meta`` that names a parent, or from a
-  ``session_meta`` of another thread on, from the header's time, each within a few
-  milliseconds of the one before (Codex stamps each line as it writes it: a long copy spans
-  several milliseconds). A thread whose header says its history stays in the parent's
-  rollout (``history_mode`` ``paginated``; ``codex exec fork`` adds
-  ``forked_from_ordinal_exclusive`` and ``history_base``) copies nothing. A copied
-  ``turn_context`` still sets the model and folder, and a copied ``total_token_usage`` is the
-  baseline the thread's own cumulative totals grow from.
+* **Inherited history.** A thread forked from another, or spawned as a subagent with its
+  parent's context, begins its rollout with a copy of the parent's history (which lines are
+  the copy: see :mod:`.copies`). Those lines are the parent's work (its rollout holds them
+  already), so they give no events and count no tokens; one ``other`` event of record type
+  ``inherited-history`` names the parent. A copied ``turn_context`` still sets the model and
+  folder, and a copied ``total_token_usage`` is the baseline the thread's own cumulative
+  totals grow from.
 
 What the rollout says of a call after writing it (its status, that it was an MCP call, that a
 mirror repeats an item) is read first, in a quick pass (:mod:`.facts`); the parse then writes
@@ -61,7 +40,6 @@ each event in its final form, into the shared builder, and can stream.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,104 +54,45 @@ from proctor.transcripts.builder import (
     ev,
     merge_subagents,
 )
-from proctor.transcripts.codex.copies import CopiedHistory, paginated
-from proctor.transcripts.codex.facts import (
-    KILLED,
-    CodexFacts,
-    read_facts,
-    status_after,
-    status_before,
+from proctor.transcripts.codex.calls import (
+    custom_arguments,
+    files_of,
+    function_arguments,
+    is_shell_patch,
+)
+from proctor.transcripts.codex.copies import CopiedHistory
+from proctor.transcripts.codex.facts import CodexFacts, read_facts
+from proctor.transcripts.codex.questions import QuestionCalls
+from proctor.transcripts.codex.results import (
+    STATUS_EVENTS,
+    ended_output,
+    output_of,
+    server_call_failed,
+    tool_search_result,
+    verdict,
 )
 from proctor.transcripts.codex.shapes import (
     HARNESS_PREFIXES,
-    QUIET_EVENT_PREFIXES,
-    QUIET_EVENT_SUFFIXES,
-    QUIET_EVENTS,
     QUIET_ITEMS,
     QUIET_RECORDS,
     RESPONSE_TYPES,
     TEXT_CAP,
     _content_text,
     _dict,
-    _exit_code,
-    _is_denial,
-    _unwrap_output,
-    spawned_by,
+    quiet_event,
 )
 from proctor.transcripts.codex.unified_exec import UnifiedExec
 from proctor.transcripts.codex.usage import CodexUsage
-from proctor.transcripts.kinds import (
-    answers_in,
-    asked_questions,
-    codex_kind,
-    patch_files,
-    questions_of,
-    shell_files_in,
-    touched_files,
-)
+from proctor.transcripts.kinds import codex_kind
 from proctor.transcripts.lines import decode_line, file_lines, line_text, nonblank
-from proctor.util.shellwords import shell_folder
 
-UNSUPPORTED_CALL = "unsupported call: "
-PATCH_REFUSED = "apply_patch verification failed"
-"""How Codex answers a patch it could not apply (lines it expected are not in the file, a
-body it cannot read): no exit code, no status item, and no file changed."""
-QUESTION_FAILED = "request_user_input "
-"""How Codex begins each failure of a ``request_user_input`` call it answers the model with:
-the tool's name, then what went wrong (``is unavailable in Default mode``, ``requires non-empty
-options for every question``, ``was cancelled before receiving a response``)."""
-QUESTION_CANCELLED = "request_user_input was cancelled before receiving a response"
-"""How Codex answers a ``request_user_input`` call whose questions got no response: the turn
-was interrupted while they were asked (Esc or Ctrl-C on the picker interrupts it). The user
-dismissed the question: a denial, as a Gemini CLI picker left with Esc is."""
 _SYNTHETIC = "codex-call-"
 """The start of the id given to a call that has none."""
-STATUS_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
 
 
 def _text(value: Any) -> str | None:
     """A string field, or None when the record holds something else there."""
     return value if isinstance(value, str) and value else None
-
-
-def _response(output: str) -> dict[str, Any] | None:
-    """The answers of a ``request_user_input`` call's output when it is the response Codex
-    writes for a call answered, ``{"answers": {"<id>": {"answers": ["Blue"]}}}`` (its
-    RequestUserInputResponse, the only output of a call that succeeded: each failure is a
-    sentence, ``request_user_input is unavailable in Default mode``); else None."""
-    return answers_in(output)
-
-
-def _question_failed(output: str) -> bool:
-    """Whether a ``request_user_input`` call's output is a failure Codex writes (see
-    :data:`QUESTION_FAILED`: ``request_user_input is unavailable in Default mode``). An answer
-    that holds the word (``{"answers": {"c": {"answers": ["Unavailable"]}}}``) is none."""
-    return output.startswith(QUESTION_FAILED)
-
-
-def _answers(ids: list[str | None], output: str) -> list[str | None]:
-    """What a ``request_user_input`` call's output says was answered to each of its questions
-    (their ``id``s, in order): Codex writes ``{"answers": {"<id>": {"answers": ["Blue"]}}}``,
-    the labels chosen (and a note typed, ``user_note: …``) under each question's id, given
-    here joined by ``, ``; None for a question it holds none for, and for every question when
-    the output is not such an object (see :func:`_response`)."""
-    answers = _response(output)
-    if answers is None:
-        return [None] * len(ids)
-    given = []
-    for question in ids:
-        answer = answers.get(question) if question is not None else None
-        chosen = answer.get("answers") if isinstance(answer, dict) else None
-        texts = [c for c in chosen if isinstance(c, str)] if isinstance(chosen, list) else []
-        given.append(", ".join(texts) or None)
-    return given
-
-
-def _parent_thread(meta: dict[str, Any]) -> str | None:
-    """The thread a rollout's own ``session_meta`` says it was forked or spawned from."""
-    return (
-        _text(meta.get("forked_from_id")) or _text(meta.get("parent_thread_id")) or spawned_by(meta)
-    )
 
 
 class _Parser:
@@ -184,8 +103,7 @@ class _Parser:
         self.model: str | None = None
         self.cwd: str | None = None
         self.ts: str | None = None
-        self.questions: dict[str, list[str | None]] = {}
-        """The ids of each question call's questions, in order, by the call's id."""
+        self.questions = QuestionCalls()
         self.usage = CodexUsage(builder)
         self.turn_errors: set[str] = set()
         self.synthetic_ids = 0
@@ -195,8 +113,6 @@ class _Parser:
         """The id of the rollout's own (first) ``session_meta``."""
         self.copy = CopiedHistory()
         """The copy of a parent thread's history being read, if any."""
-        self.inherited_from: str | None = None
-        """The parent thread, until the first copied line has said so."""
         self.unified_exec = UnifiedExec()
 
     # -- plumbing ---------------------------------------------------------------------------
@@ -271,19 +187,10 @@ class _Parser:
         thread = _text(meta.get("id") or meta.get("session_id"))
         if self.thread_id is None:
             self.thread_id = thread
-            parent = _parent_thread(meta)
-            start = meta.get("subagent_history_start_ordinal")
-            if parent is not None and type(start) is int:
-                self.copy.until, self.inherited_from = start, parent
-            elif parent is not None and paginated(meta):
-                pass  # the history stays in the parent's rollout: nothing is copied
-            elif parent is not None and self.ts is not None:
-                self.copy.starts_at(self.ts)
-                self.inherited_from = parent
+            self.copy.own_header(meta, self.ts)
         elif thread is not None and thread != self.thread_id and self.ts is not None:
             # Another thread's header: the history copied from it follows, at this time.
-            self.copy.starts_at(self.ts)
-            self.inherited_from = thread
+            self.copy.starts_at(self.ts, thread)
             self.inherit({})
             return
         self.builder.ids(thread, _text(meta.get("cli_version")))
@@ -292,10 +199,10 @@ class _Parser:
 
     def inherit(self, record: dict[str, Any]) -> None:
         """A line of the history copied from the parent thread (see the module docstring)."""
-        if self.inherited_from is not None:  # the first: said once
-            text = f"history inherited from thread {self.inherited_from}"
+        parent = self.copy.announced()
+        if parent is not None:  # the first: said once
+            text = f"history inherited from thread {parent}"
             self.add("other", recordType="inherited-history", text=text)
-            self.inherited_from = None
         payload = record.get("payload")
         if not isinstance(payload, dict):
             return
@@ -315,10 +222,9 @@ class _Parser:
             texts = [_content_text(item.get("summary")), _content_text(item.get("content"))]
             self.add("thinking", text="\n".join(t for t in texts if t))
         elif itype == "function_call":
-            self.function_call(item)
+            self.tool_call(item, function_arguments(item))
         elif itype == "custom_tool_call":
-            raw = item.get("input")
-            self.tool_call(item, {"input": raw if isinstance(raw, str) else json.dumps(raw)})
+            self.tool_call(item, custom_arguments(item))
         elif itype == "local_shell_call":
             self.tool_call({**item, "name": "local_shell"}, _dict(item.get("action")))
         elif itype in ("function_call_output", "custom_tool_call_output"):
@@ -347,18 +253,6 @@ class _Parser:
         else:
             self.add("other", recordType=HARNESS_MESSAGE, text=text[:TEXT_CAP])
 
-    def function_call(self, item: dict[str, Any]) -> None:
-        raw = item.get("arguments")
-        arguments: Any = raw
-        if isinstance(raw, str):
-            try:
-                arguments = json.loads(raw) if raw.strip() else {}
-            except ValueError:
-                arguments = {"arguments": raw}
-        if not isinstance(arguments, dict):
-            arguments = {"arguments": arguments}
-        self.tool_call(item, arguments)
-
     def call_id(self, item: dict[str, Any]) -> str:
         value = item.get("call_id") or item.get("id")
         if isinstance(value, str) and value:
@@ -377,54 +271,23 @@ class _Parser:
             self.calls.add(call_id)
         if not namespace and self.unified_exec.folds(call_id, name, arguments):
             return  # a poll of a running command: the same step
-        files = self.files_of(name, kind, arguments)
-        if kind == "shell" and self.is_shell_patch(arguments):
+        files = files_of(name, kind, arguments, self.cwd)
+        if kind == "shell" and is_shell_patch(arguments):
             kind = "edit"
         label = f"{namespace}.{name}" if namespace and kind == "mcp" else name
         if self.facts.is_mcp(call_id, self.line):
             kind = "mcp"
         self.add("tool_call", id=call_id, name=label, kind=kind, input=arguments, files=files)
         if kind == "question":
-            self.question(call_id, arguments)
+            for text, options in self.questions.asked(call_id, arguments):
+                self.add("question", id=call_id, text=text, options=options)
         elif kind == "subagent" and "spawn" in name:
             agent = arguments.get("agent_type") or arguments.get("name") or name
             self.add("subagent", id=call_id, name=str(agent))
 
-    def question(self, call_id: str, arguments: dict[str, Any]) -> None:
-        """A ``question`` event for each question the call asks, in order."""
-        ids = [q.get("id") for q in asked_questions(arguments)]
-        self.questions[call_id] = [i if isinstance(i, str) else None for i in ids]
-        for text, options in questions_of(arguments):
-            self.add("question", id=call_id, text=text, options=options)
-
-    def command_of(self, arguments: dict[str, Any]) -> Any:
-        return arguments.get("cmd", arguments.get("command"))
-
-    def is_shell_patch(self, arguments: dict[str, Any]) -> bool:
-        command = self.command_of(arguments)
-        if isinstance(command, list) and command:
-            command = command[-1] if command[0] != "apply_patch" else "apply_patch"
-        return isinstance(command, str) and command.lstrip().startswith("apply_patch")
-
-    def files_of(self, name: str, kind: str, arguments: dict[str, Any]) -> list[str]:
-        if name == "apply_patch":
-            patch = arguments.get("input", arguments.get("patch"))
-            return patch_files(patch, self.cwd) if isinstance(patch, str) else []
-        if kind == "shell":
-            command = self.command_of(arguments)
-            if self.is_shell_patch(arguments):
-                text = " ".join(command) if isinstance(command, list) else str(command)
-                return patch_files(text, self.cwd)
-            workdir = shell_folder(arguments)
-            base = workdir if isinstance(workdir, str) else self.cwd
-            return shell_files_in(command, base, self.cwd)
-        return touched_files(arguments, self.cwd)
-
     def tool_output(self, item: dict[str, Any]) -> None:
         call_id = self.call_id(item)
-        text, code = _unwrap_output(item.get("output"))
-        if code is None:
-            code = _exit_code(text)
+        text, code = output_of(item)
         answered = self.unified_exec.result_of(
             call_id, text, code, lambda call: self.facts.status_at(call, self.line)
         )
@@ -433,46 +296,24 @@ class _Parser:
         self.result(answered, text, code)
 
     def result(self, call_id: str, text: str, code: int | None, here: bool = False) -> None:
-        """Call ``call_id``'s result: its output ``text`` and the exit code ``code`` it states
-        (:data:`~.facts.KILLED`, a process killed before it ended, says nothing), then the
-        structured statuses of the call (``here``: the one of the line being read too, which
-        gives it)."""
-        is_error: bool | None = None if code is None or code == KILLED else code != 0
+        """Call ``call_id``'s result: its output ``text``, the exit code ``code`` it states,
+        and the structured statuses of the call (``here``: the one of the line being read too,
+        which gives it), judged as :func:`.results.verdict` judges them."""
         before, after = self.facts.status_at(call_id, self.line, held=here)
-        is_error, denied = status_before(_is_denial(text), is_error, before)
         question = call_id in self.questions
-        if question and text.startswith(QUESTION_CANCELLED):
-            is_error, denied = False, True  # dismissed, as Gemini CLI's picker left with Esc
-        elif question and not denied and _question_failed(text):
-            is_error = True
-        elif question and not denied and is_error is None and _response(text) is not None:
-            is_error = False  # answered: the output no failure of the call writes
-        if is_error is None and text.startswith((UNSUPPORTED_CALL, PATCH_REFUSED)):
-            is_error = True  # a call of a tool Codex does not have, or a patch it refused
-        is_error, denied = status_after(denied, is_error, after)
+        is_error, denied = verdict(text, code, before, after, question)
         self.add(
             "tool_result", id=call_id, output=text[:OUTPUT_CAP], isError=is_error, denied=denied
         )
         if question and (denied or not is_error):
             # Answered, refused or cancelled: each question has an answer, the refusal's text
             # when the output holds none for it (a failure that asked nothing has none).
-            for given in _answers(self.questions[call_id], text):
-                self.add("answer", id=call_id, text=(given or text)[:TEXT_CAP])
+            for given in self.questions.answers(call_id, text):
+                self.add("answer", id=call_id, text=given[:TEXT_CAP])
 
     def tool_search_output(self, item: dict[str, Any]) -> None:
         """The deferred tools a ``tool_search`` made callable, named as their calls will be."""
-        found = []
-        for entry in item.get("tools") or []:
-            if not isinstance(entry, dict):
-                continue
-            inner = entry.get("tools") if entry.get("type") == "namespace" else [entry]
-            for tool in inner if isinstance(inner, list) else []:
-                if isinstance(tool, dict) and tool.get("name"):
-                    prefix = f"{entry['name']}." if entry.get("type") == "namespace" else ""
-                    found.append(f"{prefix}{tool['name']}")
-        status = item.get("status")
-        failed = isinstance(status, str) and status not in ("completed", "in_progress")
-        output = "\n".join(found) if found else "no tools found"
+        output, failed = tool_search_result(item)
         call_id = self.call_id(item)
         self.add("tool_result", id=call_id, output=output, isError=failed, denied=False)
 
@@ -486,7 +327,7 @@ class _Parser:
         self.add("tool_call", id=call_id, name=name, kind=kind, input=action, files=[])
         status = item.get("status")
         if isinstance(status, str):
-            failed = status not in ("completed", "in_progress", "searching")
+            failed = server_call_failed(status)
             self.add("tool_result", id=call_id, output=status, isError=failed, denied=False)
 
     # -- event messages ---------------------------------------------------------------------
@@ -530,7 +371,7 @@ class _Parser:
             self.mirror("assistant", "assistant_text", str(payload.get("message", "")))
         elif etype in ("agent_reasoning", "agent_reasoning_raw_content"):
             self.mirror("reasoning", "thinking", str(payload.get("text", "")))
-        elif self.quiet(str(etype)):
+        elif quiet_event(str(etype)):
             return
         else:
             self.unknown(f"event_msg/{etype}", payload)
@@ -538,20 +379,8 @@ class _Parser:
     def command_ended(self, call_id: Any, status: dict[str, Any]) -> None:
         """The result of a running command, given by the structured status Codex wrote when it
         ended (see :mod:`.unified_exec`): the output it wrote, and its exit code."""
-        output = status.get("aggregated_output")
-        if not isinstance(output, str):
-            output = status.get("formatted_output")
-        code = status.get("exit_code")
-        text = output if isinstance(output, str) else ""
-        self.result(str(call_id), text, code if type(code) is int else None, here=True)
-
-    def quiet(self, etype: str) -> bool:
-        """Event messages that carry nothing the trajectory needs (or mirror something it has)."""
-        return (
-            etype in QUIET_EVENTS
-            or etype.startswith(QUIET_EVENT_PREFIXES)
-            or etype.endswith(QUIET_EVENT_SUFFIXES)
-        )
+        text, code = ended_output(status)
+        self.result(str(call_id), text, code, here=True)
 
     def api_error(self, text: str) -> None:
         if text in self.turn_errors:

@@ -74,6 +74,16 @@ QUIET_ITEMS = _names(
 )
 
 
+def quiet_event(etype: str) -> bool:
+    """Whether an event message carries nothing the trajectory needs (or mirrors something it
+    has)."""
+    return (
+        etype in QUIET_EVENTS
+        or etype.startswith(QUIET_EVENT_PREFIXES)
+        or etype.endswith(QUIET_EVENT_SUFFIXES)
+    )
+
+
 def _dict(value: Any) -> dict[str, Any]:
     return dict(value) if isinstance(value, dict) else {}
 

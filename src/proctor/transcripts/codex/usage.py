@@ -8,7 +8,7 @@ one is a response of an older CLI (a resumed rollout, or a rollout with no recor
 counts from its own numbers. A ``token_count`` whose ``total_token_usage`` equals the previous
 one is a repeat; when only the total is given, the delta from the previous total is the
 response's usage. A ``token_count`` copied with a parent thread's history (see
-:mod:`.parser`) counts nothing: its total is the baseline the thread's own totals grow from.
+:mod:`.copies`) counts nothing: its total is the baseline the thread's own totals grow from.
 """
 
 from __future__ import annotations
