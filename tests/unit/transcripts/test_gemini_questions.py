@@ -15,7 +15,7 @@ from proctor.transcripts.gemini import (
     parse_gemini_chat_plain,
     parse_gemini_lines,
 )
-from proctor.transcripts.gemini.records import ask_user_answers
+from proctor.transcripts.gemini.questions import ask_user_answers
 
 CHAT = (
     Path(__file__).resolve().parents[2]

@@ -1,4 +1,7 @@
-"""Gemini CLI chat recordings: the parser (:mod:`.parser`)."""
+"""Gemini CLI chat recordings: the parser (:mod:`.parser`), its first pass (:mod:`.layout`),
+what records say (:mod:`.records`) and what a call's result says (:mod:`.results`), the
+questions of ``ask_user`` (:mod:`.questions`), the calls of subagents (:mod:`.subagents`) and
+how a background command ended (:mod:`.background`)."""
 
 from proctor.transcripts.gemini.parser import (
     parse_gemini_chat,

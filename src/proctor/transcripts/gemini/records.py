@@ -1,17 +1,16 @@
 """What a Gemini CLI chat's records say: a message's text, a tool's output, a response's
-tokens, whether a call that failed was refused (a denial) rather than run, and the calls a
-subagent's chat records only by their responses."""
+tokens, and whether a call that failed was refused (a denial) rather than run."""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Container
 from typing import Any
 
 from proctor.transcripts.builder import token_count
-from proctor.transcripts.kinds import answers_in
 
+TEXT_CAP = 2000
+"""The most characters of a text kept where an event caps it (an error, an answer)."""
 REFUSAL = re.compile(
     r"Tool execution denied by policy\."
     r'|Tool execution for "[^\n]*?" (?:denied by policy\.|requires user confirmation, which is not'
@@ -95,72 +94,9 @@ def result_text(result: Any, display: Any) -> str:
     return "\n".join(texts)
 
 
-def ask_user_answers(indices: list[int], output: str) -> list[str | None]:
-    """What the result of an ``ask_user`` call says was answered to each of its questions, in
-    order, the questions at ``indices`` in its ``questions`` (an entry that is not a question
-    object asks none, yet holds its place). Gemini CLI 0.61 writes its answers as the output
-    ``{"answers": {"0": "Blue", "1": "Medium, please"}}``, each under its question's index, and
-    leaves out a question that was not answered: None for that one, and for every question when
-    the output is not such an object (``User dismissed ask_user dialog without answering.``).
-    An answer that is not a string is given as its JSON."""
-    answers = answers_in(output)
-    if answers is None:
-        return [None] * len(indices)
-    given = [answers.get(str(index)) for index in indices]
-    return [g if g is None or isinstance(g, str) else json.dumps(g) for g in given]
-
-
 def gemini_usage(tokens: dict[str, Any]) -> tuple[int, int, int]:
     """(input, output, cache read) with cached tokens taken out of the input."""
     cached = token_count(tokens.get("cached"))
     prompt = token_count(tokens.get("input"))
     inputs = prompt - min(cached, prompt) + token_count(tokens.get("tool"))
     return inputs, token_count(tokens.get("output")) + token_count(tokens.get("thoughts")), cached
-
-
-def unanswered(content: Any, recorded: Container[str]) -> list[dict[str, Any]]:
-    """A ``toolCalls`` entry for each function response in a user record's ``content`` whose
-    call no entry recorded (ids in ``recorded``): a subagent's call to a tool it is not offered
-    (``Unauthorized tool call: 'NAME' is not available to this agent.``) or with arguments that
-    do not parse, which its chat records only as the response it sent back."""
-    calls = []
-    for part in content if isinstance(content, list) else []:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        if not isinstance(response, dict) or not isinstance(response.get("id"), str):
-            continue
-        if response["id"] in recorded:
-            continue
-        reply = response.get("response")
-        calls.append(
-            {
-                "id": response["id"],
-                "name": response.get("name") if isinstance(response.get("name"), str) else "",
-                "status": "error" if isinstance(reply, dict) and "error" in reply else "success",
-                "result": [part],
-            }
-        )
-    return calls
-
-
-def activity_args(display: Any) -> dict[str, tuple[str, dict[str, Any]]]:
-    """(tool name, arguments) by call id of each call a subagent made, from the
-    ``resultDisplay`` of the call that started it (``{isSubagentProgress, recentActivity:
-    [{type: "tool_call", id, content: NAME, args: JSON}, …]}``, Gemini CLI 0.61, which lists
-    every call of the run, with values that look like secrets ``[REDACTED]``)."""
-    if not isinstance(display, dict) or display.get("isSubagentProgress") is not True:
-        return {}
-    found = {}
-    activity = display.get("recentActivity")
-    for item in activity if isinstance(activity, list) else []:
-        if not (isinstance(item, dict) and item.get("type") == "tool_call"):
-            continue
-        call_id, name, raw = item.get("id"), item.get("content"), item.get("args")
-        if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(raw, str)):
-            continue
-        try:
-            args = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(args, dict):
-            found[call_id] = (name, args)
-    return found
