@@ -30,8 +30,9 @@ from proctor.models.errors_format import describe_validation_error
 from proctor.models.suite import SuiteRecord
 from proctor.models.trajectory import Trajectory
 from proctor.report.progress import as_of_now, stopped_short_notes
+from proctor.report.recompute import check_own_gate, recompute
 from proctor.report.reporters import reporter_names
-from proctor.report.stored import StoredRun, check_own_gate, recompute
+from proctor.report.stored import StoredRun
 from proctor.report.stored import load_run as _load_run
 from proctor.session.run import RunRequest, RunResult, run_session
 from proctor.util import argtypes

@@ -540,7 +540,7 @@ def test_compare_withholds_a_verdict_in_the_words_of_proctor_compare(tmp_path: P
     against "fewer than 3 complete pairs: no claim"."""
     from proctor.report.ab.markdown import render_ab_markdown, render_runs_markdown
     from proctor.report.ab.runs import compare_runs
-    from proctor.report.stored import load_records
+    from proctor.report.trial_records import load_records
 
     for name in ("run-a", "run-b"):
         write_run(tmp_path, name, trials=1, cases=1, events_per_trial=1)

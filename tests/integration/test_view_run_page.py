@@ -215,7 +215,7 @@ def test_a_run_left_unfinished_shows_the_gate_proctor_report_reads_from_its_tria
     """A run whose process is gone (killed) wrote no suite.json: its page shows the gate, exit
     code and pass@k that ``proctor report`` computes from the trials that ran, as the HTML
     report does (it showed none of them, and the matrix's gate as unknown)."""
-    from proctor.report.stored import recompute
+    from proctor.report.recompute import recompute
 
     results, run_dir = _fix_a_bug_run(tmp_path)  # two trials
     paths = RunPaths(run_dir)

@@ -17,7 +17,7 @@ from proctor.models.io import read_record, write_record
 from proctor.models.run import JournalEntry, MatrixCell, ResolvedRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import recompute
+from proctor.report.recompute import recompute
 from proctor.view import ViewSettings, build_app
 from proctor.view.synthetic import end_trial, start_trial, write_run
 
@@ -354,7 +354,8 @@ def test_compare_of_a_stopped_ab_run_counts_its_never_started_repeats_as_incompl
     the run's plan."""
     from proctor.report.ab.markdown import render_ab_markdown
     from proctor.report.ab.runs import compare_conditions
-    from proctor.report.stored import load_records, planned_cells
+    from proctor.report.planned import planned_cells
+    from proctor.report.trial_records import load_records
 
     paths = write_run(tmp_path, RUN, trials=4, cases=1, conditions=("a", "b"), events_per_trial=0)
     cells = [

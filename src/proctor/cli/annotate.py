@@ -27,7 +27,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
     from proctor.paths import LEDGER_FILE, RunPaths, ledger_holds, newest_run_in, run_holding
-    from proctor.report.stored import read_annotations
+    from proctor.report.annotations import read_annotations
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import WHOLE, json_text
 
@@ -72,7 +72,7 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
                 f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
                 "the run folder of the trial"
             )
-        from proctor.report.stored import planned_cells
+        from proctor.report.planned import planned_cells
         from proctor.session.journal import live_orchestrator
 
         running = live_orchestrator(paths.journal)
@@ -229,7 +229,7 @@ def _nearest(run_dir: Path, trial: str) -> str:
     nearest ``trial``, as reports name them; else nothing."""
     from proctor.models.io import escape_surrogates
     from proctor.paths import RunPaths
-    from proctor.report.stored import planned_cells
+    from proctor.report.planned import planned_cells
     from proctor.util.text import did_you_mean
 
     paths = RunPaths(run_dir)

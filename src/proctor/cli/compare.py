@@ -91,18 +91,14 @@ def command(
         render_ab_markdown,
         render_runs_markdown,
     )
+    from proctor.report.annotations import trial_id
     from proctor.report.distinct import check_distinct
+    from proctor.report.planned import missing_of, planned_cells
     from proctor.report.pooled_runs import suites_note
     from proctor.report.progress import stopped_short_notes
-    from proctor.report.stored import (
-        StoredRun,
-        iter_records,
-        missing_of,
-        planned_cells,
-        stored_run,
-        trial_id,
-    )
-    from proctor.report.stored import load_records as read_records
+    from proctor.report.stored import StoredRun, stored_run
+    from proctor.report.trial_records import iter_records
+    from proctor.report.trial_records import load_records as read_records
 
     labels = relabeller(buckets, goal_labels)
     notes: list[str] = []

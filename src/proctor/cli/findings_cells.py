@@ -88,7 +88,7 @@ def cells_told(run_dir: Path, since: str | None) -> Cells | None:
     from proctor.execute.context import was_interrupted
     from proctor.paths import RunPaths
     from proctor.report.checks import started_after, started_instant, stored_trial_checks
-    from proctor.report.stored import is_stand_in
+    from proctor.report.trial_records import is_stand_in
 
     checked: set[Cell] = set()
     cut: set[Cell] = set()

@@ -111,9 +111,9 @@ def command(
     from proctor.report.distinct import check_distinct
     from proctor.report.pooled_runs import gate_source_words, gate_words, recompute_many
     from proctor.report.progress import as_of_now, still_running, stopped_short_notes
+    from proctor.report.recompute import check_own_gate, config_gate, recompute
     from proctor.report.repeated import render_repeated_markdown, repeated_runs
     from proctor.report.reporters import REPORTERS, printed, render_into, reporter_names
-    from proctor.report.stored import check_own_gate, config_gate, recompute
     from proctor.session.repeats import runs_order_note
     from proctor.util.masking import mask
 

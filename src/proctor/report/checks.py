@@ -18,7 +18,7 @@ from proctor.models.io import read_record
 from proctor.models.run import ResolvedRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import iter_records
+from proctor.report.trial_records import iter_records
 
 EVIDENCE_STATUSES = frozenset({"passed", "failed"})
 """Trial statuses whose evaluator results and rules count as evidence. A timeout, an error or

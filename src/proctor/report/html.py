@@ -29,10 +29,10 @@ from proctor.report.ab.markdown import (
     verdict_word,
 )
 from proctor.report.ab.measures import ELAPSED_MEANS
+from proctor.report.annotations import reason_before_annotation
 from proctor.report.cut_short import CUT_SHORT, no_scored_trial_of
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.pooled_runs import gate_line
-from proctor.report.stored import reason_before_annotation
 from proctor.util.masking import mask
 from proctor.util.text import (
     bound_text,

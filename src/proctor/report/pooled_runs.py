@@ -25,15 +25,10 @@ from proctor.paths import GENERATED_SOURCES
 from proctor.report.ab.pairs import Cell
 from proctor.report.aggregate import aggregate
 from proctor.report.distinct import check_no_trial_twice
-from proctor.report.stored import (
-    Relabel,
-    StoredRun,
-    TrialKey,
-    gate_from,
-    load_run,
-    run_name,
-    run_wall,
-)
+from proctor.report.recompute import Relabel, gate_from
+from proctor.report.run_wall import run_wall
+from proctor.report.stored import StoredRun, load_run, run_name
+from proctor.report.trial_records import TrialKey
 from proctor.util.text import code_span, one_line
 
 
@@ -133,7 +128,7 @@ def recompute_many(
     """Several runs read back and aggregated as one sample set (see
     :func:`pooled`), with the gate of ``config``, else the first run's
     (a note says when the runs' gates differ, another when they are of different suites). The
-    wall time is the sum of the runs' (see :func:`proctor.report.stored.run_wall`) when each
+    wall time is the sum of the runs' (see :func:`proctor.report.run_wall.run_wall`) when each
     recorded one."""
     runs = [
         load_run(

@@ -487,7 +487,7 @@ def record_session(
     if prepared is not None:  # recorded once: a second trial of it would count twice
         mark_recorded(workspace.parent, prepared, paths.root)
     from proctor.report.aggregate import aggregate
-    from proctor.report.stored import session_span
+    from proctor.report.run_wall import session_span
 
     suite = aggregate(
         [record],

@@ -27,7 +27,7 @@ from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.trajectory import Trajectory
 from proctor.models.trial import EvaluatorResult, TrialRecord
 from proctor.paths import RunPaths, TrialPaths, newest_run_in
-from proctor.report.stored import is_stand_in, iter_records
+from proctor.report.trial_records import is_stand_in, iter_records
 from proctor.session.manual import evaluate_on
 from proctor.session.recorded import session_prices
 from proctor.util.files import remove_tree

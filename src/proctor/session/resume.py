@@ -45,7 +45,7 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths, ledger_holds, names_stdin, newest_run_in
 from proctor.plan.checks import check_keys, preflight
 from proctor.plan.choosing import LEFT_UNREAD
-from proctor.report.stored import annotator, read_annotations
+from proctor.report.annotations import annotator, read_annotations
 from proctor.session import journal
 from proctor.session.inline import resumed_options
 from proctor.session.resume_plan import same_plan

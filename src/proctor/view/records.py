@@ -14,14 +14,11 @@ from proctor.models.run import RunManifest
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import SCORED_STATUSES, TrialRecord
 from proctor.paths import GENERATED_SOURCES, RunPaths
+from proctor.report.annotations import apply_annotations, read_annotations
 from proctor.report.effort import cost_rollup
-from proctor.report.stored import (
-    TrialKey,
-    apply_annotations,
-    missing_records,
-    read_annotations,
-    wall_of,
-)
+from proctor.report.planned import missing_records
+from proctor.report.run_wall import wall_of
+from proctor.report.trial_records import TrialKey
 from proctor.view.stored import stale_aggregate
 
 
@@ -67,7 +64,7 @@ class RunFacts:
     sentence starting ``run.json: ``; None when it reads or is not there."""
     wall: tuple[float | None, bool] = (None, False)
     """Its wall time in milliseconds and whether it is a lower bound, as ``proctor report``
-    tells them (from the journal's stretches: see :func:`proctor.report.stored.run_wall`)."""
+    tells them (from the journal's stretches: see :func:`proctor.report.run_wall.run_wall`)."""
     source: str | None = None
     """What the run ran, as the pages name it (see :func:`ran_source`)."""
 
@@ -160,7 +157,7 @@ def missing_rows(
     ``found`` (case, agent, condition, repeat), as ``proctor report`` counts it; a folder
     with a record of its own (one of ``keys``) is never replaced by one. A ``resolved.json``
     that does not read (the plan) is said in ``problems``, its trials without a record left
-    out (see :func:`proctor.report.stored.planned_cells`)."""
+    out (see :func:`proctor.report.planned.planned_cells`)."""
     lost = missing_records(RunPaths(run_dir), facts.manifest, found, notes=problems)
     rows = [trial_row(run_dir.name, record) for record in lost]
     return [row for row in rows if row.key not in keys]

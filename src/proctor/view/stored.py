@@ -11,7 +11,9 @@ from proctor.models.io import read_record, read_trial
 from proctor.models.suite import SuiteRecord
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
-from proctor.report.stored import apply_annotations, read_annotations, recompute, stored_run
+from proctor.report.annotations import apply_annotations, read_annotations
+from proctor.report.recompute import recompute
+from proctor.report.stored import stored_run
 
 Stamp = tuple[int, int]
 _SUITES: dict[Path, tuple[tuple[Stamp, Stamp | None, int], SuiteRecord | None]] = {}

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.paths import RunPaths, TrialPaths
-from proctor.report.stored import planned_cells
+from proctor.report.planned import planned_cells
 from proctor.view.confine import run_folder, trial_folder
 from proctor.view.index import ResultsIndex
 

@@ -15,7 +15,7 @@ from proctor.models.io import model_to_json
 from proctor.models.trial import TrialRecord
 from proctor.report.aggregate import aggregate
 from proctor.report.reporters import REPORTERS
-from proctor.report.stored import load_records
+from proctor.report.trial_records import load_records
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 EXAMPLE_RUN = FIXTURES / "results-v1" / "example-suite"

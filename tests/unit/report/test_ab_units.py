@@ -20,7 +20,7 @@ from proctor.report.ab.measures import (
 )
 from proctor.report.ab.pairs import pair_trials, side_of
 from proctor.report.ab.sides import classify_outcomes, compare_sides
-from proctor.report.stored import apply_annotations
+from proctor.report.annotations import apply_annotations
 from proctor.stats import Comparison, Interval
 
 

@@ -472,7 +472,7 @@ def test_a_trial_annotated_failed_counts_by_its_own_outcome(status: str) -> None
     nothing. A scored trial annotated failed is evidence as it was."""
     from proctor.models.run import AnnotationsRecord
     from proctor.models.trial import TrialAnnotation
-    from proctor.report.stored import apply_annotations
+    from proctor.report.annotations import apply_annotations
 
     def marked(record: TrialRecord) -> TrialRecord:
         mark = TrialAnnotation(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from proctor.models.run import AnnotationsRecord
 from proctor.models.trial import TrialAnnotation
-from proctor.report.stored import apply_annotations, reason_before_annotation
+from proctor.report.annotations import apply_annotations, reason_before_annotation
 from proctor.view.synthetic import trial_record
 
 

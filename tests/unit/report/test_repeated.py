@@ -13,8 +13,8 @@ from proctor.models.suite import RepeatedRow
 from proctor.models.suite import RepeatedSpread as Spread
 from proctor.models.trial import TrialAnnotation, TrialRecord
 from proctor.report import repeated
+from proctor.report.annotations import apply_annotations
 from proctor.report.repeated import repeated_runs, spread_of
-from proctor.report.stored import apply_annotations
 from proctor.stats import Summary, summarize
 from tests.unit.report.test_ab_fixtures import load, mismatches, records_of
 

@@ -9,7 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
-from proctor.report.stored import load_records, recompute
+from proctor.report.recompute import recompute
+from proctor.report.trial_records import load_records
 
 EXAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "results-v1" / "example-suite"
 

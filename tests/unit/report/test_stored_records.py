@@ -14,7 +14,9 @@ from proctor.models.io import write_record
 from proctor.models.run import AnnotationsRecord
 from proctor.models.trial import TrialAnnotation
 from proctor.paths import RunPaths
-from proctor.report.stored import is_stand_in, iter_records, load_records, load_run, recompute
+from proctor.report.recompute import recompute
+from proctor.report.stored import load_run
+from proctor.report.trial_records import is_stand_in, iter_records, load_records
 
 EXAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "results-v1" / "example-suite"
 
@@ -186,7 +188,7 @@ def test_a_plan_that_does_not_read_is_said_not_read_as_planning_nothing(tmp_path
     trial (the trial page, annotate's refusal took it so); it raises, naming the file. Given
     notes, it is said in them and none are given, as `proctor compare` reads it."""
     from proctor.errors import ConfigError
-    from proctor.report.stored import planned_cells
+    from proctor.report.planned import planned_cells
 
     resolved = tmp_path / "resolved.json"
     resolved.write_text("not json")

@@ -20,7 +20,8 @@ from proctor.paths import RunPaths
 from proctor.report.ab.choose import choose_pair, gate_missing, gate_pair, gate_sides
 from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.html import clean_text
-from proctor.report.stored import load_records, missing_of, planned_cells
+from proctor.report.planned import missing_of, planned_cells
+from proctor.report.trial_records import load_records
 from proctor.view.confine import inside, run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.routes.runs import newest_first

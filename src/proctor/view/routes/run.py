@@ -21,7 +21,7 @@ from proctor.paths import RunPaths
 from proctor.report.aggregate import stopped_progress
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
 from proctor.report.progress import NO_RESUME
-from proctor.report.stored import UNREADABLE
+from proctor.report.trial_records import UNREADABLE
 from proctor.view.confine import run_folder
 from proctor.view.index import ResultsIndex
 from proctor.view.records import MISSING_STAMP
