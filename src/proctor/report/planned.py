@@ -19,6 +19,15 @@ from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
 from proctor.report.trial_records import MISSING, TrialKey, optional_record, trial_key
 
+PLAN_HELD = "it holds the run's plan, which trials it planned"
+"""What :func:`planned_cells` adds to the error of a plan that does not read, when it raises."""
+PLAN_LEFT_OUT = (
+    "it holds the run's plan: the trials the run planned that have no record (not run, or "
+    "their trial.json removed) are left out, not listed as incomplete pairs nor counted as "
+    "infra-errors"
+)
+"""What :func:`planned_cells` adds to the error of a plan that does not read, in its note."""
+
 
 def cells_of(resolved: ResolvedRecord | None) -> list[tuple[str, str, str, int]]:
     """The trials a run's ``resolved.json`` says it planned (case, agent, condition, repeat);
@@ -93,13 +102,9 @@ def planned_cells(run_dir: Path, notes: list[str] | None = None) -> list[tuple[s
         if not path.exists():
             return []
         if notes is None:  # (of its kind: a newer schema stays a SchemaVersionError)
-            said = f"{exc}; it holds the run's plan, which trials it planned"
+            said = f"{exc}; {PLAN_HELD}"
             kind = SchemaVersionError if isinstance(exc, SchemaVersionError) else ConfigError
             raise kind(said) from exc
-        notes.append(
-            f"{exc}; it holds the run's plan: the trials the run planned that have no "
-            "record (not run, or their trial.json removed) are left out, not listed as "
-            "incomplete pairs nor counted as infra-errors"
-        )
+        notes.append(f"{exc}; {PLAN_LEFT_OUT}")
         return []
     return cells_of(resolved)

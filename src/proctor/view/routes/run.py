@@ -20,6 +20,7 @@ from proctor.models.trial import INTERRUPTED_PREFIX
 from proctor.paths import RunPaths
 from proctor.report.aggregate import stopped_progress
 from proctor.report.html_model import Cell, TrialPoint, figures, matrix
+from proctor.report.planned import PLAN_HELD, PLAN_LEFT_OUT
 from proctor.report.progress import NO_RESUME
 from proctor.report.trial_records import UNREADABLE
 from proctor.view.confine import run_folder
@@ -28,7 +29,7 @@ from proctor.view.records import MISSING_STAMP
 from proctor.view.routes.runs import chosen_filters, summary
 from proctor.view.stored import suite_of
 from proctor.view.templating import int_param, not_found, render
-from proctor.view.trial_state import RUNNING_SHOWN, not_started, running_trials
+from proctor.view.trial_state import RUNNING_SHOWN, not_started, plan_problem, running_trials
 
 FILTERS = ("case", "agent", "condition", "status")
 TRIALS_PER_PAGE = 100
@@ -100,6 +101,29 @@ def _progress(index: ResultsIndex, run: str, planned: int | None, folder: Path) 
     started = started_in(folder)
     recorded = {(r["case_name"], r["agent"], r["condition"], r["repeat"]) for r in rows}
     return stopped_progress(len(rows) - cut, cut, planned, len(started - recorded))
+
+
+def plan_unread(said: str, in_progress: bool, stopped: bool) -> str:
+    """What the Run page says of a run whose ``resolved.json`` does not read (``said``, as
+    :func:`proctor.view.trial_state.plan_problem` says it): the file, why, and what the page
+    cannot show without the plan, as the run stands."""
+    if in_progress:
+        return f"{said}: the trials not started yet are not listed"
+    if stopped:
+        return f"{said}: the trials it never started are not listed"
+    return (
+        f"{said}: the trials it planned that have no record (their trial.json removed) are "
+        "not listed nor counted as infra-errors"
+    )
+
+
+def _without_plan_note(problem: str | None, said: str) -> str | None:
+    """``problem`` without the index's note of the same plan that does not read (see
+    :func:`proctor.report.planned.planned_cells`), which the page says in its own place."""
+    if problem is None:
+        return None
+    note = f"{said.removesuffix(PLAN_HELD)}{PLAN_LEFT_OUT}"
+    return problem.replace(f"; {note}", "").replace(note, "") or None
 
 
 def run_page(request: Request) -> Response:
@@ -183,11 +207,19 @@ def run_context(request: Request) -> dict[str, Any] | None:
             (case, [(key, trial_url(name, key)) for key in keys])
             for case, keys in not_started(folder, [*seen, *running])
         ]
+    # A plan that does not read lists none of them: said where they would be listed.
+    unread = plan_problem(folder)
+    plan = None
+    if unread is not None:
+        stopped = row["finished_at"] is None or (suite is not None and suite.interrupted)
+        plan = plan_unread(unread, bool(row["in_progress"]), stopped)
+        problem = _without_plan_note(problem, unread)
     others = index.query("SELECT COUNT(*) FROM runs WHERE name != ?", (name,))[0][0]
     return dict(
         run=summary(row),
         others=others,  # runs this one can be compared with on the Compare page
         problem=problem,
+        plan_unread=plan,
         running=[(key, trial_url(name, key)) for key in running[:RUNNING_SHOWN]],
         running_more=max(0, len(running) - RUNNING_SHOWN),
         not_started=waiting,
