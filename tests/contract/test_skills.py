@@ -183,6 +183,9 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "flowtext": "---\nname: flowtext\ndescription: [FMFLOWTEXT] t.\n---\n\nB.\n",
     "flowalias": "---\nname: flowalias\ndescription: FMFLOWALIAS t.\ntools: [*d]\n---\n\nB.\n",
     "flowcomma": "---\n{name: flowcomma, description: [FMFLOWCOMMA] t.}\n---\n\nB.\n",
+    "itemflow": "---\nl:\n  - [&n fmitemflow, x]\nname: *n\ndescription: FMITEMFLOW t.\n---\n",
+    "itemdashes": "---\nname: itemdashes\nl:\n  - - &d FMITEMDASHES t.\ndescription: *d\n---\n",
+    "flowbelow": "---\nname: flowbelow\ndescription:\n  [FMFLOWBELOW, t.]\n---\n\nB.\n",
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -194,6 +197,8 @@ OFFERED = {
         "FMKEYALIAS",  # (libyaml: the alias `*d` as a key)
         *("FMFLOWALIAS", "FMFLOWTEXT"),  # (its repair: a value opening `[` YAML stops on is
         # read as its text: `tools: [*d]`, `description: [FMFLOWTEXT] t.`)
+        *("FMITEMFLOW", "FMITEMDASHES"),  # (an anchor in a list item's flow list, or after
+        # its second dash; a flow list below `description:` is a list, not a text)
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
@@ -207,9 +212,10 @@ OFFERED = {
             "FMALIASMAP",
             "FMALIASPROPS",
             "FMKEYALIAS",
-            *("FMALIASTWICE", "FMFLOWTEXT", "FMFLOWALIAS"),
+            *("FMALIASTWICE", "FMFLOWTEXT", "FMFLOWALIAS", "FMFLOWBELOW"),
         ),  # (by its line reader: js-yaml reads a
-        # mapping, not a text, or stops on an alias given an anchor)
+        # mapping or a list, not a text, or stops on an alias given an anchor)
+        *("FMITEMFLOW", "FMITEMDASHES"),  # (js-yaml: `*d` is the text its anchor was given)
     },
 }
 
@@ -246,6 +252,8 @@ def test_codex_and_gemini_cli_offer_only_skills_whose_front_matter_describes_the
     assert re.search(r"(- other: |<name>other</name>\s*<description>)FMFOLDER", offered), offered
     if agent == "gemini-cli":
         assert re.search(r"<name>renamed2</name>\s*<description>FMRENAMED", offered), offered
+    # The skill named by an alias goes by its anchor's text (`name: *n`).
+    assert re.search(r"(- fmitemflow: |<name>fmitemflow</name>\s*<description>)FMITEMFLOW", offered)
 
 
 CLAUDE_AGENTS: dict[str, str] = {
@@ -278,6 +286,9 @@ CLAUDE_AGENTS: dict[str, str] = {
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [Read, *x]\n---\nB\n",
     "flowtwo": "---\nname: flowtwo\ndescription: d\ntools: [Read] [Grep]\n---\nB\n",
     "flowcomma": "---\n{name: flowcomma, description: [draft] d}\n---\nB\n",
+    "itemflow": "---\nname: itemflow\ndescription: d\nl:\n  - [&a x]\nm:\n  k: *a\n---\nB\n",
+    "itemdashes": "---\nname: itemdashes\ndescription: d\nl:\n  - - &a x\nm:\n  k: *a\n---\nB\n",
+    "descflow": "---\nname: descflow\ndescription:\n  [a, b]\n---\nB\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code
 (``subagent_front_matter.py``)."""
@@ -287,6 +298,7 @@ CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "
     "aliaskeyspaced",
     *("aliastwice", "flowtext", "flowalias", "flowtwo"),  # (Bun keeps the last `name`; its
     # repair quotes a value holding `[` that Bun does not read alone as a list)
+    *("itemflow", "itemdashes"),  # (the indented `k: *a`, which its repair leaves, is read)
 }
 CLAUDE_RENAMED = {"anchorname": "&a anchorname"}
 """Subagents Claude Code loads under a name that is not their file's stem: its repair quotes
@@ -341,11 +353,22 @@ GEMINI_AGENTS: dict[str, str] = {
     "aliastwice": CLAUDE_AGENTS["aliastwice"],
     "flowalias": "---\nname: flowalias\ndescription: d\ntools: [glob, *d]\n---\n",
     "flowtext": CLAUDE_AGENTS["flowtext"],
+    "toolsbelow": "---\nname: toolsbelow\ndescription: d\ntools:\n  [read_file, glob]\n---\nB\n",
+    "toolsbelowbad": "---\nname: toolsbelowbad\ndescription: d\ntools:\n  [nope]\n---\nB\n",
+    "toolsalias": (
+        "---\nname: toolsalias\ndescription: d\nmcp_servers:\n  s:\n    command: x\n"
+        "    include_tools: &l\n      - glob\ntools: *l\n---\nB\n"
+    ),
+    "toolsaliasbad": (
+        "---\nname: toolsaliasbad\ndescription: d\nmcp_servers:\n  s:\n    command: x\n"
+        "    include_tools: &l\n      - nope\ntools: *l\n---\nB\n"
+    ),
 }
 """Subagents whose front matter ``proctor audit`` judges for Gemini CLI
 (``subagent_front_matter.py``)."""
 GEMINI_LOADED = {"cmtvalue", "blockdesc", "toolsok", "anchored", "separated"} | {
-    *("flowanchor", "itemanchor", "aliastool", "anchormcp")
+    *("flowanchor", "itemanchor", "aliastool", "anchormcp"),
+    *("toolsbelow", "toolsalias"),  # (a flow list below `tools:`; an alias to a block list)
 }
 
 

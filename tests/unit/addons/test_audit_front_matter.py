@@ -43,6 +43,9 @@ def test_gemini_cli_names_a_skill_as_its_line_reader_does_where_js_yaml_stops() 
     assert gemini_cli_skill(text.replace("*none", "x"), "folder") == ("quoted", None)
     nested = "---\nname: outer\ndescription: d\nmeta:\n  name: inner\nx: *none\n---\n"
     assert gemini_cli_skill(nested, "folder") == ("inner", None)
+    # (`name: *n`, its anchor in a list item's flow list: js-yaml reads it, measured)
+    assert gemini_cli_skill(FRONT_MATTER_SKILLS["itemflow"], "f") == ("fmitemflow", None)
+    assert codex_skill(FRONT_MATTER_SKILLS["itemflow"], "f") == ("fmitemflow", None)
 
 
 SHAPES = {

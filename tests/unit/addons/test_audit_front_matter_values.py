@@ -599,3 +599,105 @@ def test_flow_collections_nested_too_deep_are_a_fault_not_a_crash(
     why = f"'m' in line 4 nests lists or mappings deeper than {MAX_FLOW_DEPTH:,}"
     assert f"DECOY: the front matter is not valid YAML: {why}" in result.out
     assert why in (gemini_cli_agent(text, "a")[1] or "")
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "  - [&d x, y]",
+        "  - {k: &d x}",
+        "  - - &d x",
+        "  - - [&d x]",
+        "  - k: [&d x]",
+        "  - [&d x,\n    y]",
+    ],
+)
+def test_an_anchor_in_a_list_item_s_flow_collection_or_after_its_second_dash_is_found(
+    item: str,
+) -> None:
+    """js-yaml, libyaml and Bun read ``- [&d x, y]`` and ``- - &d x`` as setting ``&d`` (an
+    alias to it below was said to refer to no anchor; Claude Code loads such a subagent, its
+    repair leaving the indented ``k: *d``: measured)."""
+    lines = ["name: tidy", "description: d", "l:", *item.split("\n"), "m:", "  k: *d"]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) is None, dialect.name
+        assert yaml_fault([*lines[:-2], "n: *d"], dialect) is None, dialect.name
+    assert claude_code_agent(_doc(*lines), "stem") == ("tidy", None)
+    assert yaml.safe_load("\n".join(lines))["m"] == {"k": "x"}
+
+
+@pytest.mark.parametrize(
+    ("item", "why"),
+    [
+        ("  - [*e]", "a list item in line 5 refers to an anchor '&e' that nothing before it sets"),
+        ("  - - [x] y", "a list item in line 5 goes on after its closing ']' ('y')"),
+        ("  - [x, y", "the '[' that opens a list item in line 5 is never closed"),
+    ],
+)
+def test_a_flow_collection_opening_a_list_item_is_scanned_as_a_key_s_is(
+    item: str, why: str
+) -> None:
+    """js-yaml stops on ``- [*e]`` ("unidentified alias"), on ``- [x] y`` and on a ``[``
+    never closed (they were not looked into)."""
+    lines = ["name: tidy", "description: d", "l:", *item.split("\n")]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) == why, dialect.name
+
+
+@pytest.mark.parametrize("below", ["  [read_file, glob]", "  [read_file,\n   glob]", "  &t [glob]"])
+def test_a_flow_list_below_an_empty_value_is_a_list(below: str) -> None:
+    """``tools:`` then ``  [read_file, glob]`` is a list for js-yaml (Gemini CLI loads the
+    subagent: measured; it said 'tools' is not a list), and a flow collection below
+    ``description:`` no text (Claude Code and Codex do not load it: measured)."""
+    tools = _doc("name: tidy", "description: d", "tools:", *below.split("\n"))
+    assert gemini_cli_agent(tools, "stem") == ("tidy", None)
+    bad = _doc("name: tidy", "description: d", "tools:", "  [nope]")
+    assert "its 'tools' names 'nope', not a tool" in str(gemini_cli_agent(bad, "stem")[1])
+    description = _doc("name: tidy", "description:", *below.split("\n"))
+    why = "its 'description' is not a text; Claude Code does not load it"
+    assert claude_code_agent(description, "stem") == ("tidy", why)
+    assert "'description' is a list or mapping" in str(codex_skill(description, "folder")[1])
+    assert yaml_mapping.entries_of(["m:", "  {a: 1}"]) == {"m": ("{a: 1}", "{a: 1}")}
+
+
+@pytest.mark.parametrize(
+    ("below", "why"),
+    [
+        ("  [*e]", "'tools' in line 5 refers to an anchor '&e' that nothing before it sets"),
+        ("  [glob] x", "'tools' in line 5 goes on after its closing ']' ('x')"),
+        ("  [glob]\n  x", "line 6 goes on after a closed value"),
+    ],
+)
+def test_a_flow_list_below_an_empty_value_is_scanned_as_one_on_its_key_s_line(
+    below: str, why: str
+) -> None:
+    """js-yaml stops on each ("unidentified alias", "bad indentation of a mapping entry")."""
+    lines = ["name: tidy", "description: d", "tools:", *below.split("\n")]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) == why, dialect.name
+
+
+@pytest.mark.parametrize(
+    "anchored",
+    [
+        ("mcp_servers:", "  s:", "    command: x", "    include_tools: &l", "      - glob"),
+        (
+            "mcp_servers:",
+            "  s:",
+            "    command: x",
+            "    include_tools: &l [glob,",
+            "      grep_search]",
+        ),
+    ],
+)
+def test_an_alias_to_a_list_is_that_list(anchored: tuple[str, ...]) -> None:
+    """``tools: *l`` is the list ``&l`` was set on, in block or flow form over several lines
+    (Gemini CLI loads the subagent, or not when the list names a tool it does not know:
+    measured; it said 'tools' is not a list)."""
+    doc = _doc("name: tidy", "description: d", *anchored, "tools: *l")
+    assert gemini_cli_agent(doc, "stem") == ("tidy", None)
+    bad = doc.replace("glob", "nope")
+    assert "its 'tools' names 'nope', not a tool" in str(gemini_cli_agent(bad, "stem")[1])
+    lines = ["x: &l", "- a", "- b", "m:", "  - &n", "    - c", "t: *l", "u: *n"]
+    assert yaml_mapping.key_lines(lines, "t") == ["- a", "- b"]
+    assert yaml_mapping.list_items("[", yaml_mapping.key_lines(lines, "u")) == ["c"]

@@ -26,7 +26,8 @@ faults the pinned CLIs' parsers stop on (measured with each CLI; see ``front_mat
   as a key (``*d : v``) being the text its anchor was given;
 - a flow list or mapping with text after its closing bracket (``[draft] a thing``), or holding
   an alias with no anchor before it (``[*d]``, ``{x: *d}``), or an item in it followed by text
-  with no ``,`` (``{a: [x] y}``), scanned by ``yaml_flow_check``.
+  with no ``,`` (``{a: [x] y}``), scanned by ``yaml_flow_check`` on its key's line, on the
+  line below an empty key (``tools:``, ``  [a, b]``) or opening a list item (``- [&d a]``).
 
 Codex 0.171 recovers some of these (``Dialect.recovers``): it reads some unquoted values that
 are not valid YAML as their text. Claude Code 2.1, when Bun's parser stops, reads the block
@@ -216,16 +217,18 @@ class _Scan:
                     if not fault and (not rest or rest.startswith("#")):
                         self.pending = parent  # (an anchor alone: `&m`, then `  a: 1`)
                         return None, index + 1
+                    if not fault and rest[0] in "[{":  # (a flow collection: `tools:`, `  [a]`)
+                        return self._flow(index, self.levels[-1][0], parent, rest)
                     self.after, self.after_indent = "plain", self.levels[-1][0]
                     return fault, index + 1
                 if parent in (("name",), ("description",)) and self.d.name == "codex":
                     return f"'{parent[0]}' is a list or mapping, {_NOT_STRING}", index
                 if item:
                     self.list_indent = indent
-                    return self._item(indent, stripped, where), index + 1
+                    return self._item(index, indent, stripped, where)
                 self.levels.append((indent, parent, set()))
         if item and indent == self.list_indent:
-            return self._item(indent, stripped, where), index + 1
+            return self._item(index, indent, stripped, where)
         self.list_indent = None
         while self.levels and indent < self.levels[-1][0]:
             self.levels.pop()
@@ -286,29 +289,44 @@ class _Scan:
         self.anchors.update(dict.fromkeys(names, one_line_text(value)))
         return value, None
 
-    def _item(self, indent: int, stripped: str, where: str) -> str | None:
-        """A list item: a plain text in it may go on over the more-indented lines below, up
-        to a comment line; anything else in it is not looked into but its anchor and tag
-        (the fault of a tag the dialect knows no type for)."""
+    def _item(self, index: int, indent: int, stripped: str, where: str) -> tuple[str | None, int]:
+        """A list item (line ``index``), and the index of the line after it: a plain text in
+        it may go on over the more-indented lines below, up to a comment line; anything else
+        in it is not looked into but its anchors and tags (the fault of a tag the dialect
+        knows no type for), those of an item of an item (``- - &d x``), and a flow collection
+        opening it or its key's value (``- [&d x, y]``, ``- k: {a: *d}``), scanned as a
+        key's is (``yaml_flow_check``)."""
+        what = f"the list item in {where}"
         written = stripped[1:].strip()
-        text, fault = self._properties(written, f"the list item in {where}")
+        text, fault = self._properties(written, what)
+        node, keyed = text, False
+        while not fault and (dashes := _DASH.match(node)):  # (`- - &d x`: an item of an item)
+            written = node[dashes.end() :].strip()
+            node, fault = self._properties(written, what)
+        if not fault and (entry := _KEY.match(node)) and entry.group("value"):  # (`- k: &d v`)
+            written, keyed = entry.group("value").strip(), True
+            node, fault = self._properties(written, what)
         if fault:
-            return fault
-        if (entry := _KEY.match(text)) and entry.group("value"):  # (`- k: &d v`)
-            _, fault = self._properties(entry.group("value").strip(), f"the list item in {where}")
-            if fault:
-                return fault
-        if text.startswith("*"):
-            if text != written:
-                return _alias_properties(f"the list item in {where}", written, text)
-            if (alias := text[1:].split(" ")[0]) not in self.anchors:
+            return fault, index
+        following = index + 1
+        if node.startswith("*") and not keyed:
+            if node != written:
+                return _alias_properties(what, written, node), index
+            if (alias := node[1:].split(" ")[0]) not in self.anchors:
                 why = f"refers to an anchor '&{alias}' that no line above sets"
-                return f"the list item in {where} {why}"
+                return f"{what} {why}", index
+        elif node[:1] in ("[", "{"):
+            level = self.levels[-1][0]  # (its lines go on more indented than its list's key)
+            fault, following = flow_fault(
+                self.lines, self.anchors, self.d.anchor_name, index, level, (), node, "a list item"
+            )
+            if fault:
+                return fault, index
         plain = _PLAIN_ITEM.match(text) and ": " not in text and not text.endswith(":")
         self.after, self.after_indent = ("plain" if plain else "skip"), indent
         self.skip_scalar, self.skip_quote = None, ""
         self._opens(indent, stripped)
-        return None
+        return None, following
 
     def _skipped(self, indent: int, stripped: str) -> None:
         """A line under a list item that is not looked into: the anchors it sets, none in

@@ -19,13 +19,15 @@ def flow_fault(
     indent: int,
     path: tuple[str, ...],
     value: str,
+    what: str = "",
 ) -> tuple[str | None, int]:
     """The fault of the flow collection ``value`` (a key's at ``path``, or the front matter's
-    when ``path`` is ``("front matter",)``) that opens on line ``index`` of ``lines``, maybe
-    going on over the lines below more indented than ``indent``, or None and the index of the
-    line after it. ``anchors`` (each name's one-line text) gains those it sets; an anchor's
-    name is what ``anchor_name`` matches (the parser's dialect)."""
-    return _FlowScan(lines, anchors, anchor_name).fault(index, indent, path, value)
+    when ``path`` is ``("front matter",)``, or else ``what``'s: ``"a list item"``) that opens
+    on line ``index`` of ``lines``, maybe going on over the lines below more indented than
+    ``indent``, or None and the index of the line after it. ``anchors`` (each name's one-line
+    text) gains those it sets; an anchor's name is what ``anchor_name`` matches (the parser's
+    dialect)."""
+    return _FlowScan(lines, anchors, anchor_name).fault(index, indent, path, value, what)
 
 
 class _FlowScan:
@@ -34,10 +36,11 @@ class _FlowScan:
         self.ended = False  # (an item just ended: a quoted text, a collection in it)
 
     def fault(
-        self, index: int, indent: int, path: tuple[str, ...], value: str
+        self, index: int, indent: int, path: tuple[str, ...], value: str, named: str
     ) -> tuple[str | None, int]:
         """:func:`flow_fault`."""
         what = "the front matter" if path == ("front matter",) else f"'{'.'.join(path)}'"
+        what = named or what
         depth, node, quote, text, line_index = 0, True, "", value, index
         while True:
             fault, depth, node, quote, rest = self._line(text, depth, node, quote, what, line_index)
@@ -52,6 +55,11 @@ class _FlowScan:
             line_index += 1
             following = self.lines[line_index] if line_index < len(self.lines) else ""
             if not following.strip() or len(following) - len(following.lstrip(" ")) <= indent:
+                if named:
+                    return (
+                        f"the {value[0]!r} that opens {named} in line {index + 2} is never closed",
+                        index,
+                    )
                 if path == ("front matter",):
                     return f"the {value[0]!r} that opens the front matter is never closed", index
                 return f"the {value[0]!r} that opens '{'.'.join(path)}' is never closed", index

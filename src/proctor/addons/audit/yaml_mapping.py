@@ -43,12 +43,13 @@ def anchors_before(lines: list[str], key: str) -> dict[str, tuple[str, str]]:
 
 def _reading(
     lines: list[str], upto: str | None = None
-) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, list[str]]]:
     """The top-level keys of the front matter ``lines``: for each, its
     value as written and its text (the last of each). The mapping may be a block at any
     indentation (its first key's), its keys quoted or not, or a flow mapping (``{name: a,
     description: t}``); a block value on the indented lines below an empty one is said ``|``
-    (``[`` when they are a list, ``{`` when they are ``key: value`` lines). An alias (``*a``)
+    (``[`` when they are a list, ``{`` when they are ``key: value`` lines), a flow collection
+    there is its text (``tools:``, ``  [Read, Grep]``: ``[Read, Grep]``). An alias (``*a``)
     is the value its anchor (``&a``, set above on a key's value or a list item at any depth,
     or in a flow collection) was given; one with no anchor above, or with an anchor or a tag
     of its own (``&b *a``, which YAML refuses), stays as written.
@@ -57,14 +58,18 @@ def _reading(
     it (the lines of a block scalar, a flow collection or a text going on below its first
     line are not read again: ``- k: |`` then ``    &d x`` sets no anchor). With
     ``upto``, the reading stops at that top-level key. Also the anchors set (the last of each
-    name: an alias refers to the latest ``&a`` above it, as js-yaml and serde_yaml read it)."""
+    name: an alias refers to the latest ``&a`` above it, as js-yaml and serde_yaml read it),
+    and each top-level key's lines below it, those of its alias's anchor for an alias
+    (``x: &l``, ``  - Read``, then ``tools: *l``: the lines of ``x``'s list)."""
     anchors: dict[str, tuple[str, str]] = {}
+    spans: dict[str, list[str]] = {}  # (the lines below each anchor's value)
+    below: dict[str, list[str]] = {}
     content = [line for line in lines if has_text(line)]
     if not content:
-        return {}, anchors
+        return {}, anchors, below
     if content[0].lstrip().startswith("{"):
         flow = " ".join(uncommented(line).strip() for line in content)
-        return _flow_entries(flow, anchors), anchors
+        return _flow_entries(flow, anchors), anchors, below
     base = len(content[0]) - len(content[0].lstrip(" "))
     entries: dict[str, tuple[str, str]] = {}
     inside = 0  # (the index of the first line after the last value that is no key's line)
@@ -76,30 +81,26 @@ def _reading(
         if dashes:  # a list item (`- &d text`, `- key: value`): only its anchor counts
             column = here + dashes.end()
             if match := _ENTRY.match(line[column:]):
-                value, following, anchor = _entry(lines, index, column, match["value"], anchors)
+                owner, given, items = column, match["value"], True
             else:
-                value, following, anchor = _entry(
-                    lines, index, here, line[column:], anchors, items=False
-                )
-            inside = following
-        elif not (match := _ENTRY.match(line[here:])):
+                owner, given, items = here, line[column:], False
+        elif not (match := _ENTRY.match(line[here:])) or here < base:
             continue
-        elif here != base:  # (a nested key: only its anchor counts)
-            if here < base:
-                continue
-            value, following, anchor = _entry(lines, index, here, match["value"], anchors)
-            inside = following
-        elif _key(match) == upto:
+        elif here == base and _key(match) == upto:
             break
-        else:
-            value, inside, anchor = _entry(lines, index, base, match["value"], anchors)
+        else:  # (a key, top-level or nested: a nested one only for its anchor)
+            owner, given, items = here, match["value"], True
+        value, inside, anchor = _entry(lines, index, owner, given, anchors, items)
+        alias = re.fullmatch(r"\*(\S+)", _uncommented((given or "").strip()))
+        span = spans.get(alias.group(1), []) if alias else _indented(lines, index + 1, owner, items)
+        if match and not dashes and here == base:
             key = _key(match)
             if (alias := re.fullmatch(r"\*(\S+)", key)) and alias.group(1) in anchors:
                 key = anchors[alias.group(1)][1]  # (`*d : v`: the key is its anchor's text)
-            entries[key] = value
+            entries[key], below[key] = value, span
         if anchor:
-            anchors[anchor] = value
-    return entries, anchors
+            anchors[anchor], spans[anchor] = value, span
+    return entries, anchors, below
 
 
 _DASHES = re.compile(r"(?:-(?:[ \t]+|$))+")
@@ -150,6 +151,11 @@ def _entry(
                 value = " ".join(part.strip() for part in below)
         if _ITEM.match(first):
             raw = "["
+        elif first[:1] in ("[", "{"):  # (a flow collection: `tools:`, `  [Read, Grep]`)
+            raw = " ".join([first, *(uncommented(part).strip() for part in below[1:])])
+            _flow_entries(raw, anchors)
+            following = index + 1 + len(_indented(lines, index + 1, base))
+            return (raw, raw), following, anchor
         elif _ENTRY.match(first):
             raw = "{"  # (`key: value` lines: a mapping, as YAML reads it, not a text)
         elif first:  # (a text, its lines not read again: `  - &d x` in it sets no anchor)
@@ -318,14 +324,10 @@ def _indented(
 
 
 def key_lines(lines: list[str], key: str) -> list[str]:
-    """The lines below the top-level ``key:`` of the mapping ``lines``."""
-    content = [line for line in lines if has_text(line)]
-    base = len(content[0]) - len(content[0].lstrip(" ")) if content else 0
-    for index, line in enumerate(lines):
-        match = _ENTRY.match(line[base:]) if len(line) - len(line.lstrip(" ")) == base else None
-        if match and _key(match) == key:
-            return _indented(lines, index + 1, base, True)
-    return []
+    """The lines below the top-level ``key:`` of the mapping ``lines`` (the last given), or
+    below the value of the anchor its alias refers to (``tools: *l``: the lines of the list
+    ``&l`` was set on)."""
+    return _reading(lines)[2].get(key, [])
 
 
 def list_items(raw: str, below: list[str]) -> list[str] | None:
