@@ -36,14 +36,14 @@ if TYPE_CHECKING:
         TrialRecord,
     )
     from proctor.report.stored import StoredRun
-    from proctor.session.run import RunResult
+    from proctor.session.request import RunResult
 
 _EXPORTS: dict[str, str] = {
     "run": "proctor.api",
     "load_run": "proctor.api",
     "recompute_run": "proctor.api",
     "parse_transcript": "proctor.api",
-    "RunResult": "proctor.session.run",
+    "RunResult": "proctor.session.request",
     "StoredRun": "proctor.report.stored",
     "ExitCode": "proctor.exit_codes",
     "ProctorError": "proctor.errors",

@@ -34,7 +34,8 @@ from proctor.report.recompute import check_own_gate, recompute
 from proctor.report.reporters import reporter_names
 from proctor.report.stored import StoredRun
 from proctor.report.stored import load_run as _load_run
-from proctor.session.run import RunRequest, RunResult, run_session
+from proctor.session.request import RunRequest, RunResult
+from proctor.session.run import run_session
 from proctor.util import argtypes
 from proctor.util.signals import stop_handlers_kept
 

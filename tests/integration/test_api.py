@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import proctor
-from proctor.session.run import RunRequest
+from proctor.session.request import RunRequest
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples" / "cases"
@@ -86,7 +86,7 @@ def test_parse_transcript_forces_a_format_by_agent_id() -> None:
 _LEAKY_RUN = """
 import json, sys
 import proctor
-from proctor.session.run import RunRequest
+from proctor.session.request import RunRequest
 result = proctor.run("cases", out="out", reporters=["json", "markdown"])
 print(json.dumps([result.exit_code, [r.reason for r in result.records]]))
 """

@@ -65,7 +65,7 @@ def test_the_messages_read_as_a_librarys_under_logging_and_as_ever_on_the_comman
 
 _WARNED_RUN = """
 import logging
-from proctor.session.run import warn
+from proctor.session.start import warn
 
 logging.basicConfig(format="%(levelname)s:%(name)s:%(message)s")
 warn("codingagents.x: a warning before the run")

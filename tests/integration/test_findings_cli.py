@@ -333,17 +333,17 @@ def test_a_run_whose_manifest_is_written_already_names_the_proctor_running_it(
     """Read the moment its run.json is there, a run starting is running, never killed."""
     from proctor.cli.findings import _unfinished
     from proctor.models.findings import FindingsLedger
-    from proctor.session import run as run_module
+    from proctor.session import start
 
     seen: list[list[str]] = []
-    write = run_module.write_record
+    write = start.write_record
 
     def watched(path: Path, record: Any) -> None:
         write(path, record)
         if path.name == "run.json" and not seen:
             seen.append(_unfinished(path.parent.parent, FindingsLedger()))
 
-    monkeypatch.setattr(run_module, "write_record", watched)
+    monkeypatch.setattr(start, "write_record", watched)
     make_case("hello", config=CONFIG, plan=PASSING)
     result, out = run_cases(proctor, tmp_path)
     assert result.code == 0, result.err

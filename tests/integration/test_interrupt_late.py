@@ -72,7 +72,7 @@ def test_a_stop_as_the_run_folder_is_made_ends_the_run_with_its_aggregate(
     from proctor.session import run as session_run
 
     _two_cases(make_case)
-    _stop_after(session_run, "_start", monkeypatch, number)
+    _stop_after(session_run, "write_start_records", monkeypatch, number)
     out = tmp_path / "out"
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
     assert result.code == 130, result.err
@@ -156,10 +156,10 @@ def test_a_stop_while_the_reports_show_the_findings_leaves_the_run_as_written(
     monkeypatch: pytest.MonkeyPatch,
     stop_handlers: None,
 ) -> None:
-    from proctor.session import run as session_run
+    from proctor.session import reports
 
     _two_cases(make_case)
-    _stop_after(session_run, "_report_findings", monkeypatch, signal.SIGINT)
+    _stop_after(reports, "_report_findings", monkeypatch, signal.SIGINT)
     out = tmp_path / "out"
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
     assert result.code == 0, result.err

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from proctor.session import run as session_run
+from proctor.session import start as session_start
 from tests.conftest import MakeCase, Run
 
 AB = {"conditions": {"baseline": {}, "treatment": {}}}
@@ -21,13 +21,13 @@ PLAN = {"turns": [{"say": "hi"}]}
 def count_plans(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every plan made from now on (each a discovery of the cases): its source."""
     made: list[Path] = []
-    real = session_run.load_run_plan
+    real = session_start.load_run_plan
 
     def counted(source: Path, *args: Any, **kwargs: Any) -> Any:
         made.append(source)
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(session_run, "load_run_plan", counted)
+    monkeypatch.setattr(session_start, "load_run_plan", counted)
     return made
 
 

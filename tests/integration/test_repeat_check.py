@@ -633,11 +633,11 @@ def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
     check stops."""
     import os
 
-    from proctor.session import run as run_module
+    from proctor.session import finish
 
     deterministic_case(make_case)
     on_second_call(
-        monkeypatch, run_module, "write_reports", lambda: os.kill(os.getpid(), signal.SIGINT)
+        monkeypatch, finish, "write_reports", lambda: os.kill(os.getpid(), signal.SIGINT)
     )
     result, out = run_cases(proctor, tmp_path, "--repeat-check", "3", "--json")
     assert result.code == 130, result.err

@@ -279,7 +279,8 @@ def test_a_dry_run_shows_the_concurrency_a_ray_cluster_sizes_as_null(
     from proctor.models.config import CliOverrides
     from proctor.plan.render import render_dry_run
     from proctor.plan.resolve import load_run_plan
-    from proctor.session.run import RunRequest, cluster_sized
+    from proctor.session.request import RunRequest
+    from proctor.session.start import cluster_sized
 
     make_case("a", plan={"turns": []})
     plan = load_run_plan(tmp_path / "cases", None, CliOverrides(), tmp_path)
@@ -607,14 +608,14 @@ def test_a_run_whose_disk_is_full_as_it_starts_says_it_did_not_start(
     one holding a file proctor did not write is left as it is."""
     import errno
 
-    import proctor.session.run as run_module
+    import proctor.session.start as start
 
     def full(path: Path, data: object, **kwargs: object) -> None:
         if foreign:
             (path.parent / "notes.txt").write_text("mine")
         raise OSError(errno.ENOSPC, "No space left on device", str(path))
 
-    monkeypatch.setattr(run_module, "write_json", full)
+    monkeypatch.setattr(start, "write_json", full)
     make_case("a", plan={"turns": [{"say": "hi"}]})
     from proctor.cli.main import main
 

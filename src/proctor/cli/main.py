@@ -200,7 +200,7 @@ def refused(message: str, argv: Sequence[str]) -> NoReturn:
     error(message)
     command = [word for word in argv if not word.startswith("-")][:1]
     if command and command[0] in SUMMARISED and os.environ.get("GITHUB_STEP_SUMMARY"):
-        from proctor.session.run import append_refusal_summary
+        from proctor.session.step_summary import append_refusal_summary
         from proctor.util.masking import mask
 
         append_refusal_summary(mask(message), command[0])

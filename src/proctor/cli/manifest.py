@@ -43,7 +43,7 @@ def run_manifest(
     CI reading every ``junit.xml`` under the results would show it."""
     from proctor.errors import ProctorError
     from proctor.plan.choosing import LEFT_UNREAD
-    from proctor.session.run import step_summary_held
+    from proctor.session.step_summary import step_summary_held
     from proctor.util.logs import said_once
 
     pair_names = tuple(name for name in names if name != "junit")
@@ -301,7 +301,7 @@ def _check_before(pairs: list[_Pair]) -> None:
     that ``.env``; the others here: one check per such folder, so one in all but in rare
     cases."""
     from proctor.plan.checks import check_keys, preflight
-    from proctor.session.run import warn
+    from proctor.session.start import warn
 
     trials: dict[Path | None, list[TrialSpec]] = {}  # (None: the current folder, gone)
     for pair in pairs:
@@ -333,7 +333,7 @@ def _pooled(
     from proctor.models.io import write_text_atomic
     from proctor.report.pooled_runs import recompute_many
     from proctor.report.reporters import REPORTERS, printed
-    from proctor.session.run import append_step_summary
+    from proctor.session.step_summary import append_step_summary
 
     read = recompute_many(run_dirs, config)
     records, pooled = read.records, read.suite

@@ -7,7 +7,7 @@ from pathlib import Path
 from proctor.cli.signals import echo_unless_gone
 from proctor.execute.context import was_interrupted
 from proctor.execute.events import RunEvent, RunStarted, Subscriber
-from proctor.session.run import RunResult
+from proctor.session.request import RunResult
 from proctor.util.masking import mask
 from proctor.util.text import one_line
 

@@ -401,7 +401,7 @@ def command(
     if dry_run:
         from proctor.plan.checks import check_out_outside_cases, check_writable
         from proctor.plan.render import render_dry_run
-        from proctor.session.run import cluster_sized
+        from proctor.session.start import cluster_sized
 
         try:  # refused as the run itself would be
             check_out_outside_cases(plan.out, plan.cases)
@@ -545,7 +545,7 @@ def _repeat_check(
         return [make_display(mirror), CostWarnings(budget)]
 
     check = repeat_plan(plan, request, repetitions, subscribers, recorded)
-    from proctor.session.run import append_step_summary
+    from proctor.session.step_summary import append_step_summary
 
     append_step_summary(check.markdown())  # not each repetition's report
     if as_json:

@@ -39,8 +39,10 @@ from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_choice import nothing_chosen, selection
 from proctor.session.eval_results import exit_code_of, summarise
-from proctor.session.run import RunRequest, RunResult, run_session, warn
+from proctor.session.request import RunRequest, RunResult
+from proctor.session.run import run_session
 from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
+from proctor.session.start import warn
 from proctor.util.files import missing_folders, remove_empty_folders
 from proctor.util.json_shown import json_text, name_shown
 

@@ -81,16 +81,9 @@ from proctor.session.recorded import (
     session_timings,
     transcript_notes,
 )
-from proctor.session.run import (
-    SHOW_FINDINGS,
-    append_step_summary,
-    config_record,
-    held_changes,
-    new_run_paths,
-    source_suite,
-    suite_md,
-    write_reports,
-)
+from proctor.session.reports import SHOW_FINDINGS, held_changes, write_reports
+from proctor.session.start import config_record, new_run_paths, source_suite
+from proctor.session.step_summary import append_step_summary, suite_md
 from proctor.session.transcript import session_in
 from proctor.transcripts.detect import CLI_NAMES, PARSERS, session_parts
 from proctor.util.clock import now_iso

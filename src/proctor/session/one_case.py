@@ -13,7 +13,7 @@ from proctor.models.case import SkippedCase
 from proctor.models.config import CliOverrides
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.plan.resolve import load_run_plan
-from proctor.session.run import warn
+from proctor.session.start import warn
 from proctor.util.json_shown import WHOLE, json_text
 from proctor.util.text import did_you_mean
 

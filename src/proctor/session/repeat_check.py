@@ -32,7 +32,9 @@ from proctor.paths import RunPaths
 from proctor.plan.resolve import nothing_runnable
 from proctor.session.journal import started_here
 from proctor.session.reevaluate import RecordedTrial, recorded_trials, reevaluate
-from proctor.session.run import RunRequest, plan_run, run_plan
+from proctor.session.request import RunRequest
+from proctor.session.run import run_plan
+from proctor.session.start import plan_run
 from proctor.util.files import temporary_folder
 from proctor.util.logs import shown_as
 from proctor.util.text import plural
@@ -526,7 +528,7 @@ def run_repeat_check(
     repetitions: int,
     subscribers: Callable[[], list[Subscriber]] = list,
 ) -> RepeatCheck:
-    """Plan once (:func:`~proctor.session.run.plan_run`), then :func:`repeat_plan`."""
+    """Plan once (:func:`~proctor.session.start.plan_run`), then :func:`repeat_plan`."""
     plan = plan_run(request)
     if not plan.trials:
         raise nothing_runnable(request.source, plan)

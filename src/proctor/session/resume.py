@@ -47,9 +47,11 @@ from proctor.plan.checks import check_keys, preflight
 from proctor.plan.choosing import LEFT_UNREAD
 from proctor.report.annotations import annotator, read_annotations
 from proctor.session import journal
+from proctor.session.finish import execute_and_finish
 from proctor.session.inline import resumed_options
+from proctor.session.request import RunRequest, RunResult
 from proctor.session.resume_plan import same_plan
-from proctor.session.run import RunRequest, RunResult, execute_and_finish, plan_run, warn
+from proctor.session.start import plan_run, warn
 from proctor.util.clock import now_iso
 from proctor.util.files import remove_tree
 from proctor.util.logs import LOGGER, shown_as, unsaid
@@ -155,7 +157,7 @@ _PIPE = re.compile(r"/fd/pipe:\[\d+\]$")
 def recorded_path(paths: RunPaths, option: str, recorded: str, cwd: Path | None) -> Path:
     """A path the run recorded (``option``'s), as the resume reads it: against the folder the
     run was started in (an absolute path stays as it is). A run records its paths whole and
-    resolved now (see :func:`~proctor.session.run.started_path`); an older one kept them as
+    resolved now (see :func:`~proctor.paths.started_path`); an older one kept them as
     given, so one relative to a folder that is gone since (renamed, removed) named nothing
     through its ``..``. Those that climb out of that folder are read without it (the folder
     was recorded with its links resolved, so its parent is the one ``..`` named then); a

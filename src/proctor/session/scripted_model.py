@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from proctor.session.run import warn
+from proctor.session.start import warn
 from proctor.util.json_shown import json_text
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proctor.session.run import (
+from proctor.session.step_summary import (
     STEP_SUMMARY_MAX_BYTES,
     append_step_summary,
     step_summary_held,
@@ -60,7 +60,7 @@ def test_runs_within_a_hold_append_nothing(tmp_path: Path, monkeypatch: pytest.M
 def test_a_warning_before_the_run_masks_every_registered_key(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from proctor.session.run import warn
+    from proctor.session.start import warn
     from proctor.util.logs import cli_prefixes
     from proctor.util.masking import register_secret
 
@@ -80,7 +80,7 @@ def test_a_job_summary_that_cannot_be_written_is_a_note_on_the_proctor_logger(
 ) -> None:
     """A script's logging shows it as any other of proctor's messages; the command line prints
     it as before, `proctor: note: $GITHUB_STEP_SUMMARY … cannot be written (…)`."""
-    from proctor.session.run import append_step_summary
+    from proctor.session.step_summary import append_step_summary
     from proctor.util.logs import cli_prefixes
 
     summary = tmp_path / "folder"
