@@ -40,7 +40,7 @@ UNDESCRIBED: dict[str, str] = {
     "nofm": "Tidies the nofm folder.\n\nNOFM-BODY: sort it.\n",
 }
 """Three project skills: one with a description, one whose front matter has none, one with no
-front matter at all (the cases ``proctor audit`` judges; see ``addons/audit/reading.py``)."""
+front matter at all (the cases ``proctor audit`` judges; see ``addons/audit/shared_components.py``)."""
 CALL_UNDESCRIBED: dict[str, Any] = {
     "turns": [
         {"tool": "Skill", "input": {"skill": "nodesc"}},

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable
 
-from proctor.addons.audit.reading import unknown_event
+from proctor.addons.audit.hook_tables import unknown_event
 from proctor.addons.audit.render import KIND_TITLES
 from proctor.addons.install_expect import AgentExpectation, ExpectedHook
 from proctor.addons.shown import command_masked

@@ -26,20 +26,17 @@ from pathlib import Path
 from typing import Any
 
 from proctor.addons.audit.definitions import commands, subagents
-from proctor.addons.audit.reading import (
-    Reader,
+from proctor.addons.audit.hook_tables import hooks
+from proctor.addons.audit.mcp_tables import mcp_servers, shadow_same_names
+from proctor.addons.audit.reading import Reader, as_dict, strings
+from proctor.addons.audit.repository import repository_root
+from proctor.addons.audit.shared_components import (
     ancestors,
-    as_dict,
     foreign_files,
     from_above,
-    hooks,
     instructions,
-    mcp_servers,
-    shadow_same_names,
     skills,
-    strings,
 )
-from proctor.addons.audit.repository import repository_root
 from proctor.addons.audit.subagent_front_matter import claude_code_agents
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind

@@ -20,19 +20,17 @@ from typing import Any
 
 from proctor.addons.audit.definitions import commands
 from proctor.addons.audit.front_matter import codex_skill
-from proctor.addons.audit.reading import (
-    Reader,
+from proctor.addons.audit.hook_tables import hooks
+from proctor.addons.audit.mcp_tables import mcp_servers
+from proctor.addons.audit.reading import Reader, as_dict, strings
+from proctor.addons.audit.repository import is_repository
+from proctor.addons.audit.shared_components import (
     ancestors,
-    as_dict,
     foreign_files,
     from_above,
-    hooks,
     instructions,
-    mcp_servers,
     skills,
-    strings,
 )
-from proctor.addons.audit.repository import is_repository
 from proctor.models.errors_format import json_kind
 
 FOREIGN = {

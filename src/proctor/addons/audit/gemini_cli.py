@@ -31,18 +31,15 @@ from proctor.addons.audit.definitions import (
     subagents,
 )
 from proctor.addons.audit.front_matter import gemini_cli_skill
-from proctor.addons.audit.reading import (
-    Reader,
+from proctor.addons.audit.hook_tables import hooks
+from proctor.addons.audit.mcp_tables import mcp_servers, shadow_same_names
+from proctor.addons.audit.reading import Reader, as_dict, strings
+from proctor.addons.audit.shared_components import (
     ancestors,
-    as_dict,
     foreign_files,
     from_above,
-    hooks,
     instructions,
-    mcp_servers,
-    shadow_same_names,
     skills,
-    strings,
 )
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind

@@ -1,36 +1,30 @@
-"""The toolkit every agent's audit shares: tolerant readers confined to the home and project,
-and the component shapes the three CLIs have in common (skill folders, event → matcher group →
-handler hooks, MCP server tables, instruction files, another agent's files).
+"""The audit's reader: what one agent's audit reads and what it found, read tolerantly and
+only inside the home, the project and the paths a session's command line names (a malformed,
+unreadable or wrong-shaped file becomes a problem sentence, never an error), with the shapes
+the agents' configuration files must have.
 
-Nothing here writes, and nothing raises on a malformed file: it becomes a problem sentence.
+Nothing here writes. The component shapes read with it are :mod:`.shared_components` (skill
+folders, instruction files, folders above the project), :mod:`.hook_tables` and
+:mod:`.mcp_tables`.
 """
 
 from __future__ import annotations
 
-import difflib
 import errno
 import itertools
 import json
-import shlex
 import tomllib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-from proctor.addons.audit.front_matter import SkillRule, claude_code_skill
-from proctor.addons.audit.repository import ABOVE_ENTRIES, marks_root
-from proctor.addons.hooks.cases import EVENTS
+from proctor.addons.audit.repository import ABOVE_ENTRIES
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
 from proctor.models.errors_format import json_kind
 
 Scope = str
-NO_COMMAND = "matcher with no hook command behind it"
-NO_TYPE = "a hook handler needs a type"
-EMPTY_SKILL = "empty skill folder (no SKILL.md)"
-NO_ENDPOINT = "MCP entry with no command or url"
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
 JSON_NAMES: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
 """A shape as JSON (and TOML) calls it, for the problem sentences."""
@@ -300,295 +294,3 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
-
-
-def skills(
-    reader: Reader,
-    root: Path,
-    scope: Scope,
-    disabled: Collection[str] = (),
-    prefix: str = "",
-    rule: SkillRule = claude_code_skill,
-) -> None:
-    """One skill per folder of ``root``: ``SKILL.md`` inside, or a decoy when it is missing.
-    ``rule`` is the CLI's reading of its front matter (``front_matter.py``): the name the skill
-    is loaded under, or why it is not loaded (Codex wants a ``description``, Gemini CLI a
-    ``name`` and a ``description``). ``disabled`` names are matched without regard to case.
-
-    A Claude Code ``SKILL.md`` with no ``description`` (none in its front matter, no front
-    matter, even an empty file) is no decoy: Claude Code 2.1.197 leaves it out of the ``skills``
-    of its ``system/init`` event, yet lists it to the model with its body's first paragraph as
-    the description and loads it when the model calls the Skill tool (measured by
-    ``tests/contract/test_skills.py::
-    test_claude_code_offers_skills_without_a_description_to_the_model``)."""
-    off = {name.lower() for name in disabled}
-    for folder in reader.subdirs(root, linked=True):
-        manifest = folder / "SKILL.md"
-        if not reader.is_file(manifest) and reader.looked_at(manifest, "is_file"):
-            # Linked in from outside (an add-on's checkout, a folder of dotfiles): each CLI
-            # follows the link and loads the skill (measured by tests/contract/test_skills.py::
-            # test_a_skill_linked_in_from_outside_the_home_is_offered_to_the_model). Only its
-            # SKILL.md's presence is looked at there; nothing of it is read, so it is named by
-            # its folder.
-            target = str(folder.resolve())
-            decoy = "disabled (skills.disabled)" if folder.name.lower() in off else None
-            name = prefix + folder.name
-            reader.add("skill", name, manifest, scope=scope, decoy=decoy, linked_to=target)
-        elif not reader.is_file(manifest):
-            reader.add("skill", prefix + folder.name, folder, scope=scope, decoy=EMPTY_SKILL)
-        else:
-            loaded_as, decoy = rule(reader.text(manifest) or "", folder.name)
-            if decoy is None and loaded_as.lower() in off:
-                decoy = "disabled (skills.disabled)"
-            reader.add("skill", prefix + loaded_as, manifest, scope=scope, decoy=decoy)
-
-
-def hooks(
-    reader: Reader,
-    table: Any,
-    file: Path,
-    scope: Scope,
-    off: str | None = None,
-    disabled_commands: Collection[str] = (),
-    *,
-    agent: str,
-) -> None:
-    """Hooks of an ``{event: [{matcher, hooks: [{type, command}]}]}`` table; ``off`` is why
-    none of them runs (hooks switched off in that file), when they do not. A hook under an
-    event ``agent`` never fires is a problem and a decoy; a wrong-shaped part is a problem."""
-    for event, groups in as_dict(table).items():
-        if not reader.shape(file, f"hooks.{event}", groups, list):
-            continue
-        unknown = unknown_event(agent, str(event))
-        if unknown:
-            reader.problems.append(f"{file}: hook event '{event}' {unknown}; never runs")
-        for index, group in enumerate(groups or []):
-            if not reader.shape(file, f"hooks.{event}[{index}]", group, dict):
-                continue
-            matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
-            name = f"{event}:{matcher}" if matcher else str(event)
-            listed = group.get("hooks")
-            field = f"hooks.{event}[{index}].hooks"
-            raw = listed if reader.shape(file, field, listed, list) and listed else []
-            shaped = {
-                i: h for i, h in enumerate(raw) if reader.shape(file, f"{field}[{i}]", h, dict)
-            }
-            handlers = list(shaped.values())
-            untyped = [h for h in handlers if h.get("type") is None]
-            runnable = [h for h in handlers if runnable_hook(h)]
-            mistyped = [(i, key) for i, h in shaped.items() if (key := mistyped_key(h))]
-
-            add = partial(reader.add, "hook", name, file, scope=scope, event=event, matcher=matcher)
-            for handler in untyped:  # the CLIs refuse such a handler: it never runs
-                command = handler.get("command")
-                add(command=command if isinstance(command, str) else None, decoy=unknown or NO_TYPE)
-            for i, key in mistyped:  # e.g. a command written as a list of words
-                reader.shape(file, f"{field}[{i}].{key}", shaped[i][key], str)
-                add(decoy=unknown or f"the hook's '{key}' is not a string")
-            if not runnable and not untyped and not mistyped:
-                add(decoy=unknown or NO_COMMAND)
-            for handler in runnable:
-                command = hook_command(handler)
-                # Gemini CLI names a hook by its name, else its command (hooksConfig.disabled).
-                named = handler.get("name")
-                key = named if isinstance(named, str) and named else command
-                disabled = "disabled (hooksConfig.disabled)" if key in disabled_commands else None
-                add(command=command, decoy=unknown or off or disabled)
-
-
-AGENT_NAMES = {"claude-code": "Claude Code", "codex": "Codex", "gemini-cli": "Gemini CLI"}
-COUNTERPARTS = {
-    "PreToolUse": "BeforeTool",
-    "PostToolUse": "AfterTool",
-    "UserPromptSubmit": "BeforeAgent",
-    "Stop": "AfterAgent",
-    "PreCompact": "PreCompress",
-}
-"""Events of one CLI and their counterparts in Gemini CLI's names, for the near valid name."""
-
-
-def unknown_event(agent: str, event: str) -> str | None:
-    """Why ``event`` never fires in ``agent`` (with the near valid name), or None when it does."""
-    known = EVENTS[agent]
-    if event in known:
-        return None
-    pairs = [*COUNTERPARTS.items(), *((b, a) for a, b in COUNTERPARTS.items())]
-    near = [b for a, b in pairs if a == event and b in known]
-    near += [k for k in sorted(known) if k.lower() == event.lower()]
-    near += difflib.get_close_matches(event, sorted(known), n=1)
-    hint = f" (did you mean '{near[0]}'?)" if near else ""
-    return f"is not an event {AGENT_NAMES[agent]} fires{hint}"
-
-
-def runnable_hook(handler: Mapping[str, Any]) -> bool:
-    """A handler that runs something: a ``command``, a ``prompt`` (``type: prompt`` or
-    ``agent``) or, for Claude Code's ``type: http``, a ``url``."""
-    value = hook_command(handler)
-    return isinstance(value, str) and bool(value.strip())
-
-
-def mistyped_key(handler: Mapping[str, Any]) -> str | None:
-    """The field that holds what a typed handler runs (``command``, ``url``, ``prompt``) when
-    it is there but not a string (a command written as a list of words); else None."""
-    kind = handler.get("type")
-    if not isinstance(kind, str):
-        return None
-    key = {"command": "command", "http": "url"}.get(kind, "prompt")
-    value = handler.get(key)
-    return key if value is not None and not isinstance(value, str) else None
-
-
-def hook_command(handler: Mapping[str, Any]) -> str | None:
-    """What a handler runs: its command line, its prompt, or the url an http hook posts to;
-    None for a handler without a ``type``, which the CLIs never run."""
-    kind = handler.get("type")
-    key = {"command": "command", "http": "url"}.get(kind, "prompt") if isinstance(kind, str) else ""
-    value = handler.get(key)
-    return value if isinstance(value, str) else None
-
-
-def shadow_same_names(reader: Reader, rank: Callable[[AuditComponent], int | None]) -> None:
-    """Of the MCP servers the agent would load that share a name, the one of the lowest
-    ``rank`` (the scope that wins) is loaded and the others are decoys shadowed by it; a
-    server ``rank`` gives None (a plugin's, an extension's) is left as it is."""
-    servers = [c for c in reader.components if c.kind == "mcp" and c.decoy is None]
-    ranked = [(order, c) for c in servers if (order := rank(c)) is not None]
-    winner: dict[str, AuditComponent] = {}
-    for _, component in sorted(ranked, key=lambda pair: pair[0]):
-        first = winner.setdefault(component.name, component)
-        if first is not component:
-            component.decoy = f"shadowed by the server of the same name in {first.file}"
-
-
-def mcp_servers(
-    reader: Reader,
-    table: Any,
-    file: Path,
-    scope: Scope,
-    transport_of: Callable[[dict[str, Any]], tuple[str | None, str | None]],
-    decoy_of: Callable[[str, dict[str, Any]], str | None] = lambda name, entry: None,
-    *,
-    field: str = "mcpServers",
-    bad_args: tuple[str, bool] = ("", False),
-) -> None:
-    """MCP servers of a ``{name: {command, args} | {url}}`` table (the file's ``field``).
-    ``transport_of`` gives an entry's (transport, url) in the CLI's own terms; ``decoy_of`` why
-    a well-formed entry would still not load (disabled, excluded). ``args`` that are not a list
-    of strings are a problem naming the field; ``bad_args`` is what the CLI does with such an
-    entry (said in the problem) and whether that keeps the server from loading (a decoy)."""
-    for name, entry in as_dict(table).items():
-        if not isinstance(entry, dict):
-            reader.add("mcp", name, file, scope=scope, decoy="MCP entry is not a table")
-            continue
-        command = entry.get("command") if isinstance(entry.get("command"), str) else None
-        args = entry.get("args")
-        listed: list[Any] = args if isinstance(args, list) else []
-        words = [a if isinstance(a, str) else json.dumps(a) for a in listed]  # as a CLI runs it
-        line = shlex.join([command, *words]) if command else None
-        transport, url = transport_of(entry)
-        decoy = None if (line or url) else NO_ENDPOINT
-        if entry.get("command") is not None and command is None:
-            reader.problems.append(
-                f"{file}: field '{field}.{name}.command': expected a string, "
-                f"got {json_kind(entry['command'])}"
-            )
-            decoy = decoy and "the MCP entry's command is not a string"
-        said, skipped = bad_args
-        if not _string_args(reader, file, f"{field}.{name}.args", entry.get("args"), said):
-            decoy = decoy or (f"an argument is not a string: {said}" if skipped else None)
-        reader.add(
-            "mcp",
-            name,
-            file,
-            scope=scope,
-            command=line,
-            url=url,
-            transport=transport if decoy is None else None,
-            decoy=decoy or decoy_of(name, entry),
-        )
-
-
-def _string_args(reader: Reader, file: Path, field: str, args: Any, said: str) -> bool:
-    """Whether an MCP entry's ``args`` (when present) is a list of strings; each part that is
-    not is a problem naming the field, ending with ``said`` (what the CLI does with it)."""
-    if args is None:
-        return True
-    if isinstance(args, list):
-        bad = [
-            (f"{field}[{i}]", "a string", a) for i, a in enumerate(args) if not isinstance(a, str)
-        ]
-    else:
-        # A command line written as one string: shown as the audit shows a command line, a
-        # credential in it masked (`--token ***`), never in the clear in a problem.
-        shown = command_masked(args) if isinstance(args, str) else args
-        bad = [(field, "a list", shown)]
-    ending = f"; {said}" if said else ""
-    for where, wanted, value in bad:
-        reader.problems.append(
-            f"{file}: field '{where}': expected {wanted}, got {json_kind(value)}{ending}"
-        )
-    return not bad
-
-
-def instructions(reader: Reader, path: Path, scope: Scope, decoy: str | None = None) -> None:
-    """An instruction file; one linked in from outside the home and project is not read, and
-    is a problem that says so (not left out in silence)."""
-    if not reader.looked_at(path, "is_file"):
-        return
-    if not reader.allowed(path):
-        problem = f"{path}: leads outside the home and project; not read"
-        if problem not in reader.problems:
-            reader.problems.append(problem)
-        return
-    reader.add("instructions", path.name, path, scope=scope, decoy=decoy)
-
-
-def ancestors(
-    reader: Reader,
-    *,
-    to_repository_root: bool,
-    outside_one_every: bool = False,
-    is_root: Callable[[Path], bool] = marks_root,
-) -> list[Path]:
-    """The folders above the project the agent reads too, nearest first: for a project in the
-    home, as far as the home (the CLIs stop there); for one outside it, as far as the
-    filesystem's root (the CLIs walk on: Codex 0.171 reads a repository root's ``AGENTS.md``
-    and ``.agents/skills`` above a project outside the home). Every one, or
-    (``to_repository_root``) those up to the repository's root, the nearest folder that
-    ``is_root`` takes for one (none when the project is that root; when it is in no
-    repository, none, or with ``outside_one_every`` every one). The folders returned outside
-    the home may be read."""
-    project, home = reader.project, reader.home
-    if project is None:
-        return []
-    inside = project.is_relative_to(home)
-    above = [folder for folder in project.parents if not inside or folder.is_relative_to(home)]
-    if to_repository_root:
-        depth = next((d for d, f in enumerate([project, *above]) if is_root(f)), None)
-        if depth is not None:
-            above = above[:depth]
-        elif not outside_one_every:
-            above = []
-    if not inside:
-        reader.reach(above)
-    return above
-
-
-def from_above(reader: Reader, folder: Path, read: Callable[[], None]) -> None:
-    """Run ``read`` on ``folder``, a folder above the project, and mark what it adds as coming
-    from there (``above``: ``../``, ``../../``), shown as the scope ``[project: ../]``."""
-    start = len(reader.components)
-    read()
-    if reader.project is not None and reader.project.is_relative_to(folder):
-        label = "../" * len(reader.project.relative_to(folder).parts)
-        for component in reader.components[start:]:
-            component.above = label
-
-
-def foreign_files(reader: Reader, folder: Path, owners: Mapping[str, str], scope: Scope) -> None:
-    """Files of another agent planted in this agent's folder (``owners``: file name → whose)."""
-    for name, owner in owners.items():
-        path = folder / name
-        if reader.is_file(path):
-            kind: ComponentKind = "instructions" if name.endswith(".md") else "settings"
-            reader.add(kind, name, path, scope=scope, decoy=f"a file of {owner}; not read here")

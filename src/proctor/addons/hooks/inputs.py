@@ -91,7 +91,7 @@ def matcher_notes(agent: str, hooks: Sequence[HookSpec], case: HookCase) -> list
     """Why hooks of the case's event that did not match it may have been meant to: a matcher
     that is not a valid regular expression (``Bash(``) matches a tool of that very name only,
     as the CLI reads it. Said beside "no hook matched"."""
-    from proctor.addons.audit.reading import unknown_event
+    from proctor.addons.audit.hook_tables import unknown_event
 
     notes = []
     for hook in hooks:
