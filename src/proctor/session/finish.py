@@ -152,7 +152,7 @@ def _finish(
     before_ms: float = 0.0,
 ) -> RunResult:
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
-    from proctor.report.stored import annotator, read_annotations
+    from proctor.report.annotations import annotator, read_annotations
 
     order = {spec.key: spec.index for spec in plan.trials}
 
