@@ -116,6 +116,7 @@ def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:
         ("findings", "--config", str(config)),
         ("view", "--help"),
         ("history", "--home", str(tmp_path), "--config", str(config)),
+        ("run", "--prompt", "say hi", "--agent", "scripted", "--out", str(tmp_path / "inline")),
     ):
         ran = _from_removed_folder(tmp_path, *args)
         assert "Traceback" not in ran.stderr, (args, ran.stderr)
@@ -128,3 +129,41 @@ def test_a_command_given_every_path_whole_works_there(tmp_path: Path) -> None:
     # (no run there yet: a sentence, not the folder's)
     assert ran.returncode == 2 and "not a results directory" in ran.stderr, ran.stderr
     assert "no longer exists" in ran.stderr, ran.stderr
+
+
+def test_a_run_started_there_is_resumed_from_any_folder_and_from_a_removed_one(
+    tmp_path: Path,
+) -> None:
+    """A run that records no folder it was started in (it was gone) read no ``./proctor.json``:
+    nor does its resume, wherever it runs (a folder holding one with other settings, the
+    resume was refused as a changed configuration), nor does one from a removed folder."""
+    results = tmp_path / "results"
+    ran = _from_removed_folder(
+        tmp_path, "run", "--source", str(CASE), "--out", str(results), "--repeats", "2"
+    )
+    assert ran.returncode == 0, ran.stderr
+    (run,) = results.glob("run-*")
+    (record,) = run.glob("trials/*/*/*/2/trial.json")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "proctor.json").write_text('{"concurrency": 3}')
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_DATA_HOME": str(tmp_path / "d")}
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    record.unlink()
+    resumed = subprocess.run(
+        [sys.executable, "-m", "proctor", "run", "--resume", str(run)],
+        cwd=other,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert record.is_file()
+    record.unlink()
+    resumed = _from_removed_folder(tmp_path, "run", "--resume", str(run))
+    assert "Traceback" not in resumed.stderr
+    assert resumed.returncode == 0, resumed.stderr
+    assert record.is_file()

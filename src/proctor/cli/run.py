@@ -468,11 +468,12 @@ def _inline(
     """``--prompt``: the inline case's folder, and whether the run evaluates it."""
     from proctor.errors import ConfigError
     from proctor.models.loading import load_top_config
+    from proctor.paths import current_folder
     from proctor.session.inline import inline_case
 
     if source != Path("."):
         raise ConfigError("--prompt makes the case: drop --source")
-    top, _ = load_top_config(config, Path.cwd())
+    top, _ = load_top_config(config, current_folder())  # (None: gone, no ./proctor.json)
     results = out or Path(top.out or "proctor-results")
     if evaluate and eval_file is None:
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")

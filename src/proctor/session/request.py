@@ -57,6 +57,10 @@ class RunRequest:
     chosen_by: str | None = None  # what a warning on a case left out names for --case: a manifest
     ends_command: bool = field(default=False, compare=False)
     """Whether the command ends with this run: once its reports are written, stops are ignored."""
+    folder_gone: bool = False
+    """The run was started in a folder that was gone already (``run.json``'s ``cwd`` null):
+    its resume reads no folder's ``./proctor.json`` either, whatever folder it runs in (its
+    paths were recorded whole)."""
 
     def started_in(self) -> Path | None:
         """The folder the run was started in: :attr:`cwd`, else the current one; None when
@@ -65,6 +69,8 @@ class RunRequest:
         :data:`~proctor.paths.CURRENT_FOLDER_GONE`, exit 2) and records no folder it was
         started in (``run.json``'s ``cwd`` null: a resume reads the ``.env`` of the folder it
         runs in)."""
+        if self.folder_gone:
+            return None
         return self.cwd if self.cwd is not None else current_folder()
 
     def key_folder(self) -> Path | None:

@@ -42,7 +42,7 @@ from proctor.models.io import read_record, remove_partial_writes, write_record
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.models.run import ConfigRecord, RunManifest
 from proctor.models.trial import TrialRecord
-from proctor.paths import RunPaths, ledger_holds, names_stdin, newest_run_in
+from proctor.paths import RunPaths, current_folder, ledger_holds, names_stdin, newest_run_in
 from proctor.plan.checks import check_keys, preflight
 from proctor.plan.choosing import LEFT_UNREAD
 from proctor.report.annotations import annotator, read_annotations
@@ -112,8 +112,11 @@ def request_of(
     paths: RunPaths, manifest: RunManifest, config: ConfigRecord, reporters: tuple[str, ...]
 ) -> RunRequest:
     """The request that planned the run, rebuilt from its records."""
-    cwd = Path(manifest.cwd) if manifest.cwd else Path.cwd()
-    recorded = Path(manifest.cwd) if manifest.cwd else None
+    # A run that records no folder was started in one gone already, its paths whole: the
+    # resume reads against none either (not the folder it runs in, whose ./proctor.json the
+    # run never read).
+    cwd = Path(manifest.cwd) if manifest.cwd else None
+    recorded = cwd
     config_file = None
     if config.config_file:
         if not _PIPE.search(config.config_file) and not names_stdin(config.config_file):
@@ -139,6 +142,7 @@ def request_of(
         argv=tuple(manifest.argv),
         cwd=cwd,
         dotenv_dir=key_folder(manifest)[0],
+        folder_gone=cwd is None,
     )
 
 
@@ -163,7 +167,7 @@ def recorded_path(paths: RunPaths, option: str, recorded: str, cwd: Path | None)
     was recorded with its links resolved, so its parent is the one ``..`` named then); a
     ``..`` after another folder that is gone cannot be read safely (that folder may have been
     a link), and is refused in a sentence that names it."""
-    path = (cwd or Path.cwd()) / recorded
+    path = Path(recorded) if os.path.isabs(recorded) else (cwd or Path.cwd()) / recorded
     if cwd is not None and not Path(recorded).is_absolute() and not path.exists():
         parts = Path(recorded).parts
         up = len(parts) - len(tuple(itertools.dropwhile(lambda p: p == "..", parts)))
@@ -231,14 +235,16 @@ def _replanned(request: RunRequest) -> RunPlan:
         return plan_run(request)
 
 
-def key_folder(manifest: RunManifest) -> tuple[Path, str | None]:
+def key_folder(manifest: RunManifest) -> tuple[Path | None, str | None]:
     """The folder whose ``.env`` holds the run's provider keys (with the environment): the one
     the run was started in, as ``run.json`` records it, wherever the resume runs from; when it
     records none, or that folder is gone, the current one, and the sentence that says so."""
     recorded = Path(manifest.cwd) if manifest.cwd else None
     if recorded is not None and recorded.is_dir():
         return recorded, None
-    here = Path.cwd()
+    here = current_folder()
+    if here is None:  # (the resume's own folder is gone too: no .env anywhere)
+        return None, "the run's provider keys are read from the environment alone"
     why = (
         f"the folder the run was started in ({recorded}) is gone"
         if recorded is not None
@@ -458,7 +464,7 @@ def _resume(
         plan = planned.plan
     else:
         plan = _replanned(request)
-    plan = same_plan(paths, plan, request.cwd or Path.cwd())  # (in the run's order)
+    plan = same_plan(paths, plan, request.started_in())  # (in the run's order)
     if retry_errors is not None:  # (resolved.json does not hold it)
         overrides = plan.overrides.model_copy(update={"retry_errors": retry_errors})
         plan = plan.model_copy(update={"overrides": overrides})

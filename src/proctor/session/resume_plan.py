@@ -5,6 +5,7 @@ differs, with what its digest covers)."""
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -38,19 +39,21 @@ def first_difference(old: Any, new: Any, where: str = "") -> str | None:
 PATH_KEYS = frozenset({"path", "fixture", "configFile"})
 
 
-def _absolute(value: Any, cwd: Path, key: str = "") -> Any:
+def _absolute(value: Any, cwd: Path | None, key: str = "") -> Any:
     """``value`` with its paths made absolute against ``cwd`` and resolved: a run planned from
-    another folder, or through ``..`` or a link, names the same files differently."""
+    another folder, or through ``..`` or a link, names the same files differently (``cwd``
+    None: the run's folder was gone, and its paths are whole)."""
     if isinstance(value, dict):
         return {k: _absolute(v, cwd, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_absolute(v, cwd, key) for v in value]
     if key in PATH_KEYS and isinstance(value, str) and value:
-        return str((cwd / value).resolve())  # (an absolute value stays where it is)
+        path = Path(value) if os.path.isabs(value) else (cwd or Path.cwd()) / value
+        return str(path.resolve())
     return value
 
 
-def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path) -> RunPlan:
+def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path | None) -> RunPlan:
     """``plan`` (made now) with its trials in the order the run planned them (``resolved.json``'s
     matrix); refuse the resume when it does not resolve to the run's ``resolved.json``, naming
     what changed. The same trials in another order are the same plan: a proctor that orders
@@ -133,7 +136,7 @@ def in_recorded_order(plan: RunPlan, matrix: list[Any]) -> RunPlan:
 
 
 def _fixtures_digested_by_time(
-    stored: list[dict[str, Any]], now: list[dict[str, Any]], legacy: bool, cwd: Path
+    stored: list[dict[str, Any]], now: list[dict[str, Any]], legacy: bool, cwd: Path | None
 ) -> None:
     """A run of a proctor that digested its folder fixtures' files by their modification
     times: each fixture whose digest now differs is digested so again (its path read against
@@ -145,7 +148,8 @@ def _fixtures_digested_by_time(
         if not then or then == case.get("fixtureDigest") or not isinstance(fixture, str):
             continue
         limit = records.LEGACY_FIXTURE_ENTRIES if legacy else None
-        if records.older_folder_digest(cwd / fixture, limit) == then:
+        path = Path(fixture) if os.path.isabs(fixture) else (cwd or Path.cwd()) / fixture
+        if records.older_folder_digest(path, limit) == then:
             case["fixtureDigest"] = then
 
 

@@ -418,7 +418,7 @@ def _answer_multi(terminal: Terminal, multi: tui.MultiPicker, text: str) -> bool
     if not keys.tick(terminal, targets, count, tui.multi_cursor, _ticked):
         raise NotChosen("its entries could not be ticked")
     if not keys.move_cursor(terminal, len(multi.options), count, tui.multi_cursor):
-        raise NotChosen("the cursor did not reach Submit")
+        raise NotChosen("the cursor did not reach Type something")
     if own:
         probe = keys.probe_of(own)
         terminal.write(own)

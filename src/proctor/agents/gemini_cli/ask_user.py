@@ -1,7 +1,8 @@
 """Driving Gemini CLI's ``ask_user`` picker (the model's own questions, drawn in its TUI as
 :mod:`.tui` reads them): answering a single-choice question (an option, or an answer of one's
 own typed into its last entry), a ``text`` question (the answer typed), a multiple-choice one
-(``(Select all that apply)``: each option named ticked, then ``Done``), and submitting the
+(``(Select all that apply)``: each option named ticked, the rest of the answer typed into the
+entry for one's own, then ``Done``), and submitting the
 review drawn once each of several questions is answered.
 """
 
@@ -18,8 +19,9 @@ def answer(terminal: Terminal, picker: tui.AskUser, options: list[str], text: st
     typed into its last entry (an answer of one's own); a ``text`` question takes the answer
     typed. Once the last of several questions is answered, the review is submitted with Enter.
     A multiple-choice question (``(Select all that apply)``) ticks each option the answer
-    names, then chooses ``Done`` (:func:`_answer_multi`). False, with no key pressed, when the
-    answer names none of the entries."""
+    names, types the rest of it into the entry for an answer of one's own, then chooses
+    ``Done`` (:func:`_answer_multi`). False, with no key pressed, when the answer names none
+    of the entries (an empty one, on a multiple-choice question)."""
     if picker.typed:
         keys.wait_quiet(terminal)
         _type_answer(terminal, picker, text)
