@@ -193,6 +193,15 @@ FALLBACK = "c = case(id='c', test=f)"
         "exec(\"try:\\n    c = case(id='c', test=f, retries=2)\\n\"\n"
         "     \"except TypeError:\\n    c = case(id='c', test=f)\\n\")\n",
         f"try:\n    exec(\"c = case(id='c', test=f, retries=2)\")\nexcept TypeError:\n    {FALLBACK}\n",
+        # a manager whose exit swallows it: of the file's own, an ExitStack given a suppress
+        "class ignoring:\n    def __init__(self, *e):\n        self.e = e\n"
+        "    def __enter__(self):\n        return self\n"
+        "    def __exit__(self, t, v, tb):\n        return t is not None and issubclass(t, self.e)\n"
+        "c = None\nwith ignoring(TypeError):\n    c = case(id='c', test=f, retries=2)\n"
+        f"if c is None:\n    {FALLBACK}\n",
+        "import contextlib\nc = None\nwith contextlib.ExitStack() as s:\n"
+        "    s.enter_context(contextlib.suppress(TypeError))\n"
+        f"    c = case(id='c', test=f, retries=2)\nif c is None:\n    {FALLBACK}\n",
     ],
     ids=[
         "TypeError",
@@ -219,6 +228,8 @@ FALLBACK = "c = case(id='c', test=f)"
         "computed-raises",
         "exec",
         "around-exec",
+        "manager",
+        "exit-stack",
     ],
 )
 def test_a_case_keyword_guarded_by_except_is_no_problem(
@@ -258,6 +269,9 @@ def test_a_case_keyword_guarded_by_except_is_no_problem(
         # code run by exec with no try around the call, or one of some other class
         "exec(\"c = case(id='c', test=f, retries=2)\")\n",
         "try:\n    exec(\"c = case(id='c', test=f, retries=2)\")\nexcept KeyError:\n    pass\n",
+        # a manager known not to swallow it
+        "with open(__file__) as source:\n    c = case(id='c', test=f, retries=2)\n",
+        "import contextlib\nwith contextlib.nullcontext():\n    c = case(id='c', test=f, retries=2)\n",
     ],
     ids=[
         "no-try",
@@ -269,6 +283,8 @@ def test_a_case_keyword_guarded_by_except_is_no_problem(
         "suppress",
         "exec",
         "around-exec",
+        "open",
+        "nullcontext",
     ],
 )
 def test_a_case_keyword_not_guarded_is_one_problem_among_the_others(
@@ -392,14 +408,15 @@ def test_a_caught_refusal_names_the_keyword_in_its_message(
         "ERRS = [KeyError]\n"
         "try:\n    c = case(id='c', test=f, retries=2)\nexcept ERRS[0]:\n    pass\n",
         "exec(\"try:\\n    c = case(id='c', test=f, retries=2)\\nexcept KeyError:\\n    pass\\n\")\n",
+        "import contextlib\nwith contextlib.ExitStack():\n    c = case(id='c', test=f, retries=2)\n",
     ],
-    ids=["called", "subscript", "exec"],
+    ids=["called", "subscript", "exec", "manager"],
 )
 def test_a_refusal_left_to_python_to_match_that_nothing_catches_stops_the_import_named(
     proctor: Run, tmp_path: Path, guard: str
 ) -> None:
-    """A clause whose class is known only as Python matches it, or a try in code run by exec,
-    may catch the refusal: it is raised, and, not caught, stops the import there, named (the
+    """A clause whose class is known only as Python matches it, a with of a manager whose exit
+    is not read, or a try in code run by exec, may catch the refusal: it is raised, and, not caught, stops the import there, named (the
     file's later lines are not read)."""
     body = f"{HEAD}{guard}eval = define_eval(cases=[c], timeout_ms=0)\n"
     err = refused(proctor, tmp_path, body)

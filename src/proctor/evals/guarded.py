@@ -11,8 +11,10 @@ does anything else may recover, so it catches.
 
 What is not known until Python matches the refusal may catch it too: a clause whose class
 is not read from its names alone (``except errors():``, ``except ERRORS[0]:``, a
-``suppress(*errors())``), which is never run here, and a handler of code whose source is not
-read (a string given to ``exec``), found in its code's exception table. The refusal is then
+``suppress(*errors())``), which is never run here, a ``with`` of any other manager (its
+``__exit__`` may swallow the refusal: it is never run here either) but one known not to (an
+``open(...)``, a ``contextlib.nullcontext(...)``, ...), and a handler of code whose source is
+not read (a string given to ``exec``), found in its code's exception table. The refusal is then
 raised, and Python's own matching decides, as for its own TypeError: the file's ``except``
 branch runs, or the import stops at the refusal, which is named. Only a refusal surely not
 caught is kept (so the file's later problems are named too); one taken as caught is never
@@ -25,15 +27,20 @@ import contextlib
 import dis
 import functools
 import importlib
+import inspect
+import io
 import linecache
 import os
-from collections.abc import Iterable
+import tempfile
+import warnings
+from collections.abc import Iterable, Iterator
 from types import FrameType
 
 _Span = tuple[int, int | None, int, int | None]
 """A call's first line, first column, last line and end column (no columns when unknown)."""
 
 _TRY = (ast.Try, ast.TryStar)
+_WITH = (ast.With, ast.AsyncWith)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.GeneratorExp)
 """What runs in a frame of its own, or later (a generator): a ``try`` around it guards no
@@ -79,7 +86,7 @@ def _importlibs(filename: str) -> bool:
     return filename.startswith(("<frozen importlib.", _IMPORTLIB))
 
 
-def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With] | None:
+def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With | ast.AsyncWith] | None:
     """The ``try`` and ``with`` blocks of ``frame`` whose body holds its current call,
     innermost first; None when its source is not read (code run by ``exec``, a frozen
     module)."""
@@ -90,12 +97,12 @@ def _guards(frame: FrameType) -> list[ast.Try | ast.TryStar | ast.With] | None:
     if tree is None or span is None:
         return None
     path = _path(tree, span)
-    guards: list[ast.Try | ast.TryStar | ast.With] = []
+    guards: list[ast.Try | ast.TryStar | ast.With | ast.AsyncWith] = []
     for at in range(len(path) - 2, -1, -1):
         parent, child = path[at], path[at + 1]
         if isinstance(parent, _SCOPES) and not _runs_outside(parent, path[at + 1 : at + 3]):
             break
-        if isinstance(parent, (*_TRY, ast.With)) and any(child is s for s in parent.body):
+        if isinstance(parent, (*_TRY, *_WITH)) and any(child is s for s in parent.body):
             guards.append(parent)
     return guards
 
@@ -115,10 +122,10 @@ def _runs_outside(scope: ast.AST, below: list[ast.AST]) -> bool:
 
 def _stops(error: type[BaseException], guard: ast.AST, frame: FrameType) -> bool | None:
     """Whether ``error`` raised in ``guard``'s body goes no further: the first ``except``
-    clause that matches it does more than raise it again, or a ``contextlib.suppress`` of
-    the ``with`` names it; None when that is known only as Python matches it."""
-    if isinstance(guard, ast.With):
-        return _any(_suppresses(error, item.context_expr, frame) for item in guard.items)
+    clause that matches it does more than raise it again, or a manager of the ``with``
+    swallows it; None when that is known only as Python matches it."""
+    if isinstance(guard, _WITH):
+        return _any(_swallows(error, item.context_expr, guard, frame) for item in guard.items)
     for handler in guard.handlers if isinstance(guard, _TRY) else ():
         matched = True if handler.type is None else _matches(error, handler.type, frame)
         if matched is False:
@@ -134,13 +141,92 @@ def _stops(error: type[BaseException], guard: ast.AST, frame: FrameType) -> bool
     return False
 
 
-def _suppresses(error: type[BaseException], manager: ast.expr, frame: FrameType) -> bool | None:
-    """Whether ``manager`` is a call of ``contextlib.suppress`` given a class of ``error``
-    (None: given one that is not read)."""
-    if not isinstance(manager, ast.Call) or _value(manager.func, frame) is not contextlib.suppress:
-        return False
-    given = [a.value if isinstance(a, ast.Starred) else a for a in manager.args]
-    return _any(_matches(error, a, frame) for a in given)
+def _swallows(
+    error: type[BaseException], manager: ast.expr, guard: ast.With | ast.AsyncWith, frame: FrameType
+) -> bool | None:
+    """Whether the ``with`` ``guard``'s ``manager`` swallows ``error`` as it exits: a call of
+    ``contextlib.suppress`` given a class of it does, a call of a maker of managers known not
+    to (``_QUIET``) does not; any other may (None): its exit is never run here to find out.
+    The call is read from its names as they are now, so it is not known when the ``with``
+    binds one of them again."""
+    if not isinstance(manager, ast.Call) or _rebinds(guard, _names(manager.func)):
+        return None  # (what it names now may not be what the with called)
+    maker = _value(manager.func, frame)
+    if maker is contextlib.suppress and isinstance(guard, ast.With):
+        given = [a.value if isinstance(a, ast.Starred) else a for a in manager.args]
+        return _any(_matches(error, a, frame) for a in given)
+    leave = "__aexit__" if isinstance(guard, ast.AsyncWith) else "__exit__"
+    known = any(maker is m and leave in made and _made(m) == made for m, made in _QUIET)
+    return False if known else None
+
+
+_LOOKED_UP = ("__new__", "__init__", "__exit__", "__aexit__")
+
+
+def _made(maker: object) -> dict[str, object]:
+    """What decides the manager a call of the class ``maker`` makes, and what its exit does:
+    the methods its call runs and its exits, as Python finds them (never run); for a
+    function of Python's own (``open``), the function. Read as proctor is imported, and again
+    as a ``with`` calls it: a class (or a base, or its metaclass) given other methods since is
+    not known."""
+    if not isinstance(maker, type):
+        return {"__exit__": maker}
+    found = {name: inspect.getattr_static(maker, name, None) for name in _LOOKED_UP}
+    found["call"] = inspect.getattr_static(type(maker), "__call__", None)
+    return {name: method for name, method in found.items() if method is not None}
+
+
+_QUIET: list[tuple[object, dict[str, object]]] = [
+    (maker, _made(maker))
+    for maker in (
+        open,  # (io.open: a file of io's own classes, which cannot be given other methods)
+        io.StringIO,
+        io.BytesIO,
+        contextlib.nullcontext,
+        contextlib.closing,
+        contextlib.redirect_stdout,
+        contextlib.redirect_stderr,
+        contextlib.chdir,
+        tempfile.TemporaryDirectory,
+        warnings.catch_warnings,
+    )
+]
+"""The makers of managers whose exit swallows nothing, with what they were as proctor was
+imported: each makes an instance of its own class (no subclass), whose exit returns None."""
+
+
+def _names(node: ast.expr) -> set[str]:
+    """The names a dotted name is read through (``contextlib.nullcontext``: both)."""
+    names = set()
+    while isinstance(node, ast.Attribute):
+        names.add(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        names.add(node.id)
+    return names
+
+
+def _rebinds(guard: ast.AST, names: set[str]) -> bool:
+    """Whether the code of ``guard`` (its managers, targets and body, the functions it
+    defines too) binds or deletes a name, or sets or deletes an attribute, spelt as one of
+    ``names`` (``open = ...``, ``del open``, ``import io as contextlib``,
+    ``contextlib.nullcontext = ...``), or imports every name of a module."""
+    return any(name in names or name == "*" for name in _bound(guard))
+
+
+def _bound(tree: ast.AST) -> Iterator[str]:
+    """The names bound, deleted or set as attributes in ``tree`` (``*`` for ``import *``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name | ast.Attribute) and not isinstance(node.ctx, ast.Load):
+            yield node.id if isinstance(node, ast.Name) else node.attr
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).split(".")[0]
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            yield node.rest
+        elif (
+            isinstance(node, (*_DEFS, ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name
+        ):
+            yield node.name
 
 
 def _matches(error: type[BaseException], node: ast.expr, frame: FrameType) -> bool | None:

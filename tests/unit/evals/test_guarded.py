@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import linecache
 import os
 import sys
+import tempfile
+import warnings
 from contextlib import suppress
 from types import FrameType
 from typing import Any
@@ -144,6 +147,106 @@ def test_a_with_of_contextlib_suppress_catches_what_it_names() -> None:
     with suppress(KeyError), contextlib.nullcontext(TypeError):
         found.append(_caught(TypeError, outer))
     assert found == [True, True, True, False]
+
+
+class _Ignoring:
+    """A manager of the file's own whose exit swallows what it was given."""
+
+    def __init__(self, *errors: type[BaseException]) -> None:
+        self.errors = errors
+
+    def __enter__(self) -> None: ...
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> bool:
+        return kind is not None and issubclass(kind, self.errors)
+
+    async def __aenter__(self) -> None: ...
+
+    async def __aexit__(self, kind: type[BaseException] | None, *rest: object) -> bool:
+        return self.__exit__(kind)
+
+
+class _Quiet(contextlib.nullcontext[None]):
+    def __exit__(self, *rest: object) -> bool:  # type: ignore[override]
+        return True
+
+
+def test_a_with_of_any_other_manager_may_catch() -> None:
+    """Its exit may swallow the refusal, and it is never run here to find out."""
+    outer = sys._getframe().f_back
+    ignoring, manager = _Ignoring(KeyError), _Ignoring(TypeError)
+    found: list[bool] = []
+    with _Ignoring(TypeError):
+        found.append(_caught(TypeError, outer))
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(suppress(TypeError))
+        found.append(_caught(TypeError, outer))
+    with manager:  # (not a call: what it is is not read)
+        found.append(_caught(TypeError, outer))
+    with _Quiet():  # (nullcontext's own class only)
+        found.append(_caught(TypeError, outer))
+    with ignoring:
+        found.append(_caught(TypeError, outer))
+    assert found == [True, True, True, True, True]
+    assert ignoring.errors == (KeyError,) and manager.errors == (TypeError,)
+
+
+def test_a_with_of_a_manager_known_not_to_swallow_catches_nothing(tmp_path: Any) -> None:
+    outer = sys._getframe().f_back
+    found: list[bool] = []
+    with open(__file__) as read, open(__file__, "rb", buffering=0) as raw:
+        found.append(_caught(TypeError, outer))
+    with contextlib.nullcontext(), io.StringIO(), contextlib.closing(read):
+        found.append(_caught(TypeError, outer))
+    with tempfile.TemporaryDirectory(), warnings.catch_warnings(), contextlib.chdir(tmp_path):
+        found.append(_caught(TypeError, outer))
+    with contextlib.redirect_stdout(None), contextlib.redirect_stderr(None), io.BytesIO():
+        found.append(_caught(TypeError, outer))
+    with contextlib.nullcontext(), _Ignoring(TypeError):  # (one that may is enough)
+        found.append(_caught(TypeError, outer))
+    assert found == [False, False, False, False, True]
+    assert raw.closed
+
+
+def test_a_known_manager_given_another_exit_or_named_again_in_the_with_may_catch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the ``with`` called is read from its names now: bound again in the ``with``, they
+    may name something else than they did; a class given another exit is not the one known."""
+    outer = sys._getframe().f_back
+    found: list[bool] = []
+    nothing = contextlib.nullcontext
+    with nothing():
+        found.append(_caught(TypeError, outer))
+    ignoring: Any = _Ignoring
+    with ignoring(TypeError):
+        ignoring = contextlib.nullcontext
+        found.append(_caught(TypeError, outer))
+    with contextlib.nullcontext():
+        contextlib.nullcontext = contextlib.nullcontext  # type: ignore[misc]
+        found.append(_caught(TypeError, outer))
+    monkeypatch.setattr(contextlib.nullcontext, "__exit__", _Quiet.__exit__)
+    with contextlib.nullcontext():
+        found.append(_caught(TypeError, outer))
+    assert found == [False, True, True, True]
+
+
+def test_an_async_with_may_catch_unless_its_manager_is_known_not_to() -> None:
+    outer = sys._getframe().f_back
+
+    async def made() -> list[bool]:
+        found: list[bool] = []
+        async with _Ignoring(TypeError):
+            found.append(_caught(TypeError, outer))
+        async with contextlib.nullcontext():
+            found.append(_caught(TypeError, outer))
+        return found
+
+    try:
+        made().send(None)
+    except StopIteration as stop:
+        found = stop.value
+    assert found == [True, False]
 
 
 def test_a_clause_whose_class_is_not_read_may_catch() -> None:
