@@ -289,7 +289,8 @@ def test_an_item_or_id_the_adapter_cannot_read_is_named_with_what_it_is() -> Non
     from mcp_types import CallToolResult, TextContent
 
     from proctor.addons.memory.adapter import ResultMapping
-    from proctor.addons.memory.client import MemoryServerError, result_ids
+    from proctor.addons.memory.client import MemoryServerError
+    from proctor.addons.memory.search_results import result_ids
 
     mapping = ResultMapping(source="text", path="results", id="id")
 
@@ -366,7 +367,8 @@ def test_a_list_the_mcp_sdk_sent_as_one_text_block_per_item_is_read_as_that_list
     from mcp_types import CallToolResult, TextContent
 
     from proctor.addons.memory.adapter import ResultMapping
-    from proctor.addons.memory.client import MemoryServerError, result_ids
+    from proctor.addons.memory.client import MemoryServerError
+    from proctor.addons.memory.search_results import result_ids
 
     mapping = ResultMapping(source="auto", path="", id="key")
 
@@ -401,7 +403,8 @@ def test_a_text_result_read_through_result_says_only_structured_content_has_that
     from mcp_types import CallToolResult, TextContent
 
     from proctor.addons.memory.adapter import ResultMapping
-    from proctor.addons.memory.client import MemoryServerError, result_ids
+    from proctor.addons.memory.client import MemoryServerError
+    from proctor.addons.memory.search_results import result_ids
 
     items = [{"id": "a"}, {"id": "b"}]
     reply = CallToolResult(

@@ -41,6 +41,6 @@ def test_a_result_without_the_path_says_what_it_has_there(
     data: object, path: str, said: str
 ) -> None:
     from proctor.addons.memory.adapter import ResultMapping
-    from proctor.addons.memory.client import _found_instead
+    from proctor.addons.memory.search_results import _found_instead
 
     assert _found_instead(data, ResultMapping(path=path, id="id")).startswith(said)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from proctor.addons.memory.client import server_log_tail, server_stderr_tail
+from proctor.addons.memory.server_stderr import server_log_tail, server_stderr_tail
 
 RICH_TRACEBACK = """\
 [12/06/26 11:44:53] ERROR    Error in tool 'find'              server.py:453

@@ -1,9 +1,10 @@
 """``proctor memory-eval``: score an MCP memory server on a planted dataset.
 
 The pieces, in the order a run uses them: :mod:`.dataset` (notes and queries), :mod:`.adapter`
-(how a server's tools map onto seeding and searching), :mod:`.client` (the MCP session),
-:mod:`.seeding` (fresh projects, seeded and queried), :mod:`.scoring` (pure retrieval scores) and
-:mod:`.report` (the record, its failures and exit code).
+(how a server's tools map onto seeding and searching), :mod:`.client` (the MCP session, with
+:mod:`.server_stderr` for what a server wrote to its stderr and :mod:`.search_results` for the note
+ids a search returned), :mod:`.seeding` (fresh projects, seeded and queried), :mod:`.scoring` (pure
+retrieval scores) and :mod:`.report` (the record, its failures and exit code).
 """
 
 from __future__ import annotations

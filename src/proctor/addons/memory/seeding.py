@@ -26,11 +26,10 @@ from proctor.addons.memory.client import (
     connection_closed,
     malformed,
     open_session,
-    result_ids,
-    server_log_tail,
-    server_stderr_tail,
 )
 from proctor.addons.memory.dataset import Dataset, Note
+from proctor.addons.memory.search_results import result_ids
+from proctor.addons.memory.server_stderr import server_log_tail, server_stderr_tail
 from proctor.addons.memory.stray import StrayNote
 from proctor.errors import ConfigError, ProctorError
 from proctor.util.files import temporary_folder
