@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from proctor.session import repeat_check
-from proctor.session.repeat_check import Comparison
+from proctor.session.repeat_comparison import Comparison
 from tests.conftest import CliResult, MakeCase, Run, run_cases
 
 PLAN = {

@@ -19,16 +19,15 @@ from proctor.models.process import (
 )
 from proctor.models.trajectory import ModelUsage
 from proctor.models.trial import EvaluatorResult, Timings, TrialRecord, TrialStatus
-from proctor.session.repeat_check import (
+from proctor.session.repeat_comparison import (
     EXCLUDED_PROCESS_FIELDS,
     MODEL_BACKED,
     Comparison,
     Presence,
-    RepeatCheck,
-    Repetition,
     compare_repetitions,
     model_backed_uses,
 )
+from proctor.session.repeat_result import RepeatCheck, Repetition
 
 BACKED = frozenset({"llm-judge"})
 Compare = Callable[..., Comparison]
