@@ -39,12 +39,17 @@ A read that finds the command ended says so at the head of its result, and in it
 (``BashOutput``: ``<status>completed</status>``, ``<exit_code>0</exit_code>``, ``<stdout>…``).
 Such a read is a later result of the call that started the task too
 (:func:`polled_result`); whichever of the read and the notification comes first settles it.
+
+:class:`BackgroundEnds` is the session parser's part that gives those later results as it reads.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from proctor.transcripts.builder import EventDict, ev
 
 NOTIFICATION = "<task-notification>"
 _BLOCK = re.compile(r"<task-notification>(.*?)(?:</task-notification>|$)", re.DOTALL)
@@ -140,3 +145,46 @@ def notified_results(text: Any, ts: Any) -> list[dict[str, Any]]:
         event.update(isError=ENDED[status], denied=False)
         events.append(event)
     return events
+
+
+class BackgroundEnds:
+    """The session parser's later results of the calls that started background tasks (a part
+    of :class:`~proctor.transcripts.claude.parser._Parser`, which sets the state below): from
+    a read of a task's state, or from a task's notification, once a call."""
+
+    out: Callable[[EventDict], None]
+    tasks: dict[str, str]
+    """The call that started each background task, by the task's id."""
+    polls: dict[str, str]
+    """The task each ``TaskOutput``/``BashOutput`` call reads, by the call's id."""
+    ended: set[str]
+    """The calls given a later result (how their background command ended)."""
+
+    if TYPE_CHECKING:
+
+        def typed(self, text: str, ts: Any) -> None: ...
+
+    def polled(self, poll_id: str, text: str, structured: Any, ts: Any) -> None:
+        """A read of a background task's state: when it found the task ended, the later
+        result of the call that started it (once)."""
+        task = self.polls.pop(poll_id)
+        started = self.tasks.get(task)
+        result = polled_result(started, text, structured, ts) if started else None
+        if result is not None:
+            del self.tasks[task]
+            self.later(result, ts)
+
+    def later(self, result: dict[str, Any], ts: Any) -> None:
+        """A call's later result (how its background command ended), unless it has one: a read
+        and a notification of the same end give it one."""
+        if result["id"] not in self.ended:
+            self.ended.add(result["id"])
+            self.out(result if ts is not None else ev(**result))
+
+    def queued(self, text: str | None, mode: Any, ts: Any) -> None:
+        """Task notifications, each the later result of the call that started the task when it
+        says how the task ended, or a prompt typed while a turn ran."""
+        if text and mode == "prompt" and NOTIFICATION not in text:
+            self.typed(text, ts)
+        for result in notified_results(text, ts):
+            self.later(result, ts)

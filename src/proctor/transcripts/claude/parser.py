@@ -17,14 +17,16 @@ deduplicated across all files: the exact (message.id, requestId) key first, then
 when either copy is a sidechain (``/btw`` asides replay parent messages under a new requestId),
 and a main-file copy always wins over a sidechain copy.
 
-Token usage is counted once per response by :mod:`.usage`, which also has
-:func:`claude_usage_totals`, the same totals without building events. Events, coverage and
-usage rows go through the shared :class:`~proctor.transcripts.builder.TrajectoryBuilder`.
+The parser's parts that are their own matter are in their modules, as classes it is made of:
+the placing of subagent files (:class:`~.subagents.SubagentPlacing`), the later results of
+background tasks (:class:`~.background.BackgroundEnds`), and token usage counted once per
+response (:class:`~.usage.UsageCounting`; :mod:`.usage` also has :func:`claude_usage_totals`,
+the same totals without building events). Events, coverage and usage rows go through the
+shared :class:`~proctor.transcripts.builder.TrajectoryBuilder`.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,15 +42,12 @@ from proctor.transcripts.builder import (
     PlainTrajectory,
     StartHook,
     TrajectoryBuilder,
-    UsageRow,
     ev,
     result_text,
-    token_count,
 )
 from proctor.transcripts.claude.background import (
     NOTIFICATION,
-    notified_results,
-    polled_result,
+    BackgroundEnds,
     polled_task,
     prompt_text,
     started_in_background,
@@ -58,23 +57,11 @@ from proctor.transcripts.claude.records import (
     INTERRUPTED,
     LOCAL_COMMAND,
     NO_RESPONSE,
-    USAGE_COUNTS,
     USER_REJECTED,
     hook_event,
-    hour_counts,
-    hour_writes,
-    response_digest,
-    usage_model,
 )
-from proctor.transcripts.claude.subagents import (
-    cut_after,
-    launched,
-    merge_by_time,
-    named_in,
-    placing_time,
-    subagent_id,
-)
-from proctor.transcripts.claude.usage import UsageDedup
+from proctor.transcripts.claude.subagents import SubagentPlacing, subagent_id
+from proctor.transcripts.claude.usage import UsageCounting, UsageDedup
 from proctor.transcripts.kinds import (
     chosen_answers,
     claude_call_files,
@@ -84,7 +71,7 @@ from proctor.transcripts.kinds import (
 from proctor.transcripts.lines import decode_line, fast_loads, file_lines, head_cwd, line_text
 
 
-class _Parser:
+class _Parser(SubagentPlacing, BackgroundEnds, UsageCounting):
     """One pass over a session's records, emitting event dicts in trajectory order into a
     :class:`TrajectoryBuilder` (which, given a sink, hands them on as the parse goes)."""
 
@@ -111,36 +98,25 @@ class _Parser:
         self.seen_uuids: set[int] = set()
         """Hashes of the uuids of the records processed (a few dozen bytes each)."""
         self.waiting: dict[str, list[dict[str, Any]]] = {}
-        self.dedup = UsageDedup()
-        self.ids: dict[Hashable, int] | None = None
-        """Each counted response's ids as their digest (:func:`response_digest`), when asked for
-        (history replay)."""
+        """Records held back until their parent comes, by the parent's uuid."""
         self.questions: dict[str, list[str]] = {}
         """The question calls' questions' texts, in order, by the call's id (each question
         has its own ``question`` and ``answer`` events)."""
-        self.tasks: dict[str, str] = {}
-        """The call that started each background task, by the task's id."""
-        self.polls: dict[str, str] = {}
-        """The task each ``TaskOutput``/``BashOutput`` call reads, by the call's id."""
-        self.ended: set[str] = set()
-        """The calls given a later result (how their background command ended)."""
-        self.subagents: dict[str, Path] = {subagent_id(p): p for p in subagents}
-        """Subagent files not parsed yet, by agent id."""
-        self.held_sink: EventSink | None = None
-        """The sink, held back while a session with subagent files is parsed: a subagent
-        that ran in the background is merged by time at the end (see :meth:`close`)."""
-        if self.subagents and sink is not None:
-            self.held_sink, self.builder.sink = sink, None
-        self.agent_calls: set[str] = set()
-        """The ``Agent`` calls made while a subagent file was still to place: only a result of
-        one is read for the subagent its text names (see :meth:`named_subagent`)."""
         self.shells: set[Any] = set()
         """The shell calls' ids: a reader for a measure keeps their results' output."""
-        self.launched: set[str] = set()
-        """The subagents launched in the background: merged by time, never placed."""
-        self.resumed: list[list[Any]] = []
-        """The events of subagents that went on after the result of the call that ran them
-        (resumed by a ``SendMessage``), merged by time at the end (see :meth:`place`)."""
+        # The state of the parser's parts, documented in each part's class.
+        self.dedup = UsageDedup()  # UsageCounting's
+        self.ids = None
+        self.tasks = {}  # BackgroundEnds'
+        self.polls = {}
+        self.ended = set()
+        self.subagents = {subagent_id(p): p for p in subagents}  # SubagentPlacing's
+        self.held_sink = None
+        if self.subagents and sink is not None:
+            self.held_sink, self.builder.sink = sink, None
+        self.agent_calls = set()
+        self.launched = set()
+        self.resumed = []
         # The methods as functions (called with the parser): bound methods would hold the
         # parser in a reference cycle, and a replay's thousands of parsers, each with its
         # session's records, would then wait for the collector instead of going at once.
@@ -236,36 +212,6 @@ class _Parser:
                 self.process(record)
                 self.builder.maybe_drain()
 
-    def subagent(self, agent: str) -> None:
-        """Parse subagent file ``agent`` here, its events marked as a sidechain."""
-        path = self.subagents.pop(agent)
-        builder = self.builder
-        outer, outer_waiting = builder.sidechain, self.waiting
-        builder.sidechain, self.waiting = True, {}
-        try:
-            self.feed_file(path)
-            self.flush_waiting()  # its records whose parent never came: still the subagent's
-        finally:
-            builder.sidechain, self.waiting = outer, outer_waiting
-
-    def placed(self, agent: str, structured: Any, ts: Any) -> None:
-        """Subagent file ``agent``, which the result (at time ``ts``) of the call that ran it
-        names, parsed just before that result (see :mod:`.subagents`); its events after that
-        time are merged by time at the end, and all of one launched in the background."""
-        if agent in self.launched or launched(structured):
-            self.launched.add(agent)
-            return
-        start = len(self.pending)
-        at = placing_time(ts, self.pending)
-        self.subagent(agent)
-        later = cut_after(self.pending, start, at) if at is not None else None
-        if later:
-            self.resumed.append(later)
-
-    def named_subagent(self, output: str) -> str | None:
-        """The subagent file that a result's text names (see :func:`.subagents.named_in`)."""
-        return named_in(output, self.subagents, self.launched)
-
     def user(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         message = record.get("message") or {}
@@ -336,24 +282,6 @@ class _Parser:
         answers = structured.get("answers") if isinstance(structured, dict) else None
         for given in chosen_answers(asked, answers):
             self.out(ev(type="answer", ts=ts, id=tool_id, text=given or output))
-
-    def polled(self, poll_id: str, text: str, structured: Any, ts: Any) -> None:
-        """A read of a background task's state (see
-        :mod:`proctor.transcripts.claude.background`): when it found the task ended, the later
-        result of the call that started it (once)."""
-        task = self.polls.pop(poll_id)
-        started = self.tasks.get(task)
-        result = polled_result(started, text, structured, ts) if started else None
-        if result is not None:
-            del self.tasks[task]
-            self.later(result, ts)
-
-    def later(self, result: dict[str, Any], ts: Any) -> None:
-        """A call's later result (how its background command ended), unless it has one: a read
-        and a notification of the same end give it one."""
-        if result["id"] not in self.ended:
-            self.ended.add(result["id"])
-            self.out(result if ts is not None else ev(**result))
 
     def typed(self, text: str, ts: Any) -> None:
         """A user line's text: a message, a command the CLI ran itself (``LOCAL_COMMAND``), or
@@ -442,41 +370,6 @@ class _Parser:
         self.shells.add(tool_id)
         return cwd if cwd != self.cwd and isinstance(cwd, str) and cwd else None
 
-    def count_usage(
-        self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
-    ) -> None:
-        inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
-        hour = hour_writes(usage.get("cache_creation"), write)
-        speed, geo = usage.get("speed"), usage.get("inference_geo")
-        model = usage_model(str(message.get("model")), speed, geo)
-        row = (sys.intern(model), inp, out, read, write, hour)
-        self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
-        if (creation := usage.get("cache_creation")) is not None:  # the hour's writes too
-            self.builder.check_counts(*hour_counts(creation), ts, str(message.get("id")))
-        final = message.get("stop_reason") is not None
-        side = bool(record.get("isSidechain"))
-        ids = (str(message.get("id")), record.get("requestId"))
-        key = self.counted(*ids, final, side, row, speed is not None)
-        if key is not None:
-            # A better line for a response already counted takes its row; its event keeps its
-            # first place (and, once a streaming parse has handed it on, its first numbers).
-            self.builder.usage(row, ts, key)
-
-    def counted(
-        self, message_id: str, request_id: Any, final: bool, side: bool, row: UsageRow, speed: bool
-    ) -> Hashable | None:
-        """One line of a model response offered to the count (ccusage's rules, across every
-        file of the session): the key of the response whose usage row it sets, or None when
-        another line of the response counts instead. ``side``: the line says it is a
-        sidechain's (a subagent file's lines are)."""
-        _, inp, out, read, write, _ = row
-        side = side or self.builder.sidechain
-        total = inp + out + read + write
-        key, keep, new = self.dedup.offer(message_id, request_id, final, total, side, speed)
-        if new and self.ids is not None:
-            self.ids[key] = response_digest(message_id, request_id)
-        return key if keep else None
-
     def system(self, record: dict[str, Any]) -> None:
         ts = record.get("timestamp")
         subtype = record.get("subtype")
@@ -510,14 +403,6 @@ class _Parser:
         elif atype == "queued_command":  # a task's end, or a prompt typed while a turn ran
             self.queued(prompt_text(att.get("prompt")), att.get("commandMode"), ts)
 
-    def queued(self, text: str | None, mode: Any, ts: Any) -> None:
-        """Task notifications, each the later result of the call that started the task when it
-        says how the task ended (see :mod:`.background`), or a prompt typed while a turn ran."""
-        if text and mode == "prompt" and NOTIFICATION not in text:
-            self.typed(text, ts)
-        for result in notified_results(text, ts):
-            self.later(result, ts)
-
     def finish(self) -> Trajectory:
         """Everything after the last line: held-back records, subagent files no call named,
         the rest of the window; the trajectory's events are the ones not given to a sink."""
@@ -527,15 +412,7 @@ class _Parser:
         """The records held back and the subagent files no call named, parsed: the builder,
         ready to finish."""
         self.flush_waiting()
-        starts = []
-        while self.subagents:  # a nested one may be parsed (and removed) by its caller
-            starts.append(len(self.pending))
-            self.subagent(next(iter(self.subagents)))
-        if starts or self.resumed:  # each in time order among the session's events
-            merge_by_time(self.pending, starts, self.resumed)
-            self.resumed = []
-        if self.held_sink is not None:
-            self.builder.sink, self.held_sink = self.held_sink, None
+        self.place_rest()
         self.builder.coverage.lines = self.lines
         return self.builder
 

@@ -10,6 +10,9 @@ events in time order once every file is read: one launched in the background (se
 ``SendMessage``; see :func:`cut_after`), and a file no call names. Times are compared as
 :func:`~proctor.transcripts.builder.time_key` writes them, whatever offset or precision the
 file gives.
+
+:class:`SubagentPlacing` is the session parser's part that does this as it reads; the functions
+here are what it (and the measure's reader) decide with.
 """
 
 from __future__ import annotations
@@ -18,9 +21,17 @@ import itertools
 import re
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from proctor.transcripts.builder import WINDOW, in_time_order, time_key, time_of
+from proctor.transcripts.builder import (
+    WINDOW,
+    EventDict,
+    EventSink,
+    TrajectoryBuilder,
+    in_time_order,
+    time_key,
+    time_of,
+)
 
 _NAMED = re.compile(r"\bagentId: ([\w-]+)")
 """How an ``Agent`` call's result names the subagent that ran (its file is ``agent-<id>``)."""
@@ -79,3 +90,75 @@ def merge_by_time(pending: list[Any], starts: Sequence[int], later: Sequence[lis
     bounds = [0, *starts, len(pending)]
     runs = [pending[a:b] for a, b in itertools.pairwise(bounds)]
     pending[:] = in_time_order([*runs, *later])
+
+
+class SubagentPlacing:
+    """The session parser's placing of its subagent files (a part of
+    :class:`~proctor.transcripts.claude.parser._Parser`, which sets the state below): each
+    file parsed just before the result that names it, or merged by time at the end."""
+
+    builder: TrajectoryBuilder
+    pending: list[EventDict]
+    waiting: dict[str, list[dict[str, Any]]]
+    subagents: dict[str, Path]
+    """Subagent files not parsed yet, by agent id."""
+    held_sink: EventSink | None
+    """The sink, held back while a session with subagent files is parsed: a subagent
+    that ran in the background is merged by time at the end (see :meth:`place_rest`)."""
+    agent_calls: set[str]
+    """The ``Agent`` calls made while a subagent file was still to place: only a result of
+    one is read for the subagent its text names (see :meth:`named_subagent`)."""
+    launched: set[str]
+    """The subagents launched in the background: merged by time, never placed."""
+    resumed: list[list[Any]]
+    """The events of subagents that went on after the result of the call that ran them
+    (resumed by a ``SendMessage``), merged by time at the end (see :meth:`placed`)."""
+
+    if TYPE_CHECKING:
+
+        def feed_file(self, path: str | Path) -> None: ...
+
+        def flush_waiting(self) -> None: ...
+
+    def subagent(self, agent: str) -> None:
+        """Parse subagent file ``agent`` here, its events marked as a sidechain."""
+        path = self.subagents.pop(agent)
+        builder = self.builder
+        outer, outer_waiting = builder.sidechain, self.waiting
+        builder.sidechain, self.waiting = True, {}
+        try:
+            self.feed_file(path)
+            self.flush_waiting()  # its records whose parent never came: still the subagent's
+        finally:
+            builder.sidechain, self.waiting = outer, outer_waiting
+
+    def placed(self, agent: str, structured: Any, ts: Any) -> None:
+        """Subagent file ``agent``, which the result (at time ``ts``) of the call that ran it
+        names, parsed just before that result; its events after that time are merged by time
+        at the end, and all of one launched in the background."""
+        if agent in self.launched or launched(structured):
+            self.launched.add(agent)
+            return
+        start = len(self.pending)
+        at = placing_time(ts, self.pending)
+        self.subagent(agent)
+        later = cut_after(self.pending, start, at) if at is not None else None
+        if later:
+            self.resumed.append(later)
+
+    def named_subagent(self, output: str) -> str | None:
+        """The subagent file that a result's text names (see :func:`named_in`)."""
+        return named_in(output, self.subagents, self.launched)
+
+    def place_rest(self) -> None:
+        """The subagent files no call named, parsed, and they and the events merged by time
+        put in time order among the session's; the sink held back given back."""
+        starts = []
+        while self.subagents:  # a nested one may be parsed (and removed) by its caller
+            starts.append(len(self.pending))
+            self.subagent(next(iter(self.subagents)))
+        if starts or self.resumed:  # each in time order among the session's events
+            merge_by_time(self.pending, starts, self.resumed)
+            self.resumed = []
+        if self.held_sink is not None:
+            self.builder.sink, self.held_sink = self.held_sink, None

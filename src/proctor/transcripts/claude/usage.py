@@ -4,19 +4,26 @@ Assistant lines carry one content block each and repeat ``message.id``/``request
 :class:`UsageDedup` keeps one usage per response across every file of a session (ccusage's
 rules), which both the full parser and :func:`claude_usage_totals` use.
 :func:`claude_usage_totals` computes the full parse's token totals without building events, for
-large stores: it decodes only lines that can carry usage.
+large stores: it decodes only lines that can carry usage. :class:`UsageCounting` is the session
+parser's part that counts a line's usage.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from pathlib import Path
 from typing import Any
 
 from proctor.models.trajectory import ModelUsage, usage_by_model
-from proctor.transcripts.builder import UsageRow, token_count
-from proctor.transcripts.claude.records import USAGE_COUNTS, hour_writes, usage_model
+from proctor.transcripts.builder import TrajectoryBuilder, UsageRow, token_count
+from proctor.transcripts.claude.records import (
+    USAGE_COUNTS,
+    hour_counts,
+    hour_writes,
+    response_digest,
+    usage_model,
+)
 from proctor.transcripts.lines import decode_line
 
 UsageKey = int
@@ -85,6 +92,53 @@ class UsageDedup:
         state[key] = (final, total, side, speed)
         self.first_key.setdefault(hash(message_id), key)
         return key, True, existing is None
+
+
+class UsageCounting:
+    """The session parser's count of an assistant line's usage (a part of
+    :class:`~proctor.transcripts.claude.parser._Parser`, which sets the state below): its
+    numbers checked, offered to the count, and kept as its response's row when they count."""
+
+    builder: TrajectoryBuilder
+    dedup: UsageDedup
+    ids: dict[Hashable, int] | None
+    """Each counted response's ids as their digest (:func:`response_digest`), when asked for
+    (history replay)."""
+
+    def count_usage(
+        self, record: dict[str, Any], message: dict[str, Any], usage: dict[str, Any], ts: Any
+    ) -> None:
+        inp, out, read, write = map(token_count, map(usage.get, USAGE_COUNTS))
+        hour = hour_writes(usage.get("cache_creation"), write)
+        speed, geo = usage.get("speed"), usage.get("inference_geo")
+        model = usage_model(str(message.get("model")), speed, geo)
+        row = (sys.intern(model), inp, out, read, write, hour)
+        self.builder.check_counts(usage, USAGE_COUNTS, ts, str(message.get("id")))
+        if (creation := usage.get("cache_creation")) is not None:  # the hour's writes too
+            self.builder.check_counts(*hour_counts(creation), ts, str(message.get("id")))
+        final = message.get("stop_reason") is not None
+        side = bool(record.get("isSidechain"))
+        ids = (str(message.get("id")), record.get("requestId"))
+        key = self.counted(*ids, final, side, row, speed is not None)
+        if key is not None:
+            # A better line for a response already counted takes its row; its event keeps its
+            # first place (and, once a streaming parse has handed it on, its first numbers).
+            self.builder.usage(row, ts, key)
+
+    def counted(
+        self, message_id: str, request_id: Any, final: bool, side: bool, row: UsageRow, speed: bool
+    ) -> Hashable | None:
+        """One line of a model response offered to the count (ccusage's rules, across every
+        file of the session): the key of the response whose usage row it sets, or None when
+        another line of the response counts instead. ``side``: the line says it is a
+        sidechain's (a subagent file's lines are)."""
+        _, inp, out, read, write, _ = row
+        side = side or self.builder.sidechain
+        total = inp + out + read + write
+        key, keep, new = self.dedup.offer(message_id, request_id, final, total, side, speed)
+        if new and self.ids is not None:
+            self.ids[key] = response_digest(message_id, request_id)
+        return key if keep else None
 
 
 def _lines_with_usage(path: Path) -> Iterable[bytes]:
