@@ -9,9 +9,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import MakeCase
+from tests.integration.test_by_hand import CASE as BY_HAND
+from tests.integration.test_by_hand import drive_by_hand
 
 GONE = (
     "proctor: error: the current folder no longer exists (removed while this shell was in "
@@ -52,6 +57,9 @@ CASE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "fix-a-bug"
         ("run", "--source", str(CASE), "--out", "results"),
         ("run", "--source", "../fix-a-bug", "--out", "TMP/results"),
         ("validate",),
+        ("validate", "--source", str(CASE)),
+        ("prepare", "fix-a-bug"),
+        ("prepare", str(CASE), "--agent", "scripted"),
         ("findings",),
         ("eval",),
         ("audit",),
@@ -167,3 +175,94 @@ def test_a_run_started_there_is_resumed_from_any_folder_and_from_a_removed_one(
     assert "Traceback" not in resumed.stderr
     assert resumed.returncode == 0, resumed.stderr
     assert record.is_file()
+
+
+def _manifest(tmp_path: Path, make_case: MakeCase) -> list[str]:
+    """``run --manifest`` of a plan-repeats manifest, its source whole, its results folder
+    ``--config``'s whole ``out``."""
+    make_case("t1", config={"conditions": {"baseline": {}, "treatment": {}}}, plan=PLAN)
+    manifest = tmp_path / "repeats.json"
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    subprocess.run(
+        [sys.executable, "-m", "proctor", "plan-repeats", "--goal-labels", str(labels),
+         "--pairs", "1", "--output", str(manifest)],
+        check=True, capture_output=True, cwd=tmp_path,
+    )  # fmt: skip
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"out": str(tmp_path / "results")}))
+    return ["run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+            "--config", str(config)]  # fmt: skip
+
+
+def _validate(tmp_path: Path, make_case: MakeCase) -> list[str]:
+    """``validate`` of a whole source, its results folder ``--config``'s whole ``out``."""
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"out": str(tmp_path / "results")}))
+    return ["validate", "--source", str(CASE), "--config", str(config)]
+
+
+def _eval(tmp_path: Path, make_case: MakeCase) -> list[str]:
+    """``eval`` of a whole project folder, into a whole ``--out``."""
+    evals = tmp_path / "proj" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "a.eval.py").write_text(EVAL)
+    (evals / "evals.config.py").write_text(
+        "from proctor.evals import define_eval_config\n"
+        "config = define_eval_config(max_concurrency=1)\n"
+    )
+    return ["eval", "--dir", str(evals.parent), "--no-stream", "--out", str(tmp_path / "results")]
+
+
+PLAN = {"turns": [{"say": "hi"}]}
+EVAL = """from proctor.evals import define_eval
+async def test(t):
+    (await t.send("hi")).expect_ok()
+eval = define_eval(test=test, timeout_ms=120000, plan={"turns": [{"say": "hello"}]})
+"""
+
+
+@pytest.mark.parametrize(
+    "given", [_manifest, _validate, _eval], ids=["manifest", "validate", "eval"]
+)
+def test_another_command_given_every_path_whole_works_there(
+    tmp_path: Path, make_case: MakeCase, given: Callable[[Path, MakeCase], list[str]]
+) -> None:
+    """``run --manifest``, ``validate`` and ``eval`` read no ``./proctor.json`` where there
+    is no folder, and the runs they make record none (``run.json``'s ``cwd`` null)."""
+    ran = _from_removed_folder(tmp_path, *given(tmp_path, make_case))
+    assert "Traceback" not in ran.stderr
+    assert ran.returncode == 0, ran.stderr
+    runs = list((tmp_path / "results").glob("**/run-*/run.json"))
+    assert runs or given is _validate  # (validate runs nothing)
+    for manifest in runs:
+        assert json.loads(manifest.read_text())["cwd"] is None, manifest
+
+
+def test_a_session_by_hand_is_prepared_and_recorded_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prepare`` and ``record`` of a case given as its folder, into a whole ``--out``: its
+    ``--source .`` unread, the case folder is the source they record, and no folder the
+    recording was started in."""
+    config_dir = tmp_path / "claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = _from_removed_folder(
+        tmp_path, "prepare", str(BY_HAND), "--agent", "claude-code", "--out", str(out)
+    )
+    assert prepared.returncode == 0, prepared.stderr
+    session = json.loads(prepared.stdout)
+    workspace = Path(session["workingDirectory"])
+    prompt = Path(session["promptFile"]).read_text().strip()
+    drive_by_hand(workspace, prompt, config_dir, tmp_path / "steps.json")
+    recorded = _from_removed_folder(
+        tmp_path, "record", str(BY_HAND), "--workspace", str(workspace), "--agent",
+        "claude-code", "--out", str(out),
+    )  # fmt: skip
+    assert "Traceback" not in recorded.stderr
+    assert recorded.returncode == 0, recorded.stderr
+    (run,) = out.glob("run-*")
+    manifest = json.loads((run / "run.json").read_text())
+    assert manifest["cwd"] is None, manifest
+    assert manifest["source"] == os.path.realpath(BY_HAND), manifest

@@ -83,14 +83,21 @@ def _stopped_junit(junit: Path | None, path: Path, code: int, reason: str) -> No
 def results_base(config: Path | None, overrides: CliOverrides) -> Path:
     """The results directory the pairs' folders go under: ``--out``, else the configuration
     file's ``out`` (``--config``, else ``./proctor.json``), else ``proctor-results``, as for
-    a plain run."""
+    a plain run (where the current folder is gone, one of them whole, or the sentence
+    :data:`~proctor.paths.CURRENT_FOLDER_GONE`)."""
     from proctor.models.config import DEFAULT_OUT
     from proctor.models.loading import load_top_config
+    from proctor.paths import current_folder, read_against
 
+    here = current_folder()  # None: gone, no ./proctor.json read
     if overrides.out:
-        return Path(overrides.out)
-    top, _ = load_top_config(config, Path.cwd())
-    return Path(top.out or DEFAULT_OUT)
+        base = Path(overrides.out)
+    else:
+        top, _ = load_top_config(config, here)
+        base = Path(top.out or DEFAULT_OUT)
+    if here is None:  # a relative one names nothing there: refused (CURRENT_FOLDER_GONE)
+        read_against(None, base)
+    return base
 
 
 def _run_pairs(

@@ -109,6 +109,7 @@ def command(
     """
     from proctor.errors import ConfigError
     from proctor.models.config import CliOverrides
+    from proctor.paths import current_folder
     from proctor.plan.checks import (
         check_out_outside_cases,
         preflight_problems,
@@ -117,6 +118,7 @@ def command(
     )
     from proctor.plan.resolve import load_run_plan
 
+    here = current_folder()  # None: gone (whole paths only, no ./proctor.json nor ./.env)
     overrides = CliOverrides(
         source_root=str(source_root) if source_root else None,
         agents=list(agents),
@@ -134,7 +136,7 @@ def command(
     )
     problems: list[str] = []
     others: list[str] = []  # a case --case or --tag leaves out, whose problem run warns about
-    plan = load_run_plan(source, config, overrides, Path.cwd(), problems, others=others)
+    plan = load_run_plan(source, config, overrides, here, problems, others=others)
     for folder, what in (
         (plan.out, "the results directory"),
         (Path(tempfile.gettempdir()), "the temporary folder (scratch homes)"),
@@ -171,7 +173,7 @@ def command(
         from proctor.llm.keycheck import KeysRefused
 
         try:
-            keys_said = check_role_keys(plan.trials, Path.cwd(), warn, before_run=False)
+            keys_said = check_role_keys(plan.trials, here, warn, before_run=False)
         except KeysRefused as exc:
             # The providers that took their keys are said too, beside the one that refused.
             keys_tried, keys_said = True, exc.answered

@@ -54,7 +54,7 @@ from proctor.models.trial import (
     TranscriptInfo,
     TrialRecord,
 )
-from proctor.paths import RunPaths, TrialPaths, started_path
+from proctor.paths import RunPaths, TrialPaths, current_folder, read_against
 from proctor.plan.checks import check_out_outside_cases
 from proctor.plan.records import resolved_record
 from proctor.session import journal
@@ -67,7 +67,7 @@ from proctor.session.handover import (
     scrub_session,
     write_private_json,
 )
-from proctor.session.one_case import plan_one
+from proctor.session.one_case import plan_one, session_source
 from proctor.session.recorded import (
     PROMPT_DIGEST,
     as_prepared,
@@ -166,7 +166,7 @@ def prepare_session(
 ) -> dict[str, Any]:
     """Make the prepared session; what ``proctor prepare`` prints. ``out`` None: the results
     folder a run takes (``proctor.json``'s ``out``, else ``./proctor-results``)."""
-    plan, spec = plan_one(case, condition, source, config, agent)
+    plan, spec = plan_one(case, condition, source, config, agent, out)
     out = out if out is not None else plan.out
     check_out_outside_cases(out, plan.cases)  # the workspace would be copied into itself
     given, out = out, out.resolve()  # the person works elsewhere: every path printed is absolute
@@ -204,7 +204,7 @@ def prepare_session(
         "name": spec.case.name,
         "condition": condition,
         "agent": agent,
-        "source": str(source.resolve()),
+        "source": str(session_source(case, source)),
         "config": str(config) if config else None,
         "preparedAt": now_iso(),
         PROMPT_DIGEST: prompt_digest(handed),
@@ -334,7 +334,7 @@ def record_session(
         refuse_recorded_again(prepared, workspace)
     condition = as_prepared("--condition", condition, prepared, "condition", "default")
     agent = as_prepared("--agent", agent, prepared, "agent", "claude-code")
-    plan, spec = plan_one(case, condition, source, config, agent)
+    plan, spec = plan_one(case, condition, source, config, agent, out)
     # Absolute: evaluators run from the case folder, and are given the trial's paths. Not
     # given: the results folder a run takes (proctor.json's out, else ./proctor-results).
     out = Path(os.path.abspath(out if out is not None else plan.out))
@@ -354,6 +354,7 @@ def record_session(
     # The agent's own report is read before the run folder is made: a bad one leaves nothing
     # behind (a run folder without its trial reads as an interrupted run).
     reported = _json_report(result_json) if result_json is not None else None
+    here = current_folder()
     paths = new_run_paths(out)
     # Named in the journal before run.json is written, as a run is: a reader never takes the
     # recording, while its evaluators run, for a run that was killed.
@@ -364,12 +365,12 @@ def record_session(
         started_at=now_iso(),
         argv=["proctor", "record", case],
         host=HostInfo(),
-        source=started_path(Path.cwd(), source),
-        cwd=str(Path.cwd()),
+        source=str(session_source(case, source)),
+        cwd=str(here) if here is not None else None,  # (None: gone, every path whole)
         trials_planned=1,
         # The findings' suite: the one a run of the case names (a case given as a folder
         # belongs to the folder that holds it, not to --source).
-        suite=source_suite(Path.cwd() / (case if Path(case).is_dir() else source), out),
+        suite=source_suite(read_against(here, Path(case) if Path(case).is_dir() else source), out),
     )
     write_record(paths.run_json, manifest)
     write_json(paths.config_json, config_record(plan))

@@ -12,6 +12,7 @@ from proctor.errors import ConfigError
 from proctor.models.case import SkippedCase
 from proctor.models.config import CliOverrides
 from proctor.models.plan import RunPlan, TrialSpec
+from proctor.paths import current_folder, read_against
 from proctor.plan.resolve import load_run_plan
 from proctor.session.start import warn
 from proctor.util.json_shown import WHOLE, json_text
@@ -26,13 +27,23 @@ def _refuse_skipped(skipped: list[SkippedCase], name: str) -> None:
 
 
 def plan_one(
-    case: str, condition: str, source: Path, config: Path | None, agent: str
+    case: str,
+    condition: str,
+    source: Path,
+    config: Path | None,
+    agent: str,
+    out: Path | None = None,
 ) -> tuple[RunPlan, TrialSpec]:
     """The plan of one case × agent × condition, the case named by its folder or by name (or
-    task id) under ``source``; a blank one is refused (``""`` would be the current folder)."""
+    task id) under ``source``; a blank one is refused (``""`` would be the current folder).
+    ``out``: the results folder given (None: ``proctor.json``'s ``out``, else
+    ``./proctor-results``). Where the current folder is gone, every path read must be whole
+    (``source`` unless the case is given as its folder, the results folder): no
+    ``./proctor.json`` nor ``./.env`` is read."""
     for what, given in (("CASE", case), ("--condition", condition), ("--agent", agent)):
         if not given.strip():
             raise ConfigError(f"{what} {json_text(given)}: expected a value, not a blank one")
+    here = current_folder()  # None: gone (whole paths only, no ./proctor.json nor ./.env)
     folder = Path(case)
     if not folder.is_dir() and ("/" in case or case.startswith(".")):
         raise ConfigError(f"{case}: no such case folder")  # a path, not a name to look up
@@ -40,6 +51,8 @@ def plan_one(
     if not names and is_case_folder(folder):
         _refuse_skipped(discover_cases(folder).skipped, folder.name)
     if names:
+        if here is None:  # a relative --source names nothing there: refused
+            read_against(None, source)
         others: list[str] = []  # another case's problem is no reason to refuse this one
         try:
             discovery = discover_cases(source, problems=others)
@@ -68,8 +81,26 @@ def plan_one(
         chosen_source = found.source.file if found.source and found.source.prefix else found.path
         for said in others:
             warn(f"another case under {source} is not read: {said}")
-    cli = CliOverrides(agents=[agent], cases=names, conditions=[condition], repeats=1)
-    plan = load_run_plan(chosen_source, config, cli, Path.cwd())
+    cli = CliOverrides(
+        agents=[agent],
+        cases=names,
+        conditions=[condition],
+        repeats=1,
+        out=str(out) if out is not None else None,
+    )
+    plan = load_run_plan(chosen_source, config, cli, here)
     if not plan.trials:
         raise ConfigError(f"{case}: no such case (with condition '{condition}') under {source}")
     return plan, plan.trials[0]
+
+
+def session_source(case: str, source: Path) -> Path:
+    """The ``--source`` a session of ``case`` records, whole: ``source`` read against the
+    current folder; where that folder is gone and the case is given as its folder (``source``
+    unread, ``--source .`` by default), the case folder, as ``run --source CASE`` records
+    it. A relative ``source`` there raises ``getcwd``'s error (see
+    :func:`~proctor.paths.read_against`)."""
+    here = current_folder()
+    if here is None and not source.is_absolute() and Path(case).is_absolute():
+        return Path(os.path.realpath(case))  # (a relative case names no folder there)
+    return Path(os.path.realpath(read_against(here, source)))
