@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import MakeCase
+from tests.conftest import MakeCase, closed_port
 from tests.integration.test_by_hand import CASE as BY_HAND
 from tests.integration.test_by_hand import drive_by_hand
 
@@ -266,3 +267,16 @@ def test_a_session_by_hand_is_prepared_and_recorded_there(
     manifest = json.loads((run / "run.json").read_text())
     assert manifest["cwd"] is None, manifest
     assert manifest["source"] == os.path.realpath(BY_HAND), manifest
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_agents_install_runs_npm_there(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``agents install --dir ABS`` needs no current folder: npm runs in the install folder
+    instead, and says what it says anywhere (here: a registry nobody listens on)."""
+    with closed_port() as port:
+        monkeypatch.setenv("npm_config_registry", f"http://127.0.0.1:{port}/")
+        monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
+        ran = _from_removed_folder(tmp_path, "agents", "install", "--dir", str(tmp_path / "a"))
+    assert ran.returncode == 2, ran.stderr
+    assert "Traceback" not in ran.stderr and "cd to a folder" not in ran.stderr, ran.stderr
+    assert f"npm could not reach the registry http://127.0.0.1:{port}/" in ran.stderr

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from proctor.agents.spec import ACP_PINS, npm_specs
 from proctor.errors import AgentError
+from proctor.paths import current_folder
 from proctor.util.cutting import masked_tail, output_tail
 from proctor.util.masking import credentials_masked, mask
 from proctor.util.processes import run_captured
@@ -106,6 +107,16 @@ def _remove_if_empty(folders: list[Path]) -> None:
             return
 
 
+def _npm_cwd(folder: Path) -> Path:
+    """The folder npm runs in: the current one (whose ``.npmrc`` npm reads, as it would run
+    there), else, that one gone (removed while a shell was in it), the install folder or the
+    nearest folder above it that is there (none holds a project's ``.npmrc``)."""
+    here = current_folder()
+    if here is not None:
+        return here
+    return next((above for above in (folder, *folder.parents) if above.is_dir()), Path("/"))
+
+
 def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str]) -> None:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise AgentError(
@@ -124,7 +135,7 @@ def _npm_install(npm: str, folder: Path, missing: list[str], pins: dict[str, str
     ]
     # Its own process group, killed whole when proctor is interrupted (an install script's
     # download included), rather than npm alone.
-    proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=NPM_TIMEOUT_SEC)
+    proc = run_captured(argv, cwd=_npm_cwd(folder), env=None, timeout=NPM_TIMEOUT_SEC)
     flooded = proc.stopped_for_output()
     if flooded:  # an install script printing without end, most likely
         said = output_tail(proc, 300).strip()  # masked before it is cut
@@ -210,7 +221,7 @@ def registry_problem(npm: str, folder: Path) -> str | None:
         f"--fetch-timeout={PROBE_FETCH_TIMEOUT_SEC * 1000:.0f}",
     ]
     try:
-        proc = run_captured(argv, cwd=Path.cwd(), env=None, timeout=PROBE_TIMEOUT_SEC)
+        proc = run_captured(argv, cwd=_npm_cwd(folder), env=None, timeout=PROBE_TIMEOUT_SEC)
     except OSError:
         return None  # npm install, started next, says why npm does not run
     # As npm names it in its error (a login in it masked), else as its settings say.
