@@ -137,6 +137,37 @@ def test_bad_dismissals_and_folders_are_one_sentence(
     assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
 
 
+def test_the_ledger_or_a_run_folders_file_named_as_the_results_directory_names_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger file, a run folder, or a file or folder in one, given where the results
+    directory belongs, is told which results directory holds it, never to give the ledger as a
+    --config (which would then be refused as an unknown key)."""
+    out = tmp_path / "out"
+    run = run_with(proctor, make_case, tmp_path, FAILING)
+    monkeypatch.chdir(tmp_path)
+    cases = [
+        ("out/findings.json", "the findings ledger, not a results"),
+        (f"out/{run.name}", "a run folder"),
+        (f"out/{run.name}/run.json", f"a file of the run folder out/{run.name}, not a results"),
+        (f"out/{run.name}/trials", f"a folder of the run folder out/{run.name}, not a results"),
+    ]
+    for given, what in cases:
+        listed = proctor("findings", given)
+        assert listed.code == 2 and "--config" not in listed.err, listed.err
+        assert listed.err.startswith(f"proctor: error: {given}: {what}"), listed.err
+        assert "; findings live in the results directory that holds it: `proctor findings out`" in (
+            listed.err
+        )
+        dismissed = proctor("findings", "dismiss", ID, "--reason", "x", "--dir", given)
+        assert dismissed.code == 2, dismissed.err
+        assert "`proctor findings dismiss ID --reason TEXT --dir out`" in dismissed.err
+    monkeypatch.chdir(run)  # the run folder itself, as `.`: the folder above it
+    here = proctor("findings", ".")
+    assert here.code == 2 and "holds it: `proctor findings ..`" in here.err, here.err
+    assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
+
+
 def test_a_dismissal_may_name_its_folder_first_and_its_reason_is_shown_not_obeyed(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

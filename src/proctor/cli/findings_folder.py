@@ -74,16 +74,19 @@ def results_folder(
     folder = Folder(given) if given is not None else default_folder(config)
     path, chosen = folder
     how = f"; {chosen}" if chosen else ""
+    above = _results_folder_above(path)
+    if above is not None:  # the ledger, a run folder or a file or folder in one
+        what, holder = above
+        command = naming.replace("RESULTS_DIR", controls_escaped(str(holder)))
+        raise ConfigError(
+            f"{path}: {what}; findings live in the results directory that holds it: `{command}`"
+        )
     if not path.is_dir():
         what = "a file" if path.exists() else "no such folder"
         hint = f"; name the one your runs are in: `{naming}`" if chosen else ""
         if path.is_file() and path.suffix == ".json":  # a configuration, named for --config's
             hint = f"; to read the out of a configuration file, give --config {path}"
         raise ConfigError(f"{path}: not a results directory ({what}{how}){hint}")
-    if (path / "run.json").is_file():
-        raise ConfigError(
-            f"{path}: a run folder; findings live in the results directory that holds it"
-        )
     if (
         not (path / "findings.json").exists()
         and any(path.glob("run-*"))
@@ -108,6 +111,31 @@ def results_folder(
             "`proctor run --out DIR` makes one)"
         )
     return folder
+
+
+def _results_folder_above(path: Path) -> tuple[str, Path] | None:
+    """What ``path`` is when it is no results directory but the ledger of one
+    (``out/findings.json``), a run folder, or a file or folder in a run folder
+    (``out/run-…/run.json``, ``out/run-…/trials``), and the results directory that holds it;
+    None otherwise."""
+    if path.name == LEDGER_NAME and path.is_file():
+        return "the findings ledger, not a results directory", _above(path)
+    if (path / "run.json").is_file():
+        return "a run folder", _above(path)
+    for folder in path.parents if path.exists() else ():
+        if (folder / "run.json").is_file():
+            kind = "a folder" if path.is_dir() else "a file"
+            return f"{kind} of the run folder {folder}, not a results directory", _above(folder)
+    return None
+
+
+def _above(path: Path) -> Path:
+    """The folder that holds ``path``, written as the user wrote ``path`` (``..`` for ``.``)."""
+    return Path(os.path.normpath(path / ".."))
+
+
+LEDGER_NAME = "findings.json"
+"""The ledger's file in its results directory (see :mod:`proctor.report.findings`)."""
 
 
 def other_folders(folder: Folder, config: Path | None = None) -> list[Path]:
