@@ -660,6 +660,22 @@ def test_a_project_no_session_ran_in_says_the_next_step(
     assert late.err.rstrip().endswith("none of the 10 sessions listed passes --since 2030-01-01")
 
 
+def test_filters_that_keep_nothing_of_one_session_say_it_in_the_singular(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """One session listed: "the 1 session listed does not pass", never "none of the 1
+    sessions listed passes", and the folder it ran in."""
+    result = proctor("history", str(GEMINI_CHAT), "--project", str(tmp_path / "nope"))
+    assert result.code == 0, result.err
+    assert (
+        f"note: the 1 session listed does not pass --project {tmp_path / 'nope'} (no such "
+        "folder here); `proctor history --by project` lists the folder it ran in"
+    ) in result.err, result.err
+    late = proctor("history", str(GEMINI_CHAT), "--since", "2030-01-01")
+    assert late.err.rstrip().endswith("the 1 session listed does not pass --since 2030-01-01")
+    assert "sessions listed" not in late.err
+
+
 def test_a_table_by_group_with_no_session_left_says_so(proctor: Run, home: Path) -> None:
     """The Markdown printed the table's head alone; the JSON's groups are an empty list."""
     for by in ("day", "week", "month", "project", "agent"):

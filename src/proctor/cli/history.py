@@ -291,10 +291,17 @@ def command(
         if not replayed and sessions and filters != Filters():
             asked = [f"--project {project}"] if project is not None else []
             asked += window
-            said = f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}"
+            one = len(sessions) == 1
+            said = (
+                f"the 1 session listed does not pass {' '.join(asked)}"
+                if one
+                else f"none of the {len(sessions)} sessions listed passes {' '.join(asked)}"
+            )
             if project is not None:  # the next step: the folders they ran in
                 said += "" if os.path.isdir(project) else " (no such folder here)"
-                said += "; `proctor history --by project` lists the folders they ran in"
+                said += "; `proctor history --by project` lists the " + (
+                    "folder it ran in" if one else "folders they ran in"
+                )
             echo_note(said)
         # A Gemini CLI chat known by its project's hash is named by the folder of that hash
         # when another session (or --project) names it.
