@@ -163,7 +163,7 @@ class SummaryCache:
             # waited for a moment, and is left alone: the replay never waits on it twice.
             self._locked = isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
             self.notes.append(
-                f"the history cache {path} could not be read ({exc}); replaying"
+                f"the history cache {path} could not be read ({_why(path, exc)}); replaying"
                 + (", and this replay's summaries are not kept" if self._locked else "")
             )
 
@@ -310,5 +310,21 @@ class SummaryCache:
             finally:
                 connection.close()
         except (sqlite3.Error, OSError) as exc:
-            self.notes.append(f"the history cache {self.path} could not be written ({exc})")
+            self.notes.append(
+                f"the history cache {self.path} could not be written ({_why(self.path, exc)})"
+            )
         self._fresh, self._fresh_forks = [], []
+
+
+def _why(path: Path, exc: sqlite3.Error | OSError) -> str:
+    """Why the cache ``path`` could not be read or written: a file (or a device) on the way
+    where its folder belongs is named, not told as the system's ``[Errno 17] File exists``."""
+    if isinstance(exc, OSError):
+        blocker = next(
+            (p for p in reversed(path.parents) if os.path.exists(p) and not os.path.isdir(p)),
+            None,
+        )
+        if blocker is not None:
+            return f"{blocker} is not a folder"
+        return exc.strerror or str(exc)
+    return str(exc)
