@@ -322,12 +322,22 @@ def _mixed_in(
             f"({where} this one): its effect counts in this comparison too"
         )
     elif others:
-        sides = {
-            "before this one": sum(when < at for when, _ in others),
-            "at the same time": sum(when == at for when, _ in others),
-            "after it": sum(when > at for when, _ in others),
-        }
-        where = ", ".join(f"{n} {side}" for side, n in sides.items() if n)
+        # Each side as the first named says it ("before this one", "at the same time as this
+        # one", "after this one"), the next ones shorter ("after it"): "2 after it" alone
+        # named no "it".
+        sides = [
+            ("before this one", "before it", sum(when < at for when, _ in others)),
+            (
+                "at the same time as this one",
+                "at the same time",
+                sum(when == at for when, _ in others),
+            ),
+            ("after this one", "after it", sum(when > at for when, _ in others)),
+        ]
+        named_sides = [(first, later, n) for first, later, n in sides if n]
+        where = ", ".join(
+            f"{n} {first if i == 0 else later}" for i, (first, later, n) in enumerate(named_sides)
+        )
         named = ", ".join(f"'{other.text}' ({shown_time(when)})" for when, other in others[:NAMED])
         rest = f" and {len(others) - NAMED} more" if len(others) > NAMED else ""
         warnings.append(

@@ -597,7 +597,7 @@ def test_another_change_among_the_tasks_is_named() -> None:
     marks = [CHANGE, inside, same_time, elsewhere, later]
     result = compare_change(CHANGE, [*before, *after], marks)
     assert result.warnings == [  # one warning for both, in time order
-        "2 other changes fall among these tasks (1 at the same time, 1 after it): "
+        "2 other changes fall among these tasks (1 at the same time as this one, 1 after it): "
         "'model bumped' (2026-11-15T00:00:00.000+00:00), 'prompt edited' "
         "(2026-11-21T00:00:00.000+00:00); their effects count in this comparison too",
     ]
@@ -677,7 +677,7 @@ def test_the_changes_output_grows_with_the_number_of_marks_not_its_square() -> N
     text, warnings = changes(50)
     assert len(warnings) == 50  # one per comparison, naming two and counting the rest
     assert warnings[0] == (
-        "49 other changes fall among these tasks (49 after it): 'change 1' "
+        "49 other changes fall among these tasks (49 after this one): 'change 1' "
         "(2026-11-14T00:01:00.000+00:00), 'change 2' (2026-11-14T00:02:00.000+00:00) and 47 more; "
         "their effects count in this comparison too"
     )
@@ -1125,7 +1125,7 @@ def test_another_change_held_twice_is_named_and_counted_once() -> None:
     other = ChangeMark(text="model bumped", project=PROJECT, at="2026-11-22T00:00:00+00:00")
     result = compare_change(CHANGE, [*before, *after], [CHANGE, inside, again, other])
     assert result.warnings == [
-        "2 other changes fall among these tasks (2 after it): 'prompt edited' "
+        "2 other changes fall among these tasks (2 after this one): 'prompt edited' "
         "(2026-11-21T00:00:00.000+00:00), 'model bumped' (2026-11-22T00:00:00.000+00:00); "
         "their effects count in this comparison too",
     ]
