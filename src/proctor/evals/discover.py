@@ -198,8 +198,10 @@ def _exec(path: Path, root: Path, collected: list[Problem], dropped: list[Proble
         misspelt = argument_error(exc)
         if misspelt is not None:
             raise ConfigError(f"{path}{line}: {misspelt}") from exc
+        raised = "" if isinstance(exc, SyntaxError) else _raised_in(exc, path, root)
         raise ConfigError(
-            f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc}{near_names(exc) or ''})"
+            f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc}"
+            f"{near_names(exc) or ''}{raised})"
         ) from exc
     return module
 
@@ -226,7 +228,10 @@ def _said(collected: list[Problem], path: Path, exc: BaseException | None) -> li
 
 
 def _line_in(exc: BaseException, path: Path) -> str:
-    if isinstance(exc, SyntaxError) and exc.lineno:
+    """``:N``, the line of ``path`` the exception was raised at or passed through (a
+    module's ``import`` that raised it); "" when it never did."""
+    # (a SyntaxError of a module the file imports is that module's line, not the file's)
+    if isinstance(exc, SyntaxError) and exc.lineno and _same_file(exc.filename, path):
         return f":{exc.lineno}"
     tb = exc.__traceback__
     line = ""
@@ -235,6 +240,36 @@ def _line_in(exc: BaseException, path: Path) -> str:
             line = f":{tb.tb_lineno}"
         tb = tb.tb_next
     return line
+
+
+def _same_file(filename: str | None, path: Path) -> bool:
+    return filename is not None and Path(filename) == path
+
+
+def _raised_in(exc: BaseException, path: Path, root: Path) -> str:
+    """``, at FILE:N``: where a module of the project that ``path`` imports raised ``exc``
+    (a helper module's line, which the line of its ``import`` in ``path`` does not tell);
+    "" when ``path`` raised it, or the project's own code never did."""
+    where = None
+    passed = False  # through path: a frame after it is of code path called
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = Path(tb.tb_frame.f_code.co_filename)
+        if filename == path:
+            passed, where = True, None
+        elif passed and filename.is_relative_to(root) and not _installed(filename):
+            where = f"{filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return f", at {where}" if where else ""
+
+
+def _installed(filename: Path) -> bool:
+    """Whether ``filename`` is of an installed package (a project's ``.venv`` is in its
+    folder): a library's line, which is not the project's to mend."""
+    prefixes = {Path(sys.prefix), Path(sys.base_prefix)}
+    return any(p in ("site-packages", "dist-packages") for p in filename.parts) or any(
+        filename.is_relative_to(prefix) for prefix in prefixes
+    )
 
 
 def _line_of(definition: object, path: Path) -> str:
