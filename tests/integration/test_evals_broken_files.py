@@ -161,6 +161,25 @@ def test_a_broken_proctor_json_is_named_with_the_broken_files(proctor: Run, tmp_
     assert "plan of d: field 'turns[0].say'" in lines[2]
 
 
+def test_a_config_given_by_a_link_is_counted_by_the_name_its_lines_give(
+    proctor: Run, tmp_path: Path
+) -> None:
+    # `--config -` is read as /dev/stdin, a link to a pipe: the count names /dev/stdin too
+    root = project(tmp_path, {"d.eval.py": GOOD})
+    real = tmp_path / "real.json"
+    real.write_text('{"bogus": 1, "budgetUsd": "x"}\n')
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    result = proctor("eval", "--dir", str(root), "--config", str(link), "--dry-run")
+    assert result.code == 2, result.err
+    lines = _lines(result.err)
+    assert all(line.startswith(f"proctor: error: {link}: ") for line in lines[:2]), lines
+    assert lines[2] == (
+        f"proctor: error: 2 problems in {root / 'evals'} and {link}, each named above; "
+        "no eval was run"
+    )
+
+
 def test_every_bad_argument_of_every_case_is_named(proctor: Run, tmp_path: Path) -> None:
     # Two bad arguments in one case(...), a bad id and a bad argument in the next, a
     # misspelt keyword in a third: each its line, not only the first case's first.

@@ -290,7 +290,8 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
             found.append(str(exc))
         if top is None:  # named in the count too: it is no file of the evals folder
             config = request.config or request.dir / "proctor.json"
-            where = f"{where} and {config.resolve()}"
+            # As its lines name it: a link (`--config -`'s /dev/stdin) not followed.
+            where = f"{where} and {config.absolute()}"
         try:  # the cases of the files that loaded, as the run would choose them
             chosen = selection(request, project)
         except ConfigError:
