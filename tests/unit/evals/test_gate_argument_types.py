@@ -384,6 +384,12 @@ def test_a_number_of_another_kind_is_a_number() -> None:
             lambda t: t.tool_order([]),
         ),
         (
+            lambda t: turn_of(t).message_includes(""),
+            "turn.message_includes(): argument 'expected': expected a text that is not empty "
+            "or a compiled regex (re.compile(...)), got the string ''",
+            lambda t: turn_of(t).message_includes("done"),
+        ),
+        (
             lambda t: t.called_subagent(""),
             "t.called_subagent(): argument 'name': expected a subagent name (a string that is "
             "not empty), got the string ''",

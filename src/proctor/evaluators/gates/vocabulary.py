@@ -141,6 +141,13 @@ class Gates:
                 "a text or a compiled regex (re.compile(...))",
                 expected,
             )
+        elif expected == "":  # held by every reply: the gate could never fail
+            raise argtypes.wrong_value(
+                self._at("message_includes"),
+                "expected",
+                "a text that is not empty or a compiled regex (re.compile(...))",
+                expected,
+            )
         else:
             ok, shown = expected in reply, repr(expected)
         return self._gate(f"message_includes({shown})", ok, f"the reply does not include {shown}")
