@@ -199,6 +199,13 @@ def _exec(path: Path, root: Path, collected: list[Problem], dropped: list[Proble
         if misspelt is not None:
             raise ConfigError(f"{path}{line}: {misspelt}") from exc
         raised = "" if isinstance(exc, SyntaxError) else _raised_in(exc, path, root)
+        if not raised and str(exc) == "attempted relative import with no known parent package":
+            # `from .shared import x` in the eval file: it is imported by its path, alone
+            package = ".".join(path.parent.relative_to(root).parts)
+            raised = (
+                "; an eval file is no module of a package: import a module beside it by its "
+                f"path from the project's folder, from {package}.NAME import …"
+            )
         raise ConfigError(
             f"{path}{line}: cannot be imported ({type(exc).__name__}: {exc}"
             f"{near_names(exc) or ''}{raised})"

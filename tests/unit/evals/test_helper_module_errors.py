@@ -55,3 +55,19 @@ def test_an_error_a_helper_raises_names_the_helper_line(tmp_path: Path) -> None:
         f"{tmp_path / 'evals' / 'a.eval.py'}:3: cannot be imported (ZeroDivisionError: "
         f"division by zero, at {tmp_path / 'rv_helper_raises.py'}:2)"
     ]
+
+
+def test_a_relative_import_of_an_eval_file_is_told_the_import_by_path(tmp_path: Path) -> None:
+    (tmp_path / "evals" / "grp").mkdir(parents=True)
+    (tmp_path / "evals" / "grp" / "shared.py").write_text("X = 1\n")
+    (tmp_path / "evals" / "grp" / "a.eval.py").write_text(
+        EVAL.format(module="rv_unused").replace("import rv_unused", "from .shared import X")
+    )
+    with pytest.raises(EvalFileProblems) as raised:
+        discover(tmp_path)
+    assert raised.value.problems == [
+        f"{tmp_path / 'evals' / 'grp' / 'a.eval.py'}:3: cannot be imported (ImportError: "
+        "attempted relative import with no known parent package; an eval file is no module of "
+        "a package: import a module beside it by its path from the project's folder, from "
+        "evals.grp.NAME import …)"
+    ]
