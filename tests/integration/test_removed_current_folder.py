@@ -57,6 +57,8 @@ CASE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "fix-a-bug"
         ("run", "--source", str(CASE)),
         ("run", "--source", str(CASE), "--out", "results"),
         ("run", "--source", "../fix-a-bug", "--out", "TMP/results"),
+        ("run", "--prompt", "say hi", "--agent", "scripted"),
+        ("run", "--prompt", "say hi", "--agent", "scripted", "--out", "rel"),
         ("validate",),
         ("validate", "--source", str(CASE)),
         ("prepare", "fix-a-bug"),

@@ -468,13 +468,16 @@ def _inline(
     """``--prompt``: the inline case's folder, and whether the run evaluates it."""
     from proctor.errors import ConfigError
     from proctor.models.loading import load_top_config
-    from proctor.paths import current_folder
+    from proctor.paths import current_folder, read_against
     from proctor.session.inline import inline_case
 
     if source != Path("."):
         raise ConfigError("--prompt makes the case: drop --source")
-    top, _ = load_top_config(config, current_folder())  # (None: gone, no ./proctor.json)
+    here = current_folder()  # (None: gone, no ./proctor.json)
+    top, _ = load_top_config(config, here)
     results = out or Path(top.out or "proctor-results")
+    if here is None:  # a relative one names nothing there: getcwd's error, said in a sentence
+        results = read_against(here, results)
     if evaluate and eval_file is None:
         raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
     made = [results, *results.parents]
