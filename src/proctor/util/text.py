@@ -232,7 +232,8 @@ NOISE = 1e-9
 def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
     """A confidence interval's bound with ``digits`` decimals (a half rounded up, see
     :func:`fixed`), ``signed`` as :func:`percent_text` signs (``0`` for a 0); a bound that is
-    not 0 but rounds to it keeps its first significant digit (``+0.006``, not ``+0``), so that
+    not 0 but rounds to it keeps its first significant digit (``+0.006``, not ``+0``; ``+0.001``
+    of 0.00096, not ``+0.0010``), so that
     an interval that excludes 0, and is claimed so, never reads as reaching it. A bound within
     :data:`NOISE` of 0 is a float's own rounding of a 0 (``0.1 + 0.2 - 0.3``), shown as 0."""
     value = without_noise(value)
@@ -240,7 +241,11 @@ def bound_text(value: float, digits: int = 0, *, signed: bool = True) -> str:
     if abs(value) < NOISE:
         value = 0.0
     if value != 0 and float(shown) == 0:
-        shown = fixed(value, -math.floor(math.log10(abs(value))))
+        first = -math.floor(math.log10(abs(value)))
+        shown = fixed(value, first)
+        if abs(float(shown)) * 10 ** (first - 1) >= 1 - NOISE:
+            # Rounded up into the next digit (0.00096 → 0.0010): one digit is 0.001.
+            shown = fixed(value, first - 1)
     return with_sign(shown, signed)
 
 

@@ -287,6 +287,17 @@ def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
         "0.00006", "0.131", "0.000"]  # fmt: skip
 
 
+def test_bound_text_keeps_one_digit_of_a_bound_that_rounds_up_into_the_next() -> None:
+    """0.00096 to its first significant digit is 0.001: not 0.0010, two digits of which one
+    is only the carry of the rounding."""
+    from proctor.util.text import bound_text, seconds_text
+
+    assert [bound_text(x) for x in (0.0096, -0.00096, 0.0095, 0.00094)] == [
+        "+0.01", "-0.001", "+0.01", "+0.0009"]  # fmt: skip
+    assert seconds_text(0.00096, signed=True, bound=True) == "+0.001"
+    assert bound_text(0.0000996, 3, signed=False) == "0.0001"
+
+
 def test_bound_text_shows_a_float_s_own_rounding_of_zero_as_zero() -> None:
     """0.1 + 0.2 - 0.3 is no bound of 6e-17: a figure's last bits are not a digit to keep."""
     from proctor.util.text import bound_text
