@@ -79,6 +79,30 @@ def test_compare_counts_the_trials_of_the_groups_one_run_holds_alone(tmp_path: P
     assert 'id="compare-only-candidate"' not in page
 
 
+def test_compare_of_runs_of_suites_named_apart_says_so_as_proctor_compare_does(
+    tmp_path: Path,
+) -> None:
+    """Runs of ``suites/api`` and ``suites/cli`` sharing a case name were compared case by
+    case without a word: the page notes that they are of different suites and how their
+    groups were matched, as `proctor compare RUN RUN2` notes it; runs of one suite's folder
+    in two checkouts are not noted."""
+    results = tmp_path / "results"
+    for run in (OLD, NEW, OTHER):
+        write_run(results, run, trials=2, cases=1)
+    _source(results, OLD, "/work/main/cases")
+    _source(results, NEW, "/work/branch/cases")
+    _source(results, OTHER, "/work/suites/cli")
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get(f"/compare?a={OLD}&b={OTHER}").text
+        assert 'id="compare-table"' in page
+        assert (
+            "the runs are of different suites (run.json&#39;s source): "
+            f"{OLD}: /work/main/cases; {OTHER}: /work/suites/cli; their groups are matched by "
+            "case, agent and condition: a case of one name in both is compared as one case"
+        ) in page
+        assert "different suites" not in client.get(f"/compare?a={OLD}&b={NEW}").text
+
+
 def test_the_pagers_are_navigation_landmarks_that_mark_the_page_shown(tmp_path: Path) -> None:
     """The transcript's, the raw transcript's and the trials' pagers were plain boxes: each is
     a ``<nav>`` named for what it pages, its page shown marked ``aria-current``."""

@@ -94,7 +94,7 @@ def command(
     from proctor.report.annotations import trial_id
     from proctor.report.distinct import check_distinct
     from proctor.report.planned import missing_of, planned_cells
-    from proctor.report.pooled_runs import suites_note
+    from proctor.report.pooled_runs import runs_suites_note, suites_note
     from proctor.report.progress import stopped_short_notes
     from proctor.report.stored import StoredRun, stored_run
     from proctor.report.trial_records import iter_records
@@ -258,23 +258,10 @@ def command(
             f"no group (case × agent × condition) is in both runs ({only[0]} only in {run}, "
             f"{only[1]} only in {run2}): nothing is compared"
         )
-        # Why, when their suites differ. Runs that share groups are compared without it: a
-        # baseline and a candidate run from two checkouts of one suite name two folders.
-        suites = suites_note(stored, "their groups are matched by case, agent and condition")
-        if suites is not None:
-            notes.append(suites[0])
-            said += f"\n- {suites[1]}"
-    elif _suites_named_apart(stored):
-        # Two checkouts of one suite name its folder alike (main/cases, branch/cases); suites
-        # named apart (suites/api, suites/cli) that share a case name are paired all the same,
-        # said so.
-        suites = suites_note(
-            stored,
-            f"{_matched_by(comparison.groups)}: a case of one name in both is compared as one case",
-        )
-        if suites is not None:
-            notes.append(suites[0])
-            said += f"\n- {suites[1]} Cases of one name in both are compared as one case."
+    suites = runs_suites_note(stored, comparison.groups)
+    if suites is not None:
+        notes.append(suites[0])
+        said += f"\n- {suites[1]}"
     text = (
         model_to_json(comparison)
         if as_json
@@ -324,46 +311,6 @@ def _check_named(
             f"--treatment and --baseline are both {name_quoted(treatment)}: give two of "
             f"{whose} conditions ({listed})"
         )
-
-
-def _matched_by(groups: list[Any]) -> str:
-    """How the groups of two runs were matched: by case, agent and condition, or by case and
-    agent where each run ran its case under one condition, named apart (a baseline run, then
-    a run of the change as a condition of its own)."""
-    renamed = list(
-        dict.fromkeys(
-            f"{g.condition} vs {g.candidate_condition}"
-            for g in groups
-            if g.candidate_condition is not None
-        )
-    )
-    if not renamed:
-        return "their groups are matched by case, agent and condition"
-    differing = f"the conditions differing: {', '.join(renamed)}"
-    if all(g.candidate_condition is not None for g in groups):
-        return f"their groups are matched by case and agent, {differing}"
-    return (
-        "their groups are matched by case, agent and condition, or by case and agent where a "
-        f"case ran under one condition in each run ({differing})"
-    )
-
-
-def _suites_named_apart(stored: list[Any]) -> bool:
-    """Whether two runs ran suites whose folders are named apart (``suites/api`` and
-    ``suites/cli``), not one suite's folder in two checkouts (``main/cases``, ``branch/cases``)."""
-    from pathlib import PurePath
-
-    from proctor.report.pooled_runs import suite_ran
-
-    sources = [
-        PurePath(source)
-        for run in stored
-        if run.manifest is not None and (source := suite_ran(run.manifest))
-    ]
-    # A run of one case folder (or task file) of the other run's suite is of that suite.
-    if any(a != b and a.is_relative_to(b) for a in sources for b in sources):
-        return False
-    return len({source.name for source in sources}) > 1
 
 
 def _manifest_pairs(stored: list[Any]) -> str | None:

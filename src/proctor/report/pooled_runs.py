@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path, PurePath
+from typing import Any
 
 from proctor.models.compact import is_compact, with_repeat
 from proctor.models.config import Gate
@@ -275,6 +276,62 @@ def suites_note(
         + "."
     )
     return note, line
+
+
+def runs_suites_note(runs: list[StoredRun], groups: Sequence[Any]) -> tuple[str, str] | None:
+    """Of two runs compared group by group (``proctor compare RUN RUN2``, the viewer's Compare
+    page), when they are of different suites: the note (stderr's, the page's) and the
+    Markdown list item that say so and how their ``groups`` were matched; else None. Runs that
+    share no group are said to be of different suites whenever they are; runs that share
+    groups only when their suites' folders are named apart (``suites/api``, ``suites/cli``),
+    not when they are one suite's folder in two checkouts (``main/cases``, ``branch/cases``)
+    or a suite and one of its case folders."""
+    if not groups:
+        return suites_note(runs, "their groups are matched by case, agent and condition")
+    if not suites_named_apart(runs):
+        return None
+    said = suites_note(
+        runs, f"{matched_by(groups)}: a case of one name in both is compared as one case"
+    )
+    if said is None:
+        return None
+    return said[0], f"{said[1]} Cases of one name in both are compared as one case."
+
+
+def matched_by(groups: Sequence[Any]) -> str:
+    """How the groups of two runs were matched: by case, agent and condition, or by case and
+    agent where each run ran its case under one condition, named apart (a baseline run, then
+    a run of the change as a condition of its own)."""
+    renamed = list(
+        dict.fromkeys(
+            f"{g.condition} vs {g.candidate_condition}"
+            for g in groups
+            if g.candidate_condition is not None
+        )
+    )
+    if not renamed:
+        return "their groups are matched by case, agent and condition"
+    differing = f"the conditions differing: {', '.join(renamed)}"
+    if all(g.candidate_condition is not None for g in groups):
+        return f"their groups are matched by case and agent, {differing}"
+    return (
+        "their groups are matched by case, agent and condition, or by case and agent where a "
+        f"case ran under one condition in each run ({differing})"
+    )
+
+
+def suites_named_apart(runs: list[StoredRun]) -> bool:
+    """Whether two runs ran suites whose folders are named apart (``suites/api`` and
+    ``suites/cli``), not one suite's folder in two checkouts (``main/cases``, ``branch/cases``)."""
+    sources = [
+        PurePath(source)
+        for run in runs
+        if run.manifest is not None and (source := suite_ran(run.manifest))
+    ]
+    # A run of one case folder (or task file) of the other run's suite is of that suite.
+    if any(a != b and a.is_relative_to(b) for a in sources for b in sources):
+        return False
+    return len({source.name for source in sources}) > 1
 
 
 def _sources(runs: list[StoredRun]) -> dict[str, list[str]] | None:

@@ -21,6 +21,8 @@ from proctor.report.ab.choose import choose_pair, gate_missing, gate_pair, gate_
 from proctor.report.ab.runs import compare_conditions, compare_runs
 from proctor.report.html import clean_text
 from proctor.report.planned import missing_of, planned_cells
+from proctor.report.pooled_runs import runs_suites_note
+from proctor.report.stored import stored_run
 from proctor.report.trial_records import load_records
 from proctor.view.confine import inside, run_folder
 from proctor.view.index import ResultsIndex
@@ -55,6 +57,12 @@ def compare_page(request: Request) -> Response:
         elif q.get("a") and q.get("b"):
             before, after = _records(index, q["a"], notes), _records(index, q["b"], notes)
             context["runs_cmp"] = compare_runs(before, after)
+            # Runs of different suites, as `proctor compare RUN RUN2` notes them: what the
+            # groups of one case name were matched as.
+            stored = [stored_run(folder, []) for folder in _folders(index, q["a"], q["b"])]
+            suites = runs_suites_note(stored, context["runs_cmp"].groups)
+            if suites is not None:
+                notes.append(suites[0])
             if q["a"] == q["b"]:  # as `proctor compare` notes it
                 notes.insert(
                     0,
@@ -237,6 +245,11 @@ KEPT_RUNS = 4
 """Runs whose records the Compare page keeps in memory between requests."""
 _kept: OrderedDict[str, tuple[str, list[Any], list[str]]] = OrderedDict()
 _kept_lock = threading.Lock()
+
+
+def _folders(index: ResultsIndex, *runs: str) -> list[Path]:
+    """The folders of ``runs``, each of which :func:`_records` has read."""
+    return [folder for run in runs if (folder := run_folder(index, run)) is not None]
 
 
 def _records(index: ResultsIndex, run: str, notes: list[str]) -> list[Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from proctor.cli.compare import _matched_by
+from proctor.report.pooled_runs import matched_by
 
 
 def group(condition: str, candidate: str | None = None) -> SimpleNamespace:
@@ -12,12 +12,12 @@ def group(condition: str, candidate: str | None = None) -> SimpleNamespace:
 
 
 def test_groups_of_one_condition_in_both_are_matched_by_it() -> None:
-    said = _matched_by([group("default"), group("baseline")])
+    said = matched_by([group("default"), group("baseline")])
     assert said == "their groups are matched by case, agent and condition"
 
 
 def test_groups_whose_conditions_differ_are_matched_by_case_and_agent() -> None:
-    said = _matched_by([group("baseline", "treatment"), group("baseline", "treatment")])
+    said = matched_by([group("baseline", "treatment"), group("baseline", "treatment")])
     assert said == (
         "their groups are matched by case and agent, the conditions differing: baseline vs "
         "treatment"
@@ -25,7 +25,7 @@ def test_groups_whose_conditions_differ_are_matched_by_case_and_agent() -> None:
 
 
 def test_a_mix_names_both_ways() -> None:
-    said = _matched_by([group("default"), group("a", "b"), group("c", "d")])
+    said = matched_by([group("default"), group("a", "b"), group("c", "d")])
     assert said == (
         "their groups are matched by case, agent and condition, or by case and agent where a "
         "case ran under one condition in each run (the conditions differing: a vs b, c vs d)"
