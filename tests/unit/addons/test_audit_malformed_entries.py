@@ -106,6 +106,53 @@ def test_a_hook_handler_that_is_not_an_object_is_a_problem(tmp_path: Path) -> No
     assert loaded(result, "hook") == []
 
 
+@pytest.mark.parametrize(
+    ("agent", "file", "data", "field"),
+    [
+        ("claude-code", ".claude/settings.json", {"hooks": {"PreToolUse": [None]}}, "[0]"),
+        (
+            "claude-code",
+            ".claude/settings.json",
+            {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [None]}]}},
+            "[0].hooks[0]",
+        ),
+        ("gemini-cli", ".gemini/settings.json", {"hooks": {"BeforeTool": [None]}}, "[0]"),
+        ("codex", ".codex/hooks.json", {"hooks": {"PreToolUse": [None]}}, "[0]"),
+    ],
+)
+def test_a_null_hook_group_or_handler_is_a_problem_not_a_crash(
+    tmp_path: Path, agent: str, file: str, data: dict[str, Any], field: str
+) -> None:
+    path = write(tmp_path / file, data)
+    result = audit_agent(agent, tmp_path, None)
+    (event,) = data["hooks"]
+    assert result.problems == [
+        f"{path}: field 'hooks.{event}{field}': expected an object, got null; ignored"
+    ]
+    assert loaded(result, "hook") == []
+
+
+def test_a_null_install_record_or_rule_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    settings = write(
+        tmp_path / ".claude/settings.json",
+        {"enabledPlugins": {"p@mk": True}, "permissions": {"allow": [None, "Read"]}},
+    )
+    path = write(
+        tmp_path / ".claude/plugins/installed_plugins.json",
+        {"version": 2, "plugins": {"p@mk": [None]}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert sorted(result.problems) == sorted(
+        [
+            f"{settings}: field 'permissions.allow[0]': expected a string, got null; ignored",
+            f"{path}: field 'plugins.p@mk[0]': expected an object, got null; ignored",
+        ]
+    )
+    (plugin,) = [c for c in result.components if c.kind == "plugin"]
+    assert plugin.decoy == "malformed install record in installed_plugins.json"
+    assert loaded(result, "permission") == ["Read"]
+
+
 def test_a_project_entry_of_claude_json_that_is_not_an_object_is_a_problem(
     tmp_path: Path,
 ) -> None:

@@ -314,7 +314,7 @@ def install_folder(reader: Reader, path: Path, plugin_id: str, installs: Any) ->
             f"{json_kind(installs)}; ignored"
         )
         return None
-    if not reader.shape(path, field, record, dict):
+    if not reader.shape(path, field, record, dict, item=True):
         return None
     value = record.get("installPath")
     if not reader.shape(path, f"{field}.installPath", value, str) or not value:

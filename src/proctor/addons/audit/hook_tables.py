@@ -37,7 +37,7 @@ def hooks(
         if unknown:
             reader.problems.append(f"{file}: hook event '{event}' {unknown}; never runs")
         for index, group in enumerate(groups or []):
-            if not reader.shape(file, f"hooks.{event}[{index}]", group, dict):
+            if not reader.shape(file, f"hooks.{event}[{index}]", group, dict, item=True):
                 continue
             matcher = group.get("matcher") if isinstance(group.get("matcher"), str) else None
             name = f"{event}:{matcher}" if matcher else str(event)
@@ -45,7 +45,9 @@ def hooks(
             field = f"hooks.{event}[{index}].hooks"
             raw = listed if reader.shape(file, field, listed, list) and listed else []
             shaped = {
-                i: h for i, h in enumerate(raw) if reader.shape(file, f"{field}[{i}]", h, dict)
+                i: h
+                for i, h in enumerate(raw)
+                if reader.shape(file, f"{field}[{i}]", h, dict, item=True)
             }
             handlers = list(shaped.values())
             untyped = [h for h in handlers if h.get("type") is None]

@@ -177,10 +177,11 @@ class Reader:
             if key in data:
                 self.shape(path, key, data[key], kind)
 
-    def shape(self, path: Path, field: str, value: Any, kind: type) -> bool:
+    def shape(self, path: Path, field: str, value: Any, kind: type, *, item: bool = False) -> bool:
         """Whether ``value`` (the file's ``field``, when present) has the shape ``kind``; one
-        that has not is a problem naming the file and the field, and contributes nothing."""
-        if value is None or isinstance(value, kind):
+        that has not is a problem naming the file and the field, and contributes nothing. An
+        ``item`` of a list is always present: a ``null`` there has the wrong shape."""
+        if (value is None and not item) or isinstance(value, kind):
             return True
         wanted = JSON_NAMES.get(kind, kind.__name__)
         shown = command_masked(value) if isinstance(value, str) else value  # a command line
@@ -196,7 +197,7 @@ class Reader:
         if value is None or not self.shape(path, field, value, list):
             return None
         for index, item in enumerate(value):
-            self.shape(path, f"{field}[{index}]", item, str)
+            self.shape(path, f"{field}[{index}]", item, str, item=True)
         return strings(value)
 
     def toml(self, path: Path) -> dict[str, Any] | None:
