@@ -384,6 +384,31 @@ def test_a_handler_without_a_type_is_an_error_not_a_hook(tmp_path: Path) -> None
     assert len(load_hooks(settings).hooks) == 1  # control: with its type, it runs
 
 
+@pytest.mark.parametrize(
+    ("group", "said"),
+    [
+        (
+            None,
+            "field 'hooks.PreToolUse[0]' must be a matcher group (an object with 'hooks'), got null",
+        ),
+        (
+            "guard.sh",
+            "field 'hooks.PreToolUse[0]' must be a matcher group (an object with 'hooks'), "
+            'got the string "guard.sh"',
+        ),
+        ({"matcher": "Bash"}, "field 'hooks.PreToolUse[0].hooks' must be a list of handlers"),
+    ],
+)
+def test_a_matcher_group_of_the_wrong_shape_is_named_as_itself(
+    tmp_path: Path, group: object, said: str
+) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(settings)
+    assert str(caught.value) == f"{settings}: {said}"
+
+
 @pytest.mark.parametrize("form", ["object", "path", "paths"])
 def test_hooks_a_plugins_manifest_declares_run_besides_hooks_json(
     tmp_path: Path, form: str

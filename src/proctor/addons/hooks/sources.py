@@ -40,6 +40,7 @@ from typing import Any
 
 from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
+from proctor.models.errors_format import json_kind
 from proctor.models.loading import parse_json_text, parse_toml_text
 
 
@@ -405,7 +406,12 @@ def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSourc
             raise ConfigError(f"{path}: field 'hooks.{event}' must be a list of matcher groups")
         for n, group in enumerate(groups):
             where = f"hooks.{event}[{n}]"
-            if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            if not isinstance(group, dict):
+                raise ConfigError(
+                    f"{path}: field '{where}' must be a matcher group (an object with 'hooks'), "
+                    f"got {json_kind(group)}"
+                )
+            if not isinstance(group.get("hooks"), list):
                 raise ConfigError(f"{path}: field '{where}.hooks' must be a list of handlers")
             matcher = group.get("matcher") or ""
             if not isinstance(matcher, str):
