@@ -215,10 +215,12 @@ _CLICK_WORDS = (
 )
 
 
-def usage_sentence(exc: click.UsageError) -> str:
+def usage_sentence(exc: click.UsageError, argv: Sequence[str] = ()) -> str:
     """A usage error as one sentence: what is wrong, then the command's usage line and where
-    its help is (Click's own three lines, ``Usage:``, ``Try …``, ``Error: …``, turned round)."""
-    guess = ""
+    its help is (Click's own three lines, ``Usage:``, ``Try …``, ``Error: …``, turned round).
+    An extra argument that follows the value of a repeatable option (``--agent codex gemini``)
+    is told how to give a second value (``--agent codex --agent gemini``)."""
+    guess = _repeat_guess(exc, argv)
     if isinstance(exc, click.NoSuchOption | click.exceptions.NoSuchCommand) and exc.possibilities:
         # Click's "No such option '--x'. (Did you mean one of: '--y', '--z'?)", in one sentence.
         message = exc.message.strip().removesuffix(".")
@@ -238,6 +240,43 @@ def usage_sentence(exc: click.UsageError) -> str:
     help_option = "--help" if "--help" in helps or not helps else helps[0]
     said = f"usage: {usage}; `{ctx.command_path} {help_option}` says more"
     return f"{message} ({guess + ' ' if guess else ''}{said})"
+
+
+def _repeat_guess(exc: click.UsageError, argv: Sequence[str]) -> str:
+    """For Click's "Got unexpected extra argument (gemini)" right after a value of an option
+    given once per value (``multiple=True``): how to give that option a second value; else
+    ""."""
+    import re
+    import shlex
+
+    found = re.search(r"Got unexpected extra arguments? \((.*)\)", exc.format_message(), re.S)
+    if found is None or exc.ctx is None:
+        return ""
+    repeatable = {
+        name
+        for param in exc.ctx.command.params
+        if isinstance(param, click.Option) and param.multiple and param.nargs == 1
+        for name in param.opts
+        if name.startswith("--")
+    }
+    words = list(argv)
+    for at, word in enumerate(words):
+        name, equals, value = word.partition("=")
+        if name not in repeatable:
+            continue
+        if equals:
+            given, rest = value, words[at + 1 :]
+        else:
+            given, rest = (words[at + 1] if at + 1 < len(words) else ""), words[at + 2 :]
+        extras: list[str] = []
+        for extra in rest:  # the words Click found extra, right after the option's value
+            if extra.startswith("-") or not found.group(1).startswith(" ".join([*extras, extra])):
+                break
+            extras.append(extra)
+        if extras:
+            again = shlex.join([part for v in (given, *extras) for part in (name, v)])
+            return f"did you mean '{again}'? {name} takes one value, so give it once for each;"
+    return ""
 
 
 def _command_context(argv: Sequence[str]) -> click.Context | None:
@@ -298,7 +337,7 @@ def main(argv: list[str] | None = None) -> Any:
     except click.UsageError as exc:
         if exc.ctx is None:  # Click's parser names no command ("requires an argument")
             exc.ctx = _command_context(given)
-        refused(usage_sentence(exc), given)
+        refused(usage_sentence(exc, given), given)
     except click.ClickException as exc:
         if exc.exit_code in (1, ExitCode.CONFIG_ERROR):
             refused(exc.format_message(), given)

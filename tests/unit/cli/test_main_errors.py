@@ -110,6 +110,24 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "proctor: error: Option '--reason' requires an argument (usage: proctor findings "
             "dismiss [OPTIONS] ID; `proctor findings dismiss --help` says more)\n",
         ),
+        (  # a repeatable option given several values at once: how to repeat it
+            ["audit", "--agent", "codex", "gemini", "--json"],
+            "proctor: error: Got unexpected extra argument (gemini) (did you mean '--agent "
+            "codex --agent gemini'? --agent takes one value, so give it once for each; usage: "
+            "proctor audit [OPTIONS]; `proctor audit --help` says more)\n",
+        ),
+        (
+            ["addon", "check-install", "--install", "true", "--agent=claude", "codex", "gemini"],
+            "proctor: error: Got unexpected extra arguments (codex gemini) (did you mean "
+            "'--agent claude --agent codex --agent gemini'? --agent takes one value, so give it "
+            "once for each; usage: proctor addon check-install [OPTIONS]; `proctor addon "
+            "check-install --help` says more)\n",
+        ),
+        (  # control: an extra word after an option that takes one value only
+            ["audit", "--home", "/tmp", "extra"],
+            "proctor: error: Got unexpected extra argument (extra) (usage: proctor audit "
+            "[OPTIONS]; `proctor audit --help` says more)\n",
+        ),
     ],
 )
 def test_a_usage_error_is_one_sentence_with_the_usage_and_exit_2(
