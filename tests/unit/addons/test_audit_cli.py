@@ -63,6 +63,25 @@ def test_text_groups_by_kind_and_marks_decoys(tmp_path: Path, proctor: Callable[
     assert str(home / ".claude" / "plugins" / "installed_plugins.json") in out
 
 
+def test_text_shows_a_terminal_escape_in_a_project_file_never_obeys_it(
+    tmp_path: Path, proctor: Callable[..., Any]
+) -> None:
+    """A cloned project's ``.mcp.json`` or skill whose name or command holds a terminal's
+    escape sequence (a title set, a screen cleared) or a line break: the text report shows
+    it escaped, on its own line."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    servers = {"ev\x1b[31mil": {"command": "x\x1b]0;owned\x07", "args": ["a\nfake: line"]}}
+    (proj / ".agents/skills/s").mkdir(parents=True)
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    (proj / ".agents/skills/s/SKILL.md").write_text('---\nname: "a\\e[2Jb"\ndescription: d\n---\n')
+    code, out, _ = audit_cli(proctor, "--home", str(home), "--project", str(proj))
+    assert code == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "    ev\\x1b[31mil (stdio) 'x\\x1b]0;owned\\x07' 'a\\nfake: line' [project]" in out
+    assert out.count("    a\\x1b[2Jb [project]") == 2  # Codex's and Gemini CLI's
+
+
 def test_configuration_errors_exit_2_with_one_sentence(
     tmp_path: Path, proctor: Callable[..., Any]
 ) -> None:

@@ -1,10 +1,13 @@
 """The audit as text for people: per agent, grouped by kind, one line per component with the
-file that defines it; decoys marked with the reason, notes and problems last."""
+file that defines it; decoys marked with the reason, notes and problems last. What the files
+gave (a name, a command, a path) is shown with its control characters escaped, a line break
+too: a terminal's escape sequence in a project's ``.mcp.json`` is shown, never obeyed, and
+never starts a line of its own."""
 
 from __future__ import annotations
 
 from proctor.models.audit import AgentAudit, AuditComponent, AuditReport
-from proctor.util.text import plural
+from proctor.util.text import controls_escaped, plural
 
 KIND_TITLES = {
     "skill": "skills",
@@ -64,4 +67,10 @@ def render_text(report: AuditReport) -> str:
     lines = [head]
     for agent in report.agents:
         lines += ["", *render_agent(agent)]
-    return "\n".join(lines) + "\n"
+    return "\n".join(escaped(line) for line in lines) + "\n"
+
+
+def escaped(line: str) -> str:
+    """One line of the report with its control characters shown as escapes (``\\x1b``,
+    ``\\n``)."""
+    return controls_escaped(line).replace("\n", "\\n")
