@@ -89,6 +89,7 @@ def check_install(
     from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
+    from proctor.util.text import controls_escaped
 
     # Every key of the environment and ./.env is masked in what this prints: an installer's
     # output, and a key it wrote into a configuration the audit lists.
@@ -137,7 +138,9 @@ def check_install(
     if as_json:
         echo_unless_gone(dump_json(masked_data(report.to_dict())), nl=False)
     else:
-        echo_unless_gone(mask(render(report)))
+        # What the installer configured (a server's name, a hook's command), with its control
+        # characters escaped: a terminal's escape sequence in it is shown, never obeyed.
+        echo_unless_gone(controls_escaped(mask(render(report))))
     return 0 if report.ok else 1
 
 

@@ -55,6 +55,7 @@ def test_command(
     from proctor.addons.hooks.cases import check_default_agent
     from proctor.agents.credentials import register_user_keys
     from proctor.models.io import dump_json
+    from proctor.util.text import controls_escaped
 
     # Every key of the environment and ./.env is masked in what this prints: a case's input,
     # what a hook read on stdin and wrote back.
@@ -65,47 +66,49 @@ def test_command(
     if as_json:
         echo_unless_gone(dump_json(report.to_dict()), nl=False)
         return run.exit_code
+
+    # A hook's output and the file's names and commands, with their control characters
+    # escaped: a terminal's escape sequence a hook printed is shown, never obeyed.
+    def say(text: str, nl: bool = True) -> None:
+        echo_unless_gone(controls_escaped(text), nl=nl)
+
     for result in report.results:
         status = "PASS" if result.ok else "ERROR" if result.errored else "FAIL"
         subject = f"{result.event} {result.tool}" if result.tool else result.event
-        echo_unless_gone(
-            f"{status:5} {result.id}  [{result.agent} {subject}] {result.decision}: ", nl=False
-        )
-        echo_unless_gone(result.message)
+        say(f"{status:5} {result.id}  [{result.agent} {subject}] {result.decision}: ", nl=False)
+        say(result.message)
     for skipped in report.skipped_handlers:
         if "(switched off: " in skipped:  # the CLI would not run it either
-            echo_unless_gone(f"note: not run: {skipped}")
+            say(f"note: not run: {skipped}")
         else:
-            echo_unless_gone(f"note: not run (proctor runs command hooks only): {skipped}")
+            say(f"note: not run (proctor runs command hooks only): {skipped}")
     if report.not_loaded is not None and report.untrusted:
-        echo_unless_gone(
+        say(
             f"note: Codex would not run these hooks in their project: {report.not_loaded} "
             "(it reads a project's .codex/hooks.json and config.toml only in a trusted folder)"
         )
     elif report.not_loaded is not None:  # the user's config.toml: Codex would not start
-        echo_unless_gone(f"note: Codex would not run these hooks: {report.not_loaded}")
+        say(f"note: Codex would not run these hooks: {report.not_loaded}")
     if report.loaded_with is not None:
-        echo_unless_gone(
+        say(
             f"note: Codex also loads the hooks of {report.loaded_with}, not tested here, and "
             'warns: "loading hooks from both …; prefer a single representation for this layer"'
         )
     for copied in report.home_copies:
-        echo_unless_gone(
-            f"note: copied into each scratch home for the hooks that name it: {copied}"
-        )
+        say(f"note: copied into each scratch home for the hooks that name it: {copied}")
     for withheld in report.home_withheld:
-        echo_unless_gone(
+        say(
             "note: not copied (it holds credentials or session records, leads to them or above "
             f"its folder, or leads nowhere), though a hook names it: "
             f"{withheld}"
         )
     for command in report.home_unresolved:
-        echo_unless_gone(
+        say(
             "note: names your agent folder, but nothing of it was copied into the scratch "
             f"home: {command}; name each file the hook needs by its path (~/.claude/hooks/x.sh)"
         )
     summary = f"{report.passed} passed, {report.failed} failed"
     if report.errored:
         summary += f", {report.errored} could not run"
-    echo_unless_gone(summary)
+    say(summary)
     return run.exit_code
