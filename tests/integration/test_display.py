@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from proctor.cli.display import BarProgress, PlainProgress
 from proctor.execute.events import RunFinished, RunStarted, TrialFinished, TrialStarted
 from proctor.models.trial import TrialRecord
@@ -164,6 +166,32 @@ def test_cost_warnings_once_per_model_and_once_for_the_budget() -> None:
     )
     warn(TrialFinished(record))
     assert "estimated cost $0.0034 passed the budget of $0.0001" in small.getvalue()
+
+
+def test_the_budget_counts_the_attempts_a_retry_ran_and_the_priced_part_of_a_cost(
+    tmp_path: Path,
+) -> None:
+    """What a trial spent is what the run's cost counts: its earlier attempts' too, and the
+    priced models of a cost whose total is unknown (an unpriced model beside them), live and
+    in what a resume counts as spent before."""
+    from proctor.cli.display import CostWarnings, spent_before
+    from proctor.models.io import write_record
+    from proctor.models.trial import AttemptRecord, CostInfo
+    from proctor.paths import RunPaths
+
+    cost = CostInfo(total_usd=None, by_model={"priced": 0.6, "free": None}, unpriced=["free"])
+    attempt = AttemptRecord(status="infra-error", reason="r", folder="attempts/1", cost=cost)
+    record = TrialRecord(
+        case="c", agent="a", repeat=1, status="passed", cost=cost, attempts=[attempt]
+    )
+    stream = io.StringIO()
+    CostWarnings(budget_usd=1.0, stream=stream)(TrialFinished(record))
+    assert "estimated cost $1.20 passed the budget of $1.00" in stream.getvalue()
+    run = RunPaths(tmp_path / "run")
+    trial = run.trial("c", "a", "default", 1)
+    trial.root.mkdir(parents=True)
+    write_record(trial.trial_json, record)
+    assert spent_before(run.root) == pytest.approx(1.2)
 
 
 def test_a_key_the_terminal_wraps_is_masked_in_the_screen_the_trial_keeps(tmp_path: Path) -> None:

@@ -363,6 +363,36 @@ def test_a_resume_counts_what_the_run_spent_before_against_its_budget(
     assert "passed the budget" in again.err
 
 
+def test_a_resume_warns_at_the_budget_its_run_s_proctor_json_set(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "bud",
+        config={"repeats": 4},
+        plan={"model": "pricey", "turns": [{"say": "hello"}, {"shell": "echo hi"}]},
+    )
+    pricing = {"pricey": {"inputPer1M": 1e5, "outputPer1M": 1e5}}
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"pricing": pricing}))
+    priced = tmp_path / "out0"
+    argv = ("run", "--source", str(cases), "--config", str(config), "--out")
+    assert proctor(*argv, str(priced)).code == 0
+    each = json.loads(next(priced.glob("run-*/trials/bud/*/*/1/trial.json")).read_text())
+    assert each["cost"]["totalUsd"] > 0
+    # A budget the run's three kept trials pass alone, set in its proctor.json, not typed.
+    budget = round(2.5 * each["cost"]["totalUsd"], 6)
+    config.write_text(json.dumps({"pricing": pricing, "budgetUsd": budget}))
+    out = tmp_path / "out1"
+    assert proctor(*argv, str(out)).code == 0
+    (run_dir,) = out.glob("run-*")
+    sorted(run_dir.glob("trials/bud/*/*/*/trial.json"))[-1].unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert "passed the budget" in again.err
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [

@@ -21,7 +21,7 @@ from proctor.execute.events import (
     TrialFinished,
     TrialStarted,
 )
-from proctor.models.trial import INTERRUPTED_PREFIX
+from proctor.models.trial import INTERRUPTED_PREFIX, TrialRecord
 from proctor.report.cut_short import is_cut_short
 from proctor.util.masking import mask
 from proctor.util.text import duration_text, one_line, plural
@@ -275,7 +275,7 @@ class CostWarnings:
                     file=self.stream,
                     flush=True,
                 )
-        self.spent += sum(v for v in cost.by_model.values() if v is not None)
+        self.spent += spent_by(event.record)
         if self.budget is not None and self.spent > self.budget and not self.warned_budget:
             self.warned_budget = True
             print(
@@ -304,6 +304,21 @@ def _dollars(amount: float) -> str:
     return f"${amount:.{digits}f}".rstrip("0")
 
 
+def run_budget(run_dir: Path) -> float | None:
+    """The budget the run set itself (its ``proctor.json``'s ``budgetUsd``, as its
+    ``config.json`` records it): a resume given no ``--budget-usd`` warns at it, as the run
+    did. None when it set none, or its ``config.json`` does not read (the resume says so)."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import ConfigRecord
+    from proctor.paths import RunPaths
+
+    try:
+        return read_record(RunPaths(run_dir).config_json, ConfigRecord).config.budget_usd
+    except (ProctorError, OSError):  # unreadable: the resume itself says so
+        return None
+
+
 def spent_before(run_dir: Path) -> float:
     """What the trials the run recorded so far cost: the budget of a resume counts them."""
     from proctor.models.io import read_trial
@@ -315,5 +330,12 @@ def spent_before(run_dir: Path) -> float:
             record, _ = read_trial(path)
         except Exception:  # unreadable: the resume itself says so
             continue
-        spent += record.cost.total_usd or 0.0
+        spent += spent_by(record)
     return spent
+
+
+def spent_by(record: TrialRecord) -> float:
+    """The dollars a trial is known to have spent, as the run's cost counts them: its earlier
+    attempts' too (``--retry-errors``), and each priced model's where the total is unknown."""
+    costs = [record.cost, *(attempt.cost for attempt in record.attempts)]
+    return sum(v for cost in costs for v in cost.by_model.values() if v is not None)

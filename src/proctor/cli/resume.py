@@ -26,10 +26,11 @@ def resume_command(
     its kept errors a retry runs again too; ``concurrency``: ``--concurrency N``, else the
     run's own; ``keep_workspace`` and ``mirror``: ``--keep-workspace`` and ``--mirror``, for
     the trials it runs), then its aggregate written anew."""
-    from proctor.cli.display import CostWarnings, make_display, spent_before
+    from proctor.cli.display import CostWarnings, make_display, run_budget, spent_before
     from proctor.report.reporters import printed
     from proctor.session.resume import resume_run
 
+    budget = budget or run_budget(run_dir)  # (given, it wins, as over a run's proctor.json)
     warnings = CostWarnings(budget, spent=spent_before(run_dir) if budget else 0.0)
     result, kept = resume_run(
         run_dir,
