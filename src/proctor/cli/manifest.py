@@ -17,6 +17,7 @@ from proctor.util.masking import mask
 from proctor.util.text import one_line, plural
 
 if TYPE_CHECKING:
+    from proctor.cli.display import CostWarnings
     from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan, TrialSpec
     from proctor.models.run import ManifestRun, RepeatManifest
@@ -113,7 +114,7 @@ def _run_pairs(
     """Each pair's run, in turn: their folders, or the exit code of an interrupt. Every pair
     is planned first, and the keys of proctor's roles checked once for them all, before the
     first pair's first trial: a manifest of ten pairs asks each provider once, not ten times."""
-    from proctor.cli.display import CostWarnings, make_display
+    from proctor.cli.display import make_display
     from proctor.exit_codes import ExitCode
     from proctor.session import RunRequest, run_plan
     from proctor.session.repeats import manifest_order_note
@@ -163,6 +164,9 @@ def _run_pairs(
     _say_skipped(pairs)
     _say_unrun(path, plan_of.tasks, plan_of.conditions, pairs)
     _check_before(pairs)
+    # One budget for the command, not one per pair: what the pairs kept from an earlier run
+    # of it spent counts too, as a resume counts what its run spent before.
+    warnings = _cost_warnings(budget, pairs)
     codes: list[int] = []
     run_dirs: list[Path] = []
     for pair in pairs:
@@ -179,7 +183,7 @@ def _run_pairs(
             resumed, _ = resume_run(
                 earlier[0],
                 names,
-                [make_display(overrides.mirror), CostWarnings(budget)],
+                [make_display(overrides.mirror), warnings],
                 keys_checked=True,
                 planned=pair.resume,
                 agents_checked=True,
@@ -194,7 +198,7 @@ def _run_pairs(
         assert pair.plan is not None  # (planned above: the pair runs)
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
         watch = make_display(overrides.mirror)
-        result = run_plan(pair.plan, pair.request, [watch, CostWarnings(budget)])
+        result = run_plan(pair.plan, pair.request, [watch, warnings])
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
         run_dirs.append(result.paths.root)
@@ -214,6 +218,20 @@ class _Pair:
     request: RunRequest
     plan: RunPlan | None
     resume: ResumePlan | None
+
+
+def _cost_warnings(budget: float | None, pairs: list[_Pair]) -> CostWarnings:
+    """The warnings of the pairs this command runs: the budget is ``--budget-usd``, else the
+    configuration's ``budgetUsd`` (every pair reads the same), counted over the whole
+    manifest, from what the pairs an earlier run of it left spent."""
+    from proctor.cli.display import CostWarnings, spent_before
+
+    if budget is None:
+        tops = [p.plan.top for p in pairs if p.plan is not None]
+        tops += [p.resume.plan.top for p in pairs if p.resume is not None]
+        budget = next((top.budget_usd for top in tops), None)
+    spent = sum(spent_before(p.earlier[0]) for p in pairs if p.earlier is not None)
+    return CostWarnings(budget, spent=spent if budget else 0.0)
 
 
 def _plan_pair(
