@@ -161,6 +161,62 @@ def test_a_broken_proctor_json_is_named_with_the_broken_files(proctor: Run, tmp_
     assert "plan of d: field 'turns[0].say'" in lines[2]
 
 
+def test_every_problem_of_the_config_file_is_named_with_the_broken_files(
+    proctor: Run, tmp_path: Path
+) -> None:
+    # Its reporters and model are named at once with its agent and judge and the broken
+    # file's problem, each at the line of its define_eval_config(...), not one a run.
+    config = """\
+from proctor.evals import define_eval_config
+
+config = define_eval_config(
+    max_concurrency=2,
+    model="Scripted",
+    agent="scriptd",
+    judge="bad",
+    reporters=["nosuch"],
+)
+"""
+    root = project(
+        tmp_path, {"b_syntax.eval.py": BROKEN["b_syntax.eval.py"], "d.eval.py": GOOD}, config
+    )
+    c = root / "evals" / "evals.config.py"
+    for args in ((), ("--dry-run",)):
+        result = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "out"), *args)
+        assert result.code == 2, result.err
+        lines = _lines(result.err)
+        assert "b_syntax.eval.py:2: cannot be imported" in lines[0], result.err
+        assert lines[1:-1] == [
+            f"proctor: error: {c}:3: reporters: unknown reporter nosuch (known: html, json, "
+            "junit, markdown)",
+            f'proctor: error: {c}:3: model "Scripted": did you mean scripted (proctor\'s '
+            "scripted model)?",
+            f"proctor: error: {c}:3: agent: unknown agent 'scriptd' (did you mean 'scripted'? "
+            "known: acp, acp:claude, acp:gemini, claude-code, codex, gemini-cli, scripted)",
+            f"proctor: error: {c}:3: judge: expected 'provider/model' (e.g. "
+            'anthropic/claude-x), got "bad"',
+        ], result.err
+        assert lines[-1] == (
+            f"proctor: error: 5 problems in {root / 'evals'}, each named above; no eval was run"
+        )
+    # no max_concurrency is one more problem, beside the flags' (--reporter's over the
+    # config's); a config file that does not load is not said to lack it
+    c.write_text(config.replace("max_concurrency=2,", ""))
+    result = proctor("eval", "--dir", str(root), "--reporter", "zz", "--judge-model", "x")
+    lines = _lines(result.err)
+    assert lines[1:4] == [
+        f"proctor: error: {c}:3: define_eval_config(max_concurrency=…) is required to run evals",
+        "proctor: error: --reporter: unknown reporter zz (known: html, json, junit, markdown)",
+        f'proctor: error: {c}:3: model "Scripted": did you mean scripted (proctor\'s '
+        "scripted model)?",
+    ], result.err
+    assert "--judge-model: expected 'provider/model'" in lines[4], result.err
+    c.write_text(config.replace("max_concurrency=2,", "max_concurency=2,"))
+    result = proctor("eval", "--dir", str(root))
+    assert "required to run evals" not in result.err
+    assert f"{c}:3: define_eval_config() has no argument 'max_concurency'" in result.err
+
+
 def test_a_config_given_by_a_link_is_counted_by_the_name_its_lines_give(
     proctor: Run, tmp_path: Path
 ) -> None:

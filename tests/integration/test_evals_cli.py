@@ -985,7 +985,7 @@ def test_a_bad_flag_or_config_value_names_its_own_source(proctor: Run, tmp_path:
     other = project(tmp_path / "other", {"s.eval.py": body}, config=config)
     reported = proctor("eval", "--dir", str(other), "--out", out)
     assert (
-        reported.code == 2 and "evals.config.py: reporters: unknown reporter nope" in reported.err
+        reported.code == 2 and "evals.config.py:2: reporters: unknown reporter nope" in reported.err
     )
 
 
@@ -1146,7 +1146,7 @@ def test_a_judge_without_a_key_names_where_it_was_given(
     says = "the judge role (anthropic/claude-x) needs a key: set PROCTOR_ANTHROPIC_KEY"
     where = {
         "eval": f"{root / 'evals' / 's.eval.py'}:6",  # the line of define_eval
-        "config": f"{root / 'evals' / 'evals.config.py'}",
+        "config": f"{root / 'evals' / 'evals.config.py'}:2",  # the line of define_eval_config
         "flag": "--judge-model",
     }[given]
     assert result.code == 2, result.err

@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_evals_cli import project, run_json
+from tests.integration.test_evals_cli import CONFIG, project, run_json
 
 Run = Any
 
 OK_EVAL = "from proctor.evals import define_eval\nasync def t(x): ...\ne = define_eval(test=t)\n"
 
 
-def refused(proctor: Run, tmp_path: Path, body: str, config: str | None = None) -> str:
-    """What ``proctor eval`` says of an eval file ``body`` (and ``evals.config.py``) it
-    refuses before anything runs (exit 2, no traceback)."""
+def refused(proctor: Run, tmp_path: Path, body: str, config: str = CONFIG) -> str:
+    """What ``proctor eval`` says of an eval file ``body`` (and ``evals.config.py``, a good
+    one unless given) it refuses before anything runs (exit 2, no traceback)."""
     root = project(tmp_path, {"a.eval.py": body}, config=config)
     result = proctor("eval", "--dir", str(root), "--no-stream")
     assert result.code == 2, result.err

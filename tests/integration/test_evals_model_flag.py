@@ -73,12 +73,12 @@ def test_the_config_s_model_is_named_where_it_was_given(proctor: Run, tmp_path: 
     root = project(tmp_path, {"a.eval.py": EVAL}, config=config)
     result, _ = run_json(proctor, root, tmp_path)
     assert result.code == 2
-    assert 'evals.config.py: model "Scripted": did you mean scripted' in result.err, result.err
+    assert 'evals.config.py:2: model "Scripted": did you mean scripted' in result.err, result.err
     config = CONFIG.replace("max_concurrency=2", "max_concurrency=2, model='nope/x'")
     root = project(tmp_path, {"a.eval.py": EVAL}, config=config)
     result, _ = run_json(proctor, root, tmp_path)
     assert result.code == 0
-    assert 'evals.config.py: model "nope/x": every case runs on the scripted agent' in result.err
+    assert 'evals.config.py:2: model "nope/x": every case runs on the scripted agent' in result.err
 
 
 def test_proctor_run_warns_of_a_model_given_to_the_scripted_agent_once(

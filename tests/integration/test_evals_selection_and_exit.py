@@ -101,9 +101,9 @@ def test_the_exit_code_is_the_run_s_own(proctor: Run, tmp_path: Path, body: str,
 @pytest.mark.parametrize(
     ("config", "eval_args", "where"),
     [
-        ("agent='nope'", "", "evals.config.py: agent: unknown agent 'nope'"),
-        ("judge='nojudge'", "", "evals.config.py: judge: expected 'provider/model'"),
-        ("judge='nope/x'", "", "evals.config.py: judge: unknown provider 'nope'"),
+        ("agent='nope'", "", "evals.config.py:2: agent: unknown agent 'nope'"),
+        ("judge='nojudge'", "", "evals.config.py:2: judge: expected 'provider/model'"),
+        ("judge='nope/x'", "", "evals.config.py:2: judge: unknown provider 'nope'"),
         ("", "judge='bad', ", "a.eval.py:3: judge: expected 'provider/model'"),
         ("", "agent='nope', ", "a.eval.py:3: unknown agent 'nope'"),
     ],

@@ -262,14 +262,20 @@ def command(
 def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     """Say every problem of the eval files at once, a line each, and stop (exit 2): each file
     that does not load and, when ``cases_checked`` (a run's, ``--dry-run``'s), each selected
-    case's agent, judge and plan a run would refuse (every problem of a case), and what
-    ``proctor.json`` (or ``--config``'s file) holds wrong. One problem is the one sentence of the
+    case's agent, judge and plan a run would refuse (every problem of a case), what
+    ``evals.config.py`` and the flags hold wrong (its reporters, model, max_concurrency) and
+    what ``proctor.json`` (or ``--config``'s file) does. One problem is the one sentence of the
     error. Nothing is said when the files load and at most one case has a problem: the run's
     own checks then stop at it, in their order."""
     from proctor.errors import Problems
     from proctor.evals.discover import EvalFileProblems
     from proctor.session.eval_choice import selection
-    from proctor.session.evals import point_problems, project_config, project_of
+    from proctor.session.evals import (
+        point_problems,
+        project_config,
+        project_of,
+        settings_problems,
+    )
 
     where = str(request.dir.resolve() / "evals")
     try:
@@ -280,7 +286,8 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     except ConfigError:
         return  # (no evals folder, say): the run's own error, said as the run reaches it
     if cases_checked:
-        found: list[str] = []
+        # The run's own settings first (evals.config.py's, the flags'), as the run checks them.
+        found: list[str] = settings_problems(request, project)
         top = None
         try:  # proctor.json (or --config's file): every field of it that is wrong
             top = project_config(request)[0]

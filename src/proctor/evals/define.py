@@ -234,6 +234,9 @@ class EvalConfig:
     agent: str | None = None
     model: str | None = None
     reporters: tuple[str, ...] = field(default_factory=tuple)
+    origin: Origin | None = field(default=None, compare=False, repr=False)
+    """Where ``define_eval_config(...)`` was called: a problem of one of its settings that
+    only a run finds (an unknown reporter or agent) is named at that line."""
 
 
 def _origin() -> Origin | None:
@@ -576,6 +579,7 @@ def define_eval_config(
     """The project's eval settings (``evals/evals.config.py``); every bad argument is named
     at once."""
     where = "define_eval_config()"
+    origin = _origin()
     got = _Collected()
     config = EvalConfig(
         max_concurrency=got.take(
@@ -586,8 +590,9 @@ def define_eval_config(
         agent=got.take(_text, agent, "agent", where),
         model=got.take(_text, model, "model", where),
         reporters=got.take(_names, reporters, "reporters", where) or (),
+        origin=origin,
     )
-    if got.said(_origin()):
+    if got.said(origin):
         raise EvalDefinitionProblems("define_eval_config: bad arguments, each named", got.recorded)
     return config
 

@@ -103,6 +103,15 @@ class EvalProject:
     points: list[EvalPoint]
     config: EvalConfig | None
     config_file: Path | None
+    config_line: int | None = None
+    """The line of ``config_file`` that calls ``define_eval_config(...)``, when known."""
+
+    @property
+    def config_where(self) -> str:
+        """``evals.config.py:N`` (the file alone when the line is unknown, or there is no
+        such file) for messages about one of its settings."""
+        path = self.config_file or self.root / "evals" / CONFIG_FILE
+        return f"{path}:{self.config_line}" if self.config_line else str(path)
 
 
 def file_id(evals_dir: Path, path: Path) -> str:
@@ -431,7 +440,11 @@ def discover(root: Path) -> EvalProject:
         except ConfigError as exc:
             problems.append(str(exc))
     project = EvalProject(
-        root, sorted(points, key=lambda p: p.id), config, config_file if config else None
+        root,
+        sorted(points, key=lambda p: p.id),
+        config,
+        config_file if config else None,
+        _line(config.origin, config_file) if config else None,
     )
     found: EvalProject | EvalFileProblems = project
     if problems:

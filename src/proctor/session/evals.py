@@ -24,7 +24,13 @@ from proctor.agents.base import known_agent_ids
 from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.evals.conversation import EvalCaseRun, conversation_for
-from proctor.evals.discover import DEFAULT_TIMEOUT_MS, EvalPoint, EvalProject, discover
+from proctor.evals.discover import (
+    CONFIG_FILE,
+    DEFAULT_TIMEOUT_MS,
+    EvalPoint,
+    EvalProject,
+    discover,
+)
 from proctor.evals.loaders import set_project_root
 from proctor.execute.driving import CONVERSATIONS, conversation_key
 from proctor.execute.events import Subscriber
@@ -249,13 +255,9 @@ def plan_evals(
         raise ConfigError(nothing_chosen(request, project))
     if on_selected is not None:
         on_selected(run_ids(chosen))
-    config = project.config
-    most = config.max_concurrency if config else None
-    if most is None:
-        where = project.config_file or request.dir / "evals" / "evals.config.py"
-        raise ConfigError(
-            f"{where}: define_eval_config(max_concurrency=…) is required to run evals"
-        )
+    if problems := settings_problems(request, project):
+        raise ConfigError(problems[0])
+    most = _max_concurrency(project)
     concurrency = min(request.concurrency, most) if request.concurrency else most
     if request.concurrency and request.concurrency > most:  # lowered, never raised: said so
         named = project.config_file or "evals.config.py"
@@ -263,16 +265,7 @@ def plan_evals(
             f"--concurrency {request.concurrency} is above {named}'s max_concurrency {most}, "
             f"so at most {most} cases run at once"
         )
-    if request.reporters:
-        reporters = reporter_names(request.reporters)
-    else:
-        try:
-            reporters = reporter_names((config.reporters if config else ()) or ("markdown",))
-        except ConfigError as exc:  # from the config file, not from a flag
-            named = project.config_file or "evals.config.py"
-            raise ConfigError(f"{named}: reporters: {exc}".replace("--reporter: ", "")) from exc
-    if request.judge_model:
-        parse_ref(request.judge_model, "--judge-model")  # named as the flag, before any case
+    reporters = _reporters(request, project)
     top, config_file = project_config(request)
     for point, _ in chosen:
         _check_point(point, request, project, top)
@@ -285,7 +278,6 @@ def plan_evals(
         if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
             warn_scripted_model(given, agent)
     if model is not None:
-        check_model(model, named)
         # The cases the run's model reaches (not --agent-model's), said once when none is.
         reached = [p for p, _ in chosen if models[p.case_name][1] == named]
         if not reached and named == "--model" and model != "scripted":
@@ -313,6 +305,57 @@ def plan_evals(
         kinds,
         out,
     )
+
+
+def settings_problems(request: EvalRequest, project: EvalProject) -> list[str]:
+    """Every problem of the run's own settings, one sentence each, named where each was
+    given (the flag, or ``evals.config.py`` at the line of its ``define_eval_config(...)``):
+    no ``max_concurrency``, an unknown reporter, a model no agent's model can be, a
+    ``--judge-model`` that is not ``provider/model``. A run refuses the first."""
+    problems = []
+    checks: list[Callable[[], object]] = [
+        lambda: _reporters(request, project),
+        lambda: _model_checked(request, project),
+    ]
+    if project.config is not None or not (project.root / "evals" / CONFIG_FILE).is_file():
+        # (an evals.config.py that does not load has its own problems said: not this one)
+        checks.insert(0, lambda: _max_concurrency(project))
+    if request.judge_model:  # named as the flag, before any case
+        checks.append(lambda: parse_ref(str(request.judge_model), "--judge-model"))
+    for check in checks:
+        try:
+            check()
+        except ConfigError as exc:
+            problems.append(str(exc))
+    return problems
+
+
+def _max_concurrency(project: EvalProject) -> int:
+    most = project.config.max_concurrency if project.config else None
+    if most is None:
+        raise ConfigError(
+            f"{project.config_where}: define_eval_config(max_concurrency=…) is required to "
+            "run evals"
+        )
+    return most
+
+
+def _reporters(request: EvalRequest, project: EvalProject) -> list[str]:
+    """``--reporter``'s, else the config's ``reporters``, else markdown."""
+    if request.reporters:
+        return reporter_names(request.reporters)
+    config = project.config
+    try:
+        return reporter_names((config.reporters if config else ()) or ("markdown",))
+    except ConfigError as exc:  # from the config file, not from a flag
+        said = str(exc).removeprefix("--reporter: ")
+        raise ConfigError(f"{project.config_where}: reporters: {said}") from exc
+
+
+def _model_checked(request: EvalRequest, project: EvalProject) -> None:
+    model, named = run_model(request, project)
+    if model is not None:
+        check_model(model, named)
 
 
 def run_evals(
@@ -443,10 +486,6 @@ def _remove_unrun(source: Path, made: list[Path]) -> None:
     remove_empty_folders([source.parent, *made])
 
 
-def _config_file(project: EvalProject) -> str:
-    return str(project.config_file or project.root / "evals" / "evals.config.py")
-
-
 def agent_of(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tuple[str, str]:
     """The agent ``point`` runs on and where it was given (for a message about it): ``--agent``,
     then the case's or the eval file's ``agent``, then the config's, then ``scripted``."""
@@ -455,7 +494,7 @@ def agent_of(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tu
     if point.agent:
         return point.agent, point.where
     if project.config and project.config.agent:
-        return project.config.agent, f"{_config_file(project)}: agent"
+        return project.config.agent, f"{project.config_where}: agent"
     return "scripted", "the default agent"
 
 
@@ -477,7 +516,7 @@ def run_model(request: EvalRequest, project: EvalProject) -> tuple[str | None, s
     ``scripted`` runs every agent on proctor's scripted model server."""
     if request.model is not None:
         return request.model, "--model"
-    return (project.config.model if project.config else None), f"{_config_file(project)}: model"
+    return (project.config.model if project.config else None), f"{project.config_where}: model"
 
 
 def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tuple[str | None, str]:
@@ -485,7 +524,7 @@ def _judge(point: EvalPoint, request: EvalRequest, project: EvalProject) -> tupl
     if point.judge:
         return point.judge, point.where
     if project.config and project.config.judge:
-        return project.config.judge, _config_file(project)
+        return project.config.judge, project.config_where
     return request.judge_model, "--judge-model"
 
 

@@ -139,7 +139,7 @@ def test_the_config_s_model_when_no_flag_gives_one(
     }
     [warning] = seen["warnings"]
     assert warning.endswith(
-        'evals.config.py: model "sonnet": 1 of 4 cases (plain) run on the '
+        'evals.config.py:2: model "sonnet": 1 of 4 cases (plain) run on the '
         "scripted agent, which plays its eval's plan whatever the model (it only writes the "
         "model's name into its transcript); --agent names an agent that runs the model, and "
         "--model scripted runs a real CLI on proctor's scripted model"
@@ -154,7 +154,7 @@ def test_the_config_s_model_when_no_flag_gives_one(
     ("config", "given", "said"),
     [
         ("", {"agent": "nope"}, "--agent nope: unknown agent 'nope'"),
-        (", agent='nope'", {}, "evals.config.py: agent: unknown agent 'nope'"),
+        (", agent='nope'", {}, "evals.config.py:2: agent: unknown agent 'nope'"),
         # The flag is named first: it decides the agent.
         (", agent='nope'", {"agent": "nope2"}, "--agent nope2: unknown agent 'nope2'"),
         # The CLI a person meant by its short name comes first.
