@@ -119,6 +119,7 @@ class AcpDriver:
         self.deadline = deadline
         self.stderr = stderr
         self.watch = watch
+        self.stop_turn: threading.Event | None = None
         self.log = DriverLog()
         self.inbox: queue.Queue[PendingPermission | None] = queue.Queue()
         """Permission requests for the driver's thread; None wakes it when a prompt ends."""
@@ -261,6 +262,9 @@ class AcpDriver:
             if self._left() <= 0:
                 self._cancel()
                 return TurnOutcome("timeout", elapsed_ms=elapsed)
+            if self.stop_turn is not None and self.stop_turn.is_set():
+                self._cancel()  # as at the deadline
+                return TurnOutcome("interrupted", elapsed_ms=elapsed)
             if self.watch is not None and self.watch.check() is not None:
                 self.log.stopped = self.watch.stopped
                 self._kill()

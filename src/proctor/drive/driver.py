@@ -7,20 +7,23 @@ often as a conversation needs.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from proctor.agents.protocol import Question
 from proctor.models.trial import QuestionRecord
 
-TurnKind = Literal["turn-end", "exited", "timeout", "unanswered", "over-budget"]
+TurnKind = Literal["turn-end", "exited", "timeout", "unanswered", "over-budget", "interrupted"]
 
 
 @dataclass(frozen=True)
 class TurnOutcome:
     """How one turn ended: the agent finished it (``turn-end``), exited, ran out of time, asked
-    something the policy could not answer (``unanswered``, with the ``question``), or went over
-    the trial's step budget and was stopped (``over-budget``, the reason in ``SessionLog.stopped``).
+    something the policy could not answer (``unanswered``, with the ``question``), went over
+    the trial's step budget and was stopped (``over-budget``, the reason in ``SessionLog.stopped``),
+    or was stopped because the conversation no longer waited for it (``interrupted``: its
+    ``Driver.stop_turn`` was set, as when an eval's ``t.send`` is cancelled).
     """
 
     kind: TurnKind
@@ -67,6 +70,11 @@ class Driver(Protocol):
     ``close`` kills whatever is left (always safe, also after ``finish``)."""
 
     log: SessionLog
+    stop_turn: threading.Event | None
+    """Given by the conversation before a ``send`` (a new event each send); once it is set,
+    the turn ``send`` runs ends at once, as at the deadline, and its agent's process is
+    stopped (a headless turn's own; a terminal or ACP session's, which ends the session):
+    ``send`` returns ``interrupted``."""
 
     def start(self) -> TurnOutcome: ...
 

@@ -8,6 +8,7 @@ stdout/stderr appended to files in the trial directory; the adapter reads what e
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -117,6 +118,7 @@ class HeadlessDriver:
         self.stdout = stdout
         self.stderr = stderr
         self.log = SessionLog()
+        self.stop_turn: threading.Event | None = None
 
     def screen_excerpt(self) -> str:
         return ""
@@ -126,6 +128,9 @@ class HeadlessDriver:
 
     def send(self, message: str) -> TurnOutcome:
         """Run one turn: the first message starts the session, later ones resume it."""
+        stop = self.stop_turn
+        if stop is not None and stop.is_set():  # stopped before it began: nothing is run
+            return TurnOutcome("interrupted")
         self.log.turns += 1
         resumed = self.log.turns > 1  # the first turn starts both files afresh
         out_at, err_at = (_size(self.stdout), _size(self.stderr)) if resumed else (0, 0)
@@ -137,9 +142,11 @@ class HeadlessDriver:
             stdout=self.stdout,
             stderr=self.stderr,
             append=resumed,
-            stop_when=self.watch.check if self.watch is not None else None,
+            stop_when=self._stop_when(stop),
         )
         self.log.exit_code = run.exit_code
+        if run.kind == "stopped" and stop is not None and stop.is_set():
+            return TurnOutcome("interrupted", elapsed_ms=run.elapsed_ms)
         if run.kind == "timeout":
             # A provider that kept failing until the time ran out is the trial's failure
             # (agent-error, named), not a slow agent's timeout.
@@ -160,6 +167,19 @@ class HeadlessDriver:
         if run.exit_code == 0 and report.error is None:
             return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms)
         return TurnOutcome("exited", elapsed_ms=run.elapsed_ms)
+
+    def _stop_when(self, stop: threading.Event | None) -> Callable[[], str | None] | None:
+        """What ``run_headless`` polls: the step budget, and the turn's ``stop_turn``."""
+        watch = self.watch
+        if stop is None:
+            return watch.check if watch is not None else None
+
+        def stopped() -> str | None:
+            if stop.is_set():
+                return "interrupted"
+            return watch.check() if watch is not None else None
+
+        return stopped
 
     def _events(self, out_at: int) -> list[dict[str, Any]]:
         """This turn's JSON events on stdout."""

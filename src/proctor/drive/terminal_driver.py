@@ -4,6 +4,7 @@ turn ends, answer pickers and permission prompts by the policy on the way."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from typing import Any, BinaryIO
 
@@ -46,6 +47,7 @@ class TerminalDriver:
         self.deadline = deadline
         self.mirror = mirror
         self.log = SessionLog()
+        self.stop_turn: threading.Event | None = None
         self.session: PtySession | None = None
         self.turns_done = 0
         self.answered = 0
@@ -100,6 +102,9 @@ class TerminalDriver:
             # (a new one at each answer) must not hold the turn past them.
             if time.monotonic() >= self.deadline:
                 return TurnOutcome("timeout")
+            if self.stop_turn is not None and self.stop_turn.is_set():
+                session.kill()  # (a terminal has no way to stop a turn every agent knows)
+                return TurnOutcome("interrupted", elapsed_ms=(time.monotonic() - started) * 1000)
             if self.watch is not None and self.watch.check() is not None:
                 self.log.stopped = self.watch.stopped
                 session.kill()
@@ -250,7 +255,7 @@ class TerminalDriver:
             self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
         elif last.kind == "exited":
             self.log.exit_code = session.wait_exit(time.monotonic() + EXIT_GRACE_SEC)
-        if last.kind != "over-budget":  # that session is killed already
+        if last.kind not in ("over-budget", "interrupted"):  # that session is killed already
             session.pump(0)
         self.close()
 

@@ -5,11 +5,14 @@ conversation so far (on ``t``) or one turn (on its result)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import json
 import math
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -350,11 +353,16 @@ class TestContext(Gates):
         if not message.strip():
             # The agent would wait for a message it never gets, until the case's timeout.
             raise ValueError(f"send({message!r}): the message is empty")
-        gone = self._exited_in()
+        gone = self._ended_in()
+        if gone is not None and gone.outcome.kind == "interrupted":
+            raise RuntimeError(
+                f"send({message!r}): turn {gone.index} was interrupted (its send was "
+                "cancelled), which stopped the agent's session; there is no session to send to"
+            )
         if gone is not None:
             raise RuntimeError(
-                f"send({message!r}): the agent exited in turn {gone}; there is no session to "
-                "send to"
+                f"send({message!r}): the agent exited in turn {gone.index}; there is no "
+                "session to send to"
             )
         if not self._started:
             self._seed(talk.workspace, workspace_files, workspace_dir)
@@ -362,16 +370,37 @@ class TestContext(Gates):
             if talk.rebaseline is not None:
                 talk.rebaseline()
         self._sending = len(self._turns) + 1  # until the turn ends, on its thread
-        outcome = await asyncio.to_thread(self._send_sync, talk, message, at)
+        stop = threading.Event()
+        turn = asyncio.get_running_loop().run_in_executor(
+            None,
+            functools.partial(
+                contextvars.copy_context().run, self._send_sync, talk, message, at, stop
+            ),
+        )
+        try:
+            outcome = await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            # The test stopped waiting for the turn (its own asyncio.wait_for, a task it
+            # cancelled): the agent's turn is stopped as the case's timeout stops it, and
+            # recorded (``interrupted``) before the cancellation goes on. At the case's own
+            # timeout, the driver's deadline ends it (``timeout``).
+            if not self.signal.is_set() and time.monotonic() < talk.deadline:
+                stop.set()
+            await asyncio.wait([turn])
+            if not turn.cancelled():
+                turn.exception()  # (said by the turn's own send, if ever awaited: not here)
+            raise
         return TurnResult(self, self._turns[-1]) if outcome is not None else self.turns[-1]
 
-    def _exited_in(self) -> int | None:
-        """The turn the agent's session ended in (its process exited), when a later send
-        cannot reach it: a terminal or ACP session is one process. A headless CLI starts a
-        process per turn and resumes the session, so it can be sent to again."""
+    def _ended_in(self) -> TurnState | None:
+        """The turn the agent's session ended in (its process exited, or was stopped when
+        the turn was interrupted), when a later send cannot reach it: a terminal or ACP
+        session is one process. A headless CLI starts a process per turn and resumes the
+        session, so it can be sent to again."""
         if self._talk is None or self._talk.launch.mode == "headless":
             return None
-        return next((s.index for s in self._turns if s.outcome.kind == "exited"), None)
+        ended = ("exited", "interrupted")
+        return next((s for s in self._turns if s.outcome.kind in ended), None)
 
     def _seed(
         self, workspace: Path, files: dict[str, str] | None, folder: str | Path | None
@@ -413,10 +442,17 @@ class TestContext(Gates):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
 
-    def _send_sync(self, talk: Talk, message: str, at: str | None) -> TurnOutcome:
+    def _send_sync(
+        self, talk: Talk, message: str, at: str | None, stop: threading.Event
+    ) -> TurnOutcome | None:
+        """Run the turn (None when its send was cancelled before the turn began: nothing is
+        sent); ``stop``, set, interrupts it."""
         try:
             with self._lock:
+                if stop.is_set():
+                    return None
                 driver = talk.driver
+                driver.stop_turn = stop
                 before = snapshot(talk.workspace)
                 if not self._started:
                     self._started = True

@@ -145,7 +145,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             error = late
         turns = t.turns
         last = TurnOutcome("timeout") if timed_out else TurnOutcome("turn-end")
-        if not timed_out and turns and turns[-1].outcome in ("exited", "timeout"):
+        if not timed_out and turns and turns[-1].outcome in ("exited", "timeout", "interrupted"):
+            # (an interrupted turn's terminal session is stopped: it is asked nothing more)
             last = TurnOutcome(turns[-1].outcome)  # type: ignore[arg-type]
         stopped_at = t._stopped_at if timed_out else None
         if last.kind == "timeout" and not timed_out and t._turns[-1].at:
