@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from proctor.cli.main import cli
+from tests.conftest import write_case
 from tests.integration.test_evals_cli import project, run_json
 
 Run = Any
@@ -40,6 +41,34 @@ def test_agent_effort_reads_as_proctor_run_reads_it(proctor: Run, tmp_path: Path
     ]:
         result, _ = run_json(proctor, root, tmp_path, "--agent-effort", given)
         assert result.code == 2 and f"proctor: error: {said}" in result.err, result.err
+
+
+def test_an_effort_the_agent_does_not_take_is_said_alike_by_run_and_eval(
+    proctor: Run, tmp_path: Path
+) -> None:
+    # Claude Code takes a fixed list: another level is refused before anything runs (its
+    # CLI would refuse every trial); the scripted agent takes any, and is warned of it.
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    write_case(tmp_path / "cases", "c", plan={"turns": [{"say": "hello"}]})
+    commands = {
+        "eval": ("eval", "--dir", str(root)),
+        "run": ("run", "--source", str(tmp_path / "cases")),
+    }
+    for name, command in commands.items():
+        result = proctor(*command, "--dry-run", "--agent-effort", "claude-code=ultra")
+        assert result.code == 2, (name, result.err)
+        assert result.err == (
+            "proctor: error: --agent-effort claude-code=ultra: claude-code takes the effort "
+            "low, medium, high, xhigh or max\n"
+        ), (name, result.err)
+        result = proctor(*command, "--dry-run", "--agent-effort", "scripted=ultra")
+        assert result.code == 0, (name, result.err)
+        assert (
+            'proctor: warning: --agent-effort "scripted=ultra": the scripted agent plays its '
+            "case's plan whatever the effort (it is only recorded in trial.json)"
+        ) in result.err, (name, result.err)
+        ok = proctor(*command, "--dry-run", "--agent-effort", "claude-code=max")
+        assert ok.code == 0 and "effort" not in ok.err, (name, ok.err)
 
 
 def test_keep_workspace_keeps_a_passing_case_s_workspace(proctor: Run, tmp_path: Path) -> None:

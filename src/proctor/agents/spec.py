@@ -32,6 +32,10 @@ class AgentSpec:
     """The executable's name (in ``.agents/node_modules/.bin`` or on PATH)."""
     provider: str = "scripted"
     """The provider its requests go to, as ``limits`` in ``proctor.json`` names it."""
+    efforts: tuple[str, ...] | None = None
+    """The reasoning efforts its pinned CLI takes (``--agent-effort ID=EFFORT``), when they are
+    a fixed list; None when any is passed on (Codex's model decides which it takes) or the
+    agent is given none (the scripted agent, Gemini CLI, ACP agents: it is only recorded)."""
 
 
 SCRIPTED = AgentSpec(
@@ -46,6 +50,7 @@ CLAUDE_CODE = AgentSpec(
     version="2.1.197",
     binary="claude",
     provider="anthropic",
+    efforts=("low", "medium", "high", "xhigh", "max"),  # `claude --help`: --effort <level>
 )
 CODEX = AgentSpec(
     id="codex",

@@ -439,20 +439,25 @@ def command(
 
 
 def _warn_scripted_model(overrides: CliOverrides, plan: RunPlan | None) -> None:
-    """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
-    scripted agent) is warned of when a trial of ``plan`` runs on that agent (without a plan,
-    ``scripted=…`` whenever it is given): for a run with none, the pair changes nothing worth
-    a word."""
-    from proctor.session.scripted_model import warn_scripted_model
+    """``--agent-model scripted=…`` and ``--agent-effort scripted=…`` (or ``ID=…`` for a
+    ``codingagents`` profile of the scripted agent) are warned of when a trial of ``plan``
+    runs on that agent (without a plan, ``scripted=…`` whenever it is given): for a run with
+    none, the pair changes nothing worth a word."""
+    from proctor.session.scripted_model import warn_scripted_effort, warn_scripted_model
 
     if plan is None:
         if (model := overrides.agent_models.get("scripted")) is not None:
             warn_scripted_model(model)
+        if (effort := overrides.agent_efforts.get("scripted")) is not None:
+            warn_scripted_effort(effort)
         return
     on_scripted = {t.agent for t in plan.trials if (t.profile.agent or t.agent) == "scripted"}
     for agent, model in overrides.agent_models.items():
         if agent in on_scripted:
             warn_scripted_model(model, agent)
+    for agent, effort in overrides.agent_efforts.items():
+        if agent in on_scripted:
+            warn_scripted_effort(effort, agent)
 
 
 def _inline(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
-from proctor.agents.spec import unknown_agent
+from proctor.agents.spec import spec_for, unknown_agent
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError, Problems
 from proctor.evaluators.base import registry
@@ -207,9 +207,11 @@ def _check_provisions(
     check_provision(kept, case_dir, f"{top_where} (for case {case_dir.name})")
 
 
-def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
+def check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
     """``--agent-model ID=…`` and ``--agent-effort ID=…`` name agents proctor knows: a typo
-    would otherwise never apply, and the run would go on with the default."""
+    would otherwise never apply, and the run would go on with the default. An effort is one
+    the agent's CLI takes, when it takes a fixed list (Claude Code's ``--effort``); ``proctor
+    eval`` checks them as ``proctor run`` does, by ``--dry-run`` too."""
     known = known_agent_ids(top.codingagents)
     for option, given in (
         ("--agent-model", cli.agent_models),
@@ -219,6 +221,16 @@ def _check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
             if agent not in known:
                 said = unknown_agent(agent, known)
                 raise ConfigError(f"{option} {agent}=…: {said}")
+    for agent, effort in cli.agent_efforts.items():
+        # A level the agent's CLI does not take would fail every trial on it, once it starts.
+        profile = top.codingagents.get(agent)
+        spec = spec_for((profile.agent if profile is not None else None) or agent)
+        if spec is not None and spec.efforts is not None and effort not in spec.efforts:
+            of = f" (a profile of {spec.id})" if spec.id != agent else ""
+            raise ConfigError(
+                f"--agent-effort {name_shown(agent + '=' + effort)}: {agent}{of} takes the "
+                f"effort {', '.join(spec.efforts[:-1])} or {spec.efforts[-1]}"
+            )
 
 
 def _note(exc: ConfigError, problems: list[str] | None) -> None:
@@ -478,7 +490,7 @@ def build_plan(
         lambda: _check_case_names(found, cli),
         lambda: _check_tags(found, cli),
         lambda: _check_limits(top, where, problems),
-        lambda: _check_agent_flags(top, cli),
+        lambda: check_agent_flags(top, cli),
     )
     for check in checks:  # with ``problems``, each one noted, and the others checked too
         try:

@@ -41,13 +41,18 @@ from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
 from proctor.plan.checks import check_writable, writable_problem
+from proctor.plan.resolve import check_agent_flags
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_choice import nothing_chosen, selection
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.request import RunRequest, RunResult
 from proctor.session.run import run_session
-from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
+from proctor.session.scripted_model import (
+    model_reaches_none,
+    warn_scripted_effort,
+    warn_scripted_model,
+)
 from proctor.session.start import warn
 from proctor.util.files import missing_folders, remove_empty_folders
 from proctor.util.json_shown import json_text, name_shown
@@ -267,6 +272,10 @@ def plan_evals(
         )
     reporters = _reporters(request, project)
     top, config_file = project_config(request)
+    flags = CliOverrides(
+        agent_models=dict(request.agent_models), agent_efforts=dict(request.agent_efforts)
+    )
+    check_agent_flags(top, flags)  # as proctor run checks them (--dry-run too)
     for point, _ in chosen:
         _check_point(point, request, project, top)
     model, named = run_model(request, project)
@@ -277,6 +286,9 @@ def plan_evals(
     for agent, given in request.agent_models.items():  # as proctor run warns of it
         if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
             warn_scripted_model(given, agent)
+    for agent, effort in request.agent_efforts.items():  # so is an effort
+        if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
+            warn_scripted_effort(effort, agent)
     if model is not None:
         # The cases the run's model reaches (not --agent-model's), said once when none is.
         reached = [p for p, _ in chosen if models[p.case_name][1] == named]

@@ -1,6 +1,6 @@
-"""The warning for ``--agent-model scripted=MODEL``, which ``proctor run`` and ``proctor eval``
-give alike once they know that a trial they run is on the scripted agent; and ``proctor eval``'s
-for a ``--model`` that reaches no case."""
+"""The warnings for ``--agent-model scripted=MODEL`` and ``--agent-effort scripted=EFFORT``,
+which ``proctor run`` and ``proctor eval`` give alike once they know that a trial they run is on
+the scripted agent; and ``proctor eval``'s for a ``--model`` that reaches no case."""
 
 from __future__ import annotations
 
@@ -22,6 +22,18 @@ def warn_scripted_model(model: str, agent: str = "scripted") -> None:
         "plan whatever the model (it only writes the model's name into its transcript); "
         "--agent-model names an agent that runs the model, and --model scripted runs a real "
         "CLI on proctor's scripted model"
+    )
+
+
+def warn_scripted_effort(effort: str, agent: str = "scripted") -> None:
+    """``--agent-effort scripted=EFFORT`` (or ``ID=EFFORT`` for a profile of the scripted
+    agent), said as :func:`warn_scripted_model` is: the scripted agent reasons about nothing,
+    so any effort is taken and only recorded (``agentEffort`` in trial.json)."""
+    of = "" if agent == "scripted" else f" ({agent} is a profile of the scripted agent)"
+    warn(
+        f"--agent-effort {json_text(agent + '=' + effort)}{of}: the scripted agent plays its "
+        "case's plan whatever the effort (it is only recorded in trial.json); --agent-effort "
+        "gives an effort to an agent that reasons, such as claude-code=high"
     )
 
 
