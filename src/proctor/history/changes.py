@@ -141,7 +141,7 @@ def compare_changes(
         )
 
     moments = [when for when, _ in timed]
-    tasks_of: dict[str | None, tuple[list[datetime], list[SessionRecord]]] = {}
+    tasks_of: dict[str | None, tuple[list[datetime], list[SessionRecord], int]] = {}
     figures: dict[tuple[str | None, int], _Figures] = {}
     scope = _Scope()
     out = []
@@ -149,7 +149,7 @@ def compare_changes(
         at = times[id(mark)]
         if mark.project not in tasks_of:
             tasks_of[mark.project] = _tasks(sessions, mark.project)
-        starts, tasks = tasks_of[mark.project]
+        starts, tasks, undated = tasks_of[mark.project]
         split = bisect.bisect_left(starts, at)
         before, after = tasks[max(0, split - SIDE) : split], tasks[split : split + SIDE]
         # The other changes of its project marked between its first and its last task (some
@@ -185,7 +185,9 @@ def compare_changes(
                 f"the journal holds this change {twins} times (the same text, project and "
                 "time): each shows the same comparison"
             )
-        if mark.project is not None and not tasks:
+        if undated:
+            comparison.warnings.append(_undated(undated, mark.project))
+        if mark.project is not None and not tasks and not undated:
             comparison.warnings.append(_nowhere(mark.project, sessions, limited_by))
         elif mark.project is None and (pooled := _pooled(before, after)):
             comparison.warnings.append(pooled)
@@ -223,6 +225,18 @@ def _nowhere(project: str, sessions: Sequence[SessionRecord], limited_by: str = 
     return f"{said}; tasks ran in {named} (a change counts the tasks of its own folder only)"
 
 
+def _undated(count: int, project: str | None) -> str:
+    """A warning for the tasks of a change's project (of every project when None) left out
+    for want of a start: a task's side of the change is told by its start."""
+    tasks = "1 task" if count == 1 else f"{count} tasks"
+    of = "of this project " if project is not None else ""
+    return (
+        f"{tasks} {of}{'has' if count == 1 else 'have'} no start time (`undated` in "
+        f"`--by day`) and {'was' if count == 1 else 'were'} left out: a task's side of the "
+        "change is told by its start"
+    )
+
+
 def _pooled(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> str:
     """A warning when the tasks a change marked for every project compares ran in more than one
     project (a side may hold one project's tasks, the other another's); else empty."""
@@ -237,20 +251,20 @@ def _pooled(before: Sequence[SessionRecord], after: Sequence[SessionRecord]) -> 
 
 def _tasks(
     sessions: Sequence[SessionRecord], project: str | None
-) -> tuple[list[datetime], list[SessionRecord]]:
-    """The tasks of ``project`` (every project when None), in the order they started, and
-    their starts in UTC."""
-    dated = [
-        (start, s)
+) -> tuple[list[datetime], list[SessionRecord], int]:
+    """The tasks of ``project`` (every project when None) that have a start, in the order
+    they started, their starts in UTC, and how many of its tasks have none (no time in their
+    lines, or one out of the range of dates in UTC)."""
+    ours = [
+        s
         for s in sessions
-        if s.is_task
-        and (start := _utc(s.started_at)) is not None  # in the range of dates in UTC
-        and (project is None or same_project(s.project, Path(project)))
+        if s.is_task and (project is None or same_project(s.project, Path(project)))
     ]
+    dated = [(start, s) for s in ours if (start := _utc(s.started_at)) is not None]
     # In time order (starts carry their own UTC offset); those that started at the same time
     # by their file's path, whatever order the replay gave them in.
     dated.sort(key=lambda pair: (pair[0], pair[1].path))
-    return [start for start, _ in dated], [s for _, s in dated]
+    return [start for start, _ in dated], [s for _, s in dated], len(ours) - len(dated)
 
 
 class _Scope:

@@ -24,6 +24,7 @@ from proctor.history.journal import add_mark, journal_path, mark_for, parse_time
 from proctor.history.projects import same_project
 from proctor.history.record import SessionRecord, StepsRecord
 from proctor.models.history import ChangeMark
+from proctor.models.io import model_to_json
 from proctor.util.text import duration_text
 
 PROJECT = "/work/proj"
@@ -150,6 +151,35 @@ def test_non_tasks_and_undated_sessions_are_left_out() -> None:
     idle = msgspec.structs.replace(task(2, 1, 1, False), is_task=False)
     undated = msgspec.structs.replace(task(3, 1, 1, False), started_at=None)
     assert compare_change(CHANGE, [idle, undated]).before.tasks == 0
+
+
+def test_the_tasks_left_out_for_want_of_a_start_are_counted() -> None:
+    """Two tasks of the project without a start (`undated` by day) are said to be left out,
+    in the table and the JSON; one of another project, or a session that is no task, is
+    not counted; a project whose tasks are all undated is not said to have none."""
+    dated = [task(1, 100, 3, True), task(2, 200, 4, False), task(20, 50, 1, True)]
+    undated = [msgspec.structs.replace(task(day, 1, 1, False), started_at=None) for day in (3, 4)]
+    elsewhere = msgspec.structs.replace(undated[0], project="/work/other", path="/h/o.jsonl")
+    idle = msgspec.structs.replace(undated[1], is_task=False, path="/h/idle.jsonl")
+    said = (
+        "2 tasks of this project have no start time (`undated` in `--by day`) and were left "
+        "out: a task's side of the change is told by its start"
+    )
+    result = compare_change(CHANGE, [*dated, *undated, elsewhere, idle])
+    assert (result.before.tasks, result.after.tasks) == (2, 1)
+    assert result.warnings == [said]
+    assert f"| note: {said} |" in render_changes([result])
+    assert said in model_to_json(result)
+    alone = compare_change(CHANGE, undated[:1])
+    assert alone.warnings == [
+        "1 task of this project has no start time (`undated` in `--by day`) and was left "
+        "out: a task's side of the change is told by its start"
+    ]  # and not "no task of this history ran in /work/proj"
+    everywhere = CHANGE.model_copy(update={"project": None})
+    assert compare_change(everywhere, [*dated, *undated, elsewhere]).warnings == [
+        "3 tasks have no start time (`undated` in `--by day`) and were left out: a task's "
+        "side of the change is told by its start"
+    ]
 
 
 def test_the_journal_keeps_marks_in_time_order_and_skips_a_broken_line(tmp_path: Path) -> None:
