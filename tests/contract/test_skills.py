@@ -186,6 +186,15 @@ FRONT_MATTER_SKILLS: dict[str, str] = {
     "itemflow": "---\nl:\n  - [&n fmitemflow, x]\nname: *n\ndescription: FMITEMFLOW t.\n---\n",
     "itemdashes": "---\nname: itemdashes\nl:\n  - - &d FMITEMDASHES t.\ndescription: *d\n---\n",
     "flowbelow": "---\nname: flowbelow\ndescription:\n  [FMFLOWBELOW, t.]\n---\n\nB.\n",
+    "flowbelowtext": "---\nname: flowbelowtext\ndescription:\n  [FMFLOWBELOWTEXT] t.\n---\n",
+    "itemflowkey": (
+        "---\nname: itemflowkey\ndescription: FMITEMFLOWKEY t.\nmetadata:\n  pairs:\n"
+        "    - [a, b]: v\n---\n"
+    ),
+    "itemmapkey": "---\nname: itemmapkey\ndescription: FMITEMMAPKEY t.\nl:\n  - {a: 1}: v\n---\n",
+    "itemkeyanchor": (
+        "---\nname: itemkeyanchor\nl:\n  - [&d FMITEMKEYANCHOR t.]:\ndescription: *d\n---\n"
+    ),
 }
 """Skills whose front matter ``proctor audit`` judges per CLI (``addons/audit/front_matter.py``)."""
 OFFERED = {
@@ -199,6 +208,8 @@ OFFERED = {
         # read as its text: `tools: [*d]`, `description: [FMFLOWTEXT] t.`)
         *("FMITEMFLOW", "FMITEMDASHES"),  # (an anchor in a list item's flow list, or after
         # its second dash; a flow list below `description:` is a list, not a text)
+        *("FMITEMFLOWKEY", "FMITEMMAPKEY", "FMITEMKEYANCHOR"),  # (`- [a, b]: v`, a flow key;
+        # its repair does not read `[FMFLOWBELOWTEXT] t.` below `description:` as a text)
     },
     "gemini-cli": {
         *("FMDESCRIBED", "FMFOLDER", "FMUNCLOSED", "FMTRAILING", "FMLISTED", "FMCOLONS"),
@@ -216,6 +227,8 @@ OFFERED = {
         ),  # (by its line reader: js-yaml reads a
         # mapping or a list, not a text, or stops on an alias given an anchor)
         *("FMITEMFLOW", "FMITEMDASHES"),  # (js-yaml: `*d` is the text its anchor was given)
+        *("FMITEMFLOWKEY", "FMITEMMAPKEY", "FMITEMKEYANCHOR"),  # (`- [a, b]: v`, a flow key)
+        "FMFLOWBELOWTEXT",  # (by its line reader: js-yaml stops on `[x] t.` below its key)
     },
 }
 
@@ -289,6 +302,10 @@ CLAUDE_AGENTS: dict[str, str] = {
     "itemflow": "---\nname: itemflow\ndescription: d\nl:\n  - [&a x]\nm:\n  k: *a\n---\nB\n",
     "itemdashes": "---\nname: itemdashes\ndescription: d\nl:\n  - - &a x\nm:\n  k: *a\n---\nB\n",
     "descflow": "---\nname: descflow\ndescription:\n  [a, b]\n---\nB\n",
+    "descflowtext": "---\nname: descflowtext\ndescription:\n  [draft] d\n---\nB\n",
+    "itemflowkey": "---\nname: itemflowkey\ndescription: d\nl:\n  - [a, b]: v\n---\nB\n",
+    "itemmapkey": "---\nname: itemmapkey\ndescription: d\nl:\n  - {a: 1}: v\n---\nB\n",
+    "itemkeyanchor": "---\nname: itemkeyanchor\ndescription: d\nl:\n  - [&a x]:\nm:\n  k: *a\n---\n",
 }
 """Subagents whose front matter ``proctor audit`` judges for Claude Code
 (``subagent_front_matter.py``)."""
@@ -299,6 +316,8 @@ CLAUDE_LOADED = {"quotedkeys", "flowmap", "allindented", "dashes", "cmtvalue", "
     *("aliastwice", "flowtext", "flowalias", "flowtwo"),  # (Bun keeps the last `name`; its
     # repair quotes a value holding `[` that Bun does not read alone as a list)
     *("itemflow", "itemdashes"),  # (the indented `k: *a`, which its repair leaves, is read)
+    *("itemflowkey", "itemmapkey", "itemkeyanchor"),  # (`- [a, b]: v`: a flow key; not
+    # `descflowtext`, whose `[draft] d` below `description:` its repair leaves)
 }
 CLAUDE_RENAMED = {"anchorname": "&a anchorname"}
 """Subagents Claude Code loads under a name that is not their file's stem: its repair quotes

@@ -701,3 +701,72 @@ def test_an_alias_to_a_list_is_that_list(anchored: tuple[str, ...]) -> None:
     lines = ["x: &l", "- a", "- b", "m:", "  - &n", "    - c", "t: *l", "u: *n"]
     assert yaml_mapping.key_lines(lines, "t") == ["- a", "- b"]
     assert yaml_mapping.list_items("[", yaml_mapping.key_lines(lines, "u")) == ["c"]
+
+
+@pytest.mark.parametrize(
+    "item",
+    ["  - [a, b]: v", "  - {a: 1}: v", "  - [a]:", "  - [a] : v", "  - [a]: v\n    b: w"],
+)
+def test_a_flow_collection_followed_by_a_colon_in_a_list_item_is_a_key(item: str) -> None:
+    """``- [a, b]: v`` is a list item holding a mapping whose key is the flow list ``[a, b]``
+    (js-yaml and PyYAML read it; Codex, Gemini CLI and Claude Code load such a skill or
+    subagent: measured), not a flow list with text after its ``]``."""
+    lines = ["name: tidy", "description: d", "l:", *item.split("\n")]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) is None, dialect.name
+    assert codex_skill(_doc(*lines), "tidy") == ("tidy", None)
+    assert claude_code_agent(_doc(*lines), "stem") == ("tidy", None)
+    yaml.compose("\n".join(lines))
+
+
+@pytest.mark.parametrize(
+    ("item", "why"),
+    [
+        (
+            "  - [*e]: v",
+            "a list item in line 5 refers to an anchor '&e' that nothing before it sets",
+        ),
+        ("  - [a]: [b] c", "a list item in line 5 goes on after its closing ']' ('c')"),
+        (
+            "  - [a]: {b: *e}",
+            "a list item in line 5 refers to an anchor '&e' that nothing before it sets",
+        ),
+        ("  - [a,\n    b]: v", "a list item in line 6 goes on after its closing ']' (': v')"),
+        ("  - [a]:v", "a list item in line 5 goes on after its closing ']' (':v')"),
+    ],
+)
+def test_a_flow_key_in_a_list_item_and_its_value_are_scanned(item: str, why: str) -> None:
+    """js-yaml and PyYAML stop on each: an alias with no anchor in the key or its value, text
+    after the value's ``]``, a key over two lines (an implicit key is on one line), no blank
+    after the ``:``."""
+    lines = ["name: tidy", "description: d", "l:", *item.split("\n")]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) == why, dialect.name
+    with pytest.raises(yaml.YAMLError):
+        yaml.compose("\n".join(lines))
+
+
+def test_the_anchors_of_a_flow_key_in_a_list_item_and_of_its_value_are_set() -> None:
+    lines = ["name: tidy", "l:", "  - [&n x, y]: &d Tidies.", "  - [z]:", "      &e w"]
+    lines += ["description: *d", "m: *n", "k: *e"]
+    for dialect in (JS_YAML, CODEX, BUN):
+        assert yaml_fault(lines, dialect) is None, dialect.name
+    entries = yaml_mapping.entries_of(lines)
+    assert (entries["description"], entries["m"], entries["k"][1]) == (
+        ("Tidies.",) * 2,
+        ("x",) * 2,
+        "w",
+    )
+    yaml.compose("\n".join(lines))
+    assert codex_skill(_doc(*lines), "tidy") == ("tidy", None)
+
+
+def test_a_faulty_flow_value_below_an_empty_key_is_not_repaired_by_codex() -> None:
+    """Codex reads ``description: [draft] t.`` as its text, but not ``description:`` then
+    ``  [draft] t.`` (its repair takes a value on its key's line: measured, the skill is left
+    out); Gemini CLI's line reader loads both."""
+    below = _doc("name: tidy", "description:", "  [draft] t.")
+    why = "'description' in line 4 goes on after its closing ']' ('t.'); Codex does not load it"
+    assert why in str(codex_skill(below, "tidy")[1])
+    assert codex_skill(_doc("name: tidy", "description: [draft] t."), "tidy") == ("tidy", None)
+    assert gemini_cli_skill(below, "tidy") == ("tidy", None)

@@ -42,7 +42,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proctor.addons.audit.yaml_flow_check import flow_fault
+from proctor.addons.audit.yaml_flow_check import flow_fault, flow_key_end
 from proctor.addons.audit.yaml_scalar import closed, one_line_text, yaml_lines
 
 _KEY = re.compile(
@@ -69,8 +69,8 @@ _KNOWN_TAGS = frozenset(
 @dataclass(frozen=True)
 class Dialect:
     """One CLI's YAML reading. ``recovers(key, value, indent)``: whether it reads the unquoted
-    ``value`` as its text where YAML would stop; ``twice(path)``: whether a key given twice at
-    ``path`` (the keys down to it) stops it."""
+    ``value`` on its key's line as its text where YAML would stop; ``twice(path)``: whether a
+    key given twice at ``path`` (the keys down to it) stops it."""
 
     name: str
     recovers: Callable[[str, str, int], bool] = lambda key, value, indent: False
@@ -217,7 +217,9 @@ class _Scan:
                     if not fault and (not rest or rest.startswith("#")):
                         self.pending = parent  # (an anchor alone: `&m`, then `  a: 1`)
                         return None, index + 1
-                    if not fault and rest[0] in "[{":  # (a flow collection: `tools:`, `  [a]`)
+                    if not fault and rest[0] in "[{":  # (a flow collection: `tools:`, `  [a]`,
+                        # its fault not recovered: Codex's repair reads only a value on its
+                        # key's line, so `description:`, `  [draft] t.` stops it, measured)
                         return self._flow(index, self.levels[-1][0], parent, rest)
                     self.after, self.after_indent = "plain", self.levels[-1][0]
                     return fault, index + 1
@@ -294,8 +296,9 @@ class _Scan:
         it may go on over the more-indented lines below, up to a comment line; anything else
         in it is not looked into but its anchors and tags (the fault of a tag the dialect
         knows no type for), those of an item of an item (``- - &d x``), and a flow collection
-        opening it or its key's value (``- [&d x, y]``, ``- k: {a: *d}``), scanned as a
-        key's is (``yaml_flow_check``)."""
+        opening it, its key's value or its key (``- [&d x, y]``, ``- k: {a: *d}``, ``- [&d
+        x]: v``, a key when ``: `` follows it on its line), scanned as a key's is
+        (``yaml_flow_check``)."""
         what = f"the list item in {where}"
         written = stripped[1:].strip()
         text, fault = self._properties(written, what)
@@ -303,7 +306,22 @@ class _Scan:
         while not fault and (dashes := _DASH.match(node)):  # (`- - &d x`: an item of an item)
             written = node[dashes.end() :].strip()
             node, fault = self._properties(written, what)
-        if not fault and (entry := _KEY.match(node)) and entry.group("value"):  # (`- k: &d v`)
+        level = self.levels[-1][0]  # (a flow collection goes on more indented than its list's key)
+        if not fault and node[:1] in ("[", "{") and (end := flow_key_end(node)):
+            fault, _ = flow_fault(  # (a flow key: `- [&d a, b]: v`, its anchors counted)
+                self.lines,
+                self.anchors,
+                self.d.anchor_name,
+                index,
+                level,
+                (),
+                node[:end],
+                "a list item",
+            )
+            written, keyed = node[end:].strip()[1:].strip(), True
+            if not fault:
+                node, fault = self._properties(written, what)
+        elif not fault and (entry := _KEY.match(node)) and entry.group("value"):  # (`- k: &d v`)
             written, keyed = entry.group("value").strip(), True
             node, fault = self._properties(written, what)
         if fault:
@@ -316,7 +334,6 @@ class _Scan:
                 why = f"refers to an anchor '&{alias}' that no line above sets"
                 return f"{what} {why}", index
         elif node[:1] in ("[", "{"):
-            level = self.levels[-1][0]  # (its lines go on more indented than its list's key)
             fault, following = flow_fault(
                 self.lines, self.anchors, self.d.anchor_name, index, level, (), node, "a list item"
             )
@@ -356,7 +373,9 @@ class _Scan:
         while dashes := re.match(r"-(?:\s+|$)", node):  # (`- - k: v`: an item of an item)
             owner, node = indent + len(stripped) - len(node), node[dashes.end() :]
         value = node
-        if entry := _KEY.match(node):
+        if node[:1] in ("[", "{") and (end := flow_key_end(node)):  # (`- [a]: |`: a flow key)
+            owner, value = indent + len(stripped) - len(node), node[end:].strip()[1:].strip()
+        elif entry := _KEY.match(node):
             owner, value = indent + len(stripped) - len(node), entry.group("value") or ""
         while properties := _PROPERTY.match(value):
             value = value[properties.end() :]

@@ -129,6 +129,36 @@ class _FlowScan:
         return None, depth, node, "", None
 
 
+def flow_key_end(text: str) -> int | None:
+    """The index after the flow collection opening ``text`` (a line's rest: ``[a, b]: v``)
+    when a ``:`` then a blank or the line's end follows it there, so that it is a mapping's key
+    (``- [a, b]: v`` is a list item holding the mapping of the key ``[a, b]``, as js-yaml and
+    libyaml read it); None when it is no such key (it goes on below, or no ``:`` follows)."""
+    depth, node, index = 0, True, 0
+    while index < len(text):
+        char = text[index]
+        if node and char in "'\"":
+            if (end := _quote_end(text, index + 1, char)) is None:
+                return None
+            index, node = end, False
+            continue
+        if char == "#" and text[index - 1 : index] in (" ", "\t"):
+            return None  # (a comment: the collection goes on below)
+        if char in "[{":
+            depth, node = depth + 1, True
+        elif char in "]}":
+            depth, node = depth - 1, False
+            if depth <= 0:
+                key = re.match(r"[ \t]*:(?:[ \t]|$)", text[index + 1 :])
+                return index + 1 if key else None
+        elif char == "," or (char in ":?" and text[index + 1 : index + 2] in ("", " ", "\t")):
+            node = True
+        elif char not in " \t":
+            node = False
+        index += 1
+    return None
+
+
 def _quote_end(text: str, start: int, quote: str) -> int | None:
     """The index after the quote ``quote`` that closes a quoted text in ``text`` from
     ``start`` (inside it), or None when it goes on below: ``\\"`` is no close in double

@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterator
 
-from proctor.addons.audit.yaml_flow_check import MAX_FLOW_DEPTH
+from proctor.addons.audit.yaml_flow_check import MAX_FLOW_DEPTH, flow_key_end
 from proctor.addons.audit.yaml_scalar import (
     block_text,
     closed,
@@ -82,6 +82,9 @@ def _reading(
             column = here + dashes.end()
             if match := _ENTRY.match(line[column:]):
                 owner, given, items = column, match["value"], True
+            elif line[column : column + 1] in ("[", "{") and (end := flow_key_end(line[column:])):
+                _flow_entries(line[column : column + end], anchors)  # (a flow key: `- [a]: v`)
+                owner, given, items = column, line[column + end :].strip()[1:], True
             else:
                 owner, given, items = here, line[column:], False
         elif not (match := _ENTRY.match(line[here:])) or here < base:
