@@ -770,3 +770,25 @@ def test_a_faulty_flow_value_below_an_empty_key_is_not_repaired_by_codex() -> No
     assert why in str(codex_skill(below, "tidy")[1])
     assert codex_skill(_doc("name: tidy", "description: [draft] t."), "tidy") == ("tidy", None)
     assert gemini_cli_skill(below, "tidy") == ("tidy", None)
+
+
+def test_deeply_nested_keys_are_each_read_once() -> None:
+    """A nested key's value is read only for its anchor: the lines below it are not read again
+    for each level above them (a block nested 2,000 deep took minutes)."""
+    depth = 300
+    lines = ["name: tidy", "description: d", "meta:"]
+    lines += ["  " * (level + 1) + f"k{level}:" for level in range(depth)] + ["  &d x"]
+    read = 0
+    original = yaml_mapping._below
+
+    def counted(lines: list[str], start: int) -> Any:
+        nonlocal read
+        for line in original(lines, start):
+            read += 1
+            yield line
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(yaml_mapping, "_below", counted)
+        assert yaml_mapping.entries_of(lines)["meta"][0] == "{"
+        assert len(yaml_mapping.key_lines(lines, "meta")) == depth + 1
+    assert read < 10 * depth

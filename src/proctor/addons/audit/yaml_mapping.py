@@ -10,6 +10,7 @@ Nothing is judged here: whether a CLI's parser reads the block at all is ``yaml_
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -28,6 +29,9 @@ _KEY = (
     r"""|(?P<plain>(?!-(?:\s|$))[^\s#'"{}\[\],:][^:#]*?))"""  # (`- a: b` is a list item)
 )
 _ENTRY = re.compile(rf"^{_KEY}\s*:(?:\s+(?P<value>.*)|$)")
+_Span = tuple[int, int, bool]
+"""Where a value's lines below its own are: the ``start``, ``base`` and ``items`` that
+:func:`_indented` takes (read only when asked for: :func:`key_lines`)."""
 
 
 def entries_of(lines: list[str]) -> dict[str, tuple[str, str]]:
@@ -43,7 +47,7 @@ def anchors_before(lines: list[str], key: str) -> dict[str, tuple[str, str]]:
 
 def _reading(
     lines: list[str], upto: str | None = None
-) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, list[str]]]:
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]], dict[str, _Span | None]]:
     """The top-level keys of the front matter ``lines``: for each, its
     value as written and its text (the last of each). The mapping may be a block at any
     indentation (its first key's), its keys quoted or not, or a flow mapping (``{name: a,
@@ -59,11 +63,11 @@ def _reading(
     line are not read again: ``- k: |`` then ``    &d x`` sets no anchor). With
     ``upto``, the reading stops at that top-level key. Also the anchors set (the last of each
     name: an alias refers to the latest ``&a`` above it, as js-yaml and serde_yaml read it),
-    and each top-level key's lines below it, those of its alias's anchor for an alias
-    (``x: &l``, ``  - Read``, then ``tools: *l``: the lines of ``x``'s list)."""
+    and where each top-level key's lines below it are, those of its alias's anchor for an
+    alias (``x: &l``, ``  - Read``, then ``tools: *l``: the lines of ``x``'s list)."""
     anchors: dict[str, tuple[str, str]] = {}
-    spans: dict[str, list[str]] = {}  # (the lines below each anchor's value)
-    below: dict[str, list[str]] = {}
+    spans: dict[str, _Span | None] = {}  # (where the lines below each anchor's value are)
+    below: dict[str, _Span | None] = {}  # (None: an alias with no anchor above)
     content = [line for line in lines if has_text(line)]
     if not content:
         return {}, anchors, below
@@ -93,10 +97,11 @@ def _reading(
             break
         else:  # (a key, top-level or nested: a nested one only for its anchor)
             owner, given, items = here, match["value"], True
-        value, inside, anchor = _entry(lines, index, owner, given, anchors, items)
+        top = bool(match and not dashes and here == base)
+        value, inside, anchor = _entry(lines, index, owner, given, anchors, items, top)
         alias = re.fullmatch(r"\*(\S+)", _uncommented((given or "").strip()))
-        span = spans.get(alias.group(1), []) if alias else _indented(lines, index + 1, owner, items)
-        if match and not dashes and here == base:
+        span = spans.get(alias.group(1)) if alias else (index + 1, owner, items)
+        if match and top:
             key = _key(match)
             if (alias := re.fullmatch(r"\*(\S+)", key)) and alias.group(1) in anchors:
                 key = anchors[alias.group(1)][1]  # (`*d : v`: the key is its anchor's text)
@@ -117,6 +122,7 @@ def _entry(
     given: str | None,
     anchors: dict[str, tuple[str, str]],
     items: bool = True,
+    wanted: bool = True,
 ) -> tuple[tuple[str, str], int, str]:
     """The value as written and the text of the value ``written`` on line ``index`` of
     ``lines`` (a key's at indentation ``base``, or a list item's, whose dash is there), the
@@ -125,7 +131,10 @@ def _entry(
     ``!!str`` is dropped (``!foo x`` is ``x``, as serde_yaml reads it; js-yaml stops on it,
     said by ``yaml_check``). ``given`` is the value as written, its blanks kept. With
     ``items`` (a key's value), list items at ``base`` below are its own (``tools:``, ``-
-    glob``)."""
+    glob``). Without ``wanted`` (a nested key's value, read only for its anchor), the text of
+    a list or mapping below it is "" unless an anchor is set on it: its lines are not read
+    here, once for each key above them (keys nested 2,000 deep took minutes), but one by one
+    by :func:`_reading`."""
     written = (given or "").strip()
     properties = PROPERTIES.match(written)
     found = re.search(r"&(\S+)", properties.group()) if properties else None
@@ -139,9 +148,10 @@ def _entry(
             return anchors[alias.group(1)], index + 1, anchor
     value = raw
     if not raw:  # `description:` with the text indented on the lines below
-        below = [part for part in _indented(lines, index + 1, base, items) if has_text(part)]
-        value = " ".join(part.strip() for part in below)
-        first = _uncommented(below[0].lstrip()) if below else ""
+        solid = (part for part in _lines_below(lines, index + 1, base, items) if has_text(part))
+        heads = list(itertools.islice(solid, 2))  # (its first lines: what it is, its anchor)
+        skipped = 0
+        first = _uncommented(heads[0].lstrip()) if heads else ""
         if not _ITEM.match(first) and (properties := PROPERTIES.match(first)):
             # (its anchor or tag may open the line below: `description:`, `  &d text`, or
             # stand alone on it, the value on the lines below: `  &m`, `    a: 1`)
@@ -149,9 +159,14 @@ def _entry(
             anchor, first = found.group(1) if found else anchor, first[properties.end() :]
             tagged = tagged or bool(re.search(r"(?:^|\s)!!str(?:\s|$)", properties.group()))
             if not first:
-                below = below[1:]
-                first = _uncommented(below[0].lstrip()) if below else ""
-                value = " ".join(part.strip() for part in below)
+                skipped = 1
+                first = _uncommented(heads[1].lstrip()) if len(heads) > 1 else ""
+        below = (
+            [part for part in _indented(lines, index + 1, base, items) if has_text(part)][skipped:]
+            if wanted or anchor or not (_ITEM.match(first) or _ENTRY.match(first))
+            else []  # (a list or mapping no one reads the text of)
+        )
+        value = " ".join(part.strip() for part in below)
         if _ITEM.match(first):
             raw = "["
         elif first[:1] in ("[", "{"):  # (a flow collection: `tools:`, `  [Read, Grep]`)
@@ -308,29 +323,34 @@ def _indented(
     ``block`` (a block scalar's lines) a more indented line that begins ``#`` is text, not a
     comment (``description: >``, ``  # Usage``)."""
 
-    def solid(line: str) -> bool:
-        return bool(line.strip()) if block else has_text(line)
+    taken = list(_lines_below(lines, start, base, items, block))
+    while taken and not (bool(taken[-1].strip()) if block else has_text(taken[-1])):
+        taken.pop()  # (comments and blank lines after the value are not its own)
+    return taken
 
-    taken = []
+
+def _lines_below(
+    lines: list[str], start: int, base: int = 0, items: bool = False, block: bool = False
+) -> Iterator[str]:
+    """The lines of :func:`_indented`, read one by one, with the comment and blank lines that
+    follow them."""
     for line in _below(lines, start):
         here = len(line) - len(line.lstrip(" \t"))
         if (
-            solid(line)
+            (bool(line.strip()) if block else has_text(line))
             and here <= base
             and not (items and here == base and _ITEM.match(line[here:]))
         ):
-            break
-        taken.append(line)
-    while taken and not solid(taken[-1]):
-        taken.pop()  # (comments and blank lines after the value are not its own)
-    return taken
+            return
+        yield line
 
 
 def key_lines(lines: list[str], key: str) -> list[str]:
     """The lines below the top-level ``key:`` of the mapping ``lines`` (the last given), or
     below the value of the anchor its alias refers to (``tools: *l``: the lines of the list
     ``&l`` was set on)."""
-    return _reading(lines)[2].get(key, [])
+    span = _reading(lines)[2].get(key)
+    return _indented(lines, *span) if span else []
 
 
 def list_items(raw: str, below: list[str]) -> list[str] | None:
