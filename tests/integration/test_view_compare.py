@@ -166,3 +166,30 @@ def test_a_run_page_links_to_compare_it_with_the_run_of_its_source_before_it(
         # (Compare asked for it all the same says there is none, not to choose one.)
         page = client.get(f"/compare?a={OLD}").text
         assert f"{OLD} is the only run here: there is no other run to compare it with." in page
+
+
+def test_an_address_of_runs_and_a_run_s_conditions_says_which_it_took(tmp_path: Path) -> None:
+    """``/compare?run=R&a=R1`` showed the prompt to choose R1's candidate and dropped ``run``
+    unsaid: a note names what was ignored and what was taken, of two runs compared too, and
+    of a run refused (the note kept beside the error)."""
+    results = tmp_path / "results"
+    for run in (OLD, NEW):
+        write_run(results, run, trials=2, cases=1)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get(f"/compare?run={NEW}&a={OLD}").text
+        assert f"{OLD} is the baseline run: choose the candidate run above" in page
+        note = page[page.index('id="compare-note"') :]
+        assert (
+            f"Note: run={NEW} is ignored: the address names runs to compare (a={OLD}), which "
+            "the page takes; to compare a run&#39;s conditions, choose it under compare its "
+            "conditions."
+        ) in note[: note.index("</p>")]
+        page = client.get(f"/compare?a={OLD}&b={NEW}&run={NEW}&baseline=x").text
+        assert 'id="compare-table"' in page
+        assert f"run={NEW} and baseline=x are ignored" in page
+        assert f"(a={OLD} and b={NEW})" in page
+        page = client.get(f"/compare?a=run-nope&run={NEW}").text
+        assert 'id="compare-error"' in page and f"run={NEW} is ignored" in page
+        # Nothing is said of an address that mixes nothing.
+        assert 'id="compare-note"' not in client.get(f"/compare?a={OLD}").text
+        assert 'id="compare-note"' not in client.get(f"/compare?run={NEW}").text

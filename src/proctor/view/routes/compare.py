@@ -48,6 +48,9 @@ def compare_page(request: Request) -> Response:
     context["single"] = None
     context["choose"] = None
     context["default"] = {}
+    # An address naming runs to compare (a, b) and a run's conditions too (run, treatment,
+    # baseline): the runs are taken, and the page says what it left out, even when refused.
+    ignored = _conditions_ignored(q)
     try:
         if bool(q.get("a")) != bool(q.get("b")):
             choose = context["choose"] = _one_side(rows, q)
@@ -140,10 +143,10 @@ def compare_page(request: Request) -> Response:
                     raise ConfigError(f"{missing}; choose the treatment and the baseline above")
                 context["ab"] = compare_conditions(records, treatment, baseline, planned=cells)
         # What compare notes of the runs read (a plan that does not read), each once.
-        context["note"] = "; ".join(dict.fromkeys(notes)) or None
+        context["note"] = "; ".join(dict.fromkeys([*ignored, *notes])) or None
     except (ConfigError, SchemaVersionError) as exc:
         context["error"] = str(exc)
-        context["note"] = None  # (of a pair compared: none was)
+        context["note"] = "; ".join(ignored) or None  # (of a pair compared: none was)
     context["choices"] = _condition_choices(index, rows, two)
     shown = q.get("run") if q.get("run") in two else (two or [None])[0]
     pick = context["choices"].get(shown, {"conditions": [], "treatment": "", "baseline": ""})
@@ -160,6 +163,24 @@ def compare_page(request: Request) -> Response:
         context["choices"][shown] = pick
     context["pick"] = pick
     return render(request, "compare.html", **context)
+
+
+def _conditions_ignored(q: Any) -> list[str]:
+    """The note for an address that names runs to compare (``a``, ``b``, one or both) and the
+    parameters of a run's conditions too (``run``, ``treatment``, ``baseline``): the page
+    takes the runs and leaves those out, said rather than dropped unseen. Empty otherwise."""
+    if not (q.get("a") or q.get("b")):
+        return []
+    dropped = [f"{name}={q[name]}" for name in ("run", "treatment", "baseline") if q.get(name)]
+    if not dropped:
+        return []
+    taken = " and ".join(f"{name}={q[name]}" for name in ("a", "b") if q.get(name))
+    said = ", ".join(dropped[:-1]) + " and " + dropped[-1] if len(dropped) > 1 else dropped[0]
+    return [
+        f"{said} {'are' if len(dropped) > 1 else 'is'} ignored: the address names runs to "
+        f"compare ({taken}), which the page takes; to compare a run's conditions, choose it "
+        "under compare its conditions"
+    ]
 
 
 _RUNS_PER_QUERY = 500
