@@ -71,6 +71,36 @@ def test_an_effort_the_agent_does_not_take_is_said_alike_by_run_and_eval(
         assert ok.code == 0 and "effort" not in ok.err, (name, ok.err)
 
 
+def test_an_effort_given_an_agent_that_takes_none_is_warned_of_by_run_and_eval(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """Gemini CLI (its pinned CLI has no effort flag) and ACP agents are given no effort:
+    ``--agent-effort`` for one was dropped unsaid; it is warned of as the scripted agent's is,
+    and the run goes on."""
+    root = project(tmp_path, {"a.eval.py": EVAL})
+    write_case(tmp_path / "cases", "c", plan={"turns": [{"say": "hello"}]})
+    commands = {
+        "eval": ("eval", "--dir", str(root)),
+        "run": ("run", "--source", str(tmp_path / "cases")),
+    }
+    said = {
+        "gemini-cli": "Gemini CLI takes no reasoning effort on its command line (its pinned "
+        "0.61.0 has no such flag",
+        "acp:gemini": "(acp:gemini is an ACP agent): proctor gives an ACP agent no reasoning "
+        "effort",
+    }
+    for name, command in commands.items():
+        for agent, why in said.items():
+            effort = ("--agent", agent, "--agent-effort", f"{agent}=high")
+            result = proctor(*command, "--dry-run", *effort)
+            assert result.code == 0, (name, result.err)
+            assert f'proctor: warning: --agent-effort "{agent}=high"' in result.err, result.err
+            assert why in result.err and "so the run goes on without it" in result.err
+            # An effort for an agent no trial runs on is not warned of.
+            other = proctor(*command, "--dry-run", "--agent-effort", f"{agent}=high")
+            assert other.code == 0 and "effort" not in other.err, (name, other.err)
+
+
 def test_keep_workspace_keeps_a_passing_case_s_workspace(proctor: Run, tmp_path: Path) -> None:
     root = project(tmp_path, {"a.eval.py": EVAL})
     result, _ = run_json(proctor, root, tmp_path)

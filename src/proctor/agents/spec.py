@@ -35,7 +35,8 @@ class AgentSpec:
     efforts: tuple[str, ...] | None = None
     """The reasoning efforts its pinned CLI takes (``--agent-effort ID=EFFORT``), when they are
     a fixed list; None when any is passed on (Codex's model decides which it takes) or the
-    agent is given none (the scripted agent, Gemini CLI, ACP agents: it is only recorded)."""
+    agent is given none (the scripted agent, Gemini CLI, ACP agents: it is only recorded,
+    and warned of)."""
 
 
 SCRIPTED = AgentSpec(

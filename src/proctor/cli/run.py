@@ -353,7 +353,7 @@ def command(
             raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}{hint}")
         from proctor.cli.manifest import run_manifest
 
-        _warn_scripted_model(overrides, None)  # (each pair plans its own trials)
+        _warn_flags_not_taken(overrides, None)  # (each pair plans its own trials)
 
         return run_manifest(
             manifest,
@@ -384,7 +384,7 @@ def command(
             raise
         _forget_inline(source)  # refused: the case never ran, and is not kept
         raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
-    _warn_scripted_model(overrides, plan)
+    _warn_flags_not_taken(overrides, plan)
     for skipped in plan.skipped:
         click.echo(
             f"proctor: skipped case '{one_line(skipped.name)}': {one_line(skipped.reason)}",
@@ -438,26 +438,30 @@ def command(
     return result.suite.exit_code
 
 
-def _warn_scripted_model(overrides: CliOverrides, plan: RunPlan | None) -> None:
-    """``--agent-model scripted=…`` and ``--agent-effort scripted=…`` (or ``ID=…`` for a
-    ``codingagents`` profile of the scripted agent) are warned of when a trial of ``plan``
-    runs on that agent (without a plan, ``scripted=…`` whenever it is given): for a run with
-    none, the pair changes nothing worth a word."""
-    from proctor.session.scripted_model import warn_scripted_effort, warn_scripted_model
+def _warn_flags_not_taken(overrides: CliOverrides, plan: RunPlan | None) -> None:
+    """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
+    scripted agent) is warned of when a trial of ``plan`` runs on that agent (without a plan,
+    ``scripted=…`` whenever it is given): for a run with none, the pair changes nothing worth
+    a word. So is ``--agent-effort ID=…`` for an agent given no effort: the scripted agent,
+    Gemini CLI, an ACP agent (without a plan, ``scripted``, ``gemini-cli``, ``acp`` and
+    ``acp:NAME``)."""
+    from proctor.agents.spec import ACP_PREFIX
+    from proctor.session.scripted_model import warn_effort_not_given, warn_scripted_model
 
     if plan is None:
         if (model := overrides.agent_models.get("scripted")) is not None:
             warn_scripted_model(model)
-        if (effort := overrides.agent_efforts.get("scripted")) is not None:
-            warn_scripted_effort(effort)
+        for agent, effort in overrides.agent_efforts.items():
+            warn_effort_not_given(effort, agent, "acp" if agent.startswith(ACP_PREFIX) else agent)
         return
     on_scripted = {t.agent for t in plan.trials if (t.profile.agent or t.agent) == "scripted"}
     for agent, model in overrides.agent_models.items():
         if agent in on_scripted:
             warn_scripted_model(model, agent)
+    kinds = {t.agent: t.profile.agent or t.agent for t in plan.trials}  # the adapter of each
     for agent, effort in overrides.agent_efforts.items():
-        if agent in on_scripted:
-            warn_scripted_effort(effort, agent)
+        if agent in kinds:
+            warn_effort_not_given(effort, agent, kinds[agent])
 
 
 def _inline(

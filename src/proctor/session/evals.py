@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from proctor.agents.base import known_agent_ids
+from proctor.agents.base import known_agent_ids, profile_for
 from proctor.agents.spec import unknown_agent
 from proctor.errors import ConfigError
 from proctor.evals.conversation import EvalCaseRun, conversation_for
@@ -50,7 +50,7 @@ from proctor.session.request import RunRequest, RunResult
 from proctor.session.run import run_session
 from proctor.session.scripted_model import (
     model_reaches_none,
-    warn_scripted_effort,
+    warn_effort_not_given,
     warn_scripted_model,
 )
 from proctor.session.start import warn
@@ -286,9 +286,11 @@ def plan_evals(
     for agent, given in request.agent_models.items():  # as proctor run warns of it
         if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
             warn_scripted_model(given, agent)
-    for agent, effort in request.agent_efforts.items():  # so is an effort
-        if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
-            warn_scripted_effort(effort, agent)
+    # So is an effort given an agent that takes none: the scripted agent, Gemini CLI, ACP.
+    adapters = {a: profile_for(a, top.codingagents).agent or a for a in agents.values()}
+    for agent, effort in request.agent_efforts.items():
+        if agent in adapters:
+            warn_effort_not_given(effort, agent, adapters[agent])
     if model is not None:
         # The cases the run's model reaches (not --agent-model's), said once when none is.
         reached = [p for p, _ in chosen if models[p.case_name][1] == named]

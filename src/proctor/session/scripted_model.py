@@ -1,11 +1,13 @@
-"""The warnings for ``--agent-model scripted=MODEL`` and ``--agent-effort scripted=EFFORT``,
-which ``proctor run`` and ``proctor eval`` give alike once they know that a trial they run is on
-the scripted agent; and ``proctor eval``'s for a ``--model`` that reaches no case."""
+"""The warnings for ``--agent-model scripted=MODEL`` and ``--agent-effort ID=EFFORT`` (of the
+scripted agent, Gemini CLI or an ACP agent, none of which is given an effort), which ``proctor
+run`` and ``proctor eval`` give alike once they know that a trial they run is on such an agent;
+and ``proctor eval``'s for a ``--model`` that reaches no case."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from proctor.agents.spec import GEMINI_CLI
 from proctor.session.start import warn
 from proctor.util.json_shown import json_text
 
@@ -34,6 +36,43 @@ def warn_scripted_effort(effort: str, agent: str = "scripted") -> None:
         f"--agent-effort {json_text(agent + '=' + effort)}{of}: the scripted agent plays its "
         "case's plan whatever the effort (it is only recorded in trial.json); --agent-effort "
         "gives an effort to an agent that reasons, such as claude-code=high"
+    )
+
+
+EFFORT_NOT_GIVEN: dict[str, str] = {
+    "gemini-cli": (
+        "Gemini CLI takes no reasoning effort on its command line (its pinned "
+        f"{GEMINI_CLI.version} has no such flag: a thinking budget is set in its own "
+        "settings.json, modelConfigs)"
+    ),
+    "acp": (
+        "proctor gives an ACP agent no reasoning effort (it starts the agent's command as it is)"
+    ),
+}
+"""The agents (by adapter: a profile's ``agent``, ``acp`` for every ACP agent) that
+``--agent-effort`` reaches nothing of besides the scripted agent, each with why: ``proctor run``
+and ``proctor eval`` warn of an effort given one, and the run goes on."""
+
+
+def warn_effort_not_given(effort: str, agent: str, kind: str) -> None:
+    """``--agent-effort ID=EFFORT`` for an agent whose adapter (``kind``: ``scripted`` or one
+    of :data:`EFFORT_NOT_GIVEN`) passes no effort on: said as :func:`warn_scripted_effort`
+    says the scripted agent's; the effort is only recorded (``agentEffort`` in trial.json) and
+    the run goes on. Nothing is said for an agent that takes one."""
+    if kind == "scripted":
+        warn_scripted_effort(effort, agent)
+        return
+    if kind not in EFFORT_NOT_GIVEN:
+        return
+    of = ""
+    if agent != kind:
+        of = (
+            f" ({agent} is an ACP agent)" if kind == "acp" else f" ({agent} is a profile of {kind})"
+        )
+    warn(
+        f"--agent-effort {json_text(agent + '=' + effort)}{of}: {EFFORT_NOT_GIVEN[kind]}, so "
+        "the run goes on without it (it is only recorded in trial.json); --agent-effort gives "
+        "an effort to claude-code or codex"
     )
 
 
