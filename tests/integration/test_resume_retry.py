@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Run
+from tests.conftest import Run, write_case
 from tests.integration.test_resume import TRIALS
 from tests.integration.test_resume_counts import TRIAL, finished_run
 
@@ -62,3 +62,40 @@ def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
     assert twice.code == 0 and "1 run now (1 retried after an error)" in twice.err, twice.err
     folders = [a["folder"] for a in json.loads((trial / "trial.json").read_text())["attempts"]]
     assert folders == ["attempts/1", "attempts/2"]
+
+
+def test_the_budget_of_a_resume_counts_a_retried_trial_s_attempts_once(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    plan = {"model": "pricey", "turns": [{"say": "hello"}, {"shell": "echo hi"}]}
+    write_case(cases, "bud", config={"repeats": 2}, plan=plan)
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"pricing": {"pricey": {"inputPer1M": 1e5, "outputPer1M": 1e5}}}))
+    out = tmp_path / "out"
+    ran = proctor("run", "--source", str(cases), "--config", str(config), "--out", str(out))
+    assert ran.code == 0, ran.err
+    (run_dir,) = out.glob("run-*")
+    first, second = sorted(run_dir.glob("trials/bud/*/*/*/trial.json"))
+    each = json.loads(first.read_text())["cost"]["totalUsd"]
+    assert each and each > 0
+
+    def limited(path: Path) -> None:
+        record = json.loads(path.read_text())
+        record["status"], record["reason"] = "infra-error", "rate limited: 429 too many requests"
+        path.write_text(json.dumps(record))
+
+    # Spent: the first trial's errored attempt, the attempt that ran it again, the second
+    # trial: three trials' cost, under the budget (the errored attempt counted twice: four).
+    limited(first)
+    argv = ("run", "--resume", str(run_dir), "--retry-errors", "1", "--budget-usd")
+    again = proctor(*argv, f"{3.5 * each:.6f}")
+    assert again.code == 0, again.err
+    assert "1 retried after an error" in again.err, again.err
+    assert "passed the budget" not in again.err, again.err
+    # Now the second: four trials' cost, the kept first trial's attempt counted too.
+    limited(second)
+    twice = proctor(*argv, f"{3.9 * each:.6f}")
+    assert twice.code == 0, twice.err
+    assert "1 retried after an error" in twice.err, twice.err
+    assert twice.err.count("passed the budget") == 1, twice.err

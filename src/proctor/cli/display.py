@@ -21,6 +21,7 @@ from proctor.execute.events import (
     TrialFinished,
     TrialStarted,
 )
+from proctor.models.pricing import CostInfo
 from proctor.models.trial import INTERRUPTED_PREFIX, TrialRecord
 from proctor.report.cut_short import is_cut_short
 from proctor.util.masking import mask
@@ -319,8 +320,15 @@ def run_budget(run_dir: Path) -> float | None:
         return None
 
 
-def spent_before(run_dir: Path) -> float:
-    """What the trials the run recorded so far cost: the budget of a resume counts them."""
+def spent_before(run_dir: Path, retry_errors: int = 0) -> float:
+    """What the trials the run recorded so far cost that no record a resume of it writes will
+    count again: the budget of the resume counts it, then each trial it runs as it ends. That
+    is all a kept trial spent (its earlier attempts too); the own cost of one recorded as
+    interrupted, run again (the attempts it kept before are listed in its new record); and
+    nothing of one ``retry_errors`` (the resume's ``--retry-errors N``) runs again after an
+    error: its files become an attempt its new record lists, with those before it."""
+    from proctor.execute.context import was_interrupted
+    from proctor.execute.retry import due_again
     from proctor.models.io import read_trial
     from proctor.paths import RunPaths
 
@@ -330,12 +338,19 @@ def spent_before(run_dir: Path) -> float:
             record, _ = read_trial(path)
         except Exception:  # unreadable: the resume itself says so
             continue
-        spent += spent_by(record)
+        if was_interrupted(record.reason):
+            spent += _known(record.cost)
+        elif not retry_errors or due_again(path.parent, record, retry_errors) is None:
+            spent += spent_by(record)
     return spent
 
 
 def spent_by(record: TrialRecord) -> float:
     """The dollars a trial is known to have spent, as the run's cost counts them: its earlier
     attempts' too (``--retry-errors``), and each priced model's where the total is unknown."""
-    costs = [record.cost, *(attempt.cost for attempt in record.attempts)]
-    return sum(v for cost in costs for v in cost.by_model.values() if v is not None)
+    return sum(_known(cost) for cost in [record.cost, *(a.cost for a in record.attempts)])
+
+
+def _known(cost: CostInfo) -> float:
+    """The dollars of ``cost``'s priced models (all of it, when every model is priced)."""
+    return sum(v for v in cost.by_model.values() if v is not None)

@@ -31,7 +31,7 @@ def resume_command(
     from proctor.session.resume import resume_run
 
     budget = budget or run_budget(run_dir)  # (given, it wins, as over a run's proctor.json)
-    warnings = CostWarnings(budget, spent=spent_before(run_dir) if budget else 0.0)
+    warnings = CostWarnings(budget, spent=spent_before(run_dir, retry or 0) if budget else 0.0)
     result, kept = resume_run(
         run_dir,
         names,
