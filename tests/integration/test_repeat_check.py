@@ -649,3 +649,21 @@ def test_ctrl_c_while_a_repetition_s_reports_are_written_keeps_that_repetition(
     assert check["trialsCompared"] == 2 and check["differenceCount"] == 0
     assert "interrupted after 2 of 3 repetitions finished" in result.err
     assert len(list(out.glob("run-*"))) == 2
+
+
+def test_the_budget_is_the_whole_check_s_not_each_repetition_s(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    plan = {"model": "pricey", "turns": [{"say": "hello"}, {"shell": "echo hi"}]}
+    make_case("bud", config={"agents": ["scripted"], "timeoutSec": 30}, plan=plan)
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"pricing": {"pricey": {"inputPer1M": 1e5, "outputPer1M": 1e5}}}))
+    priced, _ = run_cases(proctor, tmp_path, "--config", str(config), "--json")
+    assert priced.code == 0, priced.err
+    each = priced.json()["totals"]["costUsd"]
+    assert each and each > 0
+    # One trial a repetition: none passes the budget alone, the three together do, once.
+    argv = ("--config", str(config), "--repeat-check", "3", "--budget-usd", f"{2.5 * each:.6f}")
+    result, _ = run_cases(proctor, tmp_path, *argv)
+    assert result.code == 0, result.err
+    assert result.err.count("passed the budget") == 1, result.err

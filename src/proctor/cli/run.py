@@ -545,17 +545,20 @@ def _repeat_check(
     budget: float | None,
     as_json: bool,
 ) -> int:
-    """``--repeat-check N``: the deterministic trials N times, compared; prints the summary."""
+    """``--repeat-check N``: the deterministic trials N times, compared; prints the summary.
+    The budget is the whole command's, as ``--manifest``'s is: one warning once the
+    repetitions together spent more than it (and one per unpriced model, not one a repetition)."""
     from proctor.cli.display import CostWarnings, make_display
     from proctor.session.repeat_check import repeat_plan
 
     started = 0
+    warnings = CostWarnings(budget)
 
     def subscribers() -> list[Subscriber]:
         nonlocal started
         started += 1
         click.echo(f"proctor: repetition {started} of {repetitions}", err=True)
-        return [make_display(mirror), CostWarnings(budget)]
+        return [make_display(mirror), warnings]
 
     check = repeat_plan(plan, request, repetitions, subscribers, recorded)
     from proctor.session.step_summary import append_step_summary
