@@ -393,6 +393,41 @@ def test_a_resume_warns_at_the_budget_its_run_s_proctor_json_set(
     assert "passed the budget" in again.err
 
 
+def test_a_resume_warns_at_the_budget_typed_on_its_run_unless_it_gives_one(
+    proctor: Run, tmp_path: Path
+) -> None:
+    cases = tmp_path / "cases"
+    write_case(
+        cases,
+        "bud",
+        config={"repeats": 4},
+        plan={"model": "pricey", "turns": [{"say": "hello"}, {"shell": "echo hi"}]},
+    )
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"pricing": {"pricey": {"inputPer1M": 1e5, "outputPer1M": 1e5}}}))
+    priced = tmp_path / "out0"
+    argv = ("run", "--source", str(cases), "--config", str(config), "--out")
+    assert proctor(*argv, str(priced)).code == 0
+    each = json.loads(next(priced.glob("run-*/trials/bud/*/*/1/trial.json")).read_text())
+    # A budget the run's three kept trials pass alone, typed on the run, not in proctor.json.
+    budget = round(2.5 * each["cost"]["totalUsd"], 6)
+    out = tmp_path / "out1"
+    ran = proctor(*argv, str(out), "--budget-usd", str(budget))
+    assert ran.code == 0 and "passed the budget" in ran.err, ran.err
+    (run_dir,) = out.glob("run-*")
+    assert json.loads((run_dir / "config.json").read_text())["cli"]["budgetUsd"] == budget
+    last = sorted(run_dir.glob("trials/bud/*/*/*/trial.json"))[-1]
+    last.unlink()
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert "passed the budget" in again.err
+    # One the resume gives wins.
+    last.unlink()
+    given = proctor("run", "--resume", str(run_dir), "--budget-usd", str(budget * 4))
+    assert given.code == 0, given.err
+    assert "passed the budget" not in given.err, given.err
+
+
 @pytest.mark.parametrize(
     ("name", "text"),
     [

@@ -306,18 +306,20 @@ def _dollars(amount: float) -> str:
 
 
 def run_budget(run_dir: Path) -> float | None:
-    """The budget the run set itself (its ``proctor.json``'s ``budgetUsd``, as its
-    ``config.json`` records it): a resume given no ``--budget-usd`` warns at it, as the run
-    did. None when it set none, or its ``config.json`` does not read (the resume says so)."""
+    """The budget the run set itself, as its ``config.json`` records it: its ``--budget-usd``,
+    else its ``proctor.json``'s ``budgetUsd``. A resume given no ``--budget-usd`` warns at it,
+    as the run did. None when it set none, or its ``config.json`` does not read (the resume
+    says so)."""
     from proctor.errors import ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import ConfigRecord
     from proctor.paths import RunPaths
 
     try:
-        return read_record(RunPaths(run_dir).config_json, ConfigRecord).config.budget_usd
+        recorded = read_record(RunPaths(run_dir).config_json, ConfigRecord)
     except (ProctorError, OSError):  # unreadable: the resume itself says so
         return None
+    return recorded.cli.budget_usd or recorded.config.budget_usd
 
 
 def spent_before(run_dir: Path, retry_errors: int = 0) -> float:

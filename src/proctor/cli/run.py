@@ -287,14 +287,17 @@ def command(
         agent_models=id_pairs("--agent-model", agent_models),
         agent_efforts=id_pairs("--agent-effort", agent_efforts),
         role_models=role_models(fast_model, workhorse_model, judge_model),
+        budget_usd=budget_usd,  # (config.json records it: a resume warns at it too)
     )
     names = reporter_names(reporters or (["json"] if as_json else ["markdown"]))
     if as_json and "json" not in names:
         names.append("json")
     if resume is not None:  # (before --prompt writes its case, or --manifest plans)
-        # They change no trial's result: how many run at once, what is kept and shown of them.
+        # They change no trial's result: how many run at once, what is kept and shown of them,
+        # the budget's warning.
         kept = ("retry_errors", "concurrency", "keep_workspace", "mirror")
         aside = {"retry_errors": 0, "concurrency": None, "keep_workspace": False, "mirror": False}
+        aside["budget_usd"] = None
         changed = overrides.model_copy(update=aside) != CliOverrides()
         taken = frozenset({"resume", "reporters", "as_json", "budget_usd", *kept})
         given = given_options(click.get_current_context(), taken)
