@@ -242,6 +242,21 @@ def no_run_in(folder: Path) -> str | None:
     )
 
 
+def proctor_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a run folder proctor wrote: its ``run.json`` is a run's manifest
+    (``runId``, ``proctorVersion``), or a ``run.json`` lies beside its ``trials/`` (one cut
+    short or damaged is still its run's). A project's own ``run.json`` (a script's settings)
+    makes no run folder of the project."""
+    if (folder / "trials").is_dir() and (folder / "run.json").is_file():
+        return True
+    try:
+        with open(folder / "run.json", "rb") as file:
+            manifest = json.loads(file.read(1 << 20))  # a run's is a few kilobytes
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "runId" in manifest and "proctorVersion" in manifest
+
+
 def run_holding(folder: Path) -> Path | None:
     """The run folder (a folder holding a ``run.json`` and ``trials/``) that ``folder`` lies
     inside (its ``trials`` folder, a trial's folder), as named (else as an absolute path; the

@@ -168,6 +168,33 @@ def test_the_ledger_or_a_run_folders_file_named_as_the_results_directory_names_i
     assert findings(proctor, out)[0]["state"] == "open", "nothing was dismissed"
 
 
+def test_a_projects_own_run_json_makes_no_run_folder_of_it(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's own ``run.json`` at its root (a script's settings, no run's manifest) makes
+    no run folder of the project: its ``./proctor-results``, the default, is read as the results
+    directory, named or not; and a results directory kept inside a run folder is one."""
+    (tmp_path / "run.json").write_text('{"tasks": []}')
+    make_case("hello", config=CONFIG, plan=FAILING)
+    monkeypatch.chdir(tmp_path)
+    assert proctor("run", "--source", "cases").code == 1
+    for args in [(), ("proctor-results",), (str(tmp_path / "proctor-results"),)]:
+        listed = proctor("findings", *args)
+        assert listed.code == 0 and ID in listed.out, listed.err
+    here = proctor("findings", ".")
+    assert here.code == 2 and "run folder" not in here.err, here.err
+    assert "name one: `proctor findings proctor-results`" in here.err, here.err
+    (run,) = (tmp_path / "proctor-results").glob("run-*")
+    shutil.copytree(tmp_path / "proctor-results", tmp_path / "copy")
+    (tmp_path / "copy").rename(run / "kept")  # a results directory inside a run folder
+    kept = proctor("findings", str(run / "kept"))
+    assert kept.code == 0 and ID in kept.out, kept.err
+    (run / "kept" / "notes").mkdir()  # a folder in it is in no run folder either
+    notes = proctor("findings", str(run / "kept" / "notes"))
+    assert notes.code == 2 and "run folder" not in notes.err, notes.err
+    assert "notes: not a results directory (no run-* folder" in notes.err, notes.err
+
+
 def test_a_dismissal_may_name_its_folder_first_and_its_reason_is_shown_not_obeyed(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import click
 
 from proctor.models.config import DEFAULT_OUT
-from proctor.paths import CURRENT_FOLDER_GONE, current_folder, no_run_in
+from proctor.paths import CURRENT_FOLDER_GONE, current_folder, no_run_in, proctor_run_folder
 from proctor.util.text import controls_escaped
 
 if TYPE_CHECKING:
@@ -117,15 +117,21 @@ def _results_folder_above(path: Path) -> tuple[str, Path] | None:
     """What ``path`` is when it is no results directory but the ledger of one
     (``out/findings.json``), a run folder, or a file or folder in a run folder
     (``out/run-…/run.json``, ``out/run-…/trials``), and the results directory that holds it;
-    None otherwise."""
+    None otherwise. A run folder is one proctor wrote (:func:`proctor_run_folder`): a
+    project's own ``run.json`` makes none of the project, nor of its ``./proctor-results``;
+    and none is looked for above a folder holding a ledger (a results directory)."""
     if path.name == LEDGER_NAME and path.is_file():
         return "the findings ledger, not a results directory", _above(path)
-    if (path / "run.json").is_file():
+    if proctor_run_folder(path):
         return "a run folder", _above(path)
+    if (path / LEDGER_NAME).is_file():
+        return None
     for folder in path.parents if path.exists() else ():
-        if (folder / "run.json").is_file():
+        if proctor_run_folder(folder):
             kind = "a folder" if path.is_dir() else "a file"
             return f"{kind} of the run folder {folder}, not a results directory", _above(folder)
+        if (folder / LEDGER_NAME).is_file():  # a results directory: no run holds it
+            return None
     return None
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 
 from proctor.errors import ConfigError
-from proctor.paths import RUN_NAME, no_run_in
+from proctor.paths import RUN_NAME, no_run_in, proctor_run_folder
 
 
 def open_results(path: Path) -> tuple[Path, str | None]:
@@ -30,7 +30,7 @@ def open_results(path: Path) -> tuple[Path, str | None]:
         return path.parent, path.name
     # A folder inside a run (its trials/, a trial's) is no results directory: viewing it
     # would list no run and write the viewer's index into the run.
-    run = next((parent for parent in path.parents if _proctor_run(parent)), None)
+    run = next((parent for parent in path.parents if proctor_run_folder(parent)), None)
     if run is not None:
         raise ConfigError(
             f"{path}: a folder inside the run folder {run}, not a results directory; give "
@@ -44,24 +44,7 @@ def open_results(path: Path) -> tuple[Path, str | None]:
 
 
 def _is_run(path: Path) -> bool:
-    return _proctor_run(path) or (path / "trials").is_dir()
-
-
-def _proctor_run(folder: Path) -> bool:
-    """Whether ``folder`` is a run folder proctor wrote: its ``run.json`` is a run's manifest,
-    or a ``run.json`` beside its ``trials/`` (one cut short or damaged is still its run's). A
-    project's own ``run.json`` (a script's settings) is no run: the project, and a results
-    directory under it, are viewed as results directories."""
-    import json
-
-    if (folder / "trials").is_dir() and (folder / "run.json").is_file():
-        return True
-    try:
-        with open(folder / "run.json", "rb") as file:
-            manifest = json.loads(file.read(1 << 20))  # a run's is a few kilobytes
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and "runId" in manifest and "proctorVersion" in manifest
+    return proctor_run_folder(path) or (path / "trials").is_dir()
 
 
 def listen(host: str, port: int, fallback: bool) -> socket.socket:
