@@ -243,40 +243,93 @@ def usage_sentence(exc: click.UsageError, argv: Sequence[str] = ()) -> str:
 
 
 def _repeat_guess(exc: click.UsageError, argv: Sequence[str]) -> str:
-    """For Click's "Got unexpected extra argument (gemini)" right after a value of an option
-    given once per value (``multiple=True``): how to give that option a second value; else
-    ""."""
+    """For Click's "Got unexpected extra argument (gemini)" when the extra words come right
+    after a value of an option given once per value (``multiple=True``), or its "No such
+    command 'gemini'" when a group's such option is followed so (``proctor agents --agent
+    scripted gemini``): how to give that option a second value; else "". The words Click
+    found extra are located in ``argv`` by Click's own parser, so a positional argument
+    Click used (``record --reporter md CASE extra``: CASE) is never taken for one."""
     import re
     import shlex
 
+    unknown = isinstance(exc, click.exceptions.NoSuchCommand)
     found = re.search(r"Got unexpected extra arguments? \((.*)\)", exc.format_message(), re.S)
-    if found is None or exc.ctx is None:
+    if exc.ctx is None or not (unknown or found):
         return ""
-    repeatable = {
-        name
-        for param in exc.ctx.command.params
-        if isinstance(param, click.Option) and param.multiple and param.nargs == 1
-        for name in param.opts
-        if name.startswith("--")
-    }
-    words = list(argv)
-    for at, word in enumerate(words):
-        name, equals, value = word.partition("=")
-        if name not in repeatable:
-            continue
-        if equals:
-            given, rest = value, words[at + 1 :]
-        else:
-            given, rest = (words[at + 1] if at + 1 < len(words) else ""), words[at + 2 :]
-        extras: list[str] = []
-        for extra in rest:  # the words Click found extra, right after the option's value
-            if extra.startswith("-") or not found.group(1).startswith(" ".join([*extras, extra])):
+    located = _extras_located(exc.ctx, list(argv), group=unknown)
+    if located is None:
+        return ""
+    at, extras, opts = located
+    if isinstance(exc, click.exceptions.NoSuchCommand):
+        group = exc.ctx.command
+        if extras != [exc.command_name] or not isinstance(group, click.Group):
+            return ""
+        commands = group.list_commands(exc.ctx)
+        for word in argv[at + 1 :]:  # the words after an unknown command: ids too, if any
+            if word.startswith("-") or word in commands:
                 break
-            extras.append(extra)
-        if extras:
-            again = shlex.join([part for v in (given, *extras) for part in (name, v)])
-            return f"did you mean '{again}'? {name} takes one value, so give it once for each;"
+            extras.append(word)
+    elif found is None or " ".join(extras) != found.group(1):  # Click's words, exactly
+        return ""
+    for param in exc.ctx.command.params:
+        if not (isinstance(param, click.Option) and param.multiple and param.nargs == 1):
+            continue
+        values = [str(value) for value in opts.get(param.name or "", [])]
+        name, equals, value = argv[at - 1].partition("=") if at >= 1 else ("", "", "")
+        if equals and name in param.opts and name.startswith("--") and value in values:
+            given = value  # --agent=codex gemini
+        elif at >= 2 and argv[at - 2] in param.opts and _mark(argv[at - 1], at - 1) in values:
+            name, given = argv[at - 2], argv[at - 1]  # --agent codex gemini
+        else:
+            continue
+        again = shlex.join([part for v in (given, *extras) for part in (name, v)])
+        return f"did you mean '{again}'? {name} takes one value, so give it once for each;"
     return ""
+
+
+def _mark(word: str, place: int) -> str:
+    """``word`` of the command line marked with its ``place`` (``gemini\\x004``), for Click's
+    parser to hand back where each word it read was; a word starting with ``-`` is left as it
+    is (an option, which the parser reads by its name)."""
+    return word if word.startswith("-") else f"{word}\x00{place}"
+
+
+def _extras_located(
+    ctx: click.Context, argv: list[str], group: bool
+) -> tuple[int, list[str], dict[str, Any]] | None:
+    """Where in ``argv`` the words Click found extra for ``ctx``'s command begin, those words
+    (all in a row), and the option values its parser read (each word marked with its place);
+    for a group (``group``), where its unknown command is, that word alone. Click's own parser
+    reads ``argv`` as it did, down the command's parents; None when the words are not where
+    they can be told (one starting with ``-``, after ``--``) or it reads otherwise."""
+    chain: list[click.Context] = []
+    level: click.Context | None = ctx
+    while level is not None:
+        chain.insert(0, level)
+        level = level.parent
+    words = [_mark(word, place) for place, word in enumerate(argv)]
+    opts: dict[str, Any] = {}
+    try:
+        for step, level in enumerate(chain):
+            parser = level.command.make_parser(level)
+            opts, rest, _ = parser.parse_args(args=words)
+            if step < len(chain) - 1 or group:
+                if not rest:
+                    return None
+                words = rest[1:] if step < len(chain) - 1 else rest[:1]
+            else:
+                words = rest
+    except click.ClickException:
+        return None
+    places = []
+    for word in words:
+        text, mark, place = word.rpartition("\x00")
+        if not mark or not place.isdigit() or argv[int(place)] != text:
+            return None
+        places.append(int(place))
+    if not places or places != list(range(places[0], places[0] + len(places))):
+        return None
+    return places[0], [argv[place] for place in places], opts
 
 
 def _command_context(argv: Sequence[str]) -> click.Context | None:

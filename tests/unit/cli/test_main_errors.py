@@ -128,6 +128,39 @@ def test_ctrl_c_while_the_command_is_loading_is_an_interrupt_not_a_traceback(
             "proctor: error: Got unexpected extra argument (extra) (usage: proctor audit "
             "[OPTIONS]; `proctor audit --help` says more)\n",
         ),
+        (  # the first fix is CASE, which Click used: the second alone is extra
+            ["record", "--workspace", "w", "--reporter", "md", "fix", "fix"],
+            "proctor: error: Got unexpected extra argument (fix) (usage: proctor record "
+            "[OPTIONS] CASE; `proctor record --help` says more)\n",
+        ),
+        (
+            ["record", "--workspace", "w", "--reporter", "md", "cases/fix", "cases/fix-typo"],
+            "proctor: error: Got unexpected extra argument (cases/fix-typo) (usage: proctor "
+            "record [OPTIONS] CASE; `proctor record --help` says more)\n",
+        ),
+        (  # CASE before the option: the word after its value is extra
+            ["record", "--workspace", "w", "fix", "--reporter", "md", "json"],
+            "proctor: error: Got unexpected extra argument (json) (did you mean '--reporter md "
+            "--reporter json'? --reporter takes one value, so give it once for each; usage: "
+            "proctor record [OPTIONS] CASE; `proctor record --help` says more)\n",
+        ),
+        (  # after --, a word is no option's value
+            ["audit", "--agent", "codex", "--", "gemini"],
+            "proctor: error: Got unexpected extra argument (gemini) (usage: proctor audit "
+            "[OPTIONS]; `proctor audit --help` says more)\n",
+        ),
+        (  # a group's repeatable option: the next value is taken for a command
+            ["agents", "--agent", "scripted", "claude-code", "codex", "--json"],
+            "proctor: error: No such command 'claude-code' (did you mean '--agent scripted "
+            "--agent claude-code --agent codex'? --agent takes one value, so give it once for "
+            "each; usage: proctor agents [OPTIONS] [COMMAND] [ARGS]...; `proctor agents --help` "
+            "says more)\n",
+        ),
+        (
+            ["agents", "--check", "claude-code"],
+            "proctor: error: No such command 'claude-code' (usage: proctor agents [OPTIONS] "
+            "[COMMAND] [ARGS]...; `proctor agents --help` says more)\n",
+        ),
     ],
 )
 def test_a_usage_error_is_one_sentence_with_the_usage_and_exit_2(
