@@ -144,3 +144,42 @@ def test_a_file_given_for_the_workspace_is_one_sentence_of_proctor_s(
     assert code == 2
     assert err == f"proctor: error: --workspace {tmp_path / 'afile'}: a file, not a folder\n"
     assert not (tmp_path / "results").exists()
+
+
+def test_the_scripted_agents_session_is_found_where_it_writes_it(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``record --agent scripted`` without --transcript was a KeyError: its session is looked
+    for where its program writes it, Claude Code's history, and a Claude Code session that ran
+    there is not taken for it; an agent that keeps no history (an ACP agent) is asked for its
+    transcript. Each refusal is one sentence, exit 2."""
+    from tests.integration.test_by_hand import drive_by_hand
+
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--agent", "scripted", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    workspace = Path(prepared.json()["workingDirectory"])
+    code, err = _record(proctor, CASE, workspace, out)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"no session of the scripted agent found for {workspace} in Claude Code's" in err
+    handed = (workspace.parent / "prompt.md").read_text().strip()
+    drive_by_hand(workspace, handed, config_dir, tmp_path / "steps.json")
+    (played,) = (config_dir / "projects").glob("*/*.jsonl")
+    # A Claude Code session of the same folder, newer: not the scripted agent's.
+    other = played.with_name("00000000-0000-4000-8000-000000000001.jsonl")
+    text = played.read_text().replace('"entrypoint":"proctor-scripted"', '"entrypoint":"cli"')
+    other.write_text(text.replace(played.stem, other.stem))
+    code, err = _record(proctor, CASE, workspace, out)
+    assert code == 0, err
+    (trial,) = out.glob("run-*/trials/add-b/scripted/default/1/trial.json")
+    assert json.loads(trial.read_text())["sessionId"] == played.stem
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    acp = proctor(
+        "record", str(CASE), "--workspace", str(plain), "--agent", "acp:claude", "--out", str(out)
+    )
+    assert acp.code == 2 and acp.err.count("\n") == 1, acp.err
+    assert "--agent acp:claude: an ACP agent keeps no history of its sessions" in acp.err
+    assert "give its transcript with --transcript PATH" in acp.err

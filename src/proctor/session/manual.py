@@ -349,7 +349,9 @@ def record_session(
         )
     if prepared is not None:
         refuse_changed_prompt(prepared, workspace.parent, trial_prompt(spec), case)
-    found = transcript or find_transcript(agent, workspace, prepared is not None)
+    found = transcript or find_transcript(
+        agent, workspace, prepared is not None, spec.profile.agent or agent
+    )
     file, fmt = _session_of(found, agent, spec)
     # The agent's own report is read before the run folder is made: a bad one leaves nothing
     # behind (a run folder without its trial reads as an interrupted run).

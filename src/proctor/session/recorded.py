@@ -34,6 +34,7 @@ from proctor.session.handover import SESSION_FILE
 from proctor.transcripts.cut_short import LAST_LINE_CUT, last_line_cut
 from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
 from proctor.transcripts.lines import decode_line, file_lines
+from proctor.util.native_paths import first_record
 
 RECORDED_IN = "recordedIn"
 """``session.json``'s key for the run folder a session was recorded in."""
@@ -306,15 +307,39 @@ def mark_recorded(root: Path, prepared: dict[str, Any], run: Path) -> None:
     write_json(root / SESSION_FILE, {**kept, RECORDED_IN: str(run)})
 
 
-def find_transcript(agent: str, workspace: Path, prepared: bool) -> Path:
+def find_transcript(agent: str, workspace: Path, prepared: bool, kind: str | None = None) -> Path:
     """The newest session of ``agent`` that ran in ``workspace``, where the CLI keeps them;
     none found, the sentence says whether another agent's session ran there (the person ran
-    another CLI than the session was prepared for) or none did (it was never run there)."""
-    sessions, _ = find_sessions([agent], None, os.environ)
-    ran_here = [s for s in sessions if same_project(session_project(s), workspace)]
+    another CLI than the session was prepared for) or none did (it was never run there).
+    ``kind``: the built-in agent ``agent`` is (a profile's ``agent``; default ``agent``). The
+    scripted agent's session is looked for where it writes it, in Claude Code's history (its
+    program's sessions only); an agent that keeps no history (an ACP agent) is refused: its
+    transcript is given with --transcript."""
+    spec = spec_for(kind or agent)
+    cli = spec.transcript_format if spec is not None else None
+    if cli not in AGENTS or spec is None:
+        raise ConfigError(
+            f"--agent {agent}: {'an ACP agent' if cli == 'acp' else 'it'} keeps no history of "
+            "its sessions for record to find this one in: give its transcript with "
+            "--transcript PATH"
+        )
+    scripted = spec.id == SCRIPTED_AGENT
+    sessions, _ = find_sessions([cli], None, os.environ)
+    ran_here = [
+        s
+        for s in sessions
+        if same_project(session_project(s), workspace) and (not scripted or _scripted_session(s))
+    ]
     if ran_here:
         return max(ran_here, key=lambda s: s.path.stat().st_mtime).path
-    others, _ = find_sessions([a for a in AGENTS if a != agent], None, os.environ)
+    if scripted:
+        raise ConfigError(
+            f"no session of the scripted agent found for {workspace} in Claude Code's history, "
+            "where its program writes its transcript ($CLAUDE_CONFIG_DIR, else ~/.claude): "
+            "run it in that folder first, or pass --transcript PATH if its transcript is "
+            "elsewhere (a trial's raw-transcript.jsonl)"
+        )
+    others, _ = find_sessions([a for a in AGENTS if a != cli], None, os.environ)
     other = sorted({s.agent for s in others if same_project(session_project(s), workspace)})
     where = f"no {agent} session found for {workspace} in its history"
     if other:
@@ -325,9 +350,19 @@ def find_transcript(agent: str, workspace: Path, prepared: bool) -> Path:
             else f"record it with --agent {other[0]}"
         )
         raise ConfigError(f"{where}, but a {ran} session ran there; {fix}")
-    spec = spec_for(agent)
-    binary = f"`{spec.binary}`" if spec is not None and spec.binary else agent
+    binary = f"`{spec.binary}`" if spec.binary else agent
     raise ConfigError(
         f"{where}: start {binary} in that folder and give it the prompt first, or pass "
         "--transcript PATH if its transcript is elsewhere"
     )
+
+
+SCRIPTED_AGENT = "scripted"
+SCRIPTED_ENTRYPOINT = "proctor-scripted"
+"""The ``entrypoint`` of every line the scripted agent's program writes, in Claude Code's
+format (Claude Code's own names the way it was started: ``cli``, ``sdk-ts``…)."""
+
+
+def _scripted_session(session: Session) -> bool:
+    """Whether ``session``, in Claude Code's history, is one the scripted agent wrote."""
+    return first_record(session.path).get("entrypoint") == SCRIPTED_ENTRYPOINT
