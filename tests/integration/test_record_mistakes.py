@@ -183,3 +183,11 @@ def test_the_scripted_agents_session_is_found_where_it_writes_it(
     assert acp.code == 2 and acp.err.count("\n") == 1, acp.err
     assert "--agent acp:claude: an ACP agent keeps no history of its sessions" in acp.err
     assert "give its transcript with --transcript PATH" in acp.err
+    config = tmp_path / "profiles.json"  # a profile's sessions: in its CLI's history
+    config.write_text(json.dumps({"codingagents": {"mine": {"agent": "claude-code"}}}))
+    mine = proctor(
+        "record", str(CASE), "--workspace", str(plain), "--agent", "mine", "--config",
+        str(config), "--out", str(out),
+    )  # fmt: skip
+    assert mine.code == 2 and mine.err.count("\n") == 1, mine.err
+    assert f"no mine session found for {plain} in its history: start `claude`" in mine.err
