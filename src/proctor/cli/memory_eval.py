@@ -264,6 +264,7 @@ def command(
     from proctor.models.io import dump_json
     from proctor.util.cutting import masked_data
     from proctor.util.masking import mask
+    from proctor.util.text import escaped_line
 
     # Every key of the environment and ./.env is masked in what this prints, as the values
     # forwarded with --env are.
@@ -284,13 +285,14 @@ def command(
         sentence = command_masked(str(exc))
         tail = command_masked(exc.stderr_tail)
         whole = command_masked(exc.tool_error)
-        click.echo(f"proctor: error: {sentence}", err=True)
+        # The server's words are shown with their control characters escaped, never obeyed.
+        click.echo(f"proctor: error: {escaped_line(sentence)}", err=True)
         if whole:  # a tool's error of several lines, whose first the sentence quotes
             click.echo("proctor: the tool's whole error:", err=True)
-            click.echo("".join(f"  | {line}\n" for line in whole.splitlines()), err=True, nl=False)
+            click.echo(_quoted(whole), err=True, nl=False)
         if tail:  # the server's own words (a traceback, a log line) under the sentence
             click.echo("proctor: the end of the memory server's stderr:", err=True)
-            click.echo("".join(f"  | {line}\n" for line in tail.splitlines()), err=True, nl=False)
+            click.echo(_quoted(tail), err=True, nl=False)
         if as_json:
             error = {"error": sentence, "toolError": whole or None, "serverStderr": tail or None}
             echo_unless_gone(dump_json(error), nl=False)
@@ -309,6 +311,14 @@ def command(
     else:
         echo_unless_gone(mask(render_text(record)))
     return record.exit_code
+
+
+def _quoted(text: str) -> str:
+    """A server's text of several lines, each quoted under ``  | `` with its control characters
+    escaped."""
+    from proctor.util.text import escaped_line
+
+    return "".join(f"  | {escaped_line(line)}\n" for line in text.splitlines())
 
 
 def _forwarded(names: tuple[str, ...], is_url: bool) -> dict[str, str]:

@@ -20,6 +20,14 @@ def controls_escaped(text: str) -> str:
     return _CONTROL.sub(_escaped, text)
 
 
+def escaped_line(text: str) -> str:
+    """``text`` shown as one line of a report: its control characters escaped as
+    :func:`controls_escaped` does, and a line break in it (a name holding one) as ``\\n``, so
+    it neither starts a line of its own nor moves the terminal's cursor. Text that is no control
+    character (accents, CJK, emoji) is left as it is."""
+    return controls_escaped(text).replace("\n", "\\n")
+
+
 def _escaped(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

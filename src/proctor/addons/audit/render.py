@@ -7,7 +7,7 @@ never starts a line of its own."""
 from __future__ import annotations
 
 from proctor.models.audit import AgentAudit, AuditComponent, AuditReport
-from proctor.util.text import controls_escaped, plural
+from proctor.util.text import escaped_line, plural
 
 KIND_TITLES = {
     "skill": "skills",
@@ -73,4 +73,4 @@ def render_text(report: AuditReport) -> str:
 def escaped(line: str) -> str:
     """One line of the report with its control characters shown as escapes (``\\x1b``,
     ``\\n``)."""
-    return controls_escaped(line).replace("\n", "\\n")
+    return escaped_line(line)

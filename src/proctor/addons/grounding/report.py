@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from proctor.exit_codes import ExitCode
-from proctor.util.text import plural
+from proctor.util.text import escaped_line, plural
 
 from .runner import LISTED_FIGURES, NOTHING_RAN, CheckpointResult, GroundingReport
 
@@ -22,6 +22,9 @@ def exit_code(report: GroundingReport) -> ExitCode:
 
 
 def render_text(report: GroundingReport) -> str:
+    """The report for people. What the checkpoints and the advisor gave (a checkpoint's id, the
+    advice quoted, the advisor's error) is shown with its control characters escaped (a
+    terminal's escape sequence shown, never obeyed; a line break in an id as ``\\n``)."""
     lines = [
         f"grounding: {plural(report.checked, 'checkpoint')} checked, {report.failed} with "
         f"ungrounded figures, {plural(report.errors, 'advisor error')}",
@@ -37,7 +40,7 @@ def render_text(report: GroundingReport) -> str:
     lines.append(f"{verdict} (exit {int(code)})")
     lines.append("Not judged by this check:")
     lines += [f"  - {item}" for item in report.not_judged]
-    return "\n".join(lines) + "\n"
+    return "\n".join(escaped_line(line) for line in lines) + "\n"
 
 
 def _result_lines(result: CheckpointResult) -> list[str]:

@@ -10,7 +10,7 @@ from typing import Literal
 from proctor.addons.memory import scoring
 from proctor.addons.memory.dataset import LABELS, Dataset, Query
 from proctor.models.base import CamelModel, RecordModel
-from proctor.util.text import plural
+from proctor.util.text import escaped_line, plural
 
 
 class Thresholds(CamelModel):
@@ -227,7 +227,10 @@ def _unknown_line(result: QueryResult, k: int) -> str | None:
 
 
 def render_text(record: MemoryEvalRecord) -> str:
-    """The report for people: one row per label and overall, then unknown ids and failures."""
+    """The report for people: one row per label and overall, then unknown ids and failures.
+    What the server and the dataset named (a server's command, a query's or a note's id) is
+    shown with its control characters escaped (a terminal's escape sequence shown, never
+    obeyed; a line break as ``\\n``)."""
     head = ["", "queries", "recall", "precision", "MRR", "nDCG", "abstain", "update"]
     rows = [head]
     for name, s in [*record.by_label.items(), ("overall", record.overall)]:
@@ -243,4 +246,4 @@ def render_text(record: MemoryEvalRecord) -> str:
     lines.append(
         "passed" if record.passed else f"failed ({plural(len(record.failures), 'failure')})"
     )
-    return "\n".join(lines)
+    return "\n".join(escaped_line(line) for line in lines)
