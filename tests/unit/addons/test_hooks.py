@@ -631,3 +631,68 @@ def test_a_codex_hooks_file_names_the_other_file_of_its_folder_that_also_declare
     assert load_hooks(folder / "config.toml").loaded_with == folder / "hooks.json"
     (folder / "hooks.json").write_text(json.dumps({"hooks": {"Stop": []}}))
     assert load_hooks(folder / "config.toml").loaded_with is None
+
+
+def _load_one(tmp_path: Path, **fields: object) -> HookCase:
+    from proctor.addons.hooks import load_cases
+
+    case = {"id": "c", "event": "PreToolUse", "tool": "Read", "expect": {"silent": True}}
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps([{**case, **fields}]))
+    (loaded,) = load_cases(path)
+    return loaded
+
+
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ({"d/": "x"}, "field 'files': 'd/' names a folder, not a file"),
+        ({"d/e/": 3}, "field 'files': 'd/e/' names a folder, not a file"),
+        ({"d/.": "x"}, "field 'files': 'd/.' names a folder, not a file"),
+        ({"a": "x", "./a": "y"}, "field 'files': 'a' and './a' name the same file"),
+        ({"": "x"}, "field 'files': '' must be a relative path inside the project"),
+        ({"/etc/x": "x"}, "field 'files': '/etc/x' must be a relative path inside the project"),
+        (
+            {"a/../../x": "x"},
+            "field 'files': 'a/../../x' must be a relative path inside the project",
+        ),
+    ],
+)
+def test_a_planted_file_must_be_named_by_a_plain_relative_path(
+    tmp_path: Path, files: dict[str, object], said: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load_one(tmp_path, files=files)
+    assert f"cases.json: case 'c', {said}" in str(caught.value)
+
+
+def test_planted_files_in_folders_are_still_taken(tmp_path: Path) -> None:
+    assert _load_one(tmp_path, files={"./d/a.txt": "x", "d/b": 5}).files == {
+        "./d/a.txt": "x", "d/b": 5,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("code", [99999999999999999999, 256, -65, -99999999999999999999])
+def test_an_expected_exit_code_no_hook_can_have_is_refused(tmp_path: Path, code: int) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load_one(tmp_path, expect={"exitCode": code})
+    assert (
+        f"case 'c', field 'expect.exitCode': an exit code is between 0 and 255 (or -1 to -64 "
+        f"for a hook killed by that signal, -9 for SIGKILL), got {code}"
+    ) in str(caught.value)
+
+
+@pytest.mark.parametrize("code", [0, 2, 255, -9, -64])
+def test_an_exit_code_a_hook_can_have_is_taken(tmp_path: Path, code: int) -> None:
+    assert _load_one(tmp_path, expect={"exitCode": code}).expect.exit_code == code
+
+
+@pytest.mark.parametrize("code", [256, -1, 99999999999999999999])
+def test_an_earlier_commands_exit_code_no_process_can_have_is_refused(
+    tmp_path: Path, code: int
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _load_one(tmp_path, history=[{"command": "ls", "exitCode": code}])
+    assert (
+        f"case 'c', field 'history[0].exitCode': an exit code is between 0 and 255, got {code}"
+    ) in str(caught.value)

@@ -108,11 +108,25 @@ TOOL_EVENTS = frozenset(
 """Events whose matcher is compared with the tool name; a case of one must name its tool."""
 
 
+LOWEST_SIGNAL_CODE = -64
+"""The exit code of a hook killed by a signal is minus the signal's number (-9 for SIGKILL),
+as Python reports it; Linux numbers its signals up to 64."""
+
+
+def _exit_status(value: int) -> int:
+    """A shell command's exit status: 0 to 255, all a process can exit with."""
+    if not 0 <= value <= 255:
+        raise ValueError("an exit code is between 0 and 255")
+    return value
+
+
 class HistoryEntry(UserModel):
     """One earlier shell command of the session, as the transcript records it."""
 
     command: str = Field(min_length=1)
     exit_code: int = 0
+
+    _exit_code = field_validator("exit_code")(_exit_status)
     output: str = ""
 
 
@@ -140,6 +154,18 @@ class Expect(UserModel):
             raise ValueError("an empty value checks nothing (give a value or leave the field out)")
         if isinstance(value, list) and "" in value:
             raise ValueError("an empty string checks nothing (every output includes it)")
+        return value
+
+    @field_validator("exit_code")
+    @classmethod
+    def _exit_code(cls, value: int | None) -> int | None:
+        """0 to 255, what a hook can exit with, or minus a signal's number (-9), how a hook
+        killed by that signal is reported."""
+        if value is not None and not LOWEST_SIGNAL_CODE <= value <= 255:
+            raise ValueError(
+                f"an exit code is between 0 and 255 (or -1 to {LOWEST_SIGNAL_CODE} for a hook "
+                "killed by that signal, -9 for SIGKILL)"
+            )
         return value
 
     @field_validator("output_matches")
@@ -193,6 +219,15 @@ class HookCase(UserModel):
                 raise ValueError(f"'{path}' must be a relative path inside the project")
             if posixpath.normpath(path) == ".":
                 raise ValueError(f"'{path}' names the project folder itself, not a file in it")
+            if path.endswith("/") or posixpath.basename(path) == ".":
+                raise ValueError(
+                    f"'{path}' names a folder, not a file (a key of files is a file's path: "
+                    f"'{posixpath.normpath(path)}/name')"
+                )
+            if files[posixpath.normpath(path)] != path:
+                raise ValueError(
+                    f"'{path}' and '{files[posixpath.normpath(path)]}' name the same file"
+                )
             if isinstance(content, int) and not 0 <= content <= 1 << 30:
                 raise ValueError(f"'{path}': a size must be between 0 and 1 GiB")
             # A file cannot also be a folder of another file: 'a' and 'a/b'.
