@@ -415,3 +415,99 @@ def test_a_problem_of_a_file_reached_twice_is_said_once(tmp_path: Path) -> None:
     result = audit_agent("claude-code", tmp_path, tmp_path)
     assert len(result.problems) == 1, result.problems
     assert result.problems[0].startswith(f"{settings}: hook event 'BeforeTool'")
+
+
+GUARD = {"type": "command", "command": "guard.sh"}
+
+
+@pytest.mark.parametrize(
+    ("group", "said"),
+    [
+        (
+            {"matcher": 5, "hooks": [GUARD]},
+            "field 'hooks.PreToolUse[0].matcher' must be a string, got 5",
+        ),
+        (
+            {"matcher": None, "hooks": [GUARD]},
+            "field 'hooks.PreToolUse[0].matcher' must be a string, got null",
+        ),
+        (
+            {"matcher": "Bash", "hooks": [{**GUARD, "timeout": "5"}]},
+            "field 'hooks.PreToolUse[0].hooks[0].timeout' must be a positive number, got the "
+            'string "5"',
+        ),
+        (
+            {"matcher": "Bash", "hooks": [{**GUARD, "timeout": 0}]},
+            "field 'hooks.PreToolUse[0].hooks[0].timeout' must be a positive number, got 0",
+        ),
+    ],
+)
+def test_a_claude_settings_file_its_hook_schema_refuses_is_skipped_whole_as_claude_code_does(
+    tmp_path: Path, group: dict[str, Any], said: str
+) -> None:
+    """Claude Code 2.1.197 skips a settings file that fails its schema entirely ("Files with
+    errors are skipped entirely, not just the invalid settings"): its other hooks, its rules
+    and the plugins it enables with it. ``hooks test`` refuses the file for the same field."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    stop = {"hooks": [{"type": "command", "command": "stop.sh"}]}
+    path = write(
+        tmp_path / ".claude/settings.json",
+        {
+            "permissions": {"allow": ["Bash(ls)"]},
+            "enabledPlugins": {"p@mk": True},
+            "hooks": {"PreToolUse": [group], "Stop": [stop]},
+        },
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    skipped = f"Claude Code skips this whole settings file ({said})"
+    assert result.problems == [f"{path}: {said}; Claude Code skips this whole settings file"]
+    assert loaded(result, "hook") == [] and loaded(result, "permission") == []
+    assert {c.decoy for c in result.components if c.kind in ("hook", "permission")} == {skipped}
+    assert not [c for c in result.components if c.kind == "plugin" and c.decoy is None]
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(path)
+    assert str(caught.value) == (
+        f"{path}: {said}; Claude Code skips this whole settings file, so none of its hooks runs"
+    )
+
+
+def test_a_plugin_hooks_file_claude_codes_schema_refuses_has_none_of_its_hooks_loaded(
+    tmp_path: Path,
+) -> None:
+    """A plugin's hooks file that fails Claude Code's schema is a ``hook-load-failed``: none
+    of its hooks load; ``hooks test`` refuses the plugin's file."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    folder = tmp_path / ".claude/plugins/cache/p"
+    write(folder / ".claude-plugin/plugin.json", {"name": "p"})
+    table = {"PreToolUse": [{"matcher": "Bash", "hooks": [{**GUARD, "timeout": "5"}]}],
+             "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}]}  # fmt: skip
+    hooks_file = write(folder / "hooks/hooks.json", {"hooks": table})
+    write(tmp_path / ".claude/settings.json", {"enabledPlugins": {"p@mk": True}})
+    write(
+        tmp_path / ".claude/plugins/installed_plugins.json",
+        {"version": 2, "plugins": {"p@mk": [{"installPath": str(folder)}]}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    said = (
+        "field 'hooks.PreToolUse[0].hooks[0].timeout' must be a positive number, got the "
+        'string "5"'
+    )
+    assert result.problems == [f"{hooks_file}: {said}; Claude Code skips every hook of this file"]
+    assert loaded(result, "plugin") == ["p@mk"] and loaded(result, "hook") == []
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(folder)
+    assert str(caught.value) == f"{hooks_file}: {said}; Claude Code skips every hook of this file"
+
+
+def test_control_a_string_matcher_and_a_number_timeout_are_loaded_by_both(tmp_path: Path) -> None:
+    from proctor.addons.hooks import load_hooks
+
+    group = {"matcher": "Bash", "hooks": [{**GUARD, "timeout": 5}]}
+    path = write(tmp_path / ".claude/settings.json", {"hooks": {"PreToolUse": [group]}})
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == [] and loaded(result, "hook") == ["PreToolUse:Bash"]
+    assert [h.matcher for h in load_hooks(path).hooks] == ["Bash"]

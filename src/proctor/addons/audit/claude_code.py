@@ -38,6 +38,7 @@ from proctor.addons.audit.shared_components import (
     skills,
 )
 from proctor.addons.audit.subagent_front_matter import claude_code_agents
+from proctor.addons.hooks.sources import claude_refusal
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind
 
@@ -109,6 +110,10 @@ def audit_claude_code(reader: Reader) -> None:
     for path, scope in settings:
         data = reader.json(path)
         if data is None:
+            continue
+        refusal = claude_refusal(data.get("hooks"))
+        if refusal is not None:  # none of the file is in effect: its plugins are not enabled
+            skipped_settings_file(reader, path, scope, data, refusal)
             continue
         settings_file(reader, path, scope, data)
         if isinstance(data.get("disableAllHooks"), bool):  # the most specific file decides
@@ -194,8 +199,30 @@ def switch_off_hooks(reader: Reader) -> None:
             component.decoy = HOOKS_OFF
 
 
-def settings_file(reader: Reader, path: Path, scope: str, data: dict[str, Any]) -> None:
-    hooks(reader, data.get("hooks"), path, scope, agent="claude-code")
+SETTINGS_SKIPPED = "Claude Code skips this whole settings file"
+"""What Claude Code 2.1.197 does with a settings file its schema refuses ("Files with errors
+are skipped entirely, not just the invalid settings"): none of its hooks, permissions,
+enabled plugins or other settings are in effect."""
+
+
+def skipped_settings_file(
+    reader: Reader, path: Path, scope: str, data: dict[str, Any], refusal: str
+) -> None:
+    """A settings file Claude Code skips (:func:`claude_refusal`): one problem, and what it
+    holds listed as decoys for that reason."""
+    reader.problems.append(f"{path}: {refusal}; {SETTINGS_SKIPPED}")
+    before = len(reader.components)
+    settings_file(reader, path, scope, data, skipped=f"{SETTINGS_SKIPPED} ({refusal})")
+    for component in reader.components[before:]:
+        component.decoy = component.decoy or f"{SETTINGS_SKIPPED} ({refusal})"
+
+
+def settings_file(
+    reader: Reader, path: Path, scope: str, data: dict[str, Any], skipped: str | None = None
+) -> None:
+    """The hooks and permission rules of a Claude Code settings file (``skipped``: why
+    Claude Code skips the whole file, when it does)."""
+    hooks(reader, data.get("hooks"), path, scope, agent="claude-code", skipped=skipped)
     for decision, value in as_dict(data.get("permissions")).items():
         if decision in PERMISSION_SETTINGS:
             continue

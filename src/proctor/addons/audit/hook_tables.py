@@ -12,9 +12,13 @@ from typing import Any
 
 from proctor.addons.audit.reading import Reader, Scope, as_dict
 from proctor.addons.hooks.cases import EVENTS
+from proctor.addons.hooks.sources import CLAUDE_SKIPS, claude_refusal
 
 NO_COMMAND = "matcher with no hook command behind it"
 NO_TYPE = "a hook handler needs a type"
+CLAUDE_SKIPS_HOOKS = CLAUDE_SKIPS["claude-plugin"]
+"""What Claude Code 2.1.197 does with a plugin's hooks file whose schema check fails (a
+``hook-load-failed`` error): the whole file's hooks, the plugin's other parts kept."""
 
 
 def hooks(
@@ -26,10 +30,20 @@ def hooks(
     disabled_commands: Collection[str] = (),
     *,
     agent: str,
+    skipped: str | None = None,
 ) -> None:
     """Hooks of an ``{event: [{matcher, hooks: [{type, command}]}]}`` table; ``off`` is why
     none of them runs (hooks switched off in that file), when they do not. A hook under an
-    event ``agent`` never fires is a problem and a decoy; a wrong-shaped part is a problem."""
+    event ``agent`` never fires is a problem and a decoy; a wrong-shaped part is a problem.
+    ``skipped`` is why the agent skips the whole file they are in (each hook is a decoy for it);
+    a Claude Code table Claude Code's schema refuses (:func:`claude_refusal`) has every hook a
+    decoy and one problem, as Claude Code loads none of the file's hooks."""
+    if skipped is None and agent == "claude-code":
+        refusal = claude_refusal(table)
+        if refusal is not None:
+            reader.problems.append(f"{file}: {refusal}; {CLAUDE_SKIPS_HOOKS}")
+            skipped = f"{CLAUDE_SKIPS_HOOKS} ({refusal})"
+    off = off or skipped
     for event, groups in as_dict(table).items():
         if not reader.shape(file, f"hooks.{event}", groups, list):
             continue

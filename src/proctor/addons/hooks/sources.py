@@ -153,7 +153,8 @@ def load_hooks(path: Path) -> HookSource:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
         source = _from_data(path, data, "settings", None)
     else:
-        source = _from_data(path, _read_json(path), "settings", None)
+        claude = SETTINGS_AGENT.get(path.absolute().parent.name) in ("claude-code", None)
+        source = _from_data(path, _read_json(path), "settings", None, claude=claude)
     source = dataclasses.replace(source, agent=SETTINGS_AGENT.get(path.absolute().parent.name))
     if source.agent == "codex":
         source = dataclasses.replace(source, loaded_with=codex_hooks_beside(path))
@@ -351,7 +352,8 @@ def _plugin_hooks(folder: Path) -> HookSource:
     if not files:
         raise ConfigError(f"{folder}: {_not_a_source(folder)}")
     sources = [
-        _from_data(file, content, "claude-plugin", folder.resolve()) for file, content in files
+        _from_data(file, content, "claude-plugin", folder.resolve(), claude=True)
+        for file, content in files
     ]
     return HookSource(
         sources[0].path,
@@ -392,10 +394,24 @@ def _read_json(path: Path) -> Any:
     return parse_json_text(text, path)
 
 
-def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSource:
+CLAUDE_SKIPS = {
+    "claude-plugin": "Claude Code skips every hook of this file",
+    "settings": "Claude Code skips this whole settings file, so none of its hooks runs",
+}
+"""What Claude Code 2.1.197 does with a hooks file its schema refuses (:func:`claude_refusal`)."""
+
+
+def _from_data(
+    path: Path, data: Any, kind: str, root: Path | None, *, claude: bool = False
+) -> HookSource:
+    """The hooks of a file's ``hooks`` table; ``claude``: the file is Claude Code's (a plugin's,
+    a settings file in ``.claude``), whose schema refuses the whole file for one bad field."""
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(hooks, dict):
         raise ConfigError(f"{path}: field 'hooks' must be an object of event → matcher groups")
+    refusal = claude_refusal(hooks) if claude else None
+    if refusal is not None:
+        raise ConfigError(f"{path}: {refusal}; {CLAUDE_SKIPS[kind]}")
     specs: list[HookSpec] = []
     skipped: list[str] = []
     disabled = _disabled_hooks(data)
@@ -429,6 +445,39 @@ def _from_data(path: Path, data: Any, kind: str, root: Path | None) -> HookSourc
         skipped += [f"{s.event}: {s.command} (switched off: {off})" for s in specs]
         specs = []
     return HookSource(path, kind, tuple(specs), tuple(skipped))
+
+
+def claude_refusal(table: Any) -> str | None:
+    """Why Claude Code's settings schema (2.1.197) refuses a hooks table, or None: a
+    ``matcher`` that is there but no string (``null`` too), or a handler's ``timeout`` that is
+    there but no positive number (``"5"``, ``0``). Claude Code then skips the whole file: a
+    settings file with every setting in it, a plugin's hooks file with every hook. Parts of
+    another shape (an event that is no list) are left to the callers' own checks."""
+    for event, groups in (table if isinstance(table, dict) else {}).items():
+        for index, group in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(group, dict):
+                continue
+            where = f"hooks.{event}[{index}]"
+            if "matcher" in group and not isinstance(group["matcher"], str):
+                return (
+                    f"field '{where}.matcher' must be a string, got {json_kind(group['matcher'])}"
+                )
+            listed = group.get("hooks")
+            for i, handler in enumerate(listed if isinstance(listed, list) else []):
+                if not isinstance(handler, dict) or "timeout" not in handler:
+                    continue
+                timeout = handler["timeout"]
+                if not positive_number(timeout):
+                    return (
+                        f"field '{where}.hooks[{i}].timeout' must be a positive number, got "
+                        f"{json_kind(timeout)}"
+                    )
+    return None
+
+
+def positive_number(value: Any) -> bool:
+    """A JSON number above 0 (``true`` is no number; NaN and infinity are none either)."""
+    return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value < math.inf
 
 
 def _disabled_hooks(data: Any) -> set[str]:
