@@ -6,7 +6,7 @@
       run.json            manifest (proctor version, argv, host, started/finished)
       config.json         the configuration as given
       resolved.json       the configuration after defaults and layering, and the matrix
-      journal.jsonl       append-only: each trial started (and its worker) and finished
+      journal.jsonl       append-only: each trial started (and its worker), retried and finished
       annotations.json    people's marks on trials (proctor annotate), applied when read back
       suite.json          aggregate: per-group statistics, gate result, exit code
       suite.md            the same for people

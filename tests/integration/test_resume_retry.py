@@ -52,6 +52,21 @@ def test_a_resume_with_retry_errors_runs_a_kept_infra_error_again(
         "passed": TRIALS
     }, suite["totals"]
     assert {p: p.read_bytes() for p in others} == others  # the others were kept as they were
+    # Its journal says the kept error ran again: after the resume's line (its wall time is
+    # this stretch's), before the new attempt started.
+    lines = [json.loads(line) for line in (run_dir / "journal.jsonl").read_text().splitlines()]
+    resumed = max(i for i, e in enumerate(lines) if e["event"] == "run-resumed")
+    events = [
+        (e["event"], e.get("repeat")) for e in lines[resumed:] if e["event"] != "trials-started"
+    ]
+    assert events[:3] == [("run-resumed", None), ("trial-retried", 4), ("trial-started", 4)]
+    retried = lines[resumed + 1]
+    assert (retried["attempt"], retried["status"], retried["reason"], retried["folder"]) == (
+        1,
+        "infra-error",
+        DIED,
+        "attempts/1",
+    )
 
     # One attempt kept already: --retry-errors 1 keeps it; it says how to run it again.
     _died(trial / "trial.json")

@@ -60,6 +60,36 @@ def test_a_transient_error_runs_again_and_every_attempt_is_kept(
     assert "- Retries: 1 trial ran again after a transient error" in result.out
 
 
+def test_a_retried_attempt_has_its_journal_line(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, flaky: Path
+) -> None:
+    """The attempt that ran again is in the journal (``trial-retried``: its number, status,
+    reason and folder), between its ``trial-started`` and the next attempt's."""
+    make_case("a", config={"agents": ["claude-code"]})
+    _, out = run_cases(proctor, tmp_path, "--config", str(flaky), "--retry-errors", "3")
+    run_dir = single_run_dir(out)
+    lines = [json.loads(line) for line in (run_dir / "journal.jsonl").read_text().splitlines()]
+    trial = [e for e in lines if e["event"].startswith("trial-")]
+    assert [e["event"] for e in trial] == [
+        "trial-started",
+        "trial-retried",
+        "trial-started",
+        "trial-finished",
+    ]
+    retried = trial[1]
+    key = (retried["case"], retried["agent"], retried["condition"], retried["repeat"])
+    assert key == ("a", "claude-code", "default", 1)
+    assert (retried["attempt"], retried["status"], retried["folder"]) == (
+        1,
+        "agent-error",
+        "attempts/1",
+    )
+    first = run_dir / "trials/a/claude-code/default/1" / retried["folder"] / "trial.json"
+    reason = json.loads(first.read_text())["reason"]
+    assert retried["reason"] == reason and reason.startswith("provider overloaded")
+    assert trial[0]["time"] <= retried["time"] <= trial[2]["time"]
+
+
 def test_control_without_retries_the_first_error_stands(
     proctor: Run, make_case: MakeCase, tmp_path: Path, flaky: Path
 ) -> None:

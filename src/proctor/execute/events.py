@@ -42,6 +42,22 @@ class TrialFinished:
 
 
 @dataclass(frozen=True)
+class TrialRetried:
+    """A trial ended in a transient error and runs again (``--retry-errors``): its files were
+    kept as an earlier attempt, and its ``TrialStarted`` comes again when the next attempt
+    starts; only its last attempt gets a ``TrialFinished``."""
+
+    record: TrialRecord
+    """The record of the attempt that ended (its status and reason say why it runs again)."""
+    attempt: int
+    """That attempt's number: 1 for the trial's first."""
+    attempts: int
+    """How many attempts the trial may make in all (``--retry-errors N``: N + 1)."""
+    folder: str
+    """Where its files went, relative to the trial's folder (``attempts/<attempt>``)."""
+
+
+@dataclass(frozen=True)
 class RunFinished:
     finished: int
     interrupted: bool
@@ -53,7 +69,7 @@ class Tick:
     run): a display may say what is still running."""
 
 
-RunEvent = RunStarted | TrialStarted | TrialFinished | RunFinished | Tick
+RunEvent = RunStarted | TrialStarted | TrialRetried | TrialFinished | RunFinished | Tick
 Subscriber = Callable[[RunEvent], None]
 
 

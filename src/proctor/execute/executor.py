@@ -448,9 +448,11 @@ def _run_workers(
                         began.pop(sentinel, None)
                         record = _collect(spec, run, done.exitcode)
                         throttle.finished(spec, record, time.monotonic())
-                        if attempts.settle(spec.index, record, run.trial(*spec.key)):
+                        retried = attempts.settle(spec.index, record, run.trial(*spec.key))
+                        if retried is not None:
                             del running[sentinel]
                             pending.append(spec)  # again, after the trials still waiting
+                            emit(subscribers, retried)
                             continue
                         outcome.add(record)
                         # Only now: an interrupt before this line leaves it to _stop_workers.

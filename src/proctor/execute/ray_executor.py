@@ -36,6 +36,7 @@ from proctor.execute.events import (
     Subscriber,
     Tick,
     TrialFinished,
+    TrialRetried,
     emit,
 )
 from proctor.execute.events import TrialStarted as Started
@@ -259,13 +260,16 @@ class _Loop:
             # the trial is settled, recorded or waiting to run again (in between, the stop
             # collected its task again and recorded an attempt it had kept).
             held = HeldStops().hold()
+            retried = None
             try:
                 if record is not None:
-                    self._settle(task.spec, record)
+                    retried = self._settle(task.spec, record)
                 task.node.running -= 1
                 del self.running[ref]
             finally:
                 held.release()
+            if retried is not None:  # told once the trial waits to run again
+                emit(self.subscribers, retried)
 
     def _collect(self, ref: Any, task: _Task, stopping: bool = False) -> TrialRecord | None:
         """The trial's record, written into the run folder; None when its node was lost and
@@ -322,13 +326,16 @@ class _Loop:
         self.pending.appendleft(spec)
         return None
 
-    def _settle(self, spec: TrialSpec, record: TrialRecord) -> None:
-        """Retry a transient error (as a local run does), else record the trial."""
+    def _settle(self, spec: TrialSpec, record: TrialRecord) -> TrialRetried | None:
+        """Retry a transient error (as a local run does): the event that says so, to tell;
+        else record the trial."""
         self.throttle.finished(spec, record, time.monotonic())
-        if self.attempts.settle(spec.index, record, self.run_paths.trial(*spec.key)):
+        retried = self.attempts.settle(spec.index, record, self.run_paths.trial(*spec.key))
+        if retried is not None:
             self.pending.append(spec)
-            return
+            return retried
         self._finish(spec, record)
+        return None
 
     def _written(self, spec: TrialSpec, reason: str) -> TrialRecord:
         record = driver_record(spec, "infra-error", reason)

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from proctor.errors import ProctorError
+from proctor.execute.events import TrialRetried
 from proctor.llm.failures import LABELS, RETRYABLE, has_status
 from proctor.models.io import read_record, write_record
 from proctor.models.trial import AttemptRecord, TrialRecord
@@ -130,21 +131,23 @@ class Attempts:
     def count(self, index: int) -> int:
         return len(self.by_trial.get(index, []))
 
-    def settle(self, index: int, record: TrialRecord, trial: TrialPaths) -> bool:
-        """True when the trial is to run again; else ``record`` lists the earlier attempts
-        (and is written anew when there were any)."""
+    def settle(self, index: int, record: TrialRecord, trial: TrialPaths) -> TrialRetried | None:
+        """When the trial is to run again, the event that says so (its files kept as an
+        attempt); else None, and ``record`` lists the earlier attempts (and is written anew
+        when there were any)."""
         if index not in self.by_trial:
             self.by_trial[index] = earlier_attempts(trial.root)
         earlier = self.by_trial[index]
         if len(earlier) < self.retry_errors and is_transient(record):
-            folder = keep_attempt(trial.root, len(earlier) + 1)
+            number = len(earlier) + 1
+            folder = keep_attempt(trial.root, number)
             earlier.append(
                 AttemptRecord(
                     status=record.status, reason=record.reason, folder=folder, cost=record.cost
                 )
             )
-            return True
+            return TrialRetried(record, number, self.retry_errors + 1, folder)
         if earlier:
             record.attempts = earlier
             write_record(trial.trial_json, record)
-        return False
+        return None

@@ -109,6 +109,7 @@ JournalEvent = Literal[
     "run-started",
     "trials-started",
     "trial-started",
+    "trial-retried",
     "trial-finished",
     "run-resumed",
     "run-finished",
@@ -125,7 +126,15 @@ class JournalEntry(RecordModel):
     condition: str | None = None
     repeat: int | None = None
     status: str | None = None
-    """A finished trial's status."""
+    """A finished trial's status; of ``trial-retried``, the status its attempt ended in."""
+    attempt: int | None = None
+    """Of ``trial-retried``: the number of the attempt that ended (1 for the trial's first),
+    which the trial runs again after."""
+    reason: str | None = None
+    """Of ``trial-retried``: why that attempt ended (the transient error it is retried for)."""
+    folder: str | None = None
+    """Of ``trial-retried``: where that attempt's files went, relative to the trial's folder
+    (``attempts/<attempt>``)."""
     pid: int | None = None
     """The worker process of a started trial."""
     pid_start: int | None = None

@@ -38,7 +38,7 @@ SCHEMAS: dict[str, tuple[type[BaseModel] | TypeAdapter[Any], str]] = {
     "resolved": (ResolvedRecord, "resolved.json: the configuration after layering, the matrix"),
     "annotations": (AnnotationsRecord, "annotations.json: people's marks on trials"),
     "repeat-manifest": (RepeatManifest, "proctor plan-repeats --output FILE"),
-    "journal": (JournalEntry, "one line of journal.jsonl: a trial started or finished"),
+    "journal": (JournalEntry, "one line of journal.jsonl: a trial started, retried or finished"),
     "trajectory-event": (EVENT_ADAPTER, "one line of trajectory.jsonl"),
     "question": (QuestionRecord, "one line of questions.jsonl"),
     "evaluator-log": (EvaluatorLog, "evaluators/<n>-<use>.json: what an evaluator ran"),

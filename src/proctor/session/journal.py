@@ -1,5 +1,6 @@
 """A run's append-only journal (``journal.jsonl``): when each trial started, in which worker
-process, and when it finished with which status. ``proctor run --resume`` reads it to stop a
+process, when an attempt of it ended in a transient error and it ran again (``--retry-errors``),
+and when it finished with which status. ``proctor run --resume`` reads it to stop a
 worker an orchestrator left behind; people read it to see what a run was doing when it died.
 
 Each line is written whole with one ``write`` of an ``O_APPEND`` file, so a crash leaves at most
@@ -16,7 +17,13 @@ from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
 
-from proctor.execute.events import RunEvent, RunStarted, TrialFinished, TrialStarted
+from proctor.execute.events import (
+    RunEvent,
+    RunStarted,
+    TrialFinished,
+    TrialRetried,
+    TrialStarted,
+)
 from proctor.models.io import dump_json
 from proctor.models.journal import earlier_cut as earlier_cut  # (re-exported)
 from proctor.models.journal import earlier_wall_ms as earlier_wall_ms
@@ -82,6 +89,16 @@ class Journal:
             key = (event.case, event.agent, event.condition, event.repeat)
             start = process_start(event.pid) if event.pid else None
             self._trial("trial-started", key, pid=event.pid, pid_start=start, node=event.node)
+        elif isinstance(event, TrialRetried):
+            r = event.record
+            self._trial(
+                "trial-retried",
+                (r.case, r.agent, r.condition, r.repeat),
+                attempt=event.attempt,
+                status=r.status,
+                reason=mask(r.reason),
+                folder=event.folder,
+            )
         elif isinstance(event, TrialFinished):
             r = event.record
             self._trial("trial-finished", (r.case, r.agent, r.condition, r.repeat), status=r.status)
@@ -117,7 +134,7 @@ def live_workers(path: Path) -> dict[TrialKey, int]:
         key = (entry.case, entry.agent, entry.condition, entry.repeat)
         if entry.event == "trial-started":
             started[key] = entry
-        elif entry.event == "trial-finished":
+        elif entry.event in ("trial-finished", "trial-retried"):  # (its attempt's worker ended)
             started.pop(key, None)
     return {
         key: entry.pid

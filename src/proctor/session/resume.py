@@ -33,7 +33,7 @@ from pathlib import Path
 
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
-from proctor.execute.events import Subscriber
+from proctor.execute.events import Subscriber, TrialRetried
 from proctor.execute.executor import SCRATCH_MARK
 from proctor.execute.retry import clear_for_rerun, due_again, is_transient, keep_attempt
 from proctor.models.compact import compact
@@ -495,13 +495,15 @@ def _resume(
         manifest.reporters = list(reporters)
         write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
         journal.note(paths.journal, "run-resumed")
+        for retried in rerun:  # after the resume's line: of this stretch, not the dead one's
+            journal.Journal(paths.journal)(retried)
         held = bool(todo) and ledger_holds(paths.root.parent, paths.root.name)
         result = execute_and_finish(
             plan, request, paths, manifest, todo, kept, subscribers, held=held, stops=stops
         )
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)
-    result.kept_rerunnable, result.errors_rerun = rerunnable, rerun
+    result.kept_rerunnable, result.errors_rerun = rerunnable, len(rerun)
     return result, len(kept)
 
 
@@ -516,24 +518,26 @@ def _sorted_out(
     plan: RunPlan,
     annotate: Callable[[TrialRecord], TrialRecord],
     retry_errors: int = 0,
-) -> tuple[list[TrialRecord], list[TrialSpec], int, int]:
+) -> tuple[list[TrialRecord], list[TrialSpec], int, list[TrialRetried]]:
     """The records of the trials that finished, kept, the trials to run again, cleared (but
     for their earlier attempts), how many of those kept ended in an error ``--retry-errors``
     runs again (a worker that died, a provider's transient failure): they have a result, so
-    they are kept too, and how many such errors ran again instead, ``retry_errors`` (a
-    resume's ``--retry-errors N``) given: those with fewer than N attempts kept, their files
-    kept as the next one (see :func:`~proctor.execute.retry.due_again`)."""
+    they are kept too, and such errors that run again instead (each as the event its journal
+    line is written from), ``retry_errors`` (a resume's ``--retry-errors N``) given: those
+    with fewer than N attempts kept, their files kept as the next one (see
+    :func:`~proctor.execute.retry.due_again`)."""
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
-    rerunnable = rerun = 0
+    rerunnable = 0
+    rerun: list[TrialRetried] = []
     for spec in plan.trials:
         record = finished_record(paths, spec)
         root = paths.trial(*spec.key).root
         number = due_again(root, record, retry_errors) if record and retry_errors else None
-        if number is not None:
-            keep_attempt(root, number)  # (its record lists it once it ends)
+        if record is not None and number is not None:
+            folder = keep_attempt(root, number)  # (its record lists it once it ends)
             todo.append(spec)
-            rerun += 1
+            rerun.append(TrialRetried(record, number, retry_errors + 1, folder))
             continue
         if record is not None:
             rerunnable += is_transient(record)

@@ -171,3 +171,36 @@ def test_a_stop_as_a_trial_is_set_to_run_again_does_not_record_its_first_attempt
     assert (trial.root / "attempts" / "1" / "trial.json").is_file()
     assert finished_record(run, one) is None  # --resume runs it again, after its attempt
     assert list(loop.pending) == [one] and not loop.outcome.records
+
+
+def test_a_trial_a_ray_run_sends_out_again_is_told_to_the_subscribers(tmp_path: Path) -> None:
+    """As a local run tells it, a Ray run tells its subscribers (the journal, the progress)
+    that a trial runs again after a transient error, once it waits to be sent out again."""
+    from proctor.execute.events import RunEvent, TrialRetried
+    from proctor.execute.ray_executor import driver_record
+    from proctor.execute.ray_node import pack
+    from proctor.models.io import write_record
+
+    one = spec(tmp_path).model_copy(update={"index": 0})
+    sent = tmp_path / "node" / "trial"
+    sent.mkdir(parents=True)
+    crashed = driver_record(one, "agent-error", "agent exited with code 3 before its turn ended")
+    write_record(sent / "trial.json", crashed)
+
+    class _Back(_FakeRay):
+        def wait(self, refs: list[str], num_returns: int, timeout: float) -> tuple[list, list]:
+            return list(refs), []
+
+        def get(self, ref: str) -> Any:
+            return pack(sent), []
+
+    told: list[RunEvent] = []
+    run = RunPaths(tmp_path / "run")
+    loop = _Loop(_Back({}), _Cluster(), run, WorkerOptions(retry_errors=2), [told.append])  # type: ignore[arg-type]
+    loop.running["task"] = _Task(one, Node("n" * 16, "10.0.0.2", 2.0))
+    loop._wait_and_collect()
+    assert list(loop.pending) == [one] and not loop.running
+    (retried,) = told
+    assert isinstance(retried, TrialRetried)
+    assert (retried.attempt, retried.attempts, retried.folder) == (1, 3, "attempts/1")
+    assert retried.record.reason == crashed.reason

@@ -34,6 +34,34 @@ def test_a_case_folder_named_in_bytes_that_are_not_utf8_keeps_its_trial_lines(
     }
 
 
+def test_a_trial_that_runs_again_is_no_live_worker_until_it_starts_again(
+    tmp_path: Path,
+) -> None:
+    """An attempt retried after a transient error (``trial-retried``) ended its worker: a
+    resume finds no worker of the trial to stop until its next attempt starts one."""
+    from proctor.execute.events import TrialRetried
+    from proctor.models.trial import TrialRecord
+
+    path = tmp_path / "journal.jsonl"
+    journal = Journal(path)
+    key = ("c", "scripted", "default", 1)
+    journal(TrialStarted(*key, pid=os.getpid()))  # (this process: alive, as a worker can be)
+    reason = "rate limited: 429 too many requests"
+    record = TrialRecord(case="c", agent="scripted", repeat=1, status="agent-error", reason=reason)
+    journal(TrialRetried(record, 1, 3, "attempts/1"))
+    retried = list(read(path))[-1]
+    assert (retried.event, retried.attempt, retried.status, retried.reason, retried.folder) == (
+        "trial-retried",
+        1,
+        "agent-error",
+        reason,
+        "attempts/1",
+    )
+    assert live_workers(path) == {}
+    journal(TrialStarted(*key, pid=os.getpid()))
+    assert live_workers(path) == {key: os.getpid()}
+
+
 def test_a_line_after_a_cut_one_starts_on_its_own_line(tmp_path: Path) -> None:
     """A crash (or a full disk) that cut the last line leaves it cut, and the next line, a
     resume's first, is written on a line of its own: read, and naming its orchestrator."""
