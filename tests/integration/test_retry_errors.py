@@ -90,6 +90,24 @@ def test_a_retried_attempt_has_its_journal_line(
     assert trial[0]["time"] <= retried["time"] <= trial[2]["time"]
 
 
+def test_a_retried_attempt_is_said_in_the_progress_lines(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, flaky: Path
+) -> None:
+    """While the run goes, a line says the trial runs again, which attempt of how many, and
+    why (``retrying … (attempt 2 of 4): agent-error: provider overloaded …``), before the
+    trial's final line."""
+    make_case("a", config={"agents": ["claude-code"]})
+    result, _ = run_cases(proctor, tmp_path, "--config", str(flaky), "--retry-errors", "3")
+    said = result.err.splitlines()
+    retrying = [i for i, line in enumerate(said) if line.startswith("retrying ")]
+    assert len(retrying) == 1, said
+    assert said[retrying[0]].startswith(
+        "retrying a/claude-code/default/1 (attempt 2 of 4): agent-error: provider overloaded"
+    ), said
+    final = next(i for i, line in enumerate(said) if line.startswith("[1/1] "))
+    assert retrying[0] < final and "authentication failed" in said[final], said
+
+
 def test_control_without_retries_the_first_error_stands(
     proctor: Run, make_case: MakeCase, tmp_path: Path, flaky: Path
 ) -> None:

@@ -19,6 +19,7 @@ from proctor.execute.events import (
     RunStarted,
     Tick,
     TrialFinished,
+    TrialRetried,
     TrialStarted,
 )
 from proctor.models.pricing import CostInfo
@@ -36,7 +37,9 @@ HEARTBEAT_VARIABLE = "PROCTOR_HEARTBEAT_SEC"
 
 class PlainProgress:
     """One line per finished trial: ``[3/12] passed case/agent/condition/1 (score 100)``, with
-    each of its warnings on a line of its own below it (``    warning: …``); and,
+    each of its warnings on a line of its own below it (``    warning: …``); one per attempt
+    that ends in a transient error and runs again (``--retry-errors``): ``retrying
+    case/agent/condition/1 (attempt 2 of 3): agent-error: rate limited: …``; and,
     each time ``heartbeat`` seconds pass without a line, one saying what is still running:
     ``proctor: 3 trials running, the longest for 9m 12s: case/agent/condition/1`` (None:
     never). ``clock`` gives monotonic seconds (a test's own clock)."""
@@ -72,6 +75,10 @@ class PlainProgress:
         elif isinstance(event, TrialStarted):
             key = (event.case, event.agent, event.condition, event.repeat)
             self.running[key] = self.clock()
+        elif isinstance(event, TrialRetried):
+            r = event.record
+            self.running.pop((r.case, r.agent, r.condition, r.repeat), None)  # waits again
+            self._print(retrying(event))
         elif isinstance(event, TrialFinished):
             self.done += 1
             r = event.record
@@ -107,6 +114,19 @@ class PlainProgress:
         )
 
 
+def retrying(event: TrialRetried) -> str:
+    """The line that says a trial runs again: ``retrying case/agent/condition/1 (attempt 2 of
+    3): agent-error: rate limited: …`` (the attempt to come, and why the last one ended)."""
+    r = event.record
+    trial = f"{r.case}/{r.agent}/{r.condition}/{r.repeat}"
+    return mask(
+        one_line(
+            f"retrying {trial} (attempt {event.attempt + 1} of {event.attempts}): "
+            f"{r.status}: {r.reason}"
+        )
+    )
+
+
 def heartbeat_interval(env: Mapping[str, str] | None = None) -> float | None:
     """The heartbeat's interval: :data:`HEARTBEAT_SEC`, or the seconds
     :data:`HEARTBEAT_VARIABLE` gives (None for 0: no heartbeat)."""
@@ -129,7 +149,8 @@ def heartbeat_interval(env: Mapping[str, str] | None = None) -> float | None:
 
 class BarProgress:
     """A progress bar with trials done/total, passed, failed and errors; a finished trial's
-    warnings are printed above it (``warning: case/agent/condition/1: …``)."""
+    warnings are printed above it (``warning: case/agent/condition/1: …``), and each trial
+    that runs again after a transient error (:func:`retrying`)."""
 
     def __init__(self) -> None:
         from rich.console import Console
@@ -159,6 +180,10 @@ class BarProgress:
             return
         elif isinstance(event, TrialStarted):
             pass
+        elif isinstance(event, TrialRetried):  # above the bar, which stays where it is
+            self.progress.console.print(
+                retrying(event), style="yellow", markup=False, highlight=False, soft_wrap=True
+            )
         elif isinstance(event, TrialFinished):
             status = event.record.status
             key = (

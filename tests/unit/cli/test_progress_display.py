@@ -130,3 +130,22 @@ def test_no_heartbeat_in_a_bar_or_when_turned_off(monkeypatch: pytest.MonkeyPatc
     bar(RunStarted(1))
     bar(Tick())  # nothing is drawn for it
     bar.progress.stop()
+
+
+def test_a_trial_that_runs_again_is_said_above_the_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bar says a trial runs again after a transient error (``--retry-errors``) on a line
+    above it, as a warning is; a line break or escape sequence in the reason is shown."""
+    from proctor.execute.events import RunStarted, TrialRetried
+    from proctor.models.trial import TrialRecord
+
+    terminal(monkeypatch)
+    bar = make_display(False)
+    assert isinstance(bar, BarProgress)
+    bar(RunStarted(1))
+    reason = "rate limited: 429\n\x1b[2Jtoo many requests"
+    record = TrialRecord(case="c", agent="a", repeat=1, status="agent-error", reason=reason)
+    bar(TrialRetried(record, 1, 3, "attempts/1"))
+    bar.progress.stop()
+    shown = sys.stderr.getvalue()
+    assert "retrying c/a/default/1 (attempt 2 of 3): agent-error: rate limited: 429" in shown
+    assert "\x1b[2J" not in shown
