@@ -445,11 +445,14 @@ def _warn_flags_not_taken(overrides: CliOverrides, plan: RunPlan | None) -> None
     """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
     scripted agent) is warned of when a trial of ``plan`` runs on that agent (without a plan,
     ``scripted=…`` whenever it is given): for a run with none, the pair changes nothing worth
-    a word. So is ``--agent-effort ID=…`` for an agent given no effort: the scripted agent,
-    Gemini CLI, an ACP agent (without a plan, ``scripted``, ``gemini-cli``, ``acp`` and
-    ``acp:NAME``)."""
+    a word. So is an effort a trial runs with for an agent given no effort, the scripted
+    agent, Gemini CLI, an ACP agent, wherever it was set (``--agent-effort``, a condition's, a
+    case's or a profile's ``agentEffort``; without a plan, ``--agent-effort`` for
+    ``scripted``, ``gemini-cli``, ``acp`` and ``acp:NAME``)."""
     from proctor.agents.spec import ACP_PREFIX
+    from proctor.plan.efforts import effort_warnings
     from proctor.session.scripted_model import warn_effort_not_given, warn_scripted_model
+    from proctor.session.start import warn
 
     if plan is None:
         if (model := overrides.agent_models.get("scripted")) is not None:
@@ -461,10 +464,10 @@ def _warn_flags_not_taken(overrides: CliOverrides, plan: RunPlan | None) -> None
     for agent, model in overrides.agent_models.items():
         if agent in on_scripted:
             warn_scripted_model(model, agent)
-    kinds = {t.agent: t.profile.agent or t.agent for t in plan.trials}  # the adapter of each
-    for agent, effort in overrides.agent_efforts.items():
-        if agent in kinds:
-            warn_effort_not_given(effort, agent, kinds[agent])
+    # An effort a trial runs with, wherever it was set (this flag, a condition's, a case's or
+    # a profile's agentEffort), given an agent that takes none.
+    for said in effort_warnings(plan.trials):
+        warn(said)
 
 
 def _inline(

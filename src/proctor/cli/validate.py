@@ -116,6 +116,7 @@ def command(
         profile_warnings,
         writable_problem,
     )
+    from proctor.plan.efforts import effort_warnings
     from proctor.plan.resolve import load_run_plan
 
     here = current_folder()  # None: gone (whole paths only, no ./proctor.json nor ./.env)
@@ -158,7 +159,8 @@ def command(
         if not as_json:
             click.echo(f"proctor: warning: {warning}", err=True)
 
-    for warning in [*others, *profile_warnings(plan.trials)]:  # as run says them
+    # As run says them: an effort given an agent that takes none too, wherever it was set.
+    for warning in [*others, *profile_warnings(plan.trials), *effort_warnings(plan.trials)]:
         warned(warning)
     keys_said: list[str] = []
     keys_tried = False  # a provider warned about or refusing its key: something was checked

@@ -92,6 +92,9 @@ class TrialSpec(FrozenModel):
     backend: Backend = "provider"
     agent_model: str | None = None
     agent_effort: str | None = None
+    agent_effort_from: str | None = None
+    """Where ``agent_effort`` was set: ``--agent-effort``, or a file and its field
+    (``cases/x/config.json: field 'conditions.fast.agentEffort'``); None with no effort."""
     roles: RoleModels | None = None
     collect_cost: bool = True
     max_turns: int | None = None

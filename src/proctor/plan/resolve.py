@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
-from proctor.agents.spec import spec_for, unknown_agent
+from proctor.agents.spec import unknown_agent
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError, Problems
 from proctor.evaluators.base import registry
@@ -44,6 +44,7 @@ from proctor.plan.choosing import (
     unchosen_problems,
     unknown_condition,
 )
+from proctor.plan.efforts import FLAG, effort_problem, trial_effort
 from proctor.plan.orders import condition_order
 from proctor.plan.roles import resolve_roles
 from proctor.util.json_shown import name_shown
@@ -223,14 +224,10 @@ def check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
                 raise ConfigError(f"{option} {agent}=…: {said}")
     for agent, effort in cli.agent_efforts.items():
         # A level the agent's CLI does not take would fail every trial on it, once it starts.
-        profile = top.codingagents.get(agent)
-        spec = spec_for((profile.agent if profile is not None else None) or agent)
-        if spec is not None and spec.efforts is not None and effort not in spec.efforts:
-            of = f" (a profile of {spec.id})" if spec.id != agent else ""
-            raise ConfigError(
-                f"--agent-effort {name_shown(agent + '=' + effort)}: {agent}{of} takes the "
-                f"effort {', '.join(spec.efforts[:-1])} or {spec.efforts[-1]}"
-            )
+        kind = profile_for(agent, top.codingagents).agent or agent
+        problem = effort_problem(effort, agent, kind, FLAG)
+        if problem is not None:
+            raise ConfigError(problem)
 
 
 def _note(exc: ConfigError, problems: list[str] | None) -> None:
@@ -425,6 +422,7 @@ def _trials(
     dotenv: Path | None,
 ) -> list[TrialSpec]:
     pricing = PriceTable(prices=dict(top.pricing))
+    where = str(config_path or "proctor.json")
     roles_by_case = resolve_roles(resolved, top, cli, config_path, dotenv)
     trials: list[TrialSpec] = []
     for rc in resolved:
@@ -438,6 +436,14 @@ def _trials(
                 names = listed + [n for n in rc.conditions if n not in listed]
                 for name in condition_order(names, repeat, cli.first_condition):
                     variant = rc.conditions[name]
+                    effort, effort_from = trial_effort(
+                        rc, agent, name, variant, top.codingagents, cli.agent_efforts, where
+                    )
+                    if effort and effort_from != FLAG:  # (the flag's is refused before)
+                        kind = profile.agent or agent
+                        problem = effort_problem(effort, agent, kind, effort_from or "")
+                        if problem is not None:
+                            raise ConfigError(problem)
                     trials.append(
                         TrialSpec(
                             case=rc,
@@ -455,10 +461,8 @@ def _trials(
                             or cli.agent_models.get(agent)
                             or rc.agent_model
                             or profile.agent_model,
-                            agent_effort=variant.agent_effort
-                            or cli.agent_efforts.get(agent)
-                            or rc.agent_effort
-                            or profile.agent_effort,
+                            agent_effort=effort,
+                            agent_effort_from=effort_from,
                             roles=roles_by_case[rc.name],
                             collect_cost=cli.collect_cost,
                             max_turns=variant.max_turns or rc.case.config.max_turns,

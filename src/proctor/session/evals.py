@@ -41,6 +41,7 @@ from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
 from proctor.plan.checks import check_writable, writable_problem
+from proctor.plan.efforts import agent_effort, effort_problem, effort_warning
 from proctor.plan.resolve import check_agent_flags
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
@@ -48,11 +49,7 @@ from proctor.session.eval_choice import nothing_chosen, selection
 from proctor.session.eval_results import exit_code_of, summarise
 from proctor.session.request import RunRequest, RunResult
 from proctor.session.run import run_session
-from proctor.session.scripted_model import (
-    model_reaches_none,
-    warn_effort_not_given,
-    warn_scripted_model,
-)
+from proctor.session.scripted_model import model_reaches_none, warn_scripted_model
 from proctor.session.start import warn
 from proctor.util.files import missing_folders, remove_empty_folders
 from proctor.util.json_shown import json_text, name_shown
@@ -286,11 +283,17 @@ def plan_evals(
     for agent, given in request.agent_models.items():  # as proctor run warns of it
         if any(kinds[c] == "scripted" for c, a in agents.items() if a == agent):
             warn_scripted_model(given, agent)
-    # So is an effort given an agent that takes none: the scripted agent, Gemini CLI, ACP.
-    adapters = {a: profile_for(a, top.codingagents).agent or a for a in agents.values()}
-    for agent, effort in request.agent_efforts.items():
-        if agent in adapters:
-            warn_effort_not_given(effort, agent, adapters[agent])
+    # So is an effort given an agent that takes none (the scripted agent, Gemini CLI, ACP),
+    # by --agent-effort or its profile's agentEffort; a level Claude Code does not take, set
+    # there, is refused as proctor run refuses it (the flag's by check_agent_flags).
+    top_where = str(config_file or "proctor.json")
+    for agent in dict.fromkeys(agents.values()):
+        kind = profile_for(agent, top.codingagents).agent or agent
+        effort, where = agent_effort(agent, top.codingagents, request.agent_efforts, top_where)
+        if effort and where and (problem := effort_problem(effort, agent, kind, where)):
+            raise ConfigError(problem)
+        if effort and where and (said := effort_warning(effort, agent, kind, where)):
+            warn(said)
     if model is not None:
         # The cases the run's model reaches (not --agent-model's), said once when none is.
         reached = [p for p, _ in chosen if models[p.case_name][1] == named]

@@ -7,9 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from proctor.agents.spec import GEMINI_CLI
+from proctor.plan.efforts import EFFORT_NOT_GIVEN, FLAG, effort_warning
 from proctor.session.start import warn
 from proctor.util.json_shown import json_text
+
+__all__ = [
+    "EFFORT_NOT_GIVEN",
+    "model_reaches_none",
+    "warn_effort_not_given",
+    "warn_scripted_effort",
+    "warn_scripted_model",
+]
 
 
 def warn_scripted_model(model: str, agent: str = "scripted") -> None:
@@ -31,49 +39,17 @@ def warn_scripted_effort(effort: str, agent: str = "scripted") -> None:
     """``--agent-effort scripted=EFFORT`` (or ``ID=EFFORT`` for a profile of the scripted
     agent), said as :func:`warn_scripted_model` is: the scripted agent reasons about nothing,
     so any effort is taken and only recorded (``agentEffort`` in trial.json)."""
-    of = "" if agent == "scripted" else f" ({agent} is a profile of the scripted agent)"
-    warn(
-        f"--agent-effort {json_text(agent + '=' + effort)}{of}: the scripted agent plays its "
-        "case's plan whatever the effort (it is only recorded in trial.json); --agent-effort "
-        "gives an effort to an agent that reasons, such as claude-code=high"
-    )
-
-
-EFFORT_NOT_GIVEN: dict[str, str] = {
-    "gemini-cli": (
-        "Gemini CLI takes no reasoning effort on its command line (its pinned "
-        f"{GEMINI_CLI.version} has no such flag: a thinking budget is set in its own "
-        "settings.json, modelConfigs)"
-    ),
-    "acp": (
-        "proctor gives an ACP agent no reasoning effort (it starts the agent's command as it is)"
-    ),
-}
-"""The agents (by adapter: a profile's ``agent``, ``acp`` for every ACP agent) that
-``--agent-effort`` reaches nothing of besides the scripted agent, each with why: ``proctor run``
-and ``proctor eval`` warn of an effort given one, and the run goes on."""
+    warn_effort_not_given(effort, agent, "scripted")
 
 
 def warn_effort_not_given(effort: str, agent: str, kind: str) -> None:
     """``--agent-effort ID=EFFORT`` for an agent whose adapter (``kind``: ``scripted`` or one
-    of :data:`EFFORT_NOT_GIVEN`) passes no effort on: said as :func:`warn_scripted_effort`
-    says the scripted agent's; the effort is only recorded (``agentEffort`` in trial.json) and
-    the run goes on. Nothing is said for an agent that takes one."""
-    if kind == "scripted":
-        warn_scripted_effort(effort, agent)
-        return
-    if kind not in EFFORT_NOT_GIVEN:
-        return
-    of = ""
-    if agent != kind:
-        of = (
-            f" ({agent} is an ACP agent)" if kind == "acp" else f" ({agent} is a profile of {kind})"
-        )
-    warn(
-        f"--agent-effort {json_text(agent + '=' + effort)}{of}: {EFFORT_NOT_GIVEN[kind]}, so "
-        "the run goes on without it (it is only recorded in trial.json); --agent-effort gives "
-        "an effort to claude-code or codex"
-    )
+    of :data:`~proctor.plan.efforts.EFFORT_NOT_GIVEN`) passes no effort on (see
+    :func:`~proctor.plan.efforts.effort_warning`); the effort is only recorded (``agentEffort``
+    in trial.json) and the run goes on. Nothing is said for an agent that takes one."""
+    said = effort_warning(effort, agent, kind, FLAG)
+    if said is not None:
+        warn(said)
 
 
 def model_reaches_none(model: str, agents: Sequence[str], agent_models: Mapping[str, str]) -> str:
