@@ -5,6 +5,8 @@ record, report."""
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -733,3 +735,38 @@ def test_prepare_and_record_take_the_results_folder_a_run_takes(
     assert recorded.code == 0, recorded.err
     assert len(list((tmp_path / "myres").glob("run-*"))) == 1
     assert not (tmp_path / "proctor-results").exists()
+
+
+def test_prepare_for_the_scripted_agent_says_the_command_that_starts_it(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``prepare --agent scripted`` said "Start scripted there", but no ``scripted`` program
+    exists: it says the command line that runs the scripted agent's program on the case's
+    plan, and the session it writes, run as said, is the one ``record`` finds."""
+    config_dir = tmp_path / "home" / ".claude"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    out = tmp_path / "results"
+    prepared = proctor("prepare", str(CASE), "--agent", "scripted", "--out", str(out))
+    assert prepared.code == 0, prepared.err
+    session = prepared.json()
+    workspace = Path(session["workingDirectory"])
+    (start,) = [s for s in session["nextSteps"] if s.startswith("Start ")]
+    assert "Start scripted there" not in start
+    command = re.search(r"`([^`]+)`", start)
+    assert command is not None, start
+    assert session["promptFile"] in start and "/exit" in start
+    prompt = Path(session["promptFile"]).read_text().strip()
+    subprocess.run(
+        shlex.split(command.group(1)),
+        input=f"{prompt}\r/exit\r".encode(),
+        cwd=workspace,
+        env={"CLAUDE_CONFIG_DIR": str(config_dir), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        check=True,
+    )
+    assert (workspace / "b.txt").read_text() == "b\n"  # the case's plan, played
+    argv = ("record", str(CASE), "--workspace", str(workspace), "--agent", "scripted")
+    recorded = proctor(*argv, "--out", str(out))
+    assert recorded.code == 0, recorded.err
+    (trial,) = out.glob("run-*/trials/add-b/scripted/default/1/trial.json")
+    assert json.loads(trial.read_text())["status"] == "passed"

@@ -6,7 +6,8 @@ ordinary run folder, which ``report`` and ``compare`` read like any other.
 fixture, after the case's setup lines, with the condition's skills in each CLI's project folder
 and, with ``--configure-mcp``, its MCP servers in ``.mcp.json`` and ``.gemini/settings.json``),
 ``before/`` (the workspace as it was handed over, for the diff, its credentials masked: see
-:mod:`proctor.session.handover`), ``prompt.md`` and ``session.json``. ``record`` finds the
+:mod:`proctor.session.handover`), ``prompt.md``, ``session.json`` and, for the scripted agent,
+``steps.json`` (the steps of the case's plan its program plays). ``record`` finds the
 agent's native transcript of a session in that workspace where the CLI keeps its history (or
 takes the one given), runs the case's evaluators on the workspace, and writes the trial with
 its trajectory, process metrics, rules, diff and, when given or when the case asks for one, the
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from proctor.agents.provisioning import materialise_addon, mcp_server_config
+from proctor.agents.scripted.adapter import by_hand
 from proctor.agents.spec import spec_for
 from proctor.errors import ConfigError
 from proctor.evaluators.base import EvaluationContext
@@ -221,11 +223,26 @@ def prepare_session(
         "resultsDir": str(out),
         "nextSteps": [
             f"cd {workspace}",
-            f"Start {agent}{_binary(agent)} there and give it the prompt in {prompt}, exactly.",
+            _start(spec, agent, root, prompt),
             *left,
             f"When the session is over: {record}",
         ],
     }
+
+
+def _start(spec: TrialSpec, agent: str, root: Path, prompt: Path) -> str:
+    """The step that starts the person's agent in the workspace: its CLI, or, for the scripted
+    agent (which has no command of its own), the exact command line that runs its program on
+    the case's plan (its steps written to ``root/steps.json``)."""
+    if (spec.profile.agent or agent) != "scripted":
+        return f"Start {agent}{_binary(agent)} there and give it the prompt in {prompt}, exactly."
+    argv = by_hand(
+        spec.profile, spec.case.case.plan, spec.condition, spec.agent_model, root / "steps.json"
+    )
+    return (
+        f"Start the scripted agent there with `{shlex.join(argv)}`, give it the prompt in "
+        f"{prompt}, exactly, and quit it with /exit once it is done."
+    )
 
 
 def _binary(agent: str) -> str:

@@ -13,7 +13,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from proctor.agents import terminal as keys
 from proctor.agents.base import AgentAdapter, register
@@ -38,6 +38,34 @@ from proctor.util.native_paths import claude_transcript
 PROGRAM = Path(__file__).resolve().parents[2] / "scripted" / "agent.py"
 """The scripted agent's program, run by its own interpreter (``python -I -S``)."""
 TITLE_PREFIX = "scripted · "
+
+
+def program_argv(
+    profile: AgentProfile, steps_file: Path, model: str, session_id: str | None = None
+) -> list[str]:
+    """The command line that starts the scripted agent's program on the steps in
+    ``steps_file`` (a new session id each start, without ``session_id``)."""
+    argv = [profile.binary or sys.executable, "-I", "-S", str(PROGRAM), "--steps", str(steps_file)]
+    if session_id is not None:
+        argv += ["--session-id", session_id]
+    return [*argv, "--model", model, *profile.args]
+
+
+def by_hand(
+    profile: AgentProfile,
+    plan: dict[str, Any] | None,
+    condition: str,
+    agent_model: str | None,
+    steps_file: Path,
+) -> list[str]:
+    """The command a person runs, in a prepared session's workspace, to start the scripted
+    agent on the case's plan for ``condition`` (its first repeat's steps, written to
+    ``steps_file``), as a trial starts it; it writes its session into Claude Code's history
+    (``CLAUDE_CONFIG_DIR``, else ``~/.claude``), where ``proctor record`` finds it."""
+    played = plan_for_condition(plan or {"turns": []}, condition) or {"turns": []}
+    write_text_atomic(steps_file, json.dumps(steps_for_repeat(played, 1)))
+    model = agent_model or str(played.get("model", "scripted"))
+    return program_argv(profile, steps_file, model)
 
 
 @dataclass(frozen=True)
@@ -82,19 +110,8 @@ class ScriptedAgent(AgentAdapter[ScriptedSession]):
         steps_file = ctx.scratch / "steps.json"
         write_text_atomic(steps_file, json.dumps(steps_for_repeat(plan, ctx.repeat)))
         config_dir = ctx.home / ".claude"
-        argv = [
-            ctx.profile.binary or sys.executable,
-            "-I",
-            "-S",
-            str(PROGRAM),
-            "--steps",
-            str(steps_file),
-            "--session-id",
-            ctx.session_id,
-            "--model",
-            ctx.agent_model or str(plan.get("model", "scripted")),
-            *ctx.profile.args,
-        ]
+        model = ctx.agent_model or str(plan.get("model", "scripted"))
+        argv = program_argv(ctx.profile, steps_file, model, ctx.session_id)
         return Launch(
             argv=argv,
             env={**ctx.env, "CLAUDE_CONFIG_DIR": str(config_dir)},
