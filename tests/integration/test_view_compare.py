@@ -193,3 +193,19 @@ def test_an_address_of_runs_and_a_run_s_conditions_says_which_it_took(tmp_path: 
         # Nothing is said of an address that mixes nothing.
         assert 'id="compare-note"' not in client.get(f"/compare?a={OLD}").text
         assert 'id="compare-note"' not in client.get(f"/compare?run={NEW}").text
+
+
+def test_an_address_of_a_treatment_or_baseline_without_its_run_says_so(tmp_path: Path) -> None:
+    """``/compare?treatment=T`` (or ``baseline``) without ``run`` compared nothing and left the
+    condition out unsaid: a note says it is ignored, and why, as for ``run`` with ``a``/``b``."""
+    results = tmp_path / "results"
+    write_run(results, NEW, trials=2, cases=1)
+    with TestClient(build_app(ViewSettings(results=results))) as client:
+        page = client.get("/compare?treatment=with-skill").text
+        note = page[page.index('id="compare-note"') :]
+        assert (
+            "Note: treatment=with-skill is ignored: the address names no run whose conditions "
+            "to compare (run=…); choose the run under compare its conditions."
+        ) in note[: note.index("</p>")]
+        page = client.get("/compare?run=&treatment=t&baseline=b").text
+        assert "treatment=t and baseline=b are ignored: the address names no run" in page

@@ -166,20 +166,29 @@ def compare_page(request: Request) -> Response:
 
 
 def _conditions_ignored(q: Any) -> list[str]:
-    """The note for an address that names runs to compare (``a``, ``b``, one or both) and the
-    parameters of a run's conditions too (``run``, ``treatment``, ``baseline``): the page
-    takes the runs and leaves those out, said rather than dropped unseen. Empty otherwise."""
-    if not (q.get("a") or q.get("b")):
+    """The note for an address whose parameters of a run's conditions the page leaves out,
+    said rather than dropped unseen: one that names runs to compare (``a``, ``b``, one or
+    both) and ``run``, ``treatment`` or ``baseline`` too (the page takes the runs), or one
+    that names a ``treatment`` or a ``baseline`` but no ``run`` whose conditions they would
+    be. Empty otherwise."""
+    runs = bool(q.get("a") or q.get("b"))
+    if not runs and q.get("run"):
         return []
-    dropped = [f"{name}={q[name]}" for name in ("run", "treatment", "baseline") if q.get(name)]
+    names = ("run", "treatment", "baseline") if runs else ("treatment", "baseline")
+    dropped = [f"{name}={q[name]}" for name in names if q.get(name)]
     if not dropped:
         return []
-    taken = " and ".join(f"{name}={q[name]}" for name in ("a", "b") if q.get(name))
     said = ", ".join(dropped[:-1]) + " and " + dropped[-1] if len(dropped) > 1 else dropped[0]
+    said = f"{said} {'are' if len(dropped) > 1 else 'is'} ignored"
+    if not runs:
+        return [
+            f"{said}: the address names no run whose conditions to compare (run=…); choose "
+            "the run under compare its conditions"
+        ]
+    taken = " and ".join(f"{name}={q[name]}" for name in ("a", "b") if q.get(name))
     return [
-        f"{said} {'are' if len(dropped) > 1 else 'is'} ignored: the address names runs to "
-        f"compare ({taken}), which the page takes; to compare a run's conditions, choose it "
-        "under compare its conditions"
+        f"{said}: the address names runs to compare ({taken}), which the page takes; to "
+        "compare a run's conditions, choose it under compare its conditions"
     ]
 
 
