@@ -118,6 +118,8 @@ class HeadlessDriver:
         self.stdout = stdout
         self.stderr = stderr
         self.log = SessionLog()
+        self.begun = False
+        """Whether a turn ran: its output opens the stdout and stderr files, the next appends."""
         self.stop_turn: threading.Event | None = None
 
     def screen_excerpt(self) -> str:
@@ -132,8 +134,8 @@ class HeadlessDriver:
         if stop is not None and stop.is_set():  # stopped before it began: nothing is run
             return TurnOutcome("interrupted")
         self.log.turns += 1
-        resumed = self.log.turns > 1  # the first turn starts both files afresh
-        out_at, err_at = (_size(self.stdout), _size(self.stderr)) if resumed else (0, 0)
+        append = self.begun  # the first turn run starts both files afresh
+        out_at, err_at = (_size(self.stdout), _size(self.stderr)) if append else (0, 0)
         run = run_headless(
             self.adapter.headless_argv(self.launch, message, self.log.turns),
             cwd=self.launch.cwd,
@@ -141,11 +143,13 @@ class HeadlessDriver:
             deadline=self.deadline,
             stdout=self.stdout,
             stderr=self.stderr,
-            append=resumed,
+            append=append,
             stop_when=self._stop_when(stop),
         )
+        self.begun = True
         self.log.exit_code = run.exit_code
         if run.kind == "stopped" and stop is not None and stop.is_set():
+            self._interrupted(out_at, err_at)
             return TurnOutcome("interrupted", elapsed_ms=run.elapsed_ms)
         if run.kind == "timeout":
             # A provider that kept failing until the time ran out is the trial's failure
@@ -180,6 +184,19 @@ class HeadlessDriver:
             return watch.check() if watch is not None else None
 
         return stopped
+
+    def _interrupted(self, out_at: int, err_at: int) -> None:
+        """What a turn stopped mid-way left: the ids it reported (Codex's thread, which its
+        session is resumed by) and its usage, read as a finished turn's are (its failure is
+        none: it was stopped). A first turn stopped before the CLI saved its session (no
+        transcript yet) leaves none to resume: the next send starts it afresh, as a first."""
+        stderr = _read_from(self.stderr, err_at).decode("utf-8", "replace")
+        report = self.adapter.headless_report(self.launch, self._events(out_at), stderr)
+        if report.usage_is_cumulative and report.reported_usage:
+            self.log.reported_usage = {}
+        self._add_usage(report.reported_usage or {}, report.reported_cost_usd)
+        if self.log.turns == 1 and not self.adapter.transcript_files(self.launch):
+            self.log.turns = 0
 
     def _events(self, out_at: int) -> list[dict[str, Any]]:
         """This turn's JSON events on stdout."""
