@@ -305,6 +305,40 @@ def test_provisioned_hooks_fire(run_cli: Callable[..., dict[str, Any]], tmp_path
     assert sorted(p.name for p in marks.iterdir()) == ["pre-bash", "session-start"]
 
 
+def test_a_settings_file_whose_hooks_fail_the_schema_is_skipped_whole(
+    run_cli: Callable[..., dict[str, Any]], tmp_path: Any
+) -> None:
+    """A handler's ``async`` that is no boolean fails Claude Code's settings schema: the whole
+    project settings file is skipped, its valid SessionStart hook too, while the local settings
+    file beside it is in effect; ``proctor audit`` says the same of these files."""
+    from proctor.addons.audit import audit_agent
+
+    require_cli(AGENT)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def start(mark: str) -> dict[str, Any]:
+        touch = {"type": "command", "command": f"touch {marks}/{mark}"}
+        return {"hooks": {"SessionStart": [{"hooks": [touch]}]}}
+
+    bad = start("from-project")
+    bad["hooks"]["Stop"] = [{"hooks": [{"type": "command", "command": "true", "async": "yes"}]}]
+    src = {
+        ".claude/settings.json": json.dumps(bad),
+        ".claude/settings.local.json": json.dumps(start("from-local")),
+    }
+    out = run_cli(AGENT, {"turns": [{"say": "ok"}]}, src=src)
+    assert out["trial"]["status"] == "passed", out["trial"]["reason"]
+    assert sorted(p.name for p in marks.iterdir()) == ["from-local"]
+    project = tmp_path / "project"
+    for rel, text in src.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    audit = audit_agent(AGENT, tmp_path / "home", project)
+    live = [c.file for c in audit.components if c.kind == "hook" and c.decoy is None]
+    assert live == [str(project / ".claude/settings.local.json")]
+
+
 BACKGROUND_CHECK = {
     "tool": "Bash",
     "input": {"command": "make test", "run_in_background": True, "description": "t"},

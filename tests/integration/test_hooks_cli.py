@@ -458,11 +458,19 @@ def test_bad_cases_file_is_one_sentence_and_exit_2(
             "more than 4300 digits, too long to read",
         ),
         (
-            '{"hooks": {"Stop": [{"hooks": [{"command": "true", "if": 3}]}]}}',
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": "Bash("}]}]}}',
             "field 'hooks.Stop[0].hooks[0].if' must be a permission rule",
         ),
         (
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "if": 3}]}]}}',
+            "field 'hooks.Stop[0].hooks[0].if' must be a string, got 3; Claude Code skips",
+        ),
+        (
             '{"hooks": {"Stop": [{"hooks": [{"command": "true", "async": "yes"}]}]}}',
+            "field 'hooks.Stop[0].hooks[0].type' is missing",
+        ),
+        (
+            '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "async": "yes"}]}]}}',
             "field 'hooks.Stop[0].hooks[0].async' must be true or false",
         ),
     ],

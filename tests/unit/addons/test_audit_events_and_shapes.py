@@ -147,12 +147,20 @@ def test_a_project_entry_with_mcp_servers_as_a_list_is_a_problem(tmp_path: Path)
     [("claude-code", ".claude/settings.json"), ("gemini-cli", ".gemini/settings.json")],
 )
 def test_a_hook_handler_without_a_type_is_a_decoy(tmp_path: Path, agent: str, file: str) -> None:
+    """Gemini CLI skips the handler; Claude Code's schema skips the whole settings file."""
     event = "PreToolUse" if agent == "claude-code" else "BeforeTool"
     untyped = {"hooks": [{"command": "guard.sh"}, {"type": "command", "command": "ok.sh"}]}
     write(tmp_path / file, {"hooks": {event: [untyped]}})
     result = audit_agent(agent, tmp_path, None)
     hooks = {c.command: c.decoy for c in result.components if c.kind == "hook"}
-    assert hooks == {"guard.sh": "a hook handler needs a type", "ok.sh": None}
+    if agent == "gemini-cli":
+        assert hooks == {"guard.sh": "a hook handler needs a type", "ok.sh": None}
+    else:
+        skipped = (
+            "Claude Code skips this whole settings file (field 'hooks.PreToolUse[0].hooks[0].type'"
+            ' is missing (one of "command", "prompt", "agent", "http", "mcp_tool"))'
+        )
+        assert hooks == {"guard.sh": skipped, "ok.sh": skipped}
 
 
 def test_claude_code_reads_the_state_file_claude_config_dir_chooses(tmp_path: Path) -> None:

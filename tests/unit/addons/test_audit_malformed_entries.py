@@ -64,14 +64,6 @@ def test_control_a_well_formed_install_record_has_no_problem(tmp_path: Path) -> 
     ("agent", "file", "event", "handler", "key"),
     [
         (
-            "claude-code",
-            ".claude/settings.json",
-            "PreToolUse",
-            {"command": ["guard.sh", "-x"]},
-            "command",
-        ),
-        ("claude-code", ".claude/settings.json", "PreToolUse", {"type": "http", "url": 5}, "url"),
-        (
             "gemini-cli",
             ".gemini/settings.json",
             "BeforeTool",
@@ -96,11 +88,11 @@ def test_a_hook_command_that_is_not_a_string_is_a_problem_naming_the_field(
 
 
 def test_a_hook_handler_that_is_not_an_object_is_a_problem(tmp_path: Path) -> None:
-    group = {"matcher": "Bash", "hooks": ["guard.sh"]}
-    path = write(tmp_path / ".claude/settings.json", {"hooks": {"PreToolUse": [group]}})
-    result = audit_agent("claude-code", tmp_path, None)
+    group = {"hooks": ["guard.sh"]}
+    path = write(tmp_path / ".gemini/settings.json", {"hooks": {"BeforeTool": [group]}})
+    result = audit_agent("gemini-cli", tmp_path, None)
     assert result.problems == [
-        f"{path}: field 'hooks.PreToolUse[0].hooks[0]': expected an object, got the string "
+        f"{path}: field 'hooks.BeforeTool[0].hooks[0]': expected an object, got the string "
         '"guard.sh"; ignored'
     ]
     assert loaded(result, "hook") == []
@@ -109,13 +101,6 @@ def test_a_hook_handler_that_is_not_an_object_is_a_problem(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("agent", "file", "data", "field"),
     [
-        ("claude-code", ".claude/settings.json", {"hooks": {"PreToolUse": [None]}}, "[0]"),
-        (
-            "claude-code",
-            ".claude/settings.json",
-            {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [None]}]}},
-            "[0].hooks[0]",
-        ),
         ("gemini-cli", ".gemini/settings.json", {"hooks": {"BeforeTool": [None]}}, "[0]"),
         ("codex", ".codex/hooks.json", {"hooks": {"PreToolUse": [None]}}, "[0]"),
     ],
@@ -418,6 +403,8 @@ def test_a_problem_of_a_file_reached_twice_is_said_once(tmp_path: Path) -> None:
 
 
 GUARD = {"type": "command", "command": "guard.sh"}
+TYPES = '"command", "prompt", "agent", "http", "mcp_tool"'
+URL = "a URL (scheme and host, such as http://localhost:8080/hook)"
 
 
 @pytest.mark.parametrize(
@@ -440,10 +427,83 @@ GUARD = {"type": "command", "command": "guard.sh"}
             {"matcher": "Bash", "hooks": [{**GUARD, "timeout": 0}]},
             "field 'hooks.PreToolUse[0].hooks[0].timeout' must be a positive number, got 0",
         ),
+        *(
+            ({"hooks": [handler]}, f"field 'hooks.PreToolUse[0].hooks[0]{field}")
+            for handler, field in [
+                (None, "' must be a hook handler (an object with 'type'), got null"),
+                ({"command": "guard.sh"}, f".type' is missing (one of {TYPES})"),
+                (
+                    {**GUARD, "type": "script"},
+                    f'.type\' must be one of {TYPES}, got the string "script"',
+                ),
+                ({"type": "command"}, ".command' is missing (a command hook needs a string)"),
+                (
+                    {**GUARD, "command": ["guard.sh", "-x"]},
+                    ".command' must be a string, got a list",
+                ),
+                ({**GUARD, "async": "yes"}, '.async\' must be true or false, got the string "yes"'),
+                ({**GUARD, "asyncRewake": 1}, ".asyncRewake' must be true or false, got 1"),
+                ({**GUARD, "once": None}, ".once' must be true or false, got null"),
+                ({**GUARD, "if": 5}, ".if' must be a string, got 5"),
+                ({**GUARD, "statusMessage": False}, ".statusMessage' must be a string, got false"),
+                ({**GUARD, "args": ["-x", 1]}, ".args' must be a list of strings, got a list"),
+                (
+                    {**GUARD, "shell": "zsh"},
+                    '.shell\' must be "bash" or "powershell", got the string "zsh"',
+                ),
+                (
+                    {**GUARD, "rewakeMessage": ""},
+                    '.rewakeMessage\' must be a non-empty string, got the string ""',
+                ),
+                ({"type": "prompt"}, ".prompt' is missing (a prompt hook needs a string)"),
+                (
+                    {"type": "prompt", "prompt": "p", "continueOnBlock": 1},
+                    ".continueOnBlock' must be true or false, got 1",
+                ),
+                ({"type": "agent", "prompt": "p", "model": 5}, ".model' must be a string, got 5"),
+                ({"type": "http", "url": 5}, f".url' must be {URL}, got 5"),
+                (
+                    {"type": "http", "url": "localhost"},
+                    f'.url\' must be {URL}, got the string "localhost"',
+                ),
+                (
+                    {"type": "http", "url": "http://a b"},
+                    f'.url\' must be {URL}, got the string "http://a b"',
+                ),
+                (
+                    {"type": "http", "url": "http://x", "headers": {"A": 1}},
+                    ".headers' must be an object of strings, got an object",
+                ),
+                (
+                    {"type": "http", "url": "http://x", "allowedEnvVars": "T"},
+                    '.allowedEnvVars\' must be a list of strings, got the string "T"',
+                ),
+                (
+                    {"type": "mcp_tool", "server": "s"},
+                    ".tool' is missing (a mcp_tool hook needs a string)",
+                ),
+                (
+                    {"type": "mcp_tool", "server": "s", "tool": "t", "input": []},
+                    ".input' must be an object, got a list",
+                ),
+            ]
+        ),
+        (
+            None,
+            "field 'hooks.PreToolUse[0]' must be a matcher group (an object with 'hooks'), got null",
+        ),
+        (
+            {"matcher": "Bash"},
+            "field 'hooks.PreToolUse[0].hooks' is missing (the group's list of hook handlers)",
+        ),
+        (
+            {"hooks": "guard.sh"},
+            "field 'hooks.PreToolUse[0].hooks' must be a list of hook handlers, got the string \"guard.sh\"",
+        ),
     ],
 )
 def test_a_claude_settings_file_its_hook_schema_refuses_is_skipped_whole_as_claude_code_does(
-    tmp_path: Path, group: dict[str, Any], said: str
+    tmp_path: Path, group: Any, said: str
 ) -> None:
     """Claude Code 2.1.197 skips a settings file that fails its schema entirely ("Files with
     errors are skipped entirely, not just the invalid settings"): its other hooks, its rules
@@ -511,3 +571,152 @@ def test_control_a_string_matcher_and_a_number_timeout_are_loaded_by_both(tmp_pa
     result = audit_agent("claude-code", tmp_path, None)
     assert result.problems == [] and loaded(result, "hook") == ["PreToolUse:Bash"]
     assert [h.matcher for h in load_hooks(path).hooks] == ["Bash"]
+
+
+def installed_plugin(tmp_path: Path) -> Path:
+    """A plugin ``p@mk``, installed and enabled in the home ``tmp_path``, with a skill."""
+    folder = tmp_path / ".claude/plugins/cache/p"
+    skill = folder / "skills/s/SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: s\ndescription: a skill\n---\nDo it.\n")
+    write(tmp_path / ".claude/settings.json", {"enabledPlugins": {"p@mk": True}})
+    write(
+        tmp_path / ".claude/plugins/installed_plugins.json",
+        {"version": 2, "plugins": {"p@mk": [{"installPath": str(folder)}]}},
+    )
+    return folder
+
+
+STOP = {"hooks": [{"type": "command", "command": "stop.sh"}]}
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (
+            {"hooks": {"Stop": [STOP], "Bogus": [STOP]}},
+            "field 'hooks.Bogus' is not a hook event Claude Code knows",
+        ),
+        (
+            {"hooks": {"Stop": [STOP], "PreToolUse": {"hooks": []}}},
+            "field 'hooks.PreToolUse' must be a list of matcher groups, got an object",
+        ),
+        (
+            {"description": 5, "hooks": {"Stop": [STOP]}},
+            "field 'description' must be a string, got 5",
+        ),
+    ],
+)
+def test_a_plugin_hooks_file_is_checked_as_it_is_an_unknown_event_loses_every_hook(
+    tmp_path: Path, data: dict[str, Any], said: str
+) -> None:
+    """Claude Code drops an unknown event (or one that is no list) of a settings file with a
+    warning, but checks a plugin's hooks file as it is: the file fails, none of its hooks
+    loads, the plugin's skill does."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    folder = installed_plugin(tmp_path)
+    write(folder / ".claude-plugin/plugin.json", {"name": "p"})
+    hooks_file = write(folder / "hooks/hooks.json", data)
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == [f"{hooks_file}: {said}; Claude Code skips every hook of this file"]
+    assert loaded(result, "hook") == [] and loaded(result, "skill") == ["p:s"]
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(folder)
+    assert str(caught.value) == f"{hooks_file}: {said}; Claude Code skips every hook of this file"
+
+
+def test_control_a_settings_file_s_unknown_event_is_dropped_alone(tmp_path: Path) -> None:
+    path = write(tmp_path / ".claude/settings.json", {"hooks": {"Stop": [STOP], "Bogus": [STOP]}})
+    result = audit_agent("claude-code", tmp_path, None)
+    assert [p.split(": ", 1)[1] for p in result.problems] == [
+        "hook event 'Bogus' is not an event Claude Code fires; never runs"
+    ]
+    assert loaded(result, "hook") == ["Stop"]
+    assert sorted(h.event for h in load_hooks_of(path)) == ["Bogus", "Stop"]
+
+
+def load_hooks_of(path: Path) -> list[Any]:
+    from proctor.addons.hooks import load_hooks
+
+    return list(load_hooks(path).hooks)
+
+
+@pytest.mark.parametrize(
+    ("declared", "said"),
+    [
+        (
+            {"Stop": [{"hooks": [{"command": "stop.sh"}]}]},
+            f"field 'hooks.Stop[0].hooks[0].type' is missing (one of {TYPES})",
+        ),
+        (
+            {"Bogus": [STOP]},
+            "field 'hooks.Bogus' is not a hook event Claude Code knows",
+        ),
+        (
+            "extra.json",
+            "field 'hooks' must be a path starting with ./ and ending in .json, got the string "
+            '"extra.json"',
+        ),
+        (
+            ["./extra.json", {"Stop": [{"matcher": 1, "hooks": []}]}],
+            "field 'hooks[1].Stop[0].matcher' must be a string, got 1",
+        ),
+    ],
+)
+def test_a_plugin_manifest_whose_hooks_claude_code_refuses_skips_the_whole_plugin(
+    tmp_path: Path, declared: Any, said: str
+) -> None:
+    """The manifest's ``hooks`` is part of its schema: when it fails, the manifest is
+    invalid and Claude Code loads nothing of the plugin (a hooks file failing costs only its
+    hooks)."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    folder = installed_plugin(tmp_path)
+    write(folder / "extra.json", {"hooks": {"Stop": [STOP]}})
+    write(folder / "hooks/hooks.json", {"hooks": {"Stop": [STOP]}})
+    manifest = write(folder / ".claude-plugin/plugin.json", {"name": "p", "hooks": declared})
+    result = audit_agent("claude-code", tmp_path, None)
+    whole = "Claude Code skips this whole plugin (its manifest is invalid)"
+    assert result.problems == [f"{manifest}: {said}; {whole}"]
+    (plugin,) = [c for c in result.components if c.kind == "plugin"]
+    assert plugin.decoy == f"{whole} ({said})"
+    assert loaded(result, "hook") == [] and loaded(result, "skill") == []
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(folder)
+    assert str(caught.value) == f"{manifest}: {said}; {whole}"
+    by_flag = audit_agent("claude-code", tmp_path / "empty", None, ["--plugin-dir", str(folder)])
+    assert by_flag.problems == result.problems
+    assert [c.decoy for c in by_flag.components if c.kind == "plugin"] == [plugin.decoy]
+    assert loaded(by_flag, "hook") == [] and loaded(by_flag, "skill") == []
+
+
+def test_control_every_field_of_every_handler_type_of_its_type_is_loaded(tmp_path: Path) -> None:
+    common = {"if": "Bash(git *)", "timeout": 1.5, "statusMessage": "checking", "once": True}
+    handlers = [
+        {
+            **GUARD,
+            **common,
+            "args": ["-x"],
+            "shell": "bash",
+            "async": False,
+            "asyncRewake": False,
+            "rewakeMessage": "m",
+            "rewakeSummary": "s",
+            "extra": "ignored",
+        },
+        {"type": "prompt", "prompt": "p", **common, "model": "m", "continueOnBlock": True},
+        {"type": "agent", "prompt": "p", **common, "model": "m"},
+        {"type": "http", "url": "http://localhost:8080/h", **common, "headers": {"A": "b"}},
+        {"type": "http", "url": "https://x", "allowedEnvVars": ["T"]},
+        {"type": "mcp_tool", "server": "s", "tool": "t", "input": {"a": 1}, **common},
+    ]
+    path = write(
+        tmp_path / ".claude/settings.json",
+        {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": handlers}, {"hooks": []}]}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == []
+    assert "guard.sh -x" in [h.command for h in load_hooks_of(path)]

@@ -377,8 +377,13 @@ def test_a_handler_without_a_type_is_an_error_not_a_hook(tmp_path: Path) -> None
     settings = tmp_path / "settings.json"
     group = {"matcher": "Bash", "hooks": [{"command": "exit 2"}]}
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
-    with pytest.raises(ConfigError, match=r"hooks\.PreToolUse\[0\]\.hooks\[0\]' has no 'type'"):
+    with pytest.raises(ConfigError, match=r"hooks\.PreToolUse\[0\]\.hooks\[0\]\.type' is missing"):
         load_hooks(settings)
+    gemini = tmp_path / ".gemini" / "settings.json"  # not Claude Code's: its own words
+    gemini.parent.mkdir()
+    gemini.write_text(json.dumps({"hooks": {"BeforeTool": [group]}}))
+    with pytest.raises(ConfigError, match=r"hooks\.BeforeTool\[0\]\.hooks\[0\]' has no 'type'"):
+        load_hooks(gemini)
     group["hooks"] = [{"type": "command", "command": "exit 2"}]
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
     assert len(load_hooks(settings).hooks) == 1  # control: with its type, it runs
@@ -396,7 +401,10 @@ def test_a_handler_without_a_type_is_an_error_not_a_hook(tmp_path: Path) -> None
             "field 'hooks.PreToolUse[0]' must be a matcher group (an object with 'hooks'), "
             'got the string "guard.sh"',
         ),
-        ({"matcher": "Bash"}, "field 'hooks.PreToolUse[0].hooks' must be a list of handlers"),
+        (
+            {"matcher": "Bash"},
+            "field 'hooks.PreToolUse[0].hooks' is missing (the group's list of hook handlers)",
+        ),
     ],
 )
 def test_a_matcher_group_of_the_wrong_shape_is_named_as_itself(
@@ -406,7 +414,8 @@ def test_a_matcher_group_of_the_wrong_shape_is_named_as_itself(
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [group]}}))
     with pytest.raises(ConfigError) as caught:
         load_hooks(settings)
-    assert str(caught.value) == f"{settings}: {said}"
+    skips = "Claude Code skips this whole settings file, so none of its hooks runs"
+    assert str(caught.value) == f"{settings}: {said}; {skips}"
 
 
 @pytest.mark.parametrize("form", ["object", "path", "paths"])

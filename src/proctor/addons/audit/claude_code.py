@@ -38,7 +38,12 @@ from proctor.addons.audit.shared_components import (
     skills,
 )
 from proctor.addons.audit.subagent_front_matter import claude_code_agents
-from proctor.addons.hooks.sources import claude_refusal
+from proctor.addons.hooks.claude_schema import (
+    claude_refusal,
+    hooks_file_refusal,
+    manifest_hooks_refusal,
+)
+from proctor.addons.hooks.sources import CLAUDE_SKIPS
 from proctor.models.audit import AuditComponent
 from proctor.models.errors_format import json_kind
 
@@ -214,7 +219,7 @@ def skipped_settings_file(
     before = len(reader.components)
     settings_file(reader, path, scope, data, skipped=f"{SETTINGS_SKIPPED} ({refusal})")
     for component in reader.components[before:]:
-        component.decoy = component.decoy or f"{SETTINGS_SKIPPED} ({refusal})"
+        component.decoy = f"{SETTINGS_SKIPPED} ({refusal})"
 
 
 def settings_file(
@@ -315,7 +320,7 @@ def installed_plugins(reader: Reader, path: Path, enabled: dict[str, bool]) -> N
         elif folder is None or not reader.is_dir(folder):
             decoy = "install path missing or outside the home"
         else:
-            decoy = None
+            decoy = plugin_refusal(reader, folder)
         reader.add("plugin", plugin_id, path, enabled=enabled.get(plugin_id, False), decoy=decoy)
         if decoy is None and folder is not None:
             plugin_contents(reader, folder, plugin_id.split("@")[0])
@@ -355,9 +360,7 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
     commands(reader, folder / "commands", "plugin", ".md", prefix=f"{name}:", namespaced=False)
     subagents(reader, folder / "agents", "plugin", prefix=f"{name}:", rule=claude_code_agents)
-    hooks_file = folder / "hooks" / "hooks.json"
-    table = as_dict(reader.json(hooks_file)).get("hooks")
-    hooks(reader, table, hooks_file, "plugin", agent="claude-code")
+    plugin_hooks_file(reader, folder / "hooks" / "hooks.json")
     manifest = folder / ".claude-plugin" / "plugin.json"
     declared = as_dict(reader.json(manifest))
     manifest_hooks(reader, folder, manifest, declared.get("hooks"))
@@ -383,8 +386,29 @@ def manifest_hooks(reader: Reader, folder: Path, manifest: Path, declared: Any) 
         if not reader.is_file(file):
             reader.problems.append(f"{manifest}: field 'hooks' names {rel}, which is not a file")
             continue
-        table = as_dict(reader.json(file)).get("hooks")
-        hooks(reader, table, file, "plugin", agent="claude-code")
+        plugin_hooks_file(reader, file)
+
+
+def plugin_hooks_file(reader: Reader, file: Path) -> None:
+    """The hooks of a plugin's hooks file (``hooks/hooks.json``, one its manifest names): all
+    decoys when Claude Code's schema refuses the file (:func:`hooks_file_refusal`)."""
+    data = as_dict(reader.json(file))
+    table = data.get("hooks")
+    refusal = hooks_file_refusal(data) if isinstance(table, dict) else None
+    hooks(reader, table, file, "plugin", agent="claude-code", refusal=refusal)
+
+
+def plugin_refusal(reader: Reader, folder: Path) -> str | None:
+    """Why Claude Code loads nothing of the plugin in ``folder`` (a problem too), or None: its
+    manifest's ``hooks`` fails the manifest's schema (:func:`manifest_hooks_refusal`), which
+    makes the manifest invalid, not only its hooks."""
+    manifest = folder / ".claude-plugin" / "plugin.json"
+    declared = as_dict(reader.json(manifest)).get("hooks")
+    refusal = manifest_hooks_refusal(declared) if declared is not None else None
+    if refusal is None:
+        return None
+    reader.problems.append(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")
+    return f"{CLAUDE_SKIPS['manifest']} ({refusal})"
 
 
 def session_args(reader: Reader, args: Sequence[str]) -> None:
@@ -394,8 +418,10 @@ def session_args(reader: Reader, args: Sequence[str]) -> None:
             folder = Path(value)
             manifest = as_dict(reader.json(folder / ".claude-plugin" / "plugin.json"))
             name = manifest.get("name") if isinstance(manifest.get("name"), str) else folder.name
-            reader.add("plugin", str(name), folder, enabled=True)
-            plugin_contents(reader, folder, str(name))
+            decoy = plugin_refusal(reader, folder)
+            reader.add("plugin", str(name), folder, enabled=True, decoy=decoy)
+            if decoy is None:
+                plugin_contents(reader, folder, str(name))
         elif flag == "--mcp-config":
             path = Path(value)
             table = as_dict(reader.json(path)).get("mcpServers")

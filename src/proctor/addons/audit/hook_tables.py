@@ -12,7 +12,7 @@ from typing import Any
 
 from proctor.addons.audit.reading import Reader, Scope, as_dict
 from proctor.addons.hooks.cases import EVENTS
-from proctor.addons.hooks.sources import CLAUDE_SKIPS, claude_refusal
+from proctor.addons.hooks.sources import CLAUDE_SKIPS
 
 NO_COMMAND = "matcher with no hook command behind it"
 NO_TYPE = "a hook handler needs a type"
@@ -31,19 +31,38 @@ def hooks(
     *,
     agent: str,
     skipped: str | None = None,
+    refusal: str | None = None,
 ) -> None:
     """Hooks of an ``{event: [{matcher, hooks: [{type, command}]}]}`` table; ``off`` is why
     none of them runs (hooks switched off in that file), when they do not. A hook under an
     event ``agent`` never fires is a problem and a decoy; a wrong-shaped part is a problem.
     ``skipped`` is why the agent skips the whole file they are in (each hook is a decoy for it);
-    a Claude Code table Claude Code's schema refuses (:func:`claude_refusal`) has every hook a
-    decoy and one problem, as Claude Code loads none of the file's hooks."""
-    if skipped is None and agent == "claude-code":
-        refusal = claude_refusal(table)
-        if refusal is not None:
-            reader.problems.append(f"{file}: {refusal}; {CLAUDE_SKIPS_HOOKS}")
-            skipped = f"{CLAUDE_SKIPS_HOOKS} ({refusal})"
-    off = off or skipped
+    ``refusal`` is why Claude Code's schema refuses a plugin's hooks file
+    (:func:`~proctor.addons.hooks.claude_schema.hooks_file_refusal`): one problem, and every
+    hook a decoy, as Claude Code loads none of the file's hooks. A skipped file's refusal is
+    its one problem: the wrong-shaped parts in it are not listed again."""
+    if refusal is not None:
+        reader.problems.append(f"{file}: {refusal}; {CLAUDE_SKIPS_HOOKS}")
+        skipped = f"{CLAUDE_SKIPS_HOOKS} ({refusal})"
+    problems, components = len(reader.problems), len(reader.components)
+    table_hooks(reader, table, file, scope, off, disabled_commands, agent=agent)
+    if skipped is not None:  # why none of them runs, whatever else is wrong with one
+        del reader.problems[problems:]
+        for component in reader.components[components:]:
+            component.decoy = skipped
+
+
+def table_hooks(
+    reader: Reader,
+    table: Any,
+    file: Path,
+    scope: Scope,
+    off: str | None,
+    disabled_commands: Collection[str],
+    *,
+    agent: str,
+) -> None:
+    """The hooks of a table as :func:`hooks` lists them, ``off`` the decoy of those that run."""
     for event, groups in as_dict(table).items():
         if not reader.shape(file, f"hooks.{event}", groups, list):
             continue

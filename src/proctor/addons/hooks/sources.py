@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 import re
 import tomllib
@@ -38,6 +37,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.hooks.claude_schema import (
+    claude_refusal,
+    hooks_file_refusal,
+    manifest_hooks_refusal,
+    positive_number,
+)
 from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
 from proctor.models.errors_format import json_kind
@@ -328,6 +333,9 @@ def _plugin_hooks(folder: Path) -> HookSource:
     manifest = folder / ".claude-plugin" / "plugin.json"
     data = _read_json(manifest) if manifest.is_file() else None
     declared = data.get("hooks") if isinstance(data, dict) else None
+    refusal = manifest_hooks_refusal(declared) if declared is not None else None
+    if refusal is not None:
+        raise ConfigError(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")
     if isinstance(declared, dict):
         files.append((manifest, {"hooks": declared}))
     elif declared is not None:
@@ -397,8 +405,10 @@ def _read_json(path: Path) -> Any:
 CLAUDE_SKIPS = {
     "claude-plugin": "Claude Code skips every hook of this file",
     "settings": "Claude Code skips this whole settings file, so none of its hooks runs",
+    "manifest": "Claude Code skips this whole plugin (its manifest is invalid)",
 }
-"""What Claude Code 2.1.197 does with a hooks file its schema refuses (:func:`claude_refusal`)."""
+"""What Claude Code 2.1.197 does with a file its hooks schema refuses (:mod:`.claude_schema`):
+a plugin's hooks file, a settings file, a plugin's manifest."""
 
 
 def _from_data(
@@ -409,7 +419,11 @@ def _from_data(
     hooks = data.get("hooks") if isinstance(data, dict) else None
     if not isinstance(hooks, dict):
         raise ConfigError(f"{path}: field 'hooks' must be an object of event → matcher groups")
-    refusal = claude_refusal(hooks) if claude else None
+    refusal = None
+    if claude and kind == "claude-plugin":
+        refusal = hooks_file_refusal(data)
+    elif claude:
+        refusal = claude_refusal(hooks)
     if refusal is not None:
         raise ConfigError(f"{path}: {refusal}; {CLAUDE_SKIPS[kind]}")
     specs: list[HookSpec] = []
@@ -445,39 +459,6 @@ def _from_data(
         skipped += [f"{s.event}: {s.command} (switched off: {off})" for s in specs]
         specs = []
     return HookSource(path, kind, tuple(specs), tuple(skipped))
-
-
-def claude_refusal(table: Any) -> str | None:
-    """Why Claude Code's settings schema (2.1.197) refuses a hooks table, or None: a
-    ``matcher`` that is there but no string (``null`` too), or a handler's ``timeout`` that is
-    there but no positive number (``"5"``, ``0``). Claude Code then skips the whole file: a
-    settings file with every setting in it, a plugin's hooks file with every hook. Parts of
-    another shape (an event that is no list) are left to the callers' own checks."""
-    for event, groups in (table if isinstance(table, dict) else {}).items():
-        for index, group in enumerate(groups if isinstance(groups, list) else []):
-            if not isinstance(group, dict):
-                continue
-            where = f"hooks.{event}[{index}]"
-            if "matcher" in group and not isinstance(group["matcher"], str):
-                return (
-                    f"field '{where}.matcher' must be a string, got {json_kind(group['matcher'])}"
-                )
-            listed = group.get("hooks")
-            for i, handler in enumerate(listed if isinstance(listed, list) else []):
-                if not isinstance(handler, dict) or "timeout" not in handler:
-                    continue
-                timeout = handler["timeout"]
-                if not positive_number(timeout):
-                    return (
-                        f"field '{where}.hooks[{i}].timeout' must be a positive number, got "
-                        f"{json_kind(timeout)}"
-                    )
-    return None
-
-
-def positive_number(value: Any) -> bool:
-    """A JSON number above 0 (``true`` is no number; NaN and infinity are none either)."""
-    return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value < math.inf
 
 
 def _disabled_hooks(data: Any) -> set[str]:
@@ -526,11 +507,7 @@ def _handler(
 
         command = shlex.join([command, *args])
     timeout = handler.get("timeout")
-    if timeout is not None and (
-        isinstance(timeout, bool)
-        or not isinstance(timeout, int | float)
-        or not 0 < timeout < math.inf  # NaN fails this too
-    ):
+    if timeout is not None and not positive_number(timeout):
         raise ConfigError(f"{path}: field '{where}.timeout' must be a positive number")
     condition = handler.get("if")
     if condition is not None and (not isinstance(condition, str) or parse_rule(condition) is None):
