@@ -597,6 +597,10 @@ STOP = {"hooks": [{"type": "command", "command": "stop.sh"}]}
             {"hooks": {"Stop": [STOP], "Bogus": [STOP]}},
             "field 'hooks.Bogus' is not a hook event Claude Code knows",
         ),
+        (  # (named by some docs, not in Claude Code 2.1.197's list of events)
+            {"hooks": {"Stop": [STOP], "DirectoryAdded": [STOP]}},
+            "field 'hooks.DirectoryAdded' is not a hook event Claude Code knows",
+        ),
         (
             {"hooks": {"Stop": [STOP], "PreToolUse": {"hooks": []}}},
             "field 'hooks.PreToolUse' must be a list of matcher groups, got an object",

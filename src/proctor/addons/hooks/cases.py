@@ -51,7 +51,6 @@ EVENTS: dict[str, frozenset[str]] = {
             "InstructionsLoaded",
             "ConfigChange",
             "CwdChanged",
-            "DirectoryAdded",
             "FileChanged",
             "WorktreeCreate",
             "WorktreeRemove",
