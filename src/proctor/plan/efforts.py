@@ -31,12 +31,16 @@ reaches nothing of besides the scripted agent, each with why: ``proctor run``, `
 
 
 def profile_key(agent: str, profiles: Mapping[str, AgentProfile]) -> str | None:
-    """The ``codingagents`` key whose profile ``agent`` runs with (``NAME`` for ``acp:NAME``),
-    or None when it has none there."""
+    """The ``codingagents`` key whose profile ``agent`` runs with (``NAME`` for ``acp:NAME``
+    when that profile is an ACP one, as :func:`~proctor.agents.base.profile_for` reads it: a
+    profile ``NAME`` of another transport is not ``acp:NAME``'s), or None when it has none
+    there."""
     if agent in profiles:
         return agent
     name = agent[len(ACP_PREFIX) :] if agent.startswith(ACP_PREFIX) else None
-    return name if name is not None and name in profiles else None
+    if name is None or name not in profiles or profiles[name].transport != "acp":
+        return None
+    return name
 
 
 def agent_effort(
