@@ -118,6 +118,9 @@ class HeadlessDriver:
         self.stdout = stdout
         self.stderr = stderr
         self.log = SessionLog()
+        self.session_turns = 0
+        """The turns of the agent's session (the first starts it, later ones resume it); a
+        first turn stopped before the session was saved is none (see :meth:`_interrupted`)."""
         self.begun = False
         """Whether a turn ran: its output opens the stdout and stderr files, the next appends."""
         self.stop_turn: threading.Event | None = None
@@ -134,10 +137,11 @@ class HeadlessDriver:
         if stop is not None and stop.is_set():  # stopped before it began: nothing is run
             return TurnOutcome("interrupted")
         self.log.turns += 1
+        self.session_turns += 1
         append = self.begun  # the first turn run starts both files afresh
         out_at, err_at = (_size(self.stdout), _size(self.stderr)) if append else (0, 0)
         run = run_headless(
-            self.adapter.headless_argv(self.launch, message, self.log.turns),
+            self.adapter.headless_argv(self.launch, message, self.session_turns),
             cwd=self.launch.cwd,
             env=self.launch.env,
             deadline=self.deadline,
@@ -195,8 +199,8 @@ class HeadlessDriver:
         if report.usage_is_cumulative and report.reported_usage:
             self.log.reported_usage = {}
         self._add_usage(report.reported_usage or {}, report.reported_cost_usd)
-        if self.log.turns == 1 and not self.adapter.transcript_files(self.launch):
-            self.log.turns = 0
+        if self.session_turns == 1 and not self.adapter.transcript_files(self.launch):
+            self.session_turns = 0  # (the message still counts among those sent)
 
     def _events(self, out_at: int) -> list[dict[str, Any]]:
         """This turn's JSON events on stdout."""

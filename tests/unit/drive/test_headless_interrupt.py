@@ -143,4 +143,5 @@ def test_a_first_turn_stopped_before_its_session_was_saved_is_started_afresh(
     threading.Thread(target=_when_started, args=(started, stop), daemon=True).start()
     driver.send("two")
     assert agent.turns == [1, 1]
+    assert driver.log.turns == 2  # every message sent counts (timings.turnsTotal)
     assert (tmp_path / "out").read_text().count("thread.started") == 2
