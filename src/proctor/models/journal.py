@@ -94,19 +94,24 @@ def started_trials(path: Path) -> set[TrialKey]:
     no record was cut off with no chance to write it (its processes killed with the
     orchestrator, or its record refused by a full disk). A trial an earlier stretch started
     and left unrecorded is cleared by the resume that follows, to run again: until this
-    stretch starts it, it is not started."""
+    stretch starts it, it is not started; nor is one whose attempt ended to run again
+    (``trial-retried``: kept under ``attempts/``), until its next attempt starts."""
     started: set[TrialKey] = set()
     for e in read(path):
         if e.event in ("run-started", "run-resumed"):
             started.clear()
         elif (
-            e.event == "trial-started"
+            e.event in ("trial-started", "trial-retried")
             and e.case is not None
             and e.agent is not None
             and e.condition is not None
             and e.repeat is not None
         ):
-            started.add((e.case, e.agent, e.condition, e.repeat))
+            key = (e.case, e.agent, e.condition, e.repeat)
+            if e.event == "trial-started":
+                started.add(key)
+            else:
+                started.discard(key)
     return started
 
 

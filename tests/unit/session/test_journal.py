@@ -172,6 +172,13 @@ def test_the_trials_started_and_never_recorded_are_those_of_the_last_stretch(
         fh.write(line("run-resumed") + line("trial-started", 2))
     assert started_trials(path) == {planned[1]}
     assert unrecorded(path, planned, []) == 1
+    with path.open("a") as fh:  # its attempt ended to run again: waiting, not running
+        fh.write(line("trial-retried", 2))
+    assert started_trials(path) == set()
+    assert unrecorded(path, planned, []) == 0
+    with path.open("a") as fh:  # its next attempt started
+        fh.write(line("trial-started", 2))
+    assert started_trials(path) == {planned[1]}
 
 
 def test_the_folders_made_for_a_run_that_did_not_start_go_with_it_when_empty(
