@@ -705,3 +705,24 @@ def test_an_earlier_commands_exit_code_no_process_can_have_is_refused(
     assert (
         f"case 'c', field 'history[0].exitCode': an exit code is between 0 and 255, got {code}"
     ) in str(caught.value)
+
+
+@pytest.mark.parametrize("matcher", [0, False, [], {}, 5])
+def test_a_gemini_cli_matcher_that_is_no_string_is_refused_falsy_too(
+    tmp_path: Path, matcher: object
+) -> None:
+    """Outside Claude Code's files: a matcher that is not a string is refused, ``0`` and
+    ``false`` as ``5`` is (they read as no matcher, every tool, before)."""
+    settings = tmp_path / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    handler = {"type": "command", "command": "echo g"}
+    group = {"matcher": matcher, "hooks": [handler]}
+    settings.write_text(json.dumps({"hooks": {"BeforeTool": [group]}}))
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(settings)
+    assert "field 'hooks.BeforeTool[0].matcher' must be a string" in str(caught.value)
+    # Control: null reads as none, a matcher and a timeout alike.
+    group = {"matcher": None, "hooks": [{**handler, "timeout": None}]}
+    settings.write_text(json.dumps({"hooks": {"BeforeTool": [group]}}))
+    (hook,) = load_hooks(settings).hooks
+    assert (hook.matcher, hook.timeout) == ("", None)

@@ -443,9 +443,10 @@ def _from_data(
                 )
             if not isinstance(group.get("hooks"), list):
                 raise ConfigError(f"{path}: field '{where}.hooks' must be a list of handlers")
-            matcher = group.get("matcher") or ""
-            if not isinstance(matcher, str):
+            matcher = group.get("matcher")
+            if matcher is not None and not isinstance(matcher, str):  # (0, false, [] too)
                 raise ConfigError(f"{path}: field '{where}.matcher' must be a string")
+            matcher = matcher or ""
             for m, handler in enumerate(group["hooks"]):
                 spec = _handler(path, f"{where}.hooks[{m}]", handler, event, matcher, kind, root)
                 if not isinstance(spec, HookSpec):
