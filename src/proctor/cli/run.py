@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from proctor.cli.inline import forget_inline, inline_source, named_by_options
 from proctor.cli.options import (
     CONFIG_FROM_STDIN,
     NAME,
@@ -322,7 +322,7 @@ def command(
         from proctor.session.inline import inline_suite
 
         unasked = evaluate is None  # (--no-evaluate typed is named as such)
-        source, evaluate = _inline(prompt, qna, eval_file, src, evaluate, source, out, config)
+        source, evaluate = inline_source(prompt, qna, eval_file, src, evaluate, source, out, config)
         overrides = overrides.model_copy(
             update={"evaluate": evaluate, "prompt_without_evaluate": unasked}
         )
@@ -385,8 +385,8 @@ def command(
     except ConfigError as exc:
         if prompt is None:
             raise
-        _forget_inline(source)  # refused: the case never ran, and is not kept
-        raise ConfigError(_named_by_options(str(exc), source, eval_file, qna)) from exc
+        forget_inline(source)  # refused: the case never ran, and is not kept
+        raise ConfigError(named_by_options(str(exc), source, eval_file, qna)) from exc
     _warn_flags_not_taken(overrides, plan)
     for skipped in plan.skipped:
         click.echo(
@@ -411,7 +411,7 @@ def command(
             check_writable(plan.out)
         except ConfigError:
             if prompt is not None:
-                _forget_inline(source)
+                forget_inline(source)
             raise
         if as_json:
             click.echo(
@@ -420,7 +420,7 @@ def command(
             )
         echo_unless_gone(render_dry_run(plan, cluster_sized=cluster_sized(plan, request)))
         if prompt is not None:
-            _forget_inline(source)
+            forget_inline(source)
         return 0
     budget = budget_usd or plan.top.budget_usd
     if repeat_check is not None:
@@ -468,78 +468,6 @@ def _warn_flags_not_taken(overrides: CliOverrides, plan: RunPlan | None) -> None
     # a profile's agentEffort), given an agent that takes none.
     for said in effort_warnings(plan.trials):
         warn(said)
-
-
-def _inline(
-    prompt: str,
-    qna: Path | None,
-    eval_file: Path | None,
-    src: Path | None,
-    evaluate: bool | None,
-    source: Path,
-    out: Path | None,
-    config: Path | None,
-) -> tuple[Path, bool]:
-    """``--prompt``: the inline case's folder, and whether the run evaluates it."""
-    from proctor.errors import ConfigError
-    from proctor.models.loading import load_top_config
-    from proctor.paths import current_folder, read_against
-    from proctor.session.inline import inline_case
-
-    if source != Path("."):
-        raise ConfigError("--prompt makes the case: drop --source")
-    here = current_folder()  # (None: gone, no ./proctor.json)
-    top, _ = load_top_config(config, here)
-    results = out or Path(top.out or "proctor-results")
-    if here is None:  # a relative one names nothing there: getcwd's error, said in a sentence
-        results = read_against(here, results)
-    if evaluate and eval_file is None:
-        raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
-    made = [results, *results.parents]
-    made = made[: next((i for i, d in enumerate(made) if d.exists()), len(made))]
-    folder, has_evaluators = inline_case(results, prompt, qna=qna, eval_file=eval_file, src=src)
-    _MADE_FOR[folder] = made  # the folders --out named that this run made, to remove if refused
-    if evaluate and not has_evaluators:
-        _forget_inline(folder)
-        raise ConfigError("--evaluate with --prompt needs --eval FILE (evaluators or a rubric)")
-    if eval_file is not None and evaluate is None:
-        # An inline run is evaluated only when asked: said, as a CI job would pass green.
-        click.echo(
-            f"proctor: note: --eval {eval_file} is not run: an inline case is evaluated only "
-            "with --evaluate (the trial is recorded, not scored)",
-            err=True,
-        )
-    return folder, bool(evaluate)
-
-
-_MADE_FOR: dict[Path, list[Path]] = {}
-"""Per inline case: the results folder and those above it that writing the case made."""
-
-
-def _forget_inline(source: Path) -> None:
-    """Remove an inline case proctor wrote for a run that did not run it (refused, or a dry
-    run), its ``inline/`` folder when nothing else is left there, and the results folder (and
-    those above it) the case's writing made, when empty: a dry run leaves nothing behind."""
-    from proctor.util.files import remove_tree
-
-    remove_tree(source)
-    with contextlib.suppress(OSError):
-        source.parent.rmdir()  # only when empty
-        for folder in _MADE_FOR.pop(source, []):
-            folder.rmdir()  # only when empty, and only one this run made
-
-
-def _named_by_options(message: str, source: Path, eval_file: Path | None, qna: Path | None) -> str:
-    """``message`` about the inline case proctor wrote, with its files named by the options
-    they came from (``--eval FILE``, ``--qna FILE``): those are the files to mend."""
-    from proctor.session.inline import CASE_NAME
-
-    case = source / CASE_NAME
-    if eval_file is not None:
-        message = message.replace(f"{case / 'config.json'}:", f"--eval {eval_file}:")
-    if qna is not None:
-        message = message.replace(f"{case / 'qna.md'}:", f"--qna {qna}:")
-    return message
 
 
 def _repeat_check(
