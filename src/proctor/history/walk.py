@@ -6,8 +6,9 @@ beside its sessions (:data:`~proctor.history.homes.KEPT_FOLDERS`) are passed ove
 are a version control's store or installed packages searched
 (:data:`~proctor.history.homes.NO_SESSIONS`). A CLI's own folder met on the way (a ``.claude``
 in ``~``, a copy of one under another name, a link to one kept elsewhere) is read as if given
-alone, once; a file or folder two links lead to is read once, and a link to a folder that
-holds the one given is said and not followed. Nothing here writes anything."""
+alone, once; any other link to a folder is searched as the folder it leads to; a file or
+folder two links lead to is read once, and a link to a folder that holds the one given is said
+and not followed. Nothing here writes anything."""
 
 from __future__ import annotations
 
@@ -123,7 +124,8 @@ def _plain_sessions(
     named_folders: list[str] = []  # folders named like a session file (see below)
     homes: list[str] = []  # a CLI's own folder met on the way (~/.claude in ~): read as given
     folders = [top]
-    while folders:  # the folder's tree, links to folders not followed
+    walked: set[str] = set()  # the real paths of the folders links led to, each searched once
+    while folders:  # the folder's tree, a link to a folder followed once (see _linked_folder)
         folder = folders.pop()
         # Every file of the folder is a part when the folder's name or its parent's says so
         # (see is_part), told once for the folder.
@@ -151,6 +153,15 @@ def _plain_sessions(
                         # ~/.claude linked to a folder elsewhere (a dotfiles repository)
                         if _linked_home(entry.path, inside, unreadable):
                             homes.append(entry.path)
+                    elif entry.is_symlink() and _is_folder(entry):
+                        # Sessions collected by links to their folders (a backup disk, another
+                        # user's history): searched as the folder it leads to, once.
+                        if entry.name in passed or entry.name in NO_SESSIONS or entry.path in skip:
+                            continue
+                        if _linked_folder(entry.path, inside, walked, unreadable):
+                            folders.append(entry.path)
+                            if entry.name.endswith((".jsonl", ".json")):
+                                named_folders.append(entry.path)
                     elif entry.name.endswith((".jsonl", ".json")) and is_listed(
                         entry, False, unreadable
                     ):
@@ -251,6 +262,49 @@ def _recorded_by(agent: str, folder: Path, look: int = 8) -> bool:
     return False
 
 
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """Whether a link listed leads to a folder; one that cannot be followed (a loop, a target
+    behind a folder without access) is none here: named like a session, the listing of files
+    says why (see :func:`~proctor.history.listing.is_listed`)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _linked_folder(link: str, inside: str, walked: set[str], unreadable: list[Unavailable]) -> bool:
+    """Whether the link to a folder ``link``, met in the folder given (whose real path is
+    ``inside``), is searched: not when it leads into that folder (its sessions are read where
+    they lie) or into a folder another link led to (``walked``, the real paths searched so far,
+    to which its target is added); one that leads to a folder above it, which holds it (a
+    loop), is said and not followed."""
+    try:
+        target = os.path.realpath(link)
+    except (OSError, ValueError):
+        return False
+    if _holds_it(target, inside, link, unreadable):
+        return False
+    if any(target == seen or target.startswith(seen.rstrip(os.sep) + os.sep) for seen in walked):
+        return False
+    walked.add(target)
+    return True
+
+
+def _holds_it(target: str, inside: str, link: str, unreadable: list[Unavailable]) -> bool:
+    """Whether a link's ``target`` is the folder given (``inside``, its real path), lies in it,
+    or holds it: a link to a folder that holds it (a loop) is noted in ``unreadable``."""
+    if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
+        return True
+    if inside.startswith(target.rstrip(os.sep) + os.sep):
+        reason = (
+            f"a link to {target}, a folder that holds it: not followed (give its target as "
+            "a PATH to read it)"
+        )
+        unreadable.append(Unavailable(path=link, reason=reason))
+        return True
+    return False
+
+
 def _linked_home(link: str, inside: str, unreadable: list[Unavailable]) -> bool:
     """Whether the CLI's own folder ``link`` (``.claude``, a link) met in the folder given,
     whose real path is ``inside``, is read as given: it leads to a folder elsewhere. One that
@@ -262,16 +316,7 @@ def _linked_home(link: str, inside: str, unreadable: list[Unavailable]) -> bool:
         target = os.path.realpath(link)
     except (OSError, ValueError):
         return False
-    if target == inside or target.startswith(inside.rstrip(os.sep) + os.sep):
-        return False
-    if inside.startswith(target.rstrip(os.sep) + os.sep):
-        reason = (
-            f"a link to {target}, a folder that holds it: not followed (give its target as "
-            "a PATH to read it)"
-        )
-        unreadable.append(Unavailable(path=link, reason=reason))
-        return False
-    return True
+    return not _holds_it(target, inside, link, unreadable)
 
 
 def _sniffed(file: str | Path, unreadable: list[Unavailable]) -> str | None:

@@ -472,6 +472,25 @@ def test_a_link_in_a_loop_hides_nothing_else_in_its_folder(tmp_path: Path) -> No
     assert [u.path for u in unavailable] == [str(plain / "x.jsonl")]
 
 
+def test_a_link_to_a_folder_of_sessions_in_a_folder_given_is_followed(tmp_path: Path) -> None:
+    """Sessions collected by links to their folders (``sessions/cc -> ~/.claude/projects``)
+    are read, never passed over in silence; a folder two links lead to is read once, and a
+    link to a folder that holds the one given (a loop) is named, not followed."""
+    files = plant(tmp_path / "home" / ".claude")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "cc").symlink_to(files["S1"].parent.parent)  # projects/
+    (plain / "again").symlink_to(files["S1"].parent)  # a project folder in it: read once
+    (plain / "up").symlink_to(tmp_path)  # holds the folder given
+    (plain / "self").symlink_to(plain)
+    sessions, unavailable = sessions_under((plain,), ("claude-code",))
+    assert sorted(Path(s.file).name for s in sessions) == sorted(
+        files[name].name for name in ("S1", "S2", "S3", "S4")
+    )
+    reason = f"a link to {tmp_path}, a folder that holds it: not followed (give its target as a PATH to read it)"
+    assert [(u.path, u.reason) for u in unavailable] == [(str(plain / "up"), reason)]
+
+
 def test_a_link_to_a_session_that_is_not_there_is_named(tmp_path: Path) -> None:
     files = plant(tmp_path / "home" / ".claude")
     gone = files["S1"].parent / "gone.jsonl"
