@@ -246,6 +246,16 @@ def _outcomes(
         return _told(records, families, lambda f, xs: pool.imap(f, xs, 1))
 
 
+def _copied_from(own: set[str], before: list[int], read: dict[int, Member]) -> int:
+    """The member of ``before`` (in the order measured) a whole copy's lines ``own`` are named
+    a copy of: the first that holds them all (a backup of a fork is a copy of the fork, not of
+    the session the fork came from), else the one that holds the most of them."""
+    for j in before:
+        if own <= read[j][0]:
+            return j
+    return max(before, key=lambda j: len(own & read[j][0]))
+
+
 Mapper = Callable[[Callable[[Any], Any], Iterable[Any]], Iterable[Any]]
 """How the members are read and the forks measured: in this process (``map``) or on a pool."""
 
@@ -262,7 +272,7 @@ def _told(
     for family in families:
         family = _in_order(records, family, read)
         earlier: set[str] = set()
-        first = records[family[0]].path
+        before: list[int] = []  # the members measured before this one
         outcomes: dict[int, bytes | Unavailable] = {}
         for i in family:
             own = read[i][0]
@@ -271,10 +281,12 @@ def _told(
             if not copied:
                 outcomes[i] = _OWN
             elif copied == own:
-                outcomes[i] = _COPY + os.fsencode(first)
+                source = _copied_from(own, before, read)
+                outcomes[i] = _COPY + os.fsencode(records[source].path)
             else:
                 session = Session(records[i].agent, records[i].path)
                 again.append((i, session, frozenset(copied)))
+            before.append(i)
         every.append(outcomes)
     measured = dict(zip((i for i, _, _ in again), mapped(_measure, again), strict=True))
     for outcomes, family in zip(every, families, strict=True):

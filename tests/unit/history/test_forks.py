@@ -138,6 +138,21 @@ def test_a_session_file_copied_under_another_name_is_a_copy_not_a_session(
     assert (usage["inputTokens"], usage["outputTokens"]) == CASES["fork"][3]
 
 
+def test_a_copy_of_a_fork_names_the_fork_not_the_session_it_came_from(tmp_path: Path) -> None:
+    """A backup of a fork's file holds the lines the fork copied from its session and the
+    fork's own: it is a copy of the fork's file, and is named so."""
+    home = _copy("fork", tmp_path)
+    folder = next((home / "projects").iterdir())
+    fork = folder / f"{CASES['fork'][0]}.jsonl"
+    copy = folder / "fork-backup.jsonl"
+    shutil.copy(fork, copy)
+    report = history(home)
+    assert [(u["path"], u["reason"]) for u in report["unavailable"]] == [
+        (str(copy), f"a copy of the lines of {fork}: counted there")
+    ]
+    assert steps(report) == {ORIGINAL: CASES["fork"][1], CASES["fork"][0]: {"shell": 1}}
+
+
 @pytest.mark.parametrize(
     "name", ["00000000-0000-4000-8000-000000000000", "ffffffff-ffff-4fff-8fff-ffffffffffff"]
 )
