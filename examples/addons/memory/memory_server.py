@@ -17,14 +17,19 @@ returns
 - ``reversed``    the ranking is reversed (worst match and oldest note first);
 - ``leak``        recall ignores the project and searches every project's notes.
 
-Stdio by default; ``--http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp instead.
+Stdio by default; ``--http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp instead. With
+``MEMORY_SERVER_TOKEN`` set, every HTTP request must carry ``Authorization: Bearer <token>``
+(a 401 otherwise): ``proctor memory-eval --header 'Authorization: Bearer ${MEMORY_SERVER_TOKEN}'``.
 Notes live in memory only: one server process is one fresh store.
 """
 
 from __future__ import annotations
 
 import argparse
+import hmac
+import os
 import re
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel
@@ -97,14 +102,46 @@ def planted(mode: str, hits: list[Hit], project: str) -> list[Hit]:
     return hits
 
 
+def bearer_only(app: Any, token: str) -> Any:
+    """``app`` (ASGI) answering 401 to an HTTP request without ``Authorization: Bearer token``."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope["headers"]).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"www-authenticate", b"Bearer"), (b"content-length", b"0")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b""})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def serve_http(server: MCPServer, port: int, token: str) -> None:
+    import uvicorn
+
+    app = bearer_only(server.streamable_http_app(host="127.0.0.1"), token)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=MODES, default="correct")
     parser.add_argument("--http", type=int, metavar="PORT")
     args = parser.parse_args()
     server = build(args.mode)
+    token = os.environ.get("MEMORY_SERVER_TOKEN")
     if args.http is None:
         server.run()
+    elif token:
+        serve_http(server, args.http, token)
     else:
         server.run("streamable-http", host="127.0.0.1", port=args.http)
 
