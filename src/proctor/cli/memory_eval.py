@@ -28,6 +28,7 @@ OWN_OPTIONS = frozenset(
         "--adapter",
         "--k",
         "--env",
+        "--header",
         "--json",
         "--timeout",
         "--min-recall",
@@ -180,6 +181,16 @@ class _ServerWords(click.Argument):
     "service's key, say; repeatable; its value is masked in the output). Nothing else of "
     "the environment reaches the server but PATH and the like.",
 )
+@click.option(
+    "--header",
+    "headers",
+    multiple=True,
+    metavar="'NAME: VALUE'",
+    help="Send this HTTP header on every request to a server at a URL (a credential, say; "
+    "repeatable). ${VAR} in the value is that environment variable's value "
+    "(--header 'Authorization: Bearer ${TOKEN}', in single quotes); the value is masked in "
+    "the output.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
 @click.option(
     "--timeout",
@@ -239,6 +250,7 @@ def command(
     adapter: Path | None,
     k: int,
     forward: tuple[str, ...],
+    headers: tuple[str, ...],
     as_json: bool,
     timeout: float,
     **minimums: float,
@@ -270,6 +282,8 @@ def command(
     # forwarded with --env are.
     register_user_keys()
     target = server_target(server, server_args)
+    if headers:
+        target = _with_headers(target, headers)
     if target.is_url and adapter is None:
         raise ConfigError(
             f"--mcp {target.url}: a server at a URL needs --adapter, with scope mode 'argument' "
@@ -337,6 +351,23 @@ def _forwarded(names: tuple[str, ...], is_url: bool) -> dict[str, str]:
         passed[name] = os.environ[name]
         register_secret(passed[name], named=True)
     return passed
+
+
+def _with_headers(target: ServerTarget, given: tuple[str, ...]) -> ServerTarget:
+    """``target`` with the ``--header`` headers (their values registered for masking); given
+    with a server started by command (it is spoken to over stdio: no HTTP) it is an error."""
+    import dataclasses
+
+    from proctor.addons.memory.headers import parse_headers
+    from proctor.errors import ConfigError
+
+    if not target.is_url:
+        raise ConfigError(
+            "--header sends HTTP headers to a server at a URL; --mcp is a command (give it a "
+            "variable with --env; a --header of the server's own goes before a '--' that ends "
+            "its words: --mcp COMMAND ARGS --header … --)"
+        )
+    return dataclasses.replace(target, headers=parse_headers(given, os.environ))
 
 
 def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:

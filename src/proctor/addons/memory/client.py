@@ -1,9 +1,10 @@
 """Talking to a memory server through the official MCP Python client.
 
-A server is a URL (streamable HTTP) or a command line (stdio, started with a scratch working
-folder and home, its stderr kept in a log). Every call has a timeout; a tool that answers with
-an error, a result the adapter cannot read, a server that cannot start or that stops answering
-is a :class:`MemoryServerError` (exit 3). What a server wrote to its stderr is read in
+A server is a URL (streamable HTTP, with the ``--header`` headers on every request) or a
+command line (stdio, started with a scratch working folder and home, its stderr kept in a
+log). Every call has a timeout; a tool that answers with an error, a result the adapter cannot
+read, a server that cannot start or that stops answering is a :class:`MemoryServerError`
+(exit 3). What a server wrote to its stderr is read in
 :mod:`.server_stderr`; the note ids of its search results in :mod:`.search_results`.
 """
 
@@ -14,11 +15,12 @@ import logging
 import re
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult, PaginatedRequestParams, TextContent
@@ -48,6 +50,9 @@ class ServerTarget:
 
     url: str | None = None
     argv: tuple[str, ...] = ()
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """The HTTP headers sent on every request to a server at a URL (``--header``): each name
+    and value, the values secrets (registered for masking, never in the repr)."""
 
     @property
     def is_url(self) -> bool:
@@ -260,10 +265,22 @@ async def open_session(
     # the process started by command: how it ended is said of a crash (None: a URL)
     spawned: list[Any] | None = None if target.url is not None else []
     http: HttpFailure | None = None
+    refusal = Refusal()
     async with AsyncExitStack() as stack:
         if target.url is not None:
             http = stack.enter_context(http_failure_kept())
-            read, write = await stack.enter_async_context(streamable_http_client(target.url))
+            # The headers go on every request of the session (its POSTs, its GET stream, its
+            # closing DELETE); the timeouts are the SDK's own client's.
+            client = await stack.enter_async_context(
+                httpx2.AsyncClient(
+                    headers=dict(target.headers),
+                    timeout=httpx2.Timeout(30.0, read=300.0),
+                    event_hooks={"response": [refusal.keep]},
+                )
+            )
+            read, write = await stack.enter_async_context(
+                streamable_http_client(target.url, http_client=client)
+            )
             errlog: Path | None = None
         else:
             params = StdioServerParameters(
@@ -301,6 +318,8 @@ async def open_session(
                 ) from exc
             if target.url is None or not isinstance(exc, MCPError):
                 raise
+            if refusal.status:
+                raise MemoryServerError(refused(target, refusal.status)) from exc
             # The SDK's words for an HTTP error status ("Not Found", "Server returned an
             # error response"): the URL answers, but is not an MCP endpoint.
             raise MemoryServerError(
@@ -309,6 +328,35 @@ async def open_session(
                 "http://HOST:PORT/mcp)?"
             ) from exc
         yield MemorySession(session, timeout, errlog, spawned, target.url, http)
+
+
+class Refusal:
+    """The HTTP client's response hook: the status of the first response that refused a
+    credential (401, 403), whose status the MCP SDK's error leaves out ("Server returned an
+    error response")."""
+
+    def __init__(self) -> None:
+        self.status = ""
+        """``401 Unauthorized``, say; "" before one."""
+
+    async def keep(self, response: Any) -> None:
+        if response.status_code in (401, 403) and not self.status:
+            self.status = f"{response.status_code} {response.reason_phrase}".strip()
+
+
+def refused(target: ServerTarget, status: str) -> str:
+    """The sentence of a server at a URL that refused the session for want of a credential:
+    what to send, or which headers were sent (their names: the values are secrets)."""
+    if not target.headers:
+        return (
+            f"the memory server at {target.url} refused the session ({status}): it asks for a "
+            "credential; send one with --header (e.g. --header 'Authorization: Bearer ${TOKEN}')"
+        )
+    names = ", ".join(name for name, _ in target.headers)
+    return (
+        f"the memory server at {target.url} refused the session ({status}) with the headers "
+        f"given ({names}): is the credential right, and the header the one it reads?"
+    )
 
 
 def _text(result: CallToolResult) -> str:

@@ -1,0 +1,115 @@
+"""The HTTP headers ``memory-eval --header 'NAME: VALUE'`` sends to a server at a URL.
+
+A header's value is a secret (a bearer token, an API key): it is registered for masking as
+soon as it is read, and no sentence here shows it. ``${NAME}`` in a value is the environment
+variable's value, so a key need not be typed on the command line
+(``--header 'Authorization: Bearer ${TOKEN}'``, in single quotes so that the shell leaves it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from proctor.errors import ConfigError
+from proctor.util.masking import register_secret
+from proctor.util.text import escaped_line
+
+Headers = tuple[tuple[str, str], ...]
+"""Each header's name and value, in the order given."""
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""A header's name: an HTTP token (RFC 9110), no space, colon or control character."""
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+"""A character no header's value may hold (a tab may be one)."""
+_SCHEME = re.compile(r"\S+\s+(\S.*)")
+"""A value of a scheme and a credential (``Bearer abc``): the credential, masked alone too."""
+
+TRANSPORT_OWN = frozenset(
+    {
+        "accept",
+        "content-length",
+        "content-type",
+        "host",
+        "last-event-id",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "transfer-encoding",
+    }
+)
+"""Headers the MCP client's transport sets on its requests itself (a value given for one
+would be replaced, or break the protocol)."""
+
+
+def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers:
+    """Each ``--header`` as its name and value (``${NAME}`` expanded from ``environ``), the
+    value registered for masking; a header that is not ``NAME: VALUE``, whose name is no
+    HTTP name or is given twice, whose variable is unset or empty, or whose value holds a
+    line break or a control character, is a :class:`ConfigError` (exit 2)."""
+    headers: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for raw in given:
+        name, colon, rest = raw.partition(":")
+        if not colon:
+            raise ConfigError(
+                "--header: expected 'NAME: VALUE', with a colon after the name; one given has "
+                "no colon (not shown: a header's value is a secret)"
+            )
+        if not name.strip():
+            raise ConfigError("--header: a header's name is empty (expected 'NAME: VALUE')")
+        if not _TOKEN.fullmatch(name):
+            raise ConfigError(
+                f"--header '{escaped_line(name)}: …': '{escaped_line(name)}' is not an HTTP "
+                "header name (letters, digits and !#$%&'*+-.^_`|~, no space or control "
+                "character, then the colon)"
+            )
+        if name.lower() in seen:
+            raise ConfigError(f"--header {name}: given twice")
+        if name.lower() in TRANSPORT_OWN:
+            raise ConfigError(
+                f"--header {name}: the MCP client sets this header itself on every request"
+            )
+        seen.add(name.lower())
+        value = _expanded(name, rest.strip(" \t"), environ)
+        _register(value)
+        control = _CONTROL.search(value)
+        if control:
+            what = (
+                "a line break (CR or LF), which would end the header"
+                if control.group() in "\r\n"
+                else f"the control character {escaped_line(control.group())}"
+            )
+            raise ConfigError(
+                f"--header {name}: its value{_from(rest)} holds {what}; the value is not shown"
+            )
+        headers.append((name, value))
+    return tuple(headers)
+
+
+def _expanded(name: str, value: str, environ: Mapping[str, str]) -> str:
+    """``value`` with each ``${VAR}`` replaced by the variable's value, each registered."""
+
+    def replaced(found: re.Match[str]) -> str:
+        variable = found.group(1)
+        if variable not in environ:
+            raise ConfigError(f"--header {name}: ${{{variable}}} is not set in this environment")
+        if not environ[variable]:
+            raise ConfigError(f"--header {name}: ${{{variable}}} is empty in this environment")
+        _register(environ[variable])
+        return environ[variable]
+
+    return _VARIABLE.sub(replaced, value)
+
+
+def _register(value: str) -> None:
+    """Mask ``value``, and the credential after its scheme (``Bearer …``) alone too."""
+    register_secret(value, named=True)
+    credential = _SCHEME.fullmatch(value)
+    if credential:
+        register_secret(credential.group(1), named=True)
+
+
+def _from(raw: str) -> str:
+    names = _VARIABLE.findall(raw)
+    return f" (with {', '.join('${' + n + '}' for n in names)} expanded)" if names else ""
