@@ -58,7 +58,8 @@ class McpCommand(click.Command):
                 words, rest = args[at + 1 : end], args[end + 1 :]
             else:
                 end = at + 1
-                while end < len(args) and args[end].split("=", 1)[0] not in OWN_OPTIONS:
+                own = OWN_OPTIONS if _is_url(args[at + 1 : at + 2]) else _COMMAND_OWN
+                while end < len(args) and args[end].split("=", 1)[0] not in own:
                     end += 1
                 words, rest = args[at + 1 : end], args[end:]
             _refuse_strays(ctx, [*args[:at], *rest])
@@ -72,6 +73,15 @@ class McpCommand(click.Command):
 
 
 _FLAGS = frozenset({"--json", "--help", "-h"})
+_COMMAND_OWN = OWN_OPTIONS - {"--header"}
+"""proctor's options that end a command's words: a server started by command takes no HTTP
+header of proctor's, so a ``--header`` among its words is its own (``--mcp npx mcp-remote
+URL --header 'Authorization: …'``), as it was before proctor had the option."""
+
+
+def _is_url(first: list[str]) -> bool:
+    """Whether the word after ``--mcp`` (a list of it, or none) names a server at a URL."""
+    return bool(first) and first[0].startswith(("http://", "https://"))
 
 
 def _mcp_split(args: list[str]) -> list[str]:
@@ -90,7 +100,7 @@ def _note_near_misses(words: list[str]) -> None:
     server's, as the words after ``--mcp`` are: said in a note, so a slip is not silent."""
     for word in words:
         name = word.split("=", 1)[0]
-        if not name.startswith("--"):
+        if not name.startswith("--") or name in OWN_OPTIONS:  # (--header: see _COMMAND_OWN)
             continue
         near = difflib.get_close_matches(name, sorted(OWN_OPTIONS), n=1, cutoff=0.88)
         if near:
@@ -364,8 +374,8 @@ def _with_headers(target: ServerTarget, given: tuple[str, ...]) -> ServerTarget:
     if not target.is_url:
         raise ConfigError(
             "--header sends HTTP headers to a server at a URL; --mcp is a command (give it a "
-            "variable with --env; a --header of the server's own goes before a '--' that ends "
-            "its words: --mcp COMMAND ARGS --header … --)"
+            "variable with --env; a --header of the server's own goes among its words, after "
+            "--mcp COMMAND)"
         )
     return dataclasses.replace(target, headers=parse_headers(given, os.environ))
 

@@ -78,10 +78,14 @@ def test_a_header_given_twice_is_refused(proctor: Run) -> None:
 
 
 def test_a_server_started_by_command_takes_no_header(proctor: Run) -> None:
-    assert refused(proctor, f"X-Key: {SECRET}", server="python srv.py") == (
+    given = ("--header", f"X-Key: {SECRET}")
+    result = proctor("memory-eval", *given, "--dataset", DATASET, "--mcp", "python srv.py")
+    assert result.code == 2, result.out + result.err
+    assert SECRET not in result.out + result.err
+    assert result.err.removeprefix("proctor: error: ").rstrip("\n") == (
         "--header sends HTTP headers to a server at a URL; --mcp is a command (give it a "
-        "variable with --env; a --header of the server's own goes before a '--' that ends its "
-        "words: --mcp COMMAND ARGS --header … --)"
+        "variable with --env; a --header of the server's own goes among its words, after "
+        "--mcp COMMAND)"
     )
 
 
@@ -103,3 +107,27 @@ def test_a_server_words_before_a_double_dash_keep_their_header() -> None:
     params = command.make_context("memory-eval", args).params
     assert (params["server"], *params["server_args"]) == ("npx", "mcp-remote", "--header", "A: b")
     assert params["headers"] == ()
+
+
+def test_a_header_among_a_command_servers_words_is_the_servers() -> None:
+    # mcp-remote's own --header: a server started by command takes no header of proctor's,
+    # so the option ends no command's words (it did for a moment, and took mcp-remote's).
+    from proctor.cli.memory_eval import command
+
+    args = ["--mcp", "npx", "mcp-remote", "https://x.test/mcp", "--header", "A: b", "--json"]
+    args += ["--dataset", "d.json"]
+    params = command.make_context("memory-eval", args).params
+    assert (params["server"], *params["server_args"]) == (
+        "npx", "mcp-remote", "https://x.test/mcp", "--header", "A: b"
+    )  # fmt: skip
+    assert params["headers"] == ()
+    assert params["as_json"] is True
+
+
+def test_a_header_after_a_url_is_proctors() -> None:
+    from proctor.cli.memory_eval import command
+
+    args = ["--mcp", "https://x.test/mcp", "--header", "A: b", "--json", "--dataset", "d.json"]
+    params = command.make_context("memory-eval", args).params
+    assert (params["server"], params["server_args"]) == ("https://x.test/mcp", ())
+    assert params["headers"] == ("A: b",)
