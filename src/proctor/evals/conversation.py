@@ -28,7 +28,9 @@ from proctor.evals.awaited import (
 )
 from proctor.evals.context import TestContext
 from proctor.evals.define import TestFn
+from proctor.evals.frames import raised_below
 from proctor.evals.judges import JudgeError
+from proctor.evals.loaders import project_root
 from proctor.evals.names import near_names
 from proctor.evaluators.gates.assertions import Assertion, RequireFailed, Skipped
 from proctor.evaluators.gates.matching import calls_of
@@ -132,13 +134,17 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
                 and ended.where is not None
             ):
                 where = ended.where  # the line of the call, not of the check after the test
+            # Raised in a module of the project the eval file calls (a helper): its line too.
+            inner = _helper_line(traceback.extract_tb(ended.__traceback__), where)
+            helper = f", raised at {inner.filename}:{inner.lineno}" if inner else ""
             # An exception without a message (a bare ``assert``) is shown by its line's code.
-            said = (str(ended) or (where.line or "").strip()) + (near_names(ended) or "")
-            error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno})"
+            code = ((inner or where).line or "").strip()
+            said = (str(ended) or code) + (near_names(ended) or "")
+            error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno}{helper})"
             # t.send(timout_ms=...): the near ones named; t.check(1, 2, "x"): which are keywords
             misspelt = argument_error(ended)
             if misspelt is not None:
-                error = f"{misspelt} (at {where.filename}:{where.lineno})"
+                error = f"{misspelt} (at {where.filename}:{where.lineno}{helper})"
         seen = list(t.recorded.late)
         late = _late(seen)
         if late is not None and error is None and not skipped and not timed_out:
@@ -304,6 +310,19 @@ def _test_line(error: BaseException) -> traceback.FrameSummary:
     frames = traceback.extract_tb(error.__traceback__)
     own = [f for f in frames if f.filename.endswith(".eval.py")]
     return (own or frames)[-1]
+
+
+def _helper_line(
+    frames: list[traceback.FrameSummary], where: traceback.FrameSummary
+) -> traceback.FrameSummary | None:
+    """The line of a module of the project (a ``helpers.py`` the eval file imports) that
+    raised an error whose ``frames`` pass through the eval file's line ``where`` (the last
+    of them there): the innermost frame of the project's own code below it
+    (:func:`~proctor.evals.frames.raised_below`); None when the eval file raised it, or a
+    library did."""
+    key = (where.filename, where.lineno, where.name)
+    at = [i for i, f in enumerate(frames) if (f.filename, f.lineno, f.name) == key]
+    return raised_below(frames, at[-1], project_root()) if at else None
 
 
 def _unplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str | None:

@@ -31,6 +31,7 @@ from proctor.evals.define import (
     TestFn,
     problems_collected,
 )
+from proctor.evals.frames import installed
 from proctor.evals.loaders import set_project_root
 from proctor.evals.names import near_names
 from proctor.evals.stops import Stops, stops_noted
@@ -273,19 +274,10 @@ def _raised_in(exc: BaseException, path: Path, root: Path) -> str:
         filename = Path(tb.tb_frame.f_code.co_filename)
         if filename == path:
             passed, where = True, None
-        elif passed and filename.is_relative_to(root) and not _installed(filename):
+        elif passed and filename.is_relative_to(root) and not installed(filename):
             where = f"{filename}:{tb.tb_lineno}"
         tb = tb.tb_next
     return f", at {where}" if where else ""
-
-
-def _installed(filename: Path) -> bool:
-    """Whether ``filename`` is of an installed package (a project's ``.venv`` is in its
-    folder): a library's line, which is not the project's to mend."""
-    prefixes = {Path(sys.prefix), Path(sys.base_prefix)}
-    return any(p in ("site-packages", "dist-packages") for p in filename.parts) or any(
-        filename.is_relative_to(prefix) for prefix in prefixes
-    )
 
 
 def _line_of(definition: object, path: Path) -> str:
