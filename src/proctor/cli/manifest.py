@@ -163,7 +163,7 @@ def _run_pairs(
         pairs.append(_Pair(entry, earlier, request, *_plan_pair(path, source, request, earlier)))
     _say_skipped(pairs)
     _say_unrun(path, plan_of.tasks, plan_of.conditions, pairs)
-    _check_before(pairs)
+    _check_before(pairs, overrides)
     # One budget for the command, not one per pair: what the pairs kept from an earlier run
     # of it spent counts too, as a resume counts what its run spent before.
     warnings = _cost_warnings(budget, pairs)
@@ -315,17 +315,21 @@ def _say_unrun(path: Path, tasks: list[str], conditions: list[str], pairs: list[
         )
 
 
-def _check_before(pairs: list[_Pair]) -> None:
-    """The agent CLIs every pair still to run starts, then the keys of the roles they call,
-    checked at once, before any of them runs (a CLI missing or not at its pinned version, an
-    agent that cannot authenticate, or a refused key stops the manifest with exit 2, as it
-    stops a run): each agent profile once for the whole manifest, not once per pair, since
+def _check_before(pairs: list[_Pair], overrides: CliOverrides) -> None:
+    """What a plain run says of its trials before the first, said once for every pair still to
+    run: the options and efforts they take nothing of (``--agent-model scripted=…``, an
+    ``agentEffort`` a file sets for the scripted agent, say), then the agent CLIs those pairs
+    start, then the keys of the roles they call, checked at once before any of them runs (a
+    CLI missing or not at its pinned version, an agent that cannot authenticate, or a refused
+    key stops the manifest with exit 2, as it stops a run), each warning of the agents'
+    profiles once: each agent profile once for the whole manifest, not once per pair, since
     nothing of a pair but its trials' agent, profile and backend enters the check (not its
     conditions, nor its workspace). A pair to resume reads the keys where its run was
     started (see :func:`~proctor.session.resume.key_folder`), and its agents' sentences name
     that ``.env``; the others here: one check per such folder, so one in all but in rare
     cases."""
-    from proctor.plan.checks import check_keys, preflight
+    from proctor.plan.checks import check_keys, preflight, profile_warnings
+    from proctor.session.scripted_model import warn_flags_not_taken
     from proctor.session.start import warn
 
     trials: dict[Path | None, list[TrialSpec]] = {}  # (None: the current folder, gone)
@@ -337,8 +341,11 @@ def _check_before(pairs: list[_Pair]) -> None:
         else:
             continue
         trials.setdefault(folder, []).extend(specs)
+    warn_flags_not_taken(overrides, [spec for specs in trials.values() for spec in specs])
     for folder, specs in trials.items():
         preflight(specs, folder)
+    for said in dict.fromkeys(w for specs in trials.values() for w in profile_warnings(specs)):
+        warn(said)
     for folder, specs in trials.items():
         check_keys(specs, folder, warn)
 

@@ -43,7 +43,6 @@ from proctor.util.text import one_line
 
 if TYPE_CHECKING:
     from proctor.execute.events import Subscriber
-    from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan
     from proctor.session import RunRequest
 
@@ -356,8 +355,6 @@ def command(
             raise ConfigError(f"--manifest runs its own plan: drop {', '.join(given)}{hint}")
         from proctor.cli.manifest import run_manifest
 
-        _warn_flags_not_taken(overrides, None)  # (each pair plans its own trials)
-
         return run_manifest(
             manifest,
             source,
@@ -387,7 +384,9 @@ def command(
             raise
         forget_inline(source)  # refused: the case never ran, and is not kept
         raise ConfigError(named_by_options(str(exc), source, eval_file, qna)) from exc
-    _warn_flags_not_taken(overrides, plan)
+    from proctor.session.scripted_model import warn_flags_not_taken
+
+    warn_flags_not_taken(overrides, plan.trials)
     for skipped in plan.skipped:
         click.echo(
             f"proctor: skipped case '{one_line(skipped.name)}': {one_line(skipped.reason)}",
@@ -439,35 +438,6 @@ def command(
             f"proctor: `proctor run --resume {result.paths.root}` finishes it", err=True
         )
     return result.suite.exit_code
-
-
-def _warn_flags_not_taken(overrides: CliOverrides, plan: RunPlan | None) -> None:
-    """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
-    scripted agent) is warned of when a trial of ``plan`` runs on that agent (without a plan,
-    ``scripted=…`` whenever it is given): for a run with none, the pair changes nothing worth
-    a word. So is an effort a trial runs with for an agent given no effort, the scripted
-    agent, Gemini CLI, an ACP agent, wherever it was set (``--agent-effort``, a condition's, a
-    case's or a profile's ``agentEffort``; without a plan, ``--agent-effort`` for
-    ``scripted``, ``gemini-cli``, ``acp`` and ``acp:NAME``)."""
-    from proctor.agents.spec import ACP_PREFIX
-    from proctor.plan.efforts import effort_warnings
-    from proctor.session.scripted_model import warn_effort_not_given, warn_scripted_model
-    from proctor.session.start import warn
-
-    if plan is None:
-        if (model := overrides.agent_models.get("scripted")) is not None:
-            warn_scripted_model(model)
-        for agent, effort in overrides.agent_efforts.items():
-            warn_effort_not_given(effort, agent, "acp" if agent.startswith(ACP_PREFIX) else agent)
-        return
-    on_scripted = {t.agent for t in plan.trials if (t.profile.agent or t.agent) == "scripted"}
-    for agent, model in overrides.agent_models.items():
-        if agent in on_scripted:
-            warn_scripted_model(model, agent)
-    # An effort a trial runs with, wherever it was set (this flag, a condition's, a case's or
-    # a profile's agentEffort), given an agent that takes none.
-    for said in effort_warnings(plan.trials):
-        warn(said)
 
 
 def _repeat_check(

@@ -1,20 +1,27 @@
-"""The warnings for ``--agent-model scripted=MODEL`` and ``--agent-effort ID=EFFORT`` (of the
-scripted agent, Gemini CLI or an ACP agent, none of which is given an effort), which ``proctor
-run`` and ``proctor eval`` give alike once they know that a trial they run is on such an agent;
-and ``proctor eval``'s for a ``--model`` that reaches no case."""
+"""The warnings for ``--agent-model scripted=MODEL`` and an effort (``--agent-effort
+ID=EFFORT``, or an ``agentEffort`` a file sets) of the scripted agent, Gemini CLI or an ACP
+agent, none of which is given an effort, which ``proctor run`` (``--manifest`` too) and
+``proctor eval`` give alike once they know that a trial they run is on such an agent; and
+``proctor eval``'s for a ``--model`` that reaches no case."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from proctor.plan.efforts import EFFORT_NOT_GIVEN, FLAG, effort_warning
+from proctor.plan.efforts import EFFORT_NOT_GIVEN, FLAG, effort_warning, effort_warnings
 from proctor.session.start import warn
 from proctor.util.json_shown import json_text
+
+if TYPE_CHECKING:
+    from proctor.models.config import CliOverrides
+    from proctor.models.plan import TrialSpec
 
 __all__ = [
     "EFFORT_NOT_GIVEN",
     "model_reaches_none",
     "warn_effort_not_given",
+    "warn_flags_not_taken",
     "warn_scripted_effort",
     "warn_scripted_model",
 ]
@@ -33,6 +40,21 @@ def warn_scripted_model(model: str, agent: str = "scripted") -> None:
         "--agent-model names an agent that runs the model, and --model scripted runs a real "
         "CLI on proctor's scripted model"
     )
+
+
+def warn_flags_not_taken(overrides: CliOverrides, trials: Sequence[TrialSpec]) -> None:
+    """``--agent-model scripted=…`` (or ``ID=…`` for a ``codingagents`` profile of the
+    scripted agent) is warned of when one of ``trials`` runs on that agent: for a run with
+    none, the pair changes nothing worth a word. So is an effort a trial runs with for an
+    agent given no effort, the scripted agent, Gemini CLI, an ACP agent, wherever it was set
+    (``--agent-effort``, a condition's, a case's or a profile's ``agentEffort``): each
+    warning once, however many trials (or, for ``--manifest``, pairs) share it."""
+    on_scripted = {t.agent for t in trials if (t.profile.agent or t.agent) == "scripted"}
+    for agent, model in overrides.agent_models.items():
+        if agent in on_scripted:
+            warn_scripted_model(model, agent)
+    for said in effort_warnings(trials):
+        warn(said)
 
 
 def warn_scripted_effort(effort: str, agent: str = "scripted") -> None:
