@@ -92,3 +92,23 @@ def test_an_effort_set_for_the_scripted_agent_is_warned_of_naming_its_field(
     )
     assert result.code == 0 and said not in result.err, result.err
     assert 'proctor: warning: --agent-effort "scripted=low"' in result.err, result.err
+
+
+def test_an_unused_profile_s_effort_claude_code_does_not_take_is_refused(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A bad level in the file is named even when no trial of the command runs on that
+    profile, as an unused profile's unknown ``agent`` is: exit 2, the file, the field and
+    the levels the agent takes."""
+    profiles = {"cc": {"agent": "claude-code", "agentEffort": "ultra"}, "scripted": {}}
+    config = tmp_path / "proj" / "proctor.json"
+    said = f"{config}: field 'codingagents.cc.agentEffort': cc (a profile of claude-code) {LEVELS}"
+    for name, command in _commands(tmp_path, profiles, "scripted").items():
+        result = proctor(*command)
+        assert result.code == 2, (name, result.err)
+        assert f'{said}, not "ultra"' in result.err, (name, result.err)
+    # A profile of an agent for which proctor names no levels takes any: nothing is said.
+    profiles = {"cx": {"agent": "codex", "agentEffort": "ultra"}, "scripted": {}}
+    for name, command in _commands(tmp_path, profiles, "scripted").items():
+        result = proctor(*command)
+        assert result.code == 0 and "effort" not in result.err, (name, result.err)

@@ -68,7 +68,7 @@ def command(
     from proctor.errors import ConfigError
     from proctor.models.loading import load_top_config
     from proctor.paths import current_folder
-    from proctor.plan.resolve import check_profiles
+    from proctor.plan.agent_checks import check_profiles
 
     top, found = load_top_config(config, current_folder())
     profiles = top.codingagents

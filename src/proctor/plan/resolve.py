@@ -35,6 +35,8 @@ from proctor.models.loading import load_top_config
 from proctor.models.plan import ResolvedCase, RunPlan, TrialSpec
 from proctor.models.pricing import PriceTable
 from proctor.paths import names_stdin, read_against
+from proctor.plan.agent_checks import check_agent_flags, check_profiles
+from proctor.plan.agent_checks import note as _note
 from proctor.plan.checks import check_agent_provision, check_provision, resolve_mode
 from proctor.plan.choosing import (
     broken_chosen,
@@ -206,64 +208,6 @@ def _check_provisions(
         hooks=[e for e in top.hooks if e.name not in {o.name for o in own.hooks}],
     )
     check_provision(kept, case_dir, f"{top_where} (for case {case_dir.name})")
-
-
-def check_agent_flags(top: TopConfig, cli: CliOverrides) -> None:
-    """``--agent-model ID=…`` and ``--agent-effort ID=…`` name agents proctor knows: a typo
-    would otherwise never apply, and the run would go on with the default. An effort is one
-    the agent's CLI takes, when it takes a fixed list (Claude Code's ``--effort``); ``proctor
-    eval`` checks them as ``proctor run`` does, by ``--dry-run`` too."""
-    known = known_agent_ids(top.codingagents)
-    for option, given in (
-        ("--agent-model", cli.agent_models),
-        ("--agent-effort", cli.agent_efforts),
-    ):
-        for agent in given:
-            if agent not in known:
-                said = unknown_agent(agent, known)
-                raise ConfigError(f"{option} {agent}=…: {said}")
-    for agent, effort in cli.agent_efforts.items():
-        # A level the agent's CLI does not take would fail every trial on it, once it starts.
-        kind = profile_for(agent, top.codingagents).agent or agent
-        problem = effort_problem(effort, agent, kind, FLAG)
-        if problem is not None:
-            raise ConfigError(problem)
-
-
-def _note(exc: ConfigError, problems: list[str] | None) -> None:
-    """``exc`` raised, or, given ``problems``, noted there (the caller checks on)."""
-    if problems is None:
-        raise exc
-    problems.append(str(exc))
-
-
-def check_profiles(top: TopConfig, where: str, problems: list[str] | None = None) -> list[str]:
-    """A profile's ``agent`` names one of proctor's adapters: otherwise the profile names no
-    agent, and a case using it would be blamed for an unknown agent. With ``problems``, each
-    such profile is noted there, and their names returned."""
-    from proctor.agents.spec import ACP_PRESETS, SPECS
-
-    builtin = sorted(spec.id for spec in SPECS)
-    unusable: list[str] = []
-    for name, profile in top.codingagents.items():
-        if profile.transport == "acp":
-            continue
-        if profile.agent is None:
-            if name in builtin or name in ACP_PRESETS:  # a built-in agent's own settings
-                continue
-            said = (
-                f"{where}: field 'codingagents.{name}.agent' is required: '{name}' is not one "
-                f"of proctor's agents, so its profile names the one it runs (known: "
-                f"{', '.join(builtin)})"
-            )
-        elif profile.agent in builtin:
-            continue
-        else:
-            said = f"{where}: field 'codingagents.{name}.agent': "
-            said += unknown_agent(profile.agent, builtin)
-        _note(ConfigError(said), problems)
-        unusable.append(name)
-    return unusable
 
 
 def _check_case_names(found: Discovery, cli: CliOverrides) -> None:

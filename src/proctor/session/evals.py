@@ -40,9 +40,9 @@ from proctor.models.config import DEFAULT_OUT, CliOverrides, TopConfig
 from proctor.models.io import dump_json, write_text_atomic
 from proctor.models.loading import load_top_config
 from proctor.paths import suite_of
+from proctor.plan.agent_checks import check_agent_flags, check_profiles
 from proctor.plan.checks import check_writable, writable_problem
 from proctor.plan.efforts import agent_effort, effort_problem, effort_warning
-from proctor.plan.resolve import check_agent_flags
 from proctor.report.reporters import reporter_names
 from proctor.scripted.plan import PlanError, validate_plan
 from proctor.session.eval_choice import nothing_chosen, selection
@@ -273,6 +273,9 @@ def plan_evals(
         agent_models=dict(request.agent_models), agent_efforts=dict(request.agent_efforts)
     )
     check_agent_flags(top, flags)  # as proctor run checks them (--dry-run too)
+    # And proctor.json's profiles, a case uses them or not (an agentEffort Claude Code does
+    # not take named in the file), as the run's plan checks them.
+    check_profiles(top, str(config_file or "proctor.json"))
     for point, _ in chosen:
         _check_point(point, request, project, top)
     model, named = run_model(request, project)
