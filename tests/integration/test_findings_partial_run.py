@@ -39,3 +39,27 @@ def test_a_case_a_partial_run_left_out_is_said_so_not_gone(
         "run the suite again, or its case."
     ) in listed.out
     assert "closes one that is gone" not in listed.out
+
+
+def test_a_case_a_run_of_another_case_folder_left_out_is_said_so_not_gone(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """A run of one case folder (``--source cases/other``, to check a fix) is a run of the
+    suite holding it, which ran part of it only: the findings of its other cases are not
+    gone."""
+    make_case("hello", config=CONFIG, plan=FAILING)
+    make_case("other", config=CONFIG, plan=PASSING)
+    out = tmp_path / "out"
+    assert proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out)).code == 1
+    alone = proctor("run", "--source", str(tmp_path / "cases" / "other"), "--out", str(out))
+    assert alone.code == 0, alone.err
+    listed = proctor("findings", str(out))
+    assert listed.code == 0, listed.err
+    assert (
+        f"1 open finding ({ID}) was not checked by the latest run of its suite (run-"
+    ) in listed.out
+    assert (
+        "), which ran part of it only (the case folder cases/other alone). A finding stays "
+        "open until a run checks it: run the suite again, or its case."
+    ) in listed.out
+    assert "closes one that is gone" not in listed.out

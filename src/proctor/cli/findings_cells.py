@@ -12,6 +12,7 @@ from proctor.util.text import one_line
 
 if TYPE_CHECKING:
     from proctor.models.findings import Finding
+    from proctor.models.run import RunManifest
     from proctor.models.trial import TrialRecord
 
 Cell = tuple[str, str, str]
@@ -172,9 +173,10 @@ def skipped_cases(folder: Path, run: str) -> dict[str, str]:
 
 
 def chosen_by(folder: Path, run: str | None) -> str:
-    """The ``--case`` and ``--tag`` options run ``run`` was started with, as its ``run.json``
-    records its command (``--case fix-a-bug``); ``""`` when it chose no part of its suite so,
-    or cannot be read."""
+    """The part of its suite run ``run`` chose: the ``--case`` and ``--tag`` options it was
+    started with, as its ``run.json`` records its command (``--case fix-a-bug``), or the one
+    case folder its ``--source`` named (``the case folder suites/api/login alone``); ``""``
+    when it chose no part of its suite so, or cannot be read."""
     from proctor.errors import ProctorError
     from proctor.models.io import read_record
     from proctor.models.run import RunManifest
@@ -183,10 +185,14 @@ def chosen_by(folder: Path, run: str | None) -> str:
     if run is None:
         return ""
     try:
-        argv = read_record(RunPaths(folder / run).run_json, RunManifest).argv
+        manifest = read_record(RunPaths(folder / run).run_json, RunManifest)
     except (ProctorError, OSError, ValueError):
         return ""
+    argv = manifest.argv
     chosen: list[str] = []
+    alone = _case_folder_alone(manifest, folder)
+    if alone:
+        chosen.append(f"the case folder {alone} alone")
     for i, arg in enumerate(argv):
         for option in ("--case", "--tag"):
             if arg == option and i + 1 < len(argv):
@@ -194,3 +200,23 @@ def chosen_by(folder: Path, run: str | None) -> str:
             elif arg.startswith(f"{option}="):
                 chosen.append(f"{option} {arg.partition('=')[2]}")
     return one_line(" ".join(chosen))
+
+
+def _case_folder_alone(manifest: RunManifest, folder: Path) -> str:
+    """The case folder a run's ``--source`` named, as its suite names it
+    (``suites/api/login``), when the run ran that one case of the suite holding it; ``""``
+    when its source was the suite itself (or another source, or none)."""
+    import os
+
+    from proctor.paths import suite_of
+
+    if not manifest.source or not manifest.suite:
+        return ""
+    source = os.path.join(manifest.cwd or "", manifest.source)
+    if not os.path.isabs(source):  # a run that did not record where it ran
+        return ""
+    if suite_of(source, folder) == manifest.suite:
+        return ""
+    if suite_of(os.path.dirname(os.path.realpath(source)), folder) != manifest.suite:
+        return ""
+    return f"{manifest.suite}/{os.path.basename(os.path.realpath(source))}"
