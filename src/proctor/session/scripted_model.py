@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from proctor.plan.efforts import EFFORT_NOT_GIVEN, FLAG, effort_warning, effort_warnings
+from proctor.plan.efforts import EFFORT_NOT_GIVEN, effort_warnings
 from proctor.session.start import warn
 from proctor.util.json_shown import json_text
 
@@ -20,9 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EFFORT_NOT_GIVEN",
     "model_reaches_none",
-    "warn_effort_not_given",
     "warn_flags_not_taken",
-    "warn_scripted_effort",
     "warn_scripted_model",
 ]
 
@@ -54,23 +52,6 @@ def warn_flags_not_taken(overrides: CliOverrides, trials: Sequence[TrialSpec]) -
         if agent in on_scripted:
             warn_scripted_model(model, agent)
     for said in effort_warnings(trials):
-        warn(said)
-
-
-def warn_scripted_effort(effort: str, agent: str = "scripted") -> None:
-    """``--agent-effort scripted=EFFORT`` (or ``ID=EFFORT`` for a profile of the scripted
-    agent), said as :func:`warn_scripted_model` is: the scripted agent reasons about nothing,
-    so any effort is taken and only recorded (``agentEffort`` in trial.json)."""
-    warn_effort_not_given(effort, agent, "scripted")
-
-
-def warn_effort_not_given(effort: str, agent: str, kind: str) -> None:
-    """``--agent-effort ID=EFFORT`` for an agent whose adapter (``kind``: ``scripted`` or one
-    of :data:`~proctor.plan.efforts.EFFORT_NOT_GIVEN`) passes no effort on (see
-    :func:`~proctor.plan.efforts.effort_warning`); the effort is only recorded (``agentEffort``
-    in trial.json) and the run goes on. Nothing is said for an agent that takes one."""
-    said = effort_warning(effort, agent, kind, FLAG)
-    if said is not None:
         warn(said)
 
 
