@@ -34,6 +34,8 @@ RESCORED = ("ciLow", "ciHigh", "note")
 # claim now: three pairs of timing jitter were "improved" by 0.1 s (even three pairs one way
 # is p = 0.25 by the sign test).
 WITHDRAWN = {"verdict": "insufficient-data", "ciLow": None, "ciHigh": None, "confidence": None}
+ADDED = ("exactP",)
+"""The fields a comparison gained since (a rate's exact test's p-value), absent from the old."""
 
 
 def _expected(name: str) -> dict[str, Any]:
@@ -58,7 +60,11 @@ def _as_then(now: dict[str, Any], then: dict[str, Any]) -> tuple[dict[str, Any],
     out of both."""
     then = _noiseless(then)
     if "comparisons" in now and "comparisons" in then:
-        kept = {k: v for k, v in now["comparisons"].items() if k in then["comparisons"]}
+        kept = {
+            k: {f: x for f, x in v.items() if f not in ADDED}
+            for k, v in now["comparisons"].items()
+            if k in then["comparisons"]
+        }
         now, then = {**now, "comparisons": kept}, {**then, "comparisons": dict(then["comparisons"])}
         for metric, old in then["comparisons"].items():
             new = now["comparisons"].get(metric, {})

@@ -42,6 +42,11 @@ class MetricComparison(CamelModel):
     """One metric, treatment vs baseline (``proctor.stats.Comparison`` as a record).
 
     ``ciLow``/``ciHigh``/``confidence`` are None when no claim is made (too few samples).
+    ``exactP`` is a rate's exact two-sided p-value (McNemar's test of the discordant pairs when
+    paired, Fisher's otherwise), None for other measures, without a CI and in records written
+    before it: a rate claims a change only when its CI excludes 0 and ``exactP`` is at most
+    1 − confidence; a CI that excludes 0 with a larger ``exactP`` is kept, its verdict
+    "insufficient-data".
     """
 
     metric: str
@@ -55,6 +60,7 @@ class MetricComparison(CamelModel):
     confidence: float | None = None
     verdict: str
     note: str
+    exact_p: float | None = None
 
 
 class ABSide(CamelModel):

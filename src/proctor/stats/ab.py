@@ -13,7 +13,13 @@ from proctor.stats.bootstrap import (
     unpaired_bootstrap_delta_ci,
 )
 from proctor.stats.descriptive import statistic_named
-from proctor.stats.rates import stability, wilson_delta_interval, wilson_paired_delta_interval
+from proctor.stats.rates import (
+    fisher_exact_p,
+    mcnemar_exact_p,
+    stability,
+    wilson_delta_interval,
+    wilson_paired_delta_interval,
+)
 
 __all__ = ["CaseVerdict", "Comparison", "Verdict", "classify_case", "compare_samples"]
 
@@ -26,7 +32,11 @@ class Comparison:
     """Outcome of comparing one metric between treatment and baseline.
 
     `treatment`, `baseline` and `delta` (treatment - baseline) are None when a side is
-    empty; `ci` is the bootstrap CI of the delta, None when no claim is made.
+    empty; `ci` is the CI of the delta (a score interval for a rate, else a bootstrap's),
+    None when there are too few samples for a claim. `exact_p` is the exact test's two-sided
+    p-value of a rate (McNemar's of the discordant pairs when paired, Fisher's otherwise),
+    None for other measures or without a CI: a rate's claim needs it at most 1 - confidence
+    as well as a CI that excludes 0, so a rate can keep its CI and make no claim.
     """
 
     metric: str
@@ -38,6 +48,7 @@ class Comparison:
     ci: Interval | None
     verdict: str
     note: str
+    exact_p: float | None = None
 
 
 def _verdict(ci: Interval, higher_is_better: bool) -> Verdict:
@@ -69,6 +80,11 @@ def compare_samples(
     samples where a percentile bootstrap shrinks to a point (three pairs that all passed on
     both sides would "prove" no drop at all). Other measures get a bootstrap CI.
 
+    A rate's change is claimed only when its exact test (:func:`_exact_test`) agrees at the
+    same level: three pairs where only the treatment passed give a score interval of
+    [+0.21, +1] but p = 0.25 by McNemar's exact test, and so "insufficient-data", the
+    interval kept.
+
     With fewer than `min_samples` on either side (including empty) the verdict is
     "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
     min_samples < 1, or unequal lengths when `paired`.
@@ -85,8 +101,10 @@ def compare_samples(
     delta = t_value - b_value if t_value is not None and b_value is not None else None
     n_t, n_b = len(treatment), len(baseline)
 
-    def result(ci: Interval | None, verdict: Verdict, note: str) -> Comparison:
-        return Comparison(metric, n_t, n_b, t_value, b_value, delta, ci, verdict, note)
+    def result(
+        ci: Interval | None, verdict: Verdict, note: str, exact_p: float | None = None
+    ) -> Comparison:
+        return Comparison(metric, n_t, n_b, t_value, b_value, delta, ci, verdict, note, exact_p)
 
     if min(n_t, n_b) < min_samples:
         # Paired samples are counted in pairs (both sides have as many); unpaired ones by side.
@@ -96,9 +114,11 @@ def compare_samples(
             else f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim."
         )
         return result(None, "insufficient-data", few)
+    exact: tuple[float, str] | None = None
     if statistic == "mean" and _outcomes(treatment) and _outcomes(baseline):
         ci = _proportion_delta_ci(treatment, baseline, paired, confidence)
         what = "score interval of the proportions' delta"
+        exact = _exact_test(treatment, baseline, paired)
     else:
         delta_ci = paired_bootstrap_delta_ci if paired else unpaired_bootstrap_delta_ci
         ci = delta_ci(
@@ -119,11 +139,41 @@ def compare_samples(
     verdict = _verdict(ci, higher_is_better)
     direction = "higher" if higher_is_better else "lower"
     excludes = "includes" if verdict == "unchanged" else "excludes"
-    note = (
-        f"{confidence:.0%} {what} [{ci.low:.4g}, {ci.high:.4g}] "
-        f"{excludes} 0 ({direction} is better): {verdict}."
+    shown = f"{confidence:.0%} {what} [{ci.low:.4g}, {ci.high:.4g}] {excludes} 0"
+    exact_p = None if exact is None else exact[0]
+    alpha = 1.0 - confidence
+    if exact is not None and verdict != "unchanged" and exact[0] > alpha:
+        # The interval alone would claim a change the exact test does not support.
+        note = (
+            f"{shown}, but {exact[1]} gives p = {exact[0]:.3g}, and a {confidence:.0%} claim "
+            f"needs p ≤ {alpha:.3g}: no claim."
+        )
+        return result(ci, "insufficient-data", note, exact_p)
+    note = f"{shown} ({direction} is better): {verdict}."
+    return result(ci, verdict, note, exact_p)
+
+
+def _exact_test(
+    treatment: Sequence[float], baseline: Sequence[float], paired: bool
+) -> tuple[float, str]:
+    """The exact test of two rates' difference, two-sided, and what it was: McNemar's of the
+    discordant pairs (the sign test: only the treatment passed against only the baseline),
+    or unpaired Fisher's of the two shares. Its p-value needs no large-sample approximation,
+    where a score interval, built from one, can exclude 0 on evidence an exact test calls
+    chance: all of 3 discordant pairs one way (p = 0.25), of 5 (p = 0.0625); it takes 6
+    (p = 0.031) for p ≤ 0.05."""
+    if paired:
+        pairs = list(zip(treatment, baseline, strict=True))
+        up, down = pairs.count((1.0, 0.0)), pairs.count((0.0, 1.0))
+        return (
+            mcnemar_exact_p(up, down),
+            f"McNemar's exact test of the {up + down} discordant pairs ({up} vs {down})",
+        )
+    after, before = (int(sum(treatment)), len(treatment)), (int(sum(baseline)), len(baseline))
+    return (
+        fisher_exact_p(after, before),
+        f"Fisher's exact test of {after[0]}/{after[1]} vs {before[0]}/{before[1]}",
     )
-    return result(ci, verdict, note)
 
 
 def _too_few_to_claim(n_t: int, n_b: int, paired: bool, confidence: float) -> str | None:

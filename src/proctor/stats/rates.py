@@ -9,6 +9,8 @@ from typing import Literal
 
 __all__ = [
     "Stability",
+    "fisher_exact_p",
+    "mcnemar_exact_p",
     "pass_at_k",
     "pass_at_k_table",
     "pass_hat_k",
@@ -194,3 +196,36 @@ def wilson_paired_delta_interval(
     down = (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2
     up = (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2
     return max(-1.0, delta - sqrt(max(down, 0.0))), min(1.0, delta + sqrt(max(up, 0.0)))
+
+
+def mcnemar_exact_p(first_only: int, second_only: int) -> float:
+    """McNemar's exact test of two paired proportions, two-sided: the sign test of the
+    discordant pairs (only the first succeeded, only the second), each side 1/2 under no
+    difference. p = min(1, 2 · P(X ≤ min(first_only, second_only))), X ~ Binomial(m, 1/2),
+    m the discordant pairs: 3 of 3 one way give 0.25, 5 of 5 0.0625, 6 of 6 0.03125; 1.0
+    with no discordant pair. Raises ValueError for a negative count."""
+    for count in (first_only, second_only):
+        if count < 0:
+            raise ValueError(f"counts must be non-negative, got {count}")
+    m = first_only + second_only
+    tail = sum(comb(m, i) for i in range(min(first_only, second_only) + 1))
+    return min(1.0, 2 * tail / (1 << m))
+
+
+def fisher_exact_p(after: tuple[int, int], before: tuple[int, int]) -> float:
+    """Fisher's exact test of two independent proportions, two-sided, each given as
+    (successes, n): the sum of the probabilities, the margins fixed, of every table no more
+    likely than the one observed (as R's ``fisher.test`` and SciPy's sum them). 3/3 against
+    0/3 give 0.1; 1.0 when a side has no trial or no outcome differs. Raises ValueError for
+    counts as :func:`pass_rate` does."""
+    _check_counts(*after)
+    _check_counts(*before)
+    (x, n1), (y, n2) = after, before
+    total, successes = n1 + n2, x + y
+    if n1 == 0 or n2 == 0:
+        return 1.0
+    # Each table's weight C(n1, k) · C(n2, successes - k), in exact integers.
+    weights = [comb(n1, k) * comb(n2, successes - k) for k in range(successes + 1)]
+    seen = weights[x]
+    extreme = sum(w for w in weights if w <= seen)
+    return min(1.0, extreme / comb(total, successes))

@@ -96,6 +96,20 @@ def claims_without_min_samples(fx: ABFixture) -> dict[str, Any]:
     return ab_actual(fx, min_samples=1)
 
 
+def rate_claimed_on_its_interval_alone(fx: ABFixture) -> dict[str, Any]:
+    """A rate's verdict from its score interval, its exact test ignored (every p read as 0)."""
+    import proctor.stats.ab as stats_ab
+
+    real = stats_ab._exact_test
+
+    def ignored(*args: Any) -> tuple[float, str]:
+        return 0.0, real(*args)[1]
+
+    with mock.patch.object(stats_ab, "_exact_test", ignored):
+        actual = ab_actual(fx)
+    return actual
+
+
 def gate_on_point_estimate(fx: ABFixture) -> dict[str, Any]:
     actual = ab_actual(fx)
     for gate in actual["gate"]:
@@ -141,6 +155,7 @@ CONTROLS: dict[str, Analyse] = {
             0,
         ),
     ),
+    "rate-claimed-on-its-interval-alone": rate_claimed_on_its_interval_alone,
     "gate-on-point-estimate": gate_on_point_estimate,
     "gate-fails-at-exact-threshold": gate_strict_at_threshold,
 }
@@ -161,6 +176,7 @@ def test_broken_variant_disagrees_with_a_fixture(name: str) -> None:
         ("off-by-one-repeat-pairing", "05_incomplete_missing_side", "pairs"),
         ("median-replaced-by-mean", "01_treatment_better", "cases"),
         ("claims-below-three-samples", "07_few_samples", "cases"),
+        ("rate-claimed-on-its-interval-alone", "02_treatment_worse", "cases"),
         ("gate-on-point-estimate", "04_equal_flaky", "gate"),
         ("gate-fails-at-exact-threshold", "02_treatment_worse", "gate"),
     ],

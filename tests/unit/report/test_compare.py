@@ -13,6 +13,7 @@ import proctor.report.ab.runs as compare
 from proctor.errors import ConfigError
 from proctor.models.trial import TrialRecord
 from proctor.report.ab import (
+    ab_gate,
     analyse_ab,
     compare_conditions,
     compare_runs,
@@ -20,6 +21,7 @@ from proctor.report.ab import (
     render_runs_markdown,
 )
 from proctor.report.ab import sides as ab_compare
+from proctor.report.ab.markdown import ab_overall_table
 from tests.unit.report.test_ab_fixtures import AB_FIXTURES, load, mismatches, records_of
 
 RUNS = load("runs_compare.json")
@@ -260,10 +262,11 @@ def test_the_overall_pass_rate_of_stable_groups_takes_the_paired_score_interval(
     assert overall.note.startswith("95% CI of the mean delta")  # rates of 2/3: a bootstrap
 
 
-def test_ab_markdown_never_shows_a_claimed_interval_reaching_zero() -> None:
+def test_ab_markdown_never_shows_an_interval_excluding_zero_as_reaching_it() -> None:
     """6 pairs: the treatment passed all 6, the baseline 3 (a=3, b=3): Newcombe's interval is
-    [+0.0056, +81] points, just above 0, so the pass rate is `improved`; rounded to whole
-    points its lower bound read `+0`, an interval that seemed to reach the 0 it excludes."""
+    [+0.0056, +81] points, just above 0; rounded to whole points its lower bound read `+0`, an
+    interval that seemed to reach the 0 it excludes. The interval is kept, but its 3 discordant
+    pairs, all one way, are p = 0.25 by McNemar's exact test: no claim."""
     trials = [
         {"case": f"c{pair}", "agent": "scripted", "condition": condition, "repeat": 1,
          "status": status, "passed": status == "passed", "score": 0}
@@ -273,9 +276,11 @@ def test_ab_markdown_never_shows_a_claimed_interval_reaching_zero() -> None:
     ]  # fmt: skip
     report = analyse_ab(records_of(trials), "with-plugin", "baseline")
     rate = report.overall.comparisons["passRate"]
-    assert rate.verdict == "improved" and rate.ci_low is not None and 0 < rate.ci_low < 0.0001
+    assert rate.ci_low is not None and 0 < rate.ci_low < 0.0001
+    assert (rate.verdict, rate.exact_p) == ("insufficient-data", 0.25)
     row = next(line for line in render_ab_markdown(report).splitlines() if "| pass rate" in line)
     assert "| +50 pts | [+0.006, +81] pts |" in row, row
+    assert row.endswith("| exact test p = 0.25: no claim |"), row
 
 
 def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
@@ -305,3 +310,40 @@ def test_bound_text_shows_a_float_s_own_rounding_of_zero_as_zero() -> None:
     assert bound_text(0.1 + 0.2 - 0.3, 3, signed=False) == "0.000"
     assert bound_text(-(0.1 + 0.2 - 0.3)) == "0"
     assert bound_text(2e-9, 3, signed=False) == "0.000000002"  # past the noise: kept
+
+
+def _one_way(pairs: int) -> list[TrialRecord]:
+    """``pairs`` pairs of one case where only the treatment passed."""
+    return records_of([
+        {"case": "fix", "agent": "scripted", "condition": condition, "repeat": repeat,
+         "status": status, "passed": status == "passed", "score": 0}
+        for repeat in range(1, pairs + 1)
+        for condition, status in (("with-plugin", "passed"), ("baseline", "failed"))
+    ])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("pairs", "verdict", "shown"),
+    [
+        (3, "insufficient-data", "exact test p = 0.25: no claim"),
+        (5, "insufficient-data", "exact test p = 0.0625: no claim"),
+        (6, "improved", "improved"),
+    ],
+)
+def test_a_pass_rate_claim_needs_mcnemars_exact_test_in_every_view(
+    pairs: int, verdict: str, shown: str
+) -> None:
+    """Only the treatment passed, in every pair: Newcombe's interval excludes 0 from 3 pairs
+    on, but McNemar's exact test reaches p ≤ 0.05 only at 6 (2 · 0.5⁶ = 0.031). The verdict is
+    the overall's, the case's and the slice's alike, and the Markdown's row (the HTML report's
+    and the viewer's) says it; the A/B gate, on the interval, passes all the same."""
+    records = _one_way(pairs)
+    report = analyse_ab(records, "with-plugin", "baseline")
+    for group in (report.overall, report.cases[0]):
+        rate = group.comparisons["passRate"]
+        assert rate.verdict == verdict and rate.ci_low is not None and rate.ci_low > 0
+    assert report.to_dict()["overall"]["comparisons"]["passRate"]["exactP"] == 2 * 0.5**pairs
+    _, rows = ab_overall_table(report)
+    assert rows[0][0] == "pass rate" and rows[0][-1] == shown
+    gate = ab_gate(records, "with-plugin", "baseline", max_pass_rate_drop=0.0)
+    assert gate.passed and gate.ci_low is not None and gate.ci_low > 0

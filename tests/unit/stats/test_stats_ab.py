@@ -218,3 +218,73 @@ def test_too_few_pairs_counts_pairs() -> None:
     assert result.note == "2 pairs: fewer than 3, no claim."
     one = compare_samples("score", [1.0], [2.0], higher_is_better=True, paired=True)
     assert one.note == "1 pair: fewer than 3, no claim."
+
+
+def _pairs(both: int, up: int, down: int, neither: int) -> tuple[list[float], list[float]]:
+    """Paired outcomes from the four counts: both passed, only the treatment, only the
+    baseline, neither (treatment's list, baseline's list)."""
+    counts = ((1.0, 1.0, both), (1.0, 0.0, up), (0.0, 1.0, down), (0.0, 0.0, neither))
+    pairs = [(t, b) for t, b, count in counts for _ in range(count)]
+    return [t for t, _ in pairs], [b for _, b in pairs]
+
+
+@pytest.mark.parametrize(
+    ("both", "up", "down", "neither", "exact_p", "verdict"),
+    [
+        # 3 of 3 discordant one way: 2 * 0.5**3 = 0.25. Newcombe's interval [+0.21, +1]
+        # excludes 0, and used to make it "improved".
+        (0, 3, 0, 0, 0.25, "insufficient-data"),
+        (0, 0, 3, 0, 0.25, "insufficient-data"),
+        # 5 of 5: 2 * 0.5**5 = 0.0625 > 0.05, the interval [+0.39, +1] notwithstanding.
+        (0, 5, 0, 0, 0.0625, "insufficient-data"),
+        # 6 of 6: 2 * 0.5**6 = 0.03125 <= 0.05, and the interval [+0.45, +1]: a claim.
+        (0, 6, 0, 0, 0.03125, "improved"),
+        (0, 0, 6, 0, 0.03125, "regressed"),
+        # Concordant pairs do not count: 5 of 5 discordant among 15 pairs, interval
+        # [+0.049, +0.54], p = 0.0625.
+        (5, 5, 0, 5, 0.0625, "insufficient-data"),
+        # Mixed: 7 against 1, p = 2 * (1 + 8) / 2**8 = 0.0703125, interval [+0.058, +0.96].
+        (0, 7, 1, 0, 0.0703125, "insufficient-data"),
+        # 8 against 1, p = 2 * (1 + 9) / 2**9 = 0.0390625, interval [+0.13, +0.96].
+        (0, 8, 1, 0, 0.0390625, "improved"),
+        # 10 against 2: p = 2 * (1 + 12 + 66) / 2**12 = 0.03857421875.
+        (0, 10, 2, 0, 0.03857421875, "improved"),
+        # The interval includes 0 (4 against 1): unchanged, whatever the test (p = 0.375).
+        (0, 4, 1, 0, 0.375, "unchanged"),
+    ],
+)
+def test_a_paired_rate_claims_only_what_mcnemars_exact_test_supports(
+    both: int, up: int, down: int, neither: int, exact_p: float, verdict: str
+) -> None:
+    treatment, baseline = _pairs(both, up, down, neither)
+    result = compare_samples("passRate", treatment, baseline, higher_is_better=True, paired=True)
+    assert result.exact_p == pytest.approx(exact_p, rel=1e-12)
+    assert result.verdict == verdict
+    assert result.ci is not None  # the interval is kept, a claim or not
+
+
+def test_a_withheld_rate_claim_says_why() -> None:
+    treatment, baseline = _pairs(0, 3, 0, 0)
+    result = compare_samples("passRate", treatment, baseline, higher_is_better=True, paired=True)
+    assert result.note == (
+        "95% score interval of the proportions' delta [0.2059, 1] excludes 0, but McNemar's "
+        "exact test of the 3 discordant pairs (3 vs 0) gives p = 0.25, and a 95% claim needs "
+        "p ≤ 0.05: no claim."
+    )
+
+
+def test_an_unpaired_rate_claims_only_what_fishers_exact_test_supports() -> None:
+    """3/3 against 0/3: Newcombe's hybrid interval [+0.21, +1] excludes 0, but Fisher's exact
+    test gives 2 / C(6, 3) = 0.1; 4/4 against 0/4 gives 2 / C(8, 4) = 0.0286, a claim."""
+    three = compare_samples("passRate", [1.0] * 3, [0.0] * 3, higher_is_better=True)
+    assert (three.verdict, three.exact_p) == ("insufficient-data", pytest.approx(0.1))
+    assert "Fisher's exact test of 3/3 vs 0/3 gives p = 0.1" in three.note
+    four = compare_samples("passRate", [0.0] * 4, [1.0] * 4, higher_is_better=True)
+    assert (four.verdict, four.exact_p) == ("regressed", pytest.approx(2 / 70))
+
+
+def test_only_rates_get_an_exact_test() -> None:
+    result = compare_samples("score", BETTER, BASE, higher_is_better=True)
+    assert result.exact_p is None
+    few = compare_samples("passRate", [1.0, 1.0], [0.0, 0.0], higher_is_better=True, paired=True)
+    assert (few.verdict, few.exact_p) == ("insufficient-data", None)

@@ -71,4 +71,5 @@ def test_field_names_match_the_contract() -> None:
         "ci",
         "verdict",
         "note",
+        "exact_p",
     ]

@@ -215,3 +215,30 @@ def test_paired_delta_interval_covers_at_its_level() -> None:
             hits += low <= p_first - p_second <= high
             trials += 1
     assert hits / trials >= 0.93
+
+
+@pytest.mark.parametrize(
+    ("first_only", "second_only", "expected"),
+    [(0, 0, 1.0), (3, 0, 0.25), (0, 5, 0.0625), (6, 0, 0.03125), (7, 1, 0.0703125),
+     (2, 2, 1.0), (10, 2, 0.03857421875)],
+)  # fmt: skip
+def test_mcnemar_exact_p_is_the_two_sided_sign_test(
+    first_only: int, second_only: int, expected: float
+) -> None:
+    from proctor.stats.rates import mcnemar_exact_p
+
+    assert mcnemar_exact_p(first_only, second_only) == pytest.approx(expected, rel=1e-12)
+
+
+def test_fisher_exact_p_matches_the_enumerated_tables() -> None:
+    """Two-sided: every table of the same margins no more likely than the observed one. 3/5 vs
+    1/5: tables of 4 successes, weights C(5,k)·C(5,4−k) = 5, 50, 100, 50, 5 of 210, the
+    observed (k=3) 50, so p = (5 + 50 + 50 + 5) / 210."""
+    from proctor.stats.rates import fisher_exact_p
+
+    assert fisher_exact_p((3, 3), (0, 3)) == pytest.approx(0.1)
+    assert fisher_exact_p((3, 5), (1, 5)) == pytest.approx(110 / 210)
+    assert fisher_exact_p((2, 4), (2, 4)) == 1.0
+    assert fisher_exact_p((0, 0), (2, 4)) == 1.0
+    with pytest.raises(ValueError):
+        fisher_exact_p((4, 3), (0, 3))

@@ -108,6 +108,9 @@ def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
         return c.verdict
     if min(c.n_treatment, c.n_baseline) < min_samples:
         return no_claim(min_samples, noun)
+    if c.exact_p is not None and c.ci_low is not None:
+        # A rate's interval excludes 0, its exact test does not agree (its note says which).
+        return f"exact test p = {c.exact_p:.3g}: no claim"
     # Enough samples, too few for a bootstrap's claim (its note says why).
     if c.n_treatment == c.n_baseline:
         return f"{plural(c.n_treatment, noun)}: too few for a claim"
@@ -233,6 +236,8 @@ def render_ab_markdown(report: ABReport) -> str:
         "rest.",
         f"- Claims need at least {plural(n, 'pair')}, and a measure that "
         "varies from pair to pair at least 6 pairs.",
+        "- A rate's claim needs McNemar's exact test of the pairs whose outcome differs at "
+        "p ≤ 0.05 as well as its CI: at least 6 such pairs, all one way.",
         f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall",
@@ -361,6 +366,8 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
         f"at least {plural(n, 'scored trial')} on each side (4 for a median that varies), "
         "and the overall comparison at least 6 groups for a figure that varies.",
+        "- A rate's claim needs an exact test at p ≤ 0.05 as well as its CI: Fisher's in a "
+        "group, McNemar's of the groups whose outcome differs overall.",
         f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall (groups in both runs)",

@@ -74,6 +74,7 @@ def metric_comparison(c: Comparison) -> MetricComparison:
         confidence=c.ci.confidence if c.ci else None,
         verdict=c.verdict,
         note=c.note,
+        exact_p=c.exact_p,
     )
 
 
