@@ -133,13 +133,14 @@ def command(
         read_marks,
         refuse_a_file,
     )
+    from proctor.history.kin import kin_of
     from proctor.history.projects import (
         name_hashed_projects,
         same_project,
         unreadable_project_roots,
     )
     from proctor.history.record import SessionRecord
-    from proctor.history.replay import Filters, replay
+    from proctor.history.replay import Filters, Other, replay
     from proctor.history.sources import OTHER_AGENTS_ONLY, find_sessions, sessions_under
     from proctor.history.summary import (
         history_json,
@@ -257,8 +258,17 @@ def command(
         # each response is given its one session (the other may be out of the window).
         everywhere = Filters(project=filters.project)
         listed = len(unavailable)
+        # The Claude Code sessions --project leaves out, with what tells their kin (a fork or a
+        # copy of one of its sessions kept in another project's folder: see history/kin).
+        others: list[Other] | None = [] if filters.project is not None else None
         results = replay(
-            sessions, everywhere, pricing, workers=workers, cache=cache, metrics=metrics
+            sessions,
+            everywhere,
+            pricing,
+            workers=workers,
+            cache=cache,
+            metrics=metrics,
+            others=others,
         )
         try:
             for result in results:
@@ -273,12 +283,25 @@ def command(
             results.close()
             _save(cache, sessions)
             raise
+
+        def measure(them: list[Session]) -> list[SessionRecord]:
+            """Sessions of other projects measured in full (as a replay of every project)."""
+            found = replay(them, Filters(), pricing, workers=workers, cache=cache, metrics=metrics)
+            return [record for record in found if isinstance(record, SessionRecord)]
+
         try:
+            # Their families told as a replay of every project tells them, then left out.
+            mine = {record.path for record in replayed}
+            kin = kin_of(replayed, others, measure) if others else []
+            replayed += kin
             if any_response_shared(replayed) or any_family(replayed):  # rare: a fork, a copy
-                unavailable += forks_measured_apart(
-                    replayed, pricing, filters.project, cache, workers=workers, metrics=metrics
+                told = forks_measured_apart(
+                    replayed, pricing, None, cache, workers=workers, metrics=metrics
                 )
                 count_each_response_once(replayed, pricing)  # a response copied otherwise: once
+                unavailable += [u for u in told if u.path in mine]
+            if kin:
+                replayed = [record for record in replayed if record.path in mine]
         finally:  # the summaries (and the forks' measures) kept, Ctrl-C or not
             _save(cache, sessions)
         replayed, copied = each_session_once(replayed)  # a Codex or Gemini CLI file's copy

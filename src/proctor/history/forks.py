@@ -305,7 +305,8 @@ _METRICS: MetricsConfig | None = None
 
 def _measure(job: Measure) -> bytes | Unavailable | None:
     _, session, copied = job
-    return measure_session(session, _PROJECT, _PRICING, copied, _METRICS)
+    found = measure_session(session, _PROJECT, _PRICING, copied, _METRICS)
+    return None if isinstance(found, tuple) else found  # (no kin asked for: never a tuple)
 
 
 def _apply(

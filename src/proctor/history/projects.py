@@ -13,7 +13,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from proctor.models.io import escape_surrogates
 from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
@@ -53,6 +55,78 @@ def session_project(session: Session) -> str | None:
         if found:
             return cwd
     return None
+
+
+Kin = tuple["str | None", "int | None"]
+"""What a Claude Code session of another project than ``--project`` is told by, from its
+first lines, when a family of forks and copies is looked for (see
+:mod:`proctor.history.kin`): the session id its first line carries, and the digest of its
+first response (None for either not found)."""
+
+
+class _Message(msgspec.Struct, gc=False):
+    id: Any = None
+    model: Any = None
+    usage: Any = None
+
+
+class _Answer(msgspec.Struct, gc=False):
+    """What a response's digest is told from (any other field is skipped, unbuilt)."""
+
+    type: Any = None
+    requestId: Any = None
+    message: _Message | None = None
+
+
+_answer = msgspec.json.Decoder(_Answer).decode
+
+
+def claude_head(path: Path) -> tuple[str | None, Kin]:
+    """A Claude Code session's folder, as :func:`session_project` finds it, with its
+    :data:`Kin`, in one read of its first lines: up to its first response, or
+    :data:`~proctor.transcripts.lines.HEADER_LINES` lines past its folder. The lines after
+    the folder's are decoded only when they may be a response, and then only for its ids."""
+    from proctor.transcripts.claude.records import response_digest
+
+    found = False
+    cwd = session_id = None
+    past = 0
+    try:
+        with open_regular(path) as fh:
+            for line in fh:
+                if line.isspace():
+                    continue
+                if not found:  # as session_project reads them
+                    record = decode_line(line)
+                    if isinstance(record, dict):
+                        found, cwd = head_cwd(record, True)
+                        if session_id is None and isinstance(name := record.get("sessionId"), str):
+                            session_id = name
+                    if not found:
+                        continue
+                else:
+                    past += 1
+                    if past > HEADER_LINES:
+                        break
+                if b'"assistant"' not in line:
+                    continue
+                try:
+                    answer = _answer(line)
+                except (msgspec.DecodeError, RecursionError):
+                    continue
+                message = answer.message
+                # (A response is counted, and given its digest, when its line names its model.)
+                if (
+                    answer.type == "assistant"
+                    and message is not None
+                    and message.id is not None
+                    and type(message.usage) is dict
+                    and message.model
+                ):
+                    return cwd, (session_id, response_digest(str(message.id), answer.requestId))
+    except OSError:
+        pass
+    return cwd, (session_id, None)
 
 
 def _gemini_project(path: Path) -> str | None:

@@ -27,7 +27,7 @@ from proctor.errors import ProctorError
 from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.layout import Session
 from proctor.history.parts import claude_parts, forget_listings, gemini_parts, parts_for_stamp
-from proctor.history.projects import same_project, session_project
+from proctor.history.projects import Kin, claude_head, same_project, session_project
 from proctor.history.record import SessionRecord, local_start, records_of, set_responses
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
@@ -117,14 +117,18 @@ def measure_session(
     pricing: PriceTable,
     inherited: frozenset[str] = frozenset(),
     metrics: MetricsConfig | None = None,
-) -> bytes | Unavailable | None:
+    *,
+    keyed: bool = False,
+) -> bytes | Unavailable | Kin | None:
     """The summary of one session as JSON (what crosses a process boundary and what the cache
     keeps); None when it ran in another project than ``project_filter``, which is told from
-    the file's first lines before any parsing. ``inherited``: the uuids of the lines a Claude
-    Code fork copied from an earlier session, left out (see :mod:`proctor.history.forks`).
-    ``metrics``: the project's check patterns and rule thresholds (default: proctor's)."""
+    the file's first lines before any parsing (with ``keyed``, a Claude Code session's
+    :data:`~proctor.history.projects.Kin` instead, read in the same lines). ``inherited``: the
+    uuids of the lines a Claude Code fork copied from an earlier session, left out (see
+    :mod:`proctor.history.forks`). ``metrics``: the project's check patterns and rule
+    thresholds (default: proctor's)."""
     try:
-        return _measure(session, project_filter, pricing, inherited, metrics)
+        return _measure(session, project_filter, pricing, inherited, metrics, keyed)
     except Exception as exc:
         reason = f"could not be measured: {type(exc).__name__}: {exc}"
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
@@ -136,14 +140,19 @@ def _measure(
     pricing: PriceTable,
     inherited: frozenset[str],
     metrics: MetricsConfig | None,
-) -> bytes | Unavailable | None:
+    keyed: bool,
+) -> bytes | Unavailable | Kin | None:
     # A Claude Code parse reads the session's folder itself; read beforehand, it only spares
     # parsing the sessions of other projects.
     project = None
     if project_filter is not None or not _is_claude(session):
-        project = session_project(session)
+        kin = None
+        if project_filter is not None and keyed and _is_claude(session):
+            project, kin = claude_head(session.path)  # read in the same lines
+        else:
+            project = session_project(session)
         if project_filter is not None and not same_project(project, project_filter):
-            return None
+            return kin
     try:
         trajectory = _parse(session, project, inherited)
     except (ProctorError, OSError, ValueError) as exc:
@@ -312,6 +321,7 @@ _PROJECT: Path | None = None
 _PRICING = PriceTable()
 _METRICS: MetricsConfig | None = None
 _STAMPER: Stamper | None = None
+_KEYED = False
 _JOBS: list[Job] = []
 
 
@@ -334,9 +344,12 @@ def _start_worker() -> None:
     start_worker()
 
 
+Other = tuple[Session, "SessionRecord | Kin"]
+"""A Claude Code session of another project than the replay's, with its summary (read from
+the cache) or its :data:`~proctor.history.projects.Kin`."""
 Job = tuple[int, Session, "str | None"]
 """A session to measure: its place in the list, and its stamp when the parent took one."""
-Measured = tuple[int, "bytes | Unavailable | None", "str | None"]
+Measured = tuple[int, "bytes | Unavailable | Kin | None", "str | None"]
 
 
 def _measure_job(
@@ -348,7 +361,8 @@ def _measure_job(
         # time, never left with a summary older than its stamp.
         stamp = stamper.stamp(session, parts_for_stamp(session))
     # (The rule settings, one for the whole replay, as set by replay(): see _METRICS.)
-    return index, measure_session(session, project, pricing, metrics=_METRICS), stamp
+    # (The kin of other projects' sessions asked for or not, as set by replay(): see _KEYED.)
+    return index, measure_session(session, project, pricing, metrics=_METRICS, keyed=_KEYED), stamp
 
 
 def _measure_in_worker(job: Job) -> Measured:
@@ -381,16 +395,21 @@ def replay(
     workers: int | None = None,
     cache: SummaryCache | None = None,
     metrics: MetricsConfig | None = None,
+    others: list[Other] | None = None,
 ) -> Generator[SessionRecord | Unavailable, None, None]:
     """Every session replayed, in batches as they finish (in no particular order), on
     ``workers`` processes (default: one per CPU it may use, see
     :func:`~proctor.util.cpus.usable_cpus`). Sessions the filters leave out are not
     yielded. With a ``cache``, a session whose files are unchanged since an earlier replay
     is read from it, and the sessions replayed now are added to it. ``metrics``: the rule
-    settings (default: proctor's). Closing the generator early stops the workers."""
-    global _PROJECT, _PRICING, _METRICS, _STAMPER, _JOBS
+    settings (default: proctor's). With ``others``, each Claude Code session the project
+    filter leaves out is added to it, with its summary when the cache holds one, else with
+    its :data:`~proctor.history.projects.Kin` (see :mod:`proctor.history.kin`). Closing the
+    generator early stops the workers."""
+    global _PROJECT, _PRICING, _METRICS, _STAMPER, _KEYED, _JOBS
     forget_listings()  # listings are kept for one replay only
     _METRICS = metrics  # read by each measure, here and in the workers forked below
+    _KEYED = others is not None and filters.project is not None
     jobs: list[Job] = []
     with collection_paused():
         if cache is None:
@@ -420,6 +439,8 @@ def replay(
                     summary.path = session.file
                 if filters.keeps(summary):
                     yield summary
+                elif others is not None and _elsewhere(summary, filters):
+                    others.append((session, summary))
             del hits, stored
         todo = [session for _, session, _ in jobs]
         stamper = cache.stamper if cache is not None else None
@@ -428,7 +449,7 @@ def replay(
             results: Iterable[Measured] = (
                 _measure_job(job, filters.project, pricing, stamper) for job in jobs
             )
-            yield from _gathered(results, todo, filters, cache, _BATCH)
+            yield from _gathered(results, todo, filters, cache, _BATCH, others)
             return
         _PROJECT, _PRICING, _STAMPER, _JOBS = filters.project, pricing, stamper, jobs
         try:
@@ -444,7 +465,7 @@ def replay(
                 # Summaries are read back while the workers go on: a batch left for the end
                 # would be read back after the last session, with every worker done.
                 batch = min(_BATCH, max(_BATCH_LEAST, len(jobs) // 32))
-                yield from _gathered(results, todo, filters, cache, batch)
+                yield from _gathered(results, todo, filters, cache, batch, others)
         finally:
             _JOBS = []
 
@@ -455,17 +476,21 @@ def _gathered(
     filters: Filters,
     cache: SummaryCache | None,
     size: int,
+    others: list[Other] | None = None,
 ) -> Iterator[SessionRecord | Unavailable]:
     batch: list[tuple[int, bytes, str | None]] = []
     for index, result, stamp in results:
         if isinstance(result, bytes):
             batch.append((index, result, stamp))
             if len(batch) >= size:
-                yield from _checked_in(batch, todo, filters, cache)
+                yield from _checked_in(batch, todo, filters, cache, others)
                 batch = []
+        elif isinstance(result, tuple):  # a Claude Code session of another project
+            if others is not None:
+                others.append((todo[index], result))
         elif result is not None:
             yield result
-    yield from _checked_in(batch, todo, filters, cache)
+    yield from _checked_in(batch, todo, filters, cache, others)
 
 
 def _checked_in(
@@ -473,6 +498,7 @@ def _checked_in(
     todo: list[Session],
     filters: Filters,
     cache: SummaryCache | None,
+    others: list[Other] | None = None,
 ) -> Iterator[SessionRecord | Unavailable]:
     summaries = _each_read([blob for _, blob, _ in batch], trusted=True)
     for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
@@ -486,6 +512,17 @@ def _checked_in(
             cache.put(session, stamp, blob)
         if filters.keeps(summary):
             yield summary
+        elif others is not None and _elsewhere(summary, filters):
+            others.append((session, summary))
+
+
+def _elsewhere(summary: SessionRecord, filters: Filters) -> bool:
+    """Whether a summary is of a Claude Code session the project filter leaves out."""
+    return (
+        summary.agent == "claude-code"
+        and filters.project is not None
+        and not same_project(summary.project, filters.project)
+    )
 
 
 def _each_read(blobs: list[bytes], *, trusted: bool = False) -> list[SessionRecord | None]:
