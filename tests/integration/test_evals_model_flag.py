@@ -39,7 +39,7 @@ def test_a_model_given_to_the_scripted_agent_is_warned_of(proctor: Run, tmp_path
 
 
 def test_the_warning_names_the_cases_on_the_scripted_agent_when_not_all_are() -> None:
-    from proctor.session.evals import scripted_agent_model
+    from proctor.session.eval_settings import scripted_agent_model
 
     said = scripted_agent_model("opus", "--model", ["a", "b", "c", "d"], 6)
     assert said.startswith(

@@ -151,14 +151,8 @@ def command(
     from proctor.evals.discover import imported_once
     from proctor.execute.events import Subscriber
     from proctor.session.eval_choice import nothing_chosen, selection
-    from proctor.session.evals import (
-        EvalRequest,
-        listing,
-        plan_evals,
-        project_config,
-        project_of,
-        run_evals,
-    )
+    from proctor.session.eval_settings import project_config
+    from proctor.session.evals import EvalRequest, listing, plan_evals, project_of, run_evals
 
     # Every key of the environment and ./.env is masked in what this run writes and prints.
     register_user_keys()
@@ -270,12 +264,8 @@ def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:
     from proctor.errors import Problems
     from proctor.evals.discover import EvalFileProblems
     from proctor.session.eval_choice import selection
-    from proctor.session.evals import (
-        point_problems,
-        project_config,
-        project_of,
-        settings_problems,
-    )
+    from proctor.session.eval_settings import point_problems, project_config, settings_problems
+    from proctor.session.evals import project_of
 
     where = str(request.dir.resolve() / "evals")
     try:
@@ -324,7 +314,7 @@ def _render_dry_run(plan: EvalPlan, request: EvalRequest) -> str:
     by some of its iterations is named by theirs, in the order they run), then the run's
     concurrency, reporters and results folder."""
     from proctor.plan.render import MATRIX_GAPS, MATRIX_WIDTHS
-    from proctor.session.evals import case_timeout_ms
+    from proctor.session.eval_settings import case_timeout_ms
     from proctor.util.text import columns
 
     trials = sum(len(picked) for _, picked in plan.chosen)

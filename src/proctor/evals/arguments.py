@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 from proctor.evals import define
-from proctor.evals.context import TestContext, TurnResult
+from proctor.evals.context import TestContext
 from proctor.evals.judges import Judge
 from proctor.evals.names import innermost
+from proctor.evals.turns import TurnResult
 from proctor.evaluators.gates import expect
 from proctor.evaluators.gates.vocabulary import Gates
 

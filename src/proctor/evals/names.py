@@ -22,8 +22,9 @@ import sys
 from collections.abc import Iterable
 from types import TracebackType
 
-from proctor.evals.context import TestContext, TurnResult
+from proctor.evals.context import TestContext
 from proctor.evals.judges import Judge
+from proctor.evals.turns import TurnResult
 
 _CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from proctor.drive.driver import TurnOutcome
-from proctor.evals.context import TestContext, TurnState
+from proctor.evals.context import TestContext
+from proctor.evals.turns import TurnState
 from proctor.models.trajectory import Event, ToolCall, ToolResult
 
 

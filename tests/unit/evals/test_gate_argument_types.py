@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from proctor.drive.driver import TurnOutcome
-from proctor.evals.context import TestContext, TurnResult, TurnState
+from proctor.evals.context import TestContext
+from proctor.evals.turns import TurnResult, TurnState
 from proctor.models.trajectory import SkillEvent, SubagentEvent
 
 Call = Callable[[TestContext], Any]

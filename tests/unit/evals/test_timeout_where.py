@@ -6,8 +6,9 @@ from __future__ import annotations
 import traceback
 
 from proctor.drive.driver import TurnOutcome
-from proctor.evals.context import TestContext, TurnState
+from proctor.evals.context import TestContext
 from proctor.evals.conversation import _where
+from proctor.evals.turns import TurnState
 
 FRAMES = [
     traceback.FrameSummary("/p/lib.py", 3, "f"),

@@ -11,8 +11,9 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from proctor.drive.driver import TurnOutcome
-from proctor.evals.context import TestContext, TurnState
+from proctor.evals.context import TestContext
 from proctor.evals.conversation import _unplayed
+from proctor.evals.turns import TurnState
 from proctor.scripted.offered import played_steps
 
 PLAN = {
