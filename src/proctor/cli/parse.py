@@ -141,8 +141,10 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
 
     # A file name that is not UTF-8 is shown with its bytes escaped (bad\xffname).
     path = orjson.dumps(escape_surrogates(str(file)))
-    out.write(b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + path)
-    out.write(b', "events": [')
+    # Written with the first event, or at the end: a file the parser refuses before it hands
+    # one on (another program's JSON, an older Gemini CLI chat cut short) leaves no half
+    # document on standard output, only the error.
+    opening = b'{"format": ' + orjson.dumps(fmt) + b', "path": ' + path + b', "events": ['
     separator = b"\n"
 
     def sink(event: dict[str, Any]) -> None:
@@ -152,10 +154,14 @@ def stream_json(file: Path, fmt: str, out: BinaryIO) -> None:
         except TypeError:  # a lone surrogate (half an emoji) in the transcript's text
             text = json.dumps(event, ensure_ascii=False)
             data = escape_surrogates(text, json_string=True).encode()
+        if separator == b"\n":
+            out.write(opening)
         out.write(separator + data)
         separator = b",\n"
 
     trajectory, check = _stream(file, fmt, sink)
+    if separator == b"\n":  # no event
+        out.write(opening)
     tail = trajectory.model_dump(by_alias=True, exclude_none=True, mode="json", exclude={"events"})
     tail.pop("format", None)
     if check is not None:

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from proctor.cli.parse import command
+from proctor.errors import ConfigError
 from proctor.transcripts.builder import WINDOW
 from proctor.transcripts.claude import parse_claude_session
 from proctor.transcripts.detect import locate, parse_any, stream_parse
@@ -136,6 +137,33 @@ def test_json_output_is_one_document_with_one_event_per_line() -> None:
     }
     lines = result.output.splitlines()
     assert len(lines) == len(data["events"]) + 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"sessionId": "s", "projectHash": "p", "messages": [{"id": "1", "type": "user"',
+        '{"name": "a package.json", "messages": []}',
+    ],
+)
+def test_json_output_of_a_file_the_parser_refuses_is_no_half_document(
+    tmp_path: Path, text: str
+) -> None:
+    chat = tmp_path / "session-2026-01-01T10-00-abcd1234.json"
+    chat.write_text(text)
+    result = CliRunner().invoke(command, [str(chat), "--agent", "gemini-cli", "--json"])
+    assert isinstance(result.exception, ConfigError)  # exit 2, said by proctor's main
+    assert str(chat) in str(result.exception)
+    assert result.stdout == ""
+
+
+def test_json_output_of_a_file_without_events_is_one_document(tmp_path: Path) -> None:
+    empty = tmp_path / "s.jsonl"
+    empty.write_text("")
+    result = CliRunner().invoke(command, [str(empty), "--agent", "codex", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["events"] == [] and data["format"] == "codex"
 
 
 def test_text_output_of_an_empty_file_still_has_its_header(tmp_path: Path) -> None:
