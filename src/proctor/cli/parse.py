@@ -54,7 +54,8 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     folder, any folder with sessions below it): of several sessions, the newest is shown, with
     a note. Events are printed as they are parsed, so a transcript of any size runs in flat
     memory; their times are on this machine's clock, under their date, as `proctor history`
-    takes its days. An empty file or a file in no known format is an error (exit 2).
+    takes its days. An empty file or a file in no known format is an error (exit 2), unless
+    --agent names the format to read it as.
     """
     from proctor.session.transcript import session_in
 
