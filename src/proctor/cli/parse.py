@@ -234,7 +234,8 @@ def _short(text: str | None, width: int) -> str:
 
 
 def describe(event: Event) -> str:
-    """One line of text for an event (without its number, time and type)."""
+    """One line of text for an event (without its number, time and type); a subagent's
+    event, whatever its type, begins ``[sidechain]``."""
     side = "[sidechain] " if event.sidechain else ""
     if isinstance(event, ToolCall):
         detail = json.dumps(event.input or {}, ensure_ascii=False)
@@ -254,13 +255,13 @@ def describe(event: Event) -> str:
         )
     if isinstance(event, TurnEnd):
         took = f"{event.duration_ms:.0f} ms" if event.duration_ms is not None else ""
-        return f"{took} {event.text or ''}".strip()
+        return side + f"{took} {event.text or ''}".strip()
     if isinstance(event, OtherEvent):
         raw = event.raw if isinstance(event.raw, str) else json.dumps(event.raw, ensure_ascii=False)
         body = event.text if event.text is not None else raw
-        return f"{event.record_type}: {body}"
+        return f"{side}{event.record_type}: {body}"
     if isinstance(event, HookEvent):
-        return f"{event.name} {event.command or ''} exit={event.exit_code}"
+        return f"{side}{event.name} {event.command or ''} exit={event.exit_code}"
     if isinstance(event, SkillEvent | SubagentEvent):
         return f"{side}{event.name or ''}".strip()
     return f"{side}{event.text or ''}"

@@ -170,6 +170,26 @@ def test_a_codex_rollout_is_read_with_its_subagents_threads(tmp_path: Path) -> N
     assert [bool(e.get("sidechain")) for e in alone["events"]] == [False] * len(alone["events"])
 
 
+def test_every_event_of_a_subagent_s_thread_is_marked_in_the_text(tmp_path: Path) -> None:
+    """A forked subagent's harness messages and its note of the history it inherited are its
+    own, not the main thread's: shown as every other event of its thread is."""
+    threads = FIXTURES / "codex" / "threads" / "fork"
+    home = tmp_path / ".codex" / "sessions" / "2026" / "12" / "02"
+    home.mkdir(parents=True)
+    for rollout in threads.glob("rollout-*.jsonl"):
+        (home / rollout.name).write_bytes(rollout.read_bytes())
+    parent = home / "rollout-2026-12-02T18-46-40-01a23814-8c5a-7df2-b169-268a1aa10d94.jsonl"
+    sides = [bool(e.get("sidechain")) for e in run(str(parent))["events"]]
+    result = CliRunner().invoke(command, [str(parent)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stdout.splitlines() if line[:4].strip().isdigit()]
+    assert len(lines) == len(sides) and any(sides)
+    for line, side in zip(lines, sides, strict=True):
+        assert ("[sidechain] " in line) == side, line
+    inherited = next(line for line in lines if "inherited-history" in line)
+    assert "[sidechain] inherited-history: history inherited from thread" in inherited
+
+
 def test_a_folder_shows_its_newest_session_as_history_lists_them(tmp_path: Path) -> None:
     """The newest file that is a session: not a subagent's thread (its session is), not a file
     that holds a title alone (older Claude Code releases wrote them beside a session)."""
