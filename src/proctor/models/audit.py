@@ -51,7 +51,8 @@ class AuditComponent(CamelModel):
     """Hooks: the event (``PreToolUse``, ``BeforeTool``, …)."""
     matcher: str | None = None
     command: str | None = None
-    """Hooks: the command run; MCP stdio servers: the command line."""
+    """Hooks: the command run (a prompt hook's prompt, an http hook's url, an mcp_tool hook's
+    "MCP tool 't' of server 's'"); MCP stdio servers: the command line."""
     url: str | None = None
     """MCP servers over HTTP or SSE."""
     transport: str | None = None

@@ -697,6 +697,172 @@ def test_a_plugin_manifest_whose_hooks_claude_code_refuses_skips_the_whole_plugi
     assert loaded(by_flag, "hook") == [] and loaded(by_flag, "skill") == []
 
 
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        (
+            {"name": "my plugin"},
+            'field \'name\' must not contain spaces (kebab-case, such as "my-plugin"), got the string "my plugin"',
+        ),
+        ({}, "field 'name' is missing (the plugin's name, such as \"my-plugin\")"),
+        ({"name": ""}, "field 'name' must be a non-empty string, got the string \"\""),
+        ({"name": 5}, "field 'name' must be a non-empty string, got 5"),
+        ({"name": "p", "version": 1}, "field 'version' must be a string, got 1"),
+        ({"name": "p", "description": None}, "field 'description' must be a string, got null"),
+        (
+            {"name": "p", "author": {"email": "a@b"}},
+            "field 'author' must be an object with a non-empty string 'name' (and string "
+            "'email', 'url'), got an object",
+        ),
+        (
+            {"name": "p", "keywords": "k"},
+            "field 'keywords' must be a list of strings, got the string \"k\"",
+        ),
+        (
+            {"name": "p", "defaultEnabled": "yes"},
+            "field 'defaultEnabled' must be true or false, got the string \"yes\"",
+        ),
+        (
+            {"name": "p", "homepage": "example.test"},
+            "field 'homepage' must be a URL (scheme and host, such as "
+            'http://localhost:8080/hook), got the string "example.test"',
+        ),
+        (
+            {"name": "p", "dependencies": ["other plugin"]},
+            "field 'dependencies' must be a list of plugin names (\"name\" or "
+            '"name@marketplace", or objects with them), got a list',
+        ),
+        (
+            {"name": "p", "agents": ["./agents/a.txt"]},
+            "field 'agents' must be a path starting with ./ and ending in .md, or a list of "
+            "those, got a list",
+        ),
+        (
+            {"name": "p", "skills": "skills/extra"},
+            "field 'skills' must be a path starting with ./, or a list of those, got the string "
+            '"skills/extra"',
+        ),
+        (
+            {"name": "p", "commands": {"about": {"source": "./a.md", "content": "# About"}}},
+            "field 'commands' must be a path starting with ./, a list of those, or an object of "
+            "commands each with 'source' or 'content' (not both), got an object",
+        ),
+        (
+            {"name": "p", "mcpServers": 5},
+            "field 'mcpServers' must be a ./….json path, an .mcpb or .dxt bundle, an object of "
+            "servers, or a list of those, got 5",
+        ),
+        (
+            {"name": "p", "userConfig": {"1st": {}}},
+            "field 'userConfig' must be an object whose keys are identifiers (letters, digits, "
+            "underscore; no leading digit), got an object",
+        ),
+    ],
+)
+def test_a_plugin_manifest_claude_code_refuses_skips_the_whole_plugin(
+    tmp_path: Path, fields: dict[str, Any], said: str
+) -> None:
+    """Claude Code 2.1.197 checks the whole manifest against its schema before it loads the
+    plugin ("Plugin … has an invalid manifest file"): a name with a space, no name, a known
+    field of the wrong type costs the plugin, its skills and hooks included."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    folder = installed_plugin(tmp_path)
+    write(folder / "hooks/hooks.json", {"hooks": {"Stop": [STOP]}})
+    manifest = write(folder / ".claude-plugin/plugin.json", fields)
+    result = audit_agent("claude-code", tmp_path, None)
+    whole = "Claude Code skips this whole plugin (its manifest is invalid)"
+    assert result.problems == [f"{manifest}: {said}; {whole}"]
+    (plugin,) = [c for c in result.components if c.kind == "plugin"]
+    assert plugin.decoy == f"{whole} ({said})"
+    assert loaded(result, "hook") == [] and loaded(result, "skill") == []
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(folder)
+    assert str(caught.value) == f"{manifest}: {said}; {whole}"
+    by_flag = audit_agent("claude-code", tmp_path / "empty", None, ["--plugin-dir", str(folder)])
+    assert by_flag.problems == result.problems
+    assert loaded(by_flag, "plugin") == [] and loaded(by_flag, "skill") == []
+
+
+def test_control_a_manifest_with_every_field_of_its_type_loads_the_plugin(tmp_path: Path) -> None:
+    """Names with dots, underscores and capitals pass (only a space is refused); fields Claude
+    Code does not know are ignored."""
+    folder = installed_plugin(tmp_path)
+    write(folder / "hooks/hooks.json", {"hooks": {"Stop": [STOP]}})
+    write(folder / "agents/a.md", "")
+    write(
+        folder / ".claude-plugin/plugin.json",
+        {
+            "$schema": "https://example.test/schema.json",
+            "name": "My_Plugin.v2",
+            "displayName": "My Plugin",
+            "version": "1.2.3",
+            "description": "d",
+            "author": {"name": "A", "email": "a@example.test", "url": "https://example.test"},
+            "homepage": "https://example.test/p",
+            "repository": "https://example.test/p.git",
+            "license": "MIT",
+            "keywords": ["k"],
+            "defaultEnabled": True,
+            "dependencies": ["other", "other@mk", {"name": "third", "marketplace": "mk"}],
+            "commands": {"about": {"content": "# About"}},
+            "agents": ["./agents/a.md"],
+            "skills": "./skills",
+            "outputStyles": ["./styles"],
+            "mcpServers": ["./servers.json", {"m": {"command": "m"}}],
+            "lspServers": {"ts": {"command": "ts", "extensionToLanguage": {".ts": "typescript"}}},
+            "monitors": [],
+            "channels": [],
+            "settings": {},
+            "userConfig": {"API_KEY": {"type": "string", "title": "t", "description": "d"}},
+            "experimental": 5,
+            "unknown": None,
+        },
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == []
+    assert loaded(result, "plugin") == ["p@mk"] and loaded(result, "hook") == ["Stop"]
+
+
+def test_an_mcp_tool_hook_is_listed_as_the_tool_it_calls(tmp_path: Path) -> None:
+    """An ``mcp_tool`` handler runs: listed with the MCP tool it calls, not as a matcher with
+    no command; ``hooks test`` names it among the handlers it does not run."""
+    from proctor.addons.hooks import load_hooks
+
+    handler = {"type": "mcp_tool", "server": "guard", "tool": "check", "input": {"a": 1}}
+    path = write(
+        tmp_path / ".claude/settings.json",
+        {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}},
+    )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == []
+    (hook,) = [c for c in result.components if c.kind == "hook"]
+    assert (hook.name, hook.command, hook.decoy) == (
+        "PreToolUse:Bash",
+        "MCP tool 'check' of server 'guard'",
+        None,
+    )
+    source = load_hooks(path)
+    assert source.hooks == ()
+    assert source.skipped == ("PreToolUse: mcp_tool (calls MCP tool 'check' of server 'guard')",)
+
+
+def test_a_manifest_hooks_list_may_hold_inline_hooks(tmp_path: Path) -> None:
+    """Claude Code's manifest schema takes, in a ``hooks`` list, objects of events beside
+    paths, and merges them all."""
+    from proctor.addons.hooks import load_hooks
+
+    folder = installed_plugin(tmp_path)
+    write(folder / "extra.json", {"hooks": {"Stop": [STOP]}})
+    inline = {"SessionStart": [{"hooks": [{"type": "command", "command": "start.sh"}]}]}
+    write(folder / ".claude-plugin/plugin.json", {"name": "p", "hooks": ["./extra.json", inline]})
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == []
+    assert sorted(loaded(result, "hook")) == ["SessionStart", "Stop"]
+    assert sorted(h.command for h in load_hooks(folder).hooks) == ["start.sh", "stop.sh"]
+
+
 def test_control_every_field_of_every_handler_type_of_its_type_is_loaded(tmp_path: Path) -> None:
     common = {"if": "Bash(git *)", "timeout": 1.5, "statusMessage": "checking", "once": True}
     handlers = [

@@ -41,7 +41,7 @@ from proctor.addons.audit.subagent_front_matter import claude_code_agents
 from proctor.addons.hooks.claude_schema import (
     claude_refusal,
     hooks_file_refusal,
-    manifest_hooks_refusal,
+    manifest_refusal,
 )
 from proctor.addons.hooks.sources import CLAUDE_SKIPS
 from proctor.models.audit import AuditComponent
@@ -372,19 +372,21 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
 
 
 def manifest_hooks(reader: Reader, folder: Path, manifest: Path, declared: Any) -> None:
-    """The ``hooks`` of a plugin's manifest: an object of events, or a path or list of paths
-    (relative to the plugin) to files shaped like ``hooks/hooks.json``, which Claude Code runs
-    besides that file."""
-    if isinstance(declared, dict):
-        hooks(reader, declared, manifest, "plugin", agent="claude-code")
-        return
-    paths = [declared] if isinstance(declared, str) else declared
-    for rel in reader.string_list(manifest, "hooks", paths) or []:
-        file = folder / rel
+    """The ``hooks`` of a plugin's manifest: an object of events, a path (relative to the
+    plugin) to a file shaped like ``hooks/hooks.json``, or a list of those, which Claude Code
+    runs besides that file (the manifest's schema, checked before, has passed)."""
+    items = declared if isinstance(declared, list) else [] if declared is None else [declared]
+    for item in items:
+        if isinstance(item, dict):
+            hooks(reader, item, manifest, "plugin", agent="claude-code")
+            continue
+        if not isinstance(item, str):
+            continue
+        file = folder / item
         if os.path.normpath(file) == os.path.normpath(folder / "hooks" / "hooks.json"):
             continue  # read above
         if not reader.is_file(file):
-            reader.problems.append(f"{manifest}: field 'hooks' names {rel}, which is not a file")
+            reader.problems.append(f"{manifest}: field 'hooks' names {item}, which is not a file")
             continue
         plugin_hooks_file(reader, file)
 
@@ -400,11 +402,13 @@ def plugin_hooks_file(reader: Reader, file: Path) -> None:
 
 def plugin_refusal(reader: Reader, folder: Path) -> str | None:
     """Why Claude Code loads nothing of the plugin in ``folder`` (a problem too), or None: its
-    manifest's ``hooks`` fails the manifest's schema (:func:`manifest_hooks_refusal`), which
-    makes the manifest invalid, not only its hooks."""
+    manifest fails the manifest's schema (:func:`manifest_refusal`: a ``name`` missing or
+    with a space, a field of the wrong type, ``hooks`` that fail). No manifest is none to fail
+    (Claude Code names the plugin after its folder); one that does not read is its own
+    problem."""
     manifest = folder / ".claude-plugin" / "plugin.json"
-    declared = as_dict(reader.json(manifest)).get("hooks")
-    refusal = manifest_hooks_refusal(declared) if declared is not None else None
+    data = reader.json(manifest)
+    refusal = manifest_refusal(data) if data is not None else None
     if refusal is None:
         return None
     reader.problems.append(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")

@@ -12,6 +12,7 @@ from typing import Any
 
 from proctor.addons.audit.reading import Reader, Scope, as_dict
 from proctor.addons.hooks.cases import EVENTS
+from proctor.addons.hooks.claude_schema import mcp_tool_called
 from proctor.addons.hooks.sources import CLAUDE_SKIPS
 
 NO_COMMAND = "matcher with no hook command behind it"
@@ -131,26 +132,36 @@ def unknown_event(agent: str, event: str) -> str | None:
 
 def runnable_hook(handler: Mapping[str, Any]) -> bool:
     """A handler that runs something: a ``command``, a ``prompt`` (``type: prompt`` or
-    ``agent``) or, for Claude Code's ``type: http``, a ``url``."""
+    ``agent``), for Claude Code's ``type: http`` a ``url`` and for its ``type: mcp_tool`` a
+    ``server`` and a ``tool``."""
     value = hook_command(handler)
     return isinstance(value, str) and bool(value.strip())
 
 
 def mistyped_key(handler: Mapping[str, Any]) -> str | None:
-    """The field that holds what a typed handler runs (``command``, ``url``, ``prompt``) when
-    it is there but not a string (a command written as a list of words); else None."""
+    """The field that holds what a typed handler runs (``command``, ``url``, ``prompt``, an
+    ``mcp_tool``'s ``server`` and ``tool``) when it is there but not a string (a command
+    written as a list of words); else None."""
     kind = handler.get("type")
     if not isinstance(kind, str):
         return None
-    key = {"command": "command", "http": "url"}.get(kind, "prompt")
-    value = handler.get(key)
-    return key if value is not None and not isinstance(value, str) else None
+    keys = RUN_BY.get(kind, ("prompt",))
+    return next(
+        (k for k in keys if handler.get(k) is not None and not isinstance(handler[k], str)), None
+    )
+
+
+RUN_BY = {"command": ("command",), "http": ("url",), "mcp_tool": ("server", "tool")}
+"""A handler type → the fields saying what it runs (else its ``prompt``)."""
 
 
 def hook_command(handler: Mapping[str, Any]) -> str | None:
-    """What a handler runs: its command line, its prompt, or the url an http hook posts to;
-    None for a handler without a ``type``, which the CLIs never run."""
+    """What a handler runs: its command line, its prompt, the url an http hook posts to, the
+    MCP tool an ``mcp_tool`` hook calls (``MCP tool 'check' of server 'guard'``); None for a
+    handler without a ``type``, which the CLIs never run."""
     kind = handler.get("type")
+    if kind == "mcp_tool":
+        return mcp_tool_called(handler)
     key = {"command": "command", "http": "url"}.get(kind, "prompt") if isinstance(kind, str) else ""
     value = handler.get(key)
     return value if isinstance(value, str) else None

@@ -259,7 +259,6 @@ SHAPES: dict[str, dict[str, type]] = {
     "installed_plugins.json": {"plugins": dict},
     ".claude.json": {"mcpServers": dict, "projects": dict},
     ".mcp.json": {"mcpServers": dict},
-    "plugin.json": {"mcpServers": dict},
     "gemini-extension.json": {"mcpServers": dict},
 }
 """The fields of the agents' configuration files the audit reads, and the shape each must have."""

@@ -225,3 +225,177 @@ def manifest_hooks_refusal(declared: Any) -> str | None:
                 f"{json_kind(item)}"
             )
     return None
+
+
+def mcp_tool_called(handler: Any) -> str | None:
+    """What an ``mcp_tool`` handler calls (``MCP tool 'check' of server 'guard'``), or None
+    when its ``server`` or ``tool`` is no non-empty string."""
+    server, tool = handler.get("server"), handler.get("tool")
+    if not all(isinstance(v, str) and v.strip() for v in (server, tool)):
+        return None
+    return f"MCP tool '{tool}' of server '{server}'"
+
+
+# The rest of a plugin manifest's schema (Claude Code 2.1.197: the zod object its bundled code
+# builds from the manifest's parts, checked by ``safeParse`` as it loads the plugin; a failure
+# throws "Plugin … has an invalid manifest file at …" and the plugin is not loaded). Measured
+# strings: ``name:H.string().min(1,"Plugin name cannot be empty").refine((e)=>!e.includes(" ")``,
+# ``author`` ``name:H.string().min(1,"Author name cannot be empty")``, ``homepage:
+# H.string().url()``, ``keywords:H.array(H.string())``, ``defaultEnabled:H.boolean()``, the
+# dependency pattern ``/^[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?$/``,
+# paths ``H.string().startsWith("./")`` (an agent's also ``.endsWith(".md")``, a file of
+# servers ``.endsWith(".json")``). Fields it does not know are ignored; ``null`` is no absence.
+# ``claude plugin validate`` (the same check) agreed with :func:`manifest_refusal` on every
+# case of the unit tests, passing and failing. A name of capitals, dots or underscores passes
+# ("Claude Code accepts it"; only the marketplace sync asks kebab-case).
+# What is not checked here (left to the CLI): the servers inside ``mcpServers`` and
+# ``lspServers``, each monitor, channel and ``userConfig`` option, and ``experimental``.
+
+DEPENDENCY = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?")
+PLUGIN_NAME_PART = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*")
+OPTION_KEY = re.compile(r"[A-Za-z_]\w*", re.ASCII)
+
+
+def _path(suffix: str = "") -> Check:
+    ending = f" and ending in {suffix}" if suffix else ""
+    return (
+        lambda v: isinstance(v, str) and v.startswith("./") and v.endswith(suffix),
+        f"a path starting with ./{ending}",
+    )
+
+
+def _one_or_list(check: Check) -> Check:
+    test, expected = check
+    return (
+        lambda v: test(v) or (isinstance(v, list) and all(test(item) for item in v)),
+        f"{expected}, or a list of those",
+    )
+
+
+def _dependency(value: Any) -> bool:
+    if isinstance(value, str):
+        return DEPENDENCY.fullmatch(value) is not None
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return False
+    parts = [value["name"], *([value["marketplace"]] if "marketplace" in value else [])]
+    return all(isinstance(p, str) and PLUGIN_NAME_PART.fullmatch(p) for p in parts)
+
+
+def _command_entry(value: Any) -> bool:
+    """A ``commands`` object's entry: its ``source`` (a ``./`` path) or its ``content``
+    (inline markdown), not both, and its other fields of their type."""
+    if not isinstance(value, dict):
+        return False
+    fields: dict[str, Check] = {
+        "source": _path(),
+        "content": STRING,
+        "description": STRING,
+        "argumentHint": STRING,
+        "model": STRING,
+        "allowedTools": STRINGS,
+    }
+    if any(key in value and not test(value[key]) for key, (test, _) in fields.items()):
+        return False
+    return bool(value.get("source")) != bool(value.get("content"))
+
+
+def _server_files(value: Any) -> bool:
+    """``mcpServers``: a ``./….json`` file, a ``./`` path or URL to an ``.mcpb``/``.dxt``
+    bundle, an object of servers, or a list of those."""
+
+    def one(item: Any) -> bool:
+        if isinstance(item, dict):
+            return True
+        if not isinstance(item, str):
+            return False
+        bundle = item.endswith((".mcpb", ".dxt"))
+        if item.startswith("./"):
+            return item.endswith(".json") or bundle
+        return bundle and web_url(item)
+
+    return one(value) or (isinstance(value, list) and all(one(v) for v in value))
+
+
+MANIFEST_FIELDS: dict[str, Check] = {
+    "$schema": STRING,
+    "displayName": STRING,
+    "version": STRING,
+    "description": STRING,
+    "author": (
+        lambda v: (
+            isinstance(v, dict)
+            and isinstance(v.get("name"), str)
+            and v["name"] != ""
+            and all(isinstance(v[k], str) for k in ("email", "url") if k in v)
+        ),
+        "an object with a non-empty string 'name' (and string 'email', 'url')",
+    ),
+    "homepage": URL,
+    "repository": STRING,
+    "license": STRING,
+    "keywords": STRINGS,
+    "defaultEnabled": BOOLEAN,
+    "dependencies": (
+        lambda v: isinstance(v, list) and all(_dependency(d) for d in v),
+        'a list of plugin names ("name" or "name@marketplace", or objects with them)',
+    ),
+    "commands": (
+        lambda v: (
+            _one_or_list(_path())[0](v)
+            or (isinstance(v, dict) and all(_command_entry(e) for e in v.values()))
+        ),
+        "a path starting with ./, a list of those, or an object of commands each with "
+        "'source' or 'content' (not both)",
+    ),
+    "agents": _one_or_list(_path(".md")),
+    "skills": _one_or_list(_path()),
+    "outputStyles": _one_or_list(_path()),
+    "themes": _one_or_list(_path()),
+    "workflows": _one_or_list(_path()),
+    "mcpServers": (
+        _server_files,
+        "a ./….json path, an .mcpb or .dxt bundle, an object of servers, or a list of those",
+    ),
+    "lspServers": (
+        lambda v: (
+            isinstance(v, dict)
+            or _path(".json")[0](v)
+            or (isinstance(v, list) and all(isinstance(i, dict) or _path(".json")[0](i) for i in v))
+        ),
+        "a ./….json path, an object of servers, or a list of those",
+    ),
+    "monitors": (
+        lambda v: _path(".json")[0](v) or isinstance(v, list),
+        "a ./….json path or a list of monitors",
+    ),
+    "channels": (lambda v: isinstance(v, list), "a list of channels"),
+    "settings": OBJECT,
+    "userConfig": (
+        lambda v: isinstance(v, dict) and all(OPTION_KEY.fullmatch(k) for k in v),
+        "an object whose keys are identifiers (letters, digits, underscore; no leading digit)",
+    ),
+}
+"""The manifest's fields besides ``name`` and ``hooks``, with their checks."""
+
+
+def manifest_refusal(data: Any) -> str | None:
+    """Why Claude Code refuses a plugin manifest (``.claude-plugin/plugin.json``) and so loads
+    nothing of the plugin, or None: no object, a ``name`` missing, no string, empty or with a
+    space, a known field of the wrong type (above), ``hooks`` as
+    :func:`manifest_hooks_refusal` says."""
+    if not isinstance(data, dict):
+        return f"the manifest must be a JSON object, got {json_kind(data)}"
+    if "name" not in data:
+        return "field 'name' is missing (the plugin's name, such as \"my-plugin\")"
+    name = data["name"]
+    if not isinstance(name, str) or name == "":
+        return f"field 'name' must be a non-empty string, got {json_kind(name)}"
+    if " " in name:
+        return (
+            f"field 'name' must not contain spaces (kebab-case, such as \"my-plugin\"), got "
+            f"{json_kind(name)}"
+        )
+    for key, (test, expected) in MANIFEST_FIELDS.items():
+        if key in data and not test(data[key]):
+            return f"field '{key}' must be {expected}, got {json_kind(data[key])}"
+    return manifest_hooks_refusal(data["hooks"]) if "hooks" in data else None

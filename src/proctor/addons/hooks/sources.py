@@ -3,9 +3,12 @@
 Accepted, as each CLI reads them:
 
 - a **Claude Code plugin** folder: ``hooks/hooks.json`` and the ``hooks`` of
-  ``.claude-plugin/plugin.json`` (an object of events, a path or a list of paths to files like
-  ``hooks/hooks.json``), all of which Claude Code runs; ``${CLAUDE_PLUGIN_ROOT}`` in a command
-  is the folder (Claude Code substitutes it and also sets it in the environment);
+  ``.claude-plugin/plugin.json`` (an object of events, a path to a file like ``hooks/hooks.json``,
+  or a list of those), all of which Claude Code runs; a manifest Claude Code refuses (a
+  ``name`` with a space, a field of the wrong type: :func:`.claude_schema.manifest_refusal`)
+  is a configuration error, as Claude Code loads nothing of the plugin;
+  ``${CLAUDE_PLUGIN_ROOT}`` in a command is the folder (Claude Code substitutes it and also
+  sets it in the environment);
 - a **Gemini CLI extension** folder (``gemini-extension.json``): ``hooks/hooks.json``, with
   ``${extensionPath}``, ``${workspacePath}``, ``${/}`` and ``${pathSeparator}`` substituted;
 - a **settings file** with a ``hooks`` object: ``.claude/settings.json``, Gemini CLI's
@@ -22,7 +25,8 @@ commands reach through the home (``~/.claude/hooks/check.sh``): each scratch hom
 copy of those, never of credentials or session records.
 
 All share one structure: event → matcher groups → handlers (``{type, command, timeout}``).
-Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ...) are listed as skipped;
+Handlers that are not ``command`` (Claude Code's ``http``, ``prompt``, ``mcp_tool``, ...) are listed
+as skipped (an ``mcp_tool`` one with the tool it calls);
 a handler without ``type`` is an error, as the CLIs never run it.
 """
 
@@ -40,7 +44,8 @@ from typing import Any
 from proctor.addons.hooks.claude_schema import (
     claude_refusal,
     hooks_file_refusal,
-    manifest_hooks_refusal,
+    manifest_refusal,
+    mcp_tool_called,
     positive_number,
 )
 from proctor.addons.hooks.conditions import parse_rule
@@ -332,26 +337,21 @@ def _plugin_hooks(folder: Path) -> HookSource:
     files: list[tuple[Path, Any]] = [(default, _read_json(default))] if default.is_file() else []
     manifest = folder / ".claude-plugin" / "plugin.json"
     data = _read_json(manifest) if manifest.is_file() else None
-    declared = data.get("hooks") if isinstance(data, dict) else None
-    refusal = manifest_hooks_refusal(declared) if declared is not None else None
+    refusal = manifest_refusal(data) if manifest.is_file() else None
     if refusal is not None:
         raise ConfigError(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")
-    if isinstance(declared, dict):
-        files.append((manifest, {"hooks": declared}))
-    elif declared is not None:
-        paths = [declared] if isinstance(declared, str) else declared
-        if not isinstance(paths, list) or not all(isinstance(p, str) and p for p in paths):
-            raise ConfigError(
-                f"{manifest}: field 'hooks' must be a path, a list of paths or an object of "
-                "event → matcher groups"
-            )
-        for rel in paths:
-            file = folder / rel
-            if file.resolve() == default.resolve():
-                continue  # hooks/hooks.json is read anyway
-            if not file.is_file():
-                raise ConfigError(f"{manifest}: field 'hooks' names {rel}, which is not a file")
-            files.append((file, _read_json(file)))
+    declared = data.get("hooks") if isinstance(data, dict) else None
+    items = declared if isinstance(declared, list) else [] if declared is None else [declared]
+    for item in items:  # each a ./….json path or an object of events: the schema passed
+        if isinstance(item, dict):  # inline hooks, run with the others
+            files.append((manifest, {"hooks": item}))
+            continue
+        file = folder / item
+        if file.resolve() == default.resolve():
+            continue  # hooks/hooks.json is read anyway
+        if not file.is_file():
+            raise ConfigError(f"{manifest}: field 'hooks' names {item}, which is not a file")
+        files.append((file, _read_json(file)))
     if not files and manifest.is_file():
         raise ConfigError(
             f"{folder}: no hooks/hooks.json and no 'hooks' in .claude-plugin/plugin.json in this "
@@ -498,7 +498,8 @@ def _handler(
         raise ConfigError(f"{path}: field '{where}' must be an object")
     htype = handler.get("type")
     if htype is not None and htype != "command":
-        return f"{event}: {htype}"
+        called = mcp_tool_called(handler) if htype == "mcp_tool" else None
+        return f"{event}: {htype}" + (f" (calls {called})" if called else "")
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ConfigError(f"{path}: field '{where}.command' must be a non-empty string")
