@@ -63,7 +63,7 @@ class McpCommand(click.Command):
                     end += 1
                 words, rest = args[at + 1 : end], args[end:]
             _refuse_strays(ctx, [*args[:at], *rest])
-            if not ctx.resilient_parsing:
+            if not ctx.resilient_parsing and not _is_url(words[:1]):  # (a URL takes no words)
                 _note_near_misses(words[1:])
             if words:
                 args = [*args[:at], *rest, "--mcp", words[0], "--", *words[1:]]
@@ -387,7 +387,7 @@ def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
 
     if server.startswith(("http://", "https://")):
         if rest:
-            raise ConfigError(f"--mcp: a URL takes no further words, got '{' '.join(rest)}'")
+            raise ConfigError(_words_after_url(rest))
         try:
             host = urlsplit(server).hostname
         except ValueError as exc:  # e.g. an unclosed IPv6 bracket
@@ -404,6 +404,27 @@ def server_target(server: str, rest: tuple[str, ...]) -> ServerTarget:
     if not words:
         raise ConfigError("--mcp: expected a URL or a command, got nothing")
     return ServerTarget(argv=tuple(_absolute(word) for word in words))
+
+
+def _words_after_url(rest: tuple[str, ...]) -> str:
+    """The refusal of words after ``--mcp URL``: an option that is none of proctor's
+    (``--headers``, curl's ``-H``) is named, with proctor's nearest, and the words after it
+    are not shown (a header's value is a credential); other words are shown masked."""
+    from proctor.addons.shown import command_masked
+    from proctor.util.text import escaped_line
+
+    option = next((word for word in rest if word.startswith("-")), None)
+    if option is None:
+        return f"--mcp: a URL takes no further words, got '{command_masked(' '.join(rest))}'"
+    name = option.split("=", 1)[0]
+    near = difflib.get_close_matches(name, sorted(OWN_OPTIONS), n=1, cutoff=0.6)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    if name in ("-H", "--headers"):
+        hint = " (did you mean --header?)"
+    return (
+        f"--mcp: a URL takes no further words, and {escaped_line(name)} is no option of "
+        f"proctor's{hint}; the words given with it are not shown, as they may hold a credential"
+    )
 
 
 def _absolute(word: str) -> str:

@@ -1,9 +1,12 @@
 """The HTTP headers ``memory-eval --header 'NAME: VALUE'`` sends to a server at a URL.
 
-A header's value is a secret (a bearer token, an API key): it is registered for masking as
-soon as it is read, and no sentence here shows it. ``${NAME}`` in a value is the environment
-variable's value, so a key need not be typed on the command line
-(``--header 'Authorization: Bearer ${TOKEN}'``, in single quotes so that the shell leaves it).
+A header named as a credential (``Authorization``, ``Cookie``, ``X-Api-Key``, ``X-Auth-Token``:
+:data:`SECRET_NAME`) holds a secret, and so does every value taken from the environment:
+those are registered for masking as soon as they are read; another header's value
+(``X-Team: research``) is sent and left as it is, so that its word is not masked wherever it
+stands. No sentence here shows a value. ``${NAME}`` in a value is the environment variable's
+value, so a key need not be typed on the command line (``--header 'Authorization: Bearer
+${TOKEN}'``, in single quotes so that the shell leaves it).
 """
 
 from __future__ import annotations
@@ -24,6 +27,12 @@ _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """A character no header's value may hold (a tab may be one)."""
 _SCHEME = re.compile(r"\S+\s+(\S.*)")
+SECRET_NAME = re.compile(
+    r"(?:[a-z0-9]+[-_.])*(?:(?:proxy-)?authorization|cookie|credentials?|session|signature|sig"
+    r"|jwt|key|api-?key|token|secret|password|passwd|pwd|pass|passphrase|auth)",
+    re.IGNORECASE,
+)
+"""A header's name that says its value is a credential: its last part is one such word."""
 """A value of a scheme and a credential (``Bearer abc``): the credential, masked alone too."""
 
 TRANSPORT_OWN = frozenset(
@@ -59,11 +68,7 @@ def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers
         if not name.strip():
             raise ConfigError("--header: a header's name is empty (expected 'NAME: VALUE')")
         if not _TOKEN.fullmatch(name):
-            raise ConfigError(
-                f"--header '{escaped_line(name)}: …': '{escaped_line(name)}' is not an HTTP "
-                "header name (letters, digits and !#$%&'*+-.^_`|~, no space or control "
-                "character, then the colon)"
-            )
+            raise ConfigError(f"--header: {_bad_name(name)}")
         if name.lower() in seen:
             raise ConfigError(f"--header {name}: given twice")
         if name.lower() in TRANSPORT_OWN:
@@ -72,7 +77,8 @@ def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers
             )
         seen.add(name.lower())
         value = _expanded(name, rest.strip(" \t"), environ)
-        _register(value)
+        if SECRET_NAME.fullmatch(name) or _VARIABLE.search(rest):
+            _register(value)
         control = _CONTROL.search(value)
         if control:
             what = (
@@ -83,8 +89,36 @@ def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers
             raise ConfigError(
                 f"--header {name}: its value{_from(rest)} holds {what}; the value is not shown"
             )
+        if not value.isascii():
+            where = next(i for i, c in enumerate(value, 1) if not c.isascii())
+            raise ConfigError(
+                f"--header {name}: its value{_from(rest)} holds a character outside ASCII (its "
+                f"character {where}), which an HTTP header cannot carry as text; the value is "
+                "not shown"
+            )
         headers.append((name, value))
     return tuple(headers)
+
+
+def _bad_name(name: str) -> str:
+    """Why the text before a header's first colon is no HTTP name, without showing it (a
+    ``Name=value`` or ``Name value`` typed for ``Name: value`` holds the value there)."""
+    if any(c.isspace() for c in name):
+        what = "a space"
+    elif "=" in name:
+        what = "'='"
+    else:
+        found = next(c for c in name if not _TOKEN.fullmatch(c))
+        what = (
+            "a control character"
+            if _CONTROL.fullmatch(found) or found == "\t"
+            else f"'{escaped_line(found)}'"
+        )
+    return (
+        f"the name of a header given holds {what}, so it is no HTTP header name (expected "
+        "'NAME: VALUE', the name of letters, digits and !#$%&'*+-.^_`|~ before the colon); "
+        "it is not shown, as it may hold the value"
+    )
 
 
 def _expanded(name: str, value: str, environ: Mapping[str, str]) -> str:
