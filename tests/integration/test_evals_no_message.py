@@ -84,3 +84,37 @@ def test_a_test_a_failed_require_stopped_is_not_said_to_have_sent_too_few(
     by_id = {r["id"]: r for r in out["results"]}
     assert by_id["a"]["status"] == "failed" and by_id["a"]["warnings"] == [], by_id["a"]
     assert by_id["b"]["status"] == "failed" and by_id["b"]["warnings"] == [], by_id["b"]
+
+
+def test_a_value_the_test_returns_is_warned_of_as_deciding_nothing(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """``return False`` (or ``return turn.ok``) reads as a verdict, but what a test returns
+    decides nothing: the case passed on its gates, in silence. Its result now says so."""
+    files = {
+        "a.eval.py": """
+            from proctor.evals import case, define_eval
+            async def gives_false(t):
+                await t.send("hi")
+                return False
+            async def gives_none(t):
+                await t.send("hi")
+                return None
+            eval = define_eval(cases=[
+                case(id="false", test=gives_false),
+                case(id="none", test=gives_none),
+            ])
+        """
+    }
+    root = project(tmp_path, files)
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, result.err
+    by_id = {r["id"]: r for r in out["results"]}
+    said = (
+        f"the test ({root / 'evals' / 'a.eval.py'}:3) returned False, which decides nothing: "
+        "a case passes or fails on its gates: gate the value instead, as "
+        "t.check(value, expected) does"
+    )
+    assert by_id["a/false"]["status"] == "passed"
+    assert by_id["a/false"]["warnings"] == [said]
+    assert by_id["a/none"]["warnings"] == []

@@ -144,11 +144,14 @@ class TestContext(Gates):
         self._lock = threading.Lock()
         self._on_log = on_log
         self._stopped_at: str | None = None
+        """Where the test was when its time ran out (set by the runner)."""
         self._returned = False
         """Set when the test function returned (or raised, or was left behind out of time)."""
         self._on_late: Callable[[Assertion], None] | None = None
         """Called with a gate recorded after the case's verdict was made (set by the runner)."""
-        """Where the test was when its time ran out (set by the runner)."""
+        self._gave_back: Any = None
+        """What the test function returned (set by the runner): a value other than None
+        decides nothing, so the case's result warns of it."""
         self._sending: int | None = None
         """The turn being sent now (1-based), while a send runs."""
         self._made: list[Tracked[Any]] = []

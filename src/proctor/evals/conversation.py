@@ -43,6 +43,7 @@ from proctor.models.trial import (
 )
 from proctor.scripted.offered import played_steps
 from proctor.scripted.plan import unplayed
+from proctor.util.cutting import masked_short
 from proctor.util.masking import mask
 from proctor.util.text import joined_lines
 
@@ -169,6 +170,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             warnings.append(late)
         if ended_well and not turns and not unplayed and t.recorded.assertions:
             warnings.append(NO_MESSAGE)
+        if t._gave_back is not None and error is None and not timed_out:
+            warnings.append(_gave_back(case.test, t._gave_back))
         _write_eval_json(talk, t, case, skipped, error, warnings)
         # A gate recorded from now on comes after the verdict: said on stderr, as it comes.
         t._on_late = lambda a: _warn_late(case.run_id(talk.repeat), a)
@@ -255,7 +258,7 @@ async def _run(test: TestFn, t: TestContext, seconds: float) -> None:
     timer = loop.call_later(seconds, t.signal.set)
     started = loop.time()
     try:
-        await asyncio.wait_for(test(t), timeout=seconds)
+        t._gave_back = await asyncio.wait_for(test(t), timeout=seconds)
     except TimeoutError as exc:
         if loop.time() - started < seconds:
             raise  # the test's own (an asyncio.wait_for of its own): an error in the test
@@ -286,6 +289,18 @@ NO_MESSAGE = (
 )
 """A case that passed or failed on gates alone: a forgotten ``t.send`` passes every
 ``not_called_tool`` and a ``t.check`` of a constant."""
+
+
+def _gave_back(test: TestFn, value: Any) -> str:
+    """The sentence for a test that returned a value: what a test returns decides nothing
+    (``return False`` passes a case whose gates passed), as pytest warns of a test's return."""
+    code = getattr(test, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    return (
+        f"the test{where} returned {masked_short(repr(value), 80)}, which decides nothing: a "
+        "case passes or fails on its gates: gate the value instead, as "
+        "t.check(value, expected) does"
+    )
 
 
 class OutOfTime(TimeoutError):
