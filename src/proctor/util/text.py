@@ -6,6 +6,7 @@ import codecs
 import difflib
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -71,7 +72,7 @@ def columns(
     case id widens its column rather than pushing its row out of line."""
     rows = list(rows)
     widths = [
-        max([abs(width), *(len(row[i]) for row in rows if i < len(row))])
+        max([abs(width), *(shown_width(row[i]) for row in rows if i < len(row))])
         for i, width in enumerate(least)
     ]
     lines = []
@@ -79,10 +80,20 @@ def columns(
         parts = []
         for i, cell in enumerate(row):
             if i < len(widths):
-                cell = cell.rjust(widths[i]) if least[i] < 0 else cell.ljust(widths[i])
+                pad = " " * (widths[i] - shown_width(cell))
+                cell = pad + cell if least[i] < 0 else cell + pad
             parts.append(cell if i == len(row) - 1 else cell + (gaps[i] if i < len(gaps) else " "))
         lines.append("".join(parts).rstrip())
     return lines
+
+
+def shown_width(text: str) -> int:
+    """How many columns of a terminal ``text`` takes: a wide character (``日``, most emoji)
+    two, a combining mark none, any other one, so a column of ids in Japanese lines up."""
+    return sum(
+        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+        for c in text
+    )
 
 
 def table_cell(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.util.text import duration_text, shown_repr
+from proctor.util.text import columns, duration_text, shown_repr, shown_width
 
 
 @pytest.mark.parametrize(
@@ -205,3 +205,20 @@ def test_a_name_in_other_capitals_is_the_nearest() -> None:
     # The one spelt the same way ignoring case comes first, then the close ones.
     assert did_you_mean("Smoke", ["smoky", "smoke"], n=2) == "did you mean 'smoke' or 'smoky'? "
     assert did_you_mean("QQQ", ["smoke"]) == ""
+
+
+def test_a_column_of_wide_characters_lines_up_as_the_terminal_shows_it() -> None:
+    """A case id in Japanese takes two terminal columns a character: padded by its length,
+    the columns after it were pushed out of line (``proctor eval --dry-run``'s table)."""
+    lines = columns(
+        [
+            ("case", "agent", "repeats"),
+            ("日本/a", "scripted", "1"),
+            ("builds/api", "scripted", "3"),
+        ],
+        (4, 8, -7),
+        ("  ", "  ", ""),
+    )
+    assert lines[1] == "日本/a      scripted        1"
+    assert lines[2] == "builds/api  scripted        3"
+    assert shown_width("日本/a") == 6 and shown_width("e\u0301") == 1
