@@ -51,6 +51,6 @@ def test_a_cancelled_send_interrupts_the_agent_s_turn(proctor: Run, tmp_path: Pa
     again = by_id["again"]
     assert again["status"] == "eval-error", again
     assert again["error"].startswith(
-        "RuntimeError: send('two'): turn 1 was interrupted (its send was cancelled), which "
+        "RuntimeError: t.send('two'): turn 1 was interrupted (its send was cancelled), which "
         "stopped the agent's session; there is no session to send to"
     ), again

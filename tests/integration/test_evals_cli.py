@@ -824,7 +824,7 @@ def test_mistakes_inside_a_test_are_errors_at_their_line_not_timeouts(
     for name, said in {
         "nan": "ValueError: score('s', nan): a score is a number from 0 to 1, not NaN",
         "inf": "ValueError: metric('ratio', inf): a metric is a finite number",
-        "empty": "ValueError: send('   '): the message is empty",
+        "empty": "ValueError: t.send('   '): the message is empty",
         "own-timeout": "TimeoutError",
         "status": "status='failure': expected one of completed, failed, denied, pending",
         "order": "TypeError: t.tool_order(): argument 'names': expected a list of tool names, "

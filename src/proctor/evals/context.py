@@ -236,16 +236,16 @@ class TestContext(Gates):
             raise RuntimeError("this context has no session")
         if not message.strip():
             # The agent would wait for a message it never gets, until the case's timeout.
-            raise ValueError(f"send({message!r}): the message is empty")
+            raise ValueError(f"t.send({_short(message)}): the message is empty")
         gone = self._ended_in()
         if gone is not None and gone.outcome.kind == "interrupted":
             raise RuntimeError(
-                f"send({message!r}): turn {gone.index} was interrupted (its send was "
+                f"t.send({_short(message)}): turn {gone.index} was interrupted (its send was "
                 "cancelled), which stopped the agent's session; there is no session to send to"
             )
         if gone is not None:
             raise RuntimeError(
-                f"send({message!r}): the agent exited in turn {gone.index}; there is no "
+                f"t.send({_short(message)}): the agent exited in turn {gone.index}; there is no "
                 "session to send to"
             )
         if not self._started:

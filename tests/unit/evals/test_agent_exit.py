@@ -200,7 +200,7 @@ def test_a_send_after_the_session_s_agent_exited_names_the_turn_it_exited_in(
     driver = Exits([3, 0])
     talked = converse(tmp_path, driver, test, mode="interactive")
     assert talked.error is not None and talked.agent_error is None
-    assert "send('two'): the agent exited in turn 1; there is no session to send to" in (
+    assert "t.send('two'): the agent exited in turn 1; there is no session to send to" in (
         talked.error
     )
     assert driver.log.turns == 1  # the second message was never sent

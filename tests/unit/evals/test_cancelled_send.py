@@ -85,7 +85,7 @@ def test_a_later_send_meets_a_stopped_terminal_session(tmp_path: Path) -> None:
     assert driver.stops == [True] and driver.log.turns == 1  # "two" never reached it
     assert talked.error is not None
     assert talked.error.startswith(
-        "RuntimeError: send('two'): turn 1 was interrupted (its send was cancelled), which "
+        "RuntimeError: t.send('two'): turn 1 was interrupted (its send was cancelled), which "
         "stopped the agent's session; there is no session to send to"
     ), talked.error
 
