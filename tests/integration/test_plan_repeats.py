@@ -444,6 +444,36 @@ def test_a_manifest_whose_conditions_no_case_has_names_the_manifest(
     assert "proctor plan-repeats --conditions" in result.err
 
 
+def test_a_manifest_of_several_tasks_whose_conditions_none_has_names_no_case_option(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The manifest's tasks become the pairs' --case options, which the user never gave: the
+    sentence says them as its tasks (it read `no case --case one --case two chooses has that
+    condition`), and a condition only other cases have as theirs."""
+    plan = {"turns": [{"say": "hi"}]}
+    base = {"agents": ["scripted"], "timeoutSec": 30}
+    ab = {**base, "conditions": {"baseline": {}, "with-skill": {"promptPrefix": "Use it."}}}
+    make_case("one", plan=plan, config=ab)
+    make_case("two", plan=plan, config=ab)
+    make_case("other", plan=plan, config={**base, **AB})
+    labels = tmp_path / "goals.csv"
+    labels.write_text("one,single_goal\ntwo,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = proctor("plan-repeats", "--goal-labels", str(labels), "--output", str(manifest))
+    assert planned.code == 0, planned.err
+    result = proctor(
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"),
+    )  # fmt: skip
+    assert result.code == 2
+    assert (
+        f"{manifest}: conditions treatment: none of its tasks has that condition (their "
+        "conditions: baseline, with-skill); it is only of cases that are none of its tasks; "
+        "plan the repeats with the cases' conditions"
+    ) in result.err, result.err
+    assert "--case" not in result.err
+
+
 def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_its_own(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

@@ -240,14 +240,16 @@ def _plan_pair(
     """The plan of one pair, made once: a new run's (``request``'s), or the one a resume of
     the run an earlier ``--manifest`` left cut short makes (from that run's records), which
     the manifest's checks read and its resume then runs; none for a pair that finished."""
+    from proctor.plan.choosing import selection
     from proctor.session import plan_run
     from proctor.session.resume import plan_resume
 
+    tasks = selection(request.overrides)
     if earlier is None:
-        return _plan(path, source, lambda: (plan_run(request), None))
+        return _plan(path, source, tasks, lambda: (plan_run(request), None))
     if earlier[1]:
         return None, None
-    return _plan(path, source, lambda: _resumed(plan_resume(earlier[0])))
+    return _plan(path, source, tasks, lambda: _resumed(plan_resume(earlier[0])))
 
 
 def _resumed(resume: ResumePlan) -> tuple[RunPlan, ResumePlan]:
@@ -255,9 +257,14 @@ def _resumed(resume: ResumePlan) -> tuple[RunPlan, ResumePlan]:
 
 
 def _plan(
-    path: Path, source: Path, planner: Callable[[], tuple[RunPlan, ResumePlan | None]]
+    path: Path,
+    source: Path,
+    tasks: str,
+    planner: Callable[[], tuple[RunPlan, ResumePlan | None]],
 ) -> tuple[RunPlan, ResumePlan | None]:
-    """The plan of one pair (``planner``'s), its mistakes said in the manifest's terms."""
+    """The plan of one pair (``planner``'s), its mistakes said in the manifest's terms:
+    ``tasks``, the ``--case`` options its tasks became, which the user never gave, are said
+    as its tasks."""
     from proctor.errors import ConfigError
 
     said = manifest_shown(path)
@@ -268,6 +275,8 @@ def _plan(
         if text.startswith("--case "):  # the cases are the manifest's tasks
             raise ConfigError(f"{said}: tasks {text.removeprefix('--case ')}") from exc
         if text.startswith(("--condition ", "--first-condition ")):  # and its conditions
+            text = text.replace(f"no case {tasks} chooses has", "none of its tasks has")
+            text = text.replace(f"left out by {tasks}", "that are none of its tasks")
             raise ConfigError(
                 f"{said}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
                 "cases' conditions (`proctor plan-repeats --conditions A,B`)"
