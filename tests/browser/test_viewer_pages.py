@@ -265,3 +265,48 @@ def test_the_keyboard_meets_no_nameless_stop_on_the_playground(page: Any, server
         stops.append(stop)
     assert any(tag == "BUTTON" and name == "run" for tag, _, name in stops), stops
     assert [s for s in stops if not s[2]] == []
+
+
+def test_the_playground_runs_the_cases_ticked_in_the_suite_chosen(
+    page: Any, tmp_path: Path
+) -> None:
+    """Every suite's cases were shown at once and every tick was sent with the suite chosen:
+    a case ticked under the second suite while the first was chosen was refused (`suite alpha
+    has no case 'wrong-fix'`). Only the chosen suite's cases show, and only its ticks go."""
+    import json
+
+    from tests.conftest import viewer
+
+    project = tmp_path / "project"
+    examples = Path(__file__).parents[2] / "examples" / "cases"
+    shutil.copytree(examples / "fix-a-bug", project / "alpha" / "fix-a-bug")
+    shutil.copytree(examples / "wrong-fix", project / "beta" / "wrong-fix")
+    results = tmp_path / "results"
+    results.mkdir()
+    sent: list[object] = []
+
+    def refuse(route: Any) -> None:  # what the page asks for, and no batch run
+        sent.append(json.loads(route.request.post_data or "null"))
+        route.fulfill(status=409, content_type="application/json", body='{"error": "not here"}')
+
+    with viewer(results, "--source", str(project)) as base:
+        page.route("**/api/batches", refuse)
+        page.goto(base + "/playground")
+        alpha = page.locator("fieldset[data-suite=alpha]")
+        beta = page.locator("fieldset[data-suite=beta]")
+        assert alpha.is_visible() and beta.is_hidden()
+        page.check("input[name=case][value=fix-a-bug]")
+        page.select_option("select[name=suite]", "beta")
+        assert alpha.is_hidden() and beta.is_visible()
+        page.check("input[name=case][value=wrong-fix]")
+        page.click("#start-batch")
+        page.locator("#batch-status", has_text="not here").wait_for(timeout=15000)
+        page.select_option("select[name=suite]", "alpha")
+        page.click("#start-batch")
+        for _ in range(150):  # (the route's handler runs as the page waits)
+            if len(sent) == 2:
+                break
+            page.wait_for_timeout(100)
+    assert len(sent) == 2, sent
+    assert sent[0] == {"suite": "beta", "cases": ["wrong-fix"]}
+    assert sent[-1] == {"suite": "alpha", "cases": ["fix-a-bug"]}

@@ -120,6 +120,21 @@
   var form = document.getElementById("playground-form");
   if (!form) { return; }
   var status = document.getElementById("batch-status");
+  // Each suite's cases are a fieldset: only the chosen suite's is shown, and only its ticks are
+  // sent (a case ticked under another suite is no case of the suite run, which would refuse it).
+  var chooser = form.querySelector('[name="suite"]');
+  function suiteCases() {
+    return Array.prototype.filter.call(form.querySelectorAll("fieldset[data-suite]"), function (f) {
+      return f.getAttribute("data-suite") === chooser.value;
+    })[0];
+  }
+  function showChosen() {
+    form.querySelectorAll("fieldset[data-suite]").forEach(function (f) {
+      f.hidden = f.getAttribute("data-suite") !== chooser.value;
+    });
+  }
+  chooser.addEventListener("change", showChosen);
+  showChosen();  // (a reload may bring back the suite chosen before it)
   // Why the last "run" was refused (a batch still running, say): kept beside the state that
   // a batch followed meanwhile shows, never overwritten by it.
   var refused = "";
@@ -173,8 +188,9 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var mine = ++sent;
-    var cases = Array.prototype.map.call(form.querySelectorAll('input[name="case"]:checked'), function (i) { return i.value; });
-    var suite = form.querySelector('[name="suite"]').value;
+    var chosen = suiteCases();
+    var cases = chosen ? Array.prototype.map.call(chosen.querySelectorAll('input[name="case"]:checked'), function (i) { return i.value; }) : [];
+    var suite = chooser.value;
     fetch("/api/batches", {
       method: "POST",
       headers: { "content-type": "application/json", "x-proctor-token": token },
