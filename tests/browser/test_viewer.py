@@ -84,6 +84,38 @@ def test_runs_to_run_to_trial_to_compare(page: Any, server: Server) -> None:
     _shot(page, "compare")
 
 
+def test_a_group_of_a_bar_figure_opens_from_anywhere_over_it(page: Any, server: Server) -> None:
+    """A group's bar in the time figure (or its range) opened its trials only when hit: a group
+    whose times are a sliver of the largest has a bar a pixel high, which a click misses. A
+    click anywhere over its column (its row, for the ranges) opens them."""
+    base, results = server
+    run = _real_run(results)
+    for figure, spot in (
+        ("fig-phases", "{x: (bar.x), y: area.top + 2}"),
+        ("fig-ranges", "{x: area.right - 2, y: (bar.y)}"),
+    ):
+        page.goto(f"{base}/runs/{run}")
+        drawn = f"() => document.getElementById('{figure}').chart !== undefined"
+        for _ in range(150):  # (polled here: wait_for_function breaks the page's CSP)
+            if page.evaluate(drawn):
+                break
+            page.wait_for_timeout(100)
+        target = page.evaluate(
+            """(id) => { const canvas = document.getElementById(id); const chart = canvas.chart;
+            canvas.scrollIntoView({block: 'center'});
+            const area = chart.chartArea, bar = chart.getDatasetMeta(0).data[0];
+            const at = SPOT, box = canvas.getBoundingClientRect();
+            const figures = JSON.parse(document.getElementById('figures-data').textContent);
+            const url = id === 'fig-phases' ? figures.groupUrls[0] : figures.ranges[0].url;
+            return {x: box.left + at.x, y: box.top + at.y, url: new URL(url, location.href).href}; }""".replace(
+                "SPOT", spot
+            ),
+            figure,
+        )
+        page.mouse.click(target["x"], target["y"])
+        page.wait_for_url(target["url"], timeout=5000)
+
+
 def test_page_through_a_large_transcript(page: Any, server: Server) -> None:
     base, _ = server
     page.goto(f"{base}/runs/run-20261130T000000Z-long/trials/case-000/scripted/default/1")

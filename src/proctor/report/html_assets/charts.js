@@ -116,7 +116,10 @@ function proctorDrawFigures() {
     data: { labels: data.groups, datasets: [
       { label: "agent (s)", data: data.phases.agent, backgroundColor: "#8250df" },
       { label: "harness (s)", data: data.phases.harness, backgroundColor: "#bf8700" }] },
-    options: { onClick: groupClick, plugins: { tooltip: { callbacks: wholeGroup } },
+    // A group's column answers anywhere over it, not only on its bars: a group whose times are
+    // a sliver of the largest has a bar a pixel high, which no one can hit.
+    options: { onClick: groupClick, interaction: { mode: "index", intersect: false },
+      plugins: { tooltip: { callbacks: wholeGroup } },
       scales: { x: { stacked: true, ticks: { autoSkip: false, callback: groupTick } }, y: { stacked: true } } }
   });
   var models = Object.keys(data.tokens);
@@ -130,7 +133,7 @@ function proctorDrawFigures() {
     data: { labels: data.ranges.map(function (r) { return r.group; }), datasets: [
       { label: "agent's elapsed seconds, min to max", data: data.ranges.map(function (r) { return [r.min, r.max]; }), backgroundColor: "#afb8c1" },
       { type: "line", label: "median", data: data.ranges.map(function (r) { return r.median; }), showLine: false, pointRadius: 5, backgroundColor: "#24292f", clip: false }] },
-    options: { indexAxis: "y", onClick: function (event, elements) { if (elements.length) { open(data.ranges[elements[0].index].url); } },
+    options: { indexAxis: "y", interaction: { mode: "index", axis: "y", intersect: false }, onClick: function (event, elements) { if (elements.length) { open(data.ranges[elements[0].index].url); } },
       plugins: { tooltip: { callbacks: wholeGroup } },
       scales: { y: { ticks: { autoSkip: false, callback: sideTick(data.ranges.map(function (r) { return r.group; })) } } } }
   });
