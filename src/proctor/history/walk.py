@@ -6,9 +6,13 @@ beside its sessions (:data:`~proctor.history.homes.KEPT_FOLDERS`) are passed ove
 are a version control's store or installed packages searched
 (:data:`~proctor.history.homes.NO_SESSIONS`). A CLI's own folder met on the way (a ``.claude``
 in ``~``, a copy of one under another name, a link to one kept elsewhere) is read as if given
-alone, once; any other link to a folder is searched as the folder it leads to; a file or
-folder two links lead to is read once, and a link to a folder that holds the one given is said
-and not followed. Nothing here writes anything."""
+alone, once; any other link to a folder met in the folder given's own tree is searched as the
+folder it leads to (not when the link or its target is named as a folder passed over is), but
+a link to a folder met in a folder a link leads to is not followed: one level of links, which
+bounds the walk and lets no loop go through links. A file or folder two links lead to (or
+that lies in a folder another link leads to) is read once whatever the order they are listed
+in, a file never as a copy of itself; a link to a folder that holds the one given is said and
+not followed. Nothing here writes anything."""
 
 from __future__ import annotations
 
@@ -124,15 +128,23 @@ def _plain_sessions(
     named_folders: list[str] = []  # folders named like a session file (see below)
     homes: list[str] = []  # a CLI's own folder met on the way (~/.claude in ~): read as given
     folders = [top]
-    walked: set[str] = set()  # the real paths of the folders links led to, each searched once
-    while folders:  # the folder's tree, a link to a folder followed once (see _linked_folder)
+    # The links to folders met in the folder given's own tree, with their targets' real paths:
+    # searched once that tree is, each target once (see _linked_trees); a link met in a folder
+    # a link leads to is not followed (the walk stays bounded, and no loop goes through links).
+    links: list[tuple[str, str]] = []
+    linked = False  # the folders walked are those links lead to
+    while folders or (links and not linked):
+        if not folders:
+            folders, linked = _linked_trees(links, inside, unreadable), True
+            named_folders.extend(f for f in folders if f.endswith((".jsonl", ".json")))
+            continue
         folder = folders.pop()
         # Every file of the folder is a part when the folder's name or its parent's says so
         # (see is_part), told once for the folder.
         above, name = os.path.split(folder)
         parts = name == "tool-results" or os.path.basename(above) == "chats"
         # (what the folder adds, taken back when it is a CLI's own folder: read as one)
-        before = len(files), len(folders), len(named_folders), len(homes)
+        before = len(files), len(folders), len(named_folders), len(homes), len(links)
         layout = False  # it holds a folder a CLI keeps its sessions in (projects/, …)
         passed = kept if folder == top else ()  # (a plugins/ deeper down is searched)
         try:
@@ -153,15 +165,16 @@ def _plain_sessions(
                         # ~/.claude linked to a folder elsewhere (a dotfiles repository)
                         if _linked_home(entry.path, inside, unreadable):
                             homes.append(entry.path)
-                    elif entry.is_symlink() and _is_folder(entry):
+                    elif not linked and entry.is_symlink() and _is_folder(entry):
                         # Sessions collected by links to their folders (a backup disk, another
-                        # user's history): searched as the folder it leads to, once.
+                        # user's history): searched as the folder it leads to, once, unless
+                        # it or its target is named as a folder searched nowhere here is.
                         if entry.name in passed or entry.name in NO_SESSIONS or entry.path in skip:
                             continue
-                        if _linked_folder(entry.path, inside, walked, unreadable):
-                            folders.append(entry.path)
-                            if entry.name.endswith((".jsonl", ".json")):
-                                named_folders.append(entry.path)
+                        target = os.path.realpath(entry.path)
+                        name = os.path.basename(target)
+                        if name not in passed and name not in NO_SESSIONS:
+                            links.append((entry.path, target))
                     elif entry.name.endswith((".jsonl", ".json")) and is_listed(
                         entry, False, unreadable
                     ):
@@ -173,7 +186,7 @@ def _plain_sessions(
                 # A copy of ~/.claude (claude-backup/), a CLAUDE_CONFIG_DIR of any name: its
                 # plugins' test fixtures are no session.
                 del files[before[0] :], folders[before[1] :], named_folders[before[2] :]
-                del homes[before[3] :]
+                del homes[before[3] :], links[before[4] :]
                 homes.append(folder)
         except OSError as exc:
             reason = f"cannot be listed ({exc.strerror or exc}): its sessions are left out"
@@ -187,15 +200,22 @@ def _plain_sessions(
     # 20,000 sessions spent a third of a second making and comparing paths.
     files.sort(key=lambda f: f[0].replace(os.sep, "\0"))
     candidates: list[str] = []
-    inodes: set[tuple[int, int]] = set()
+    listed = {inode for _, inode in files if inode is not None}
+    identities: set[tuple[int, int] | str] = set()
+    same: tuple[int, int] | str
     for file, inode in files:
         if inode is None:  # a link to a session in this folder: listed on its own
             if os.path.realpath(file).startswith(inside + os.sep):
                 continue
-        elif inode in inodes:  # a file hard-linked under a second name: listed under its first
-            continue
+            same = file_identity(file)  # and one listed through a link to its folder
+            if same in listed:
+                continue
         else:
-            inodes.add(inode)
+            same = inode
+        # A file hard-linked under a second name, or linked twice: listed under its first.
+        if same in identities:
+            continue
+        identities.add(same)
         candidates.append(file)
     # Gemini CLI's prompt log and saved conversations beside a project's chats are no chats,
     # and leave its folder laid out as Gemini CLI's.
@@ -272,22 +292,34 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _linked_folder(link: str, inside: str, walked: set[str], unreadable: list[Unavailable]) -> bool:
-    """Whether the link to a folder ``link``, met in the folder given (whose real path is
-    ``inside``), is searched: not when it leads into that folder (its sessions are read where
-    they lie) or into a folder another link led to (``walked``, the real paths searched so far,
-    to which its target is added); one that leads to a folder above it, which holds it (a
-    loop), is said and not followed."""
-    try:
-        target = os.path.realpath(link)
-    except (OSError, ValueError):
+def _linked_trees(
+    links: list[tuple[str, str]], inside: str, unreadable: list[Unavailable]
+) -> list[str]:
+    """The links to folders met in the folder given (whose real path is ``inside``) that are
+    searched, each with its target's real path: not one that leads into that folder (its
+    sessions are read where they lie), nor one whose target another link leads to (the first
+    by name is), or lies in a folder another leads to (it is searched there, through that
+    link), whatever the order they were met in; one that leads to a folder above it, which
+    holds it (a loop), is said and not followed."""
+    targets: dict[str, str] = {}  # each target, by the first link to it
+    for link, target in sorted(links):
+        if not _holds_it(target, inside, link, unreadable):
+            targets.setdefault(target, link)
+    return [
+        link
+        for target, link in targets.items()
+        if not any(_searched_in(target, other) for other in targets if other != target)
+    ]
+
+
+def _searched_in(target: str, other: str) -> bool:
+    """Whether the folder ``target`` is searched with the folder ``other`` (real paths): it
+    lies in it, in no folder searched nowhere on the way (``x/.git/a``, which a link leads to
+    beside one to ``x``, is searched on its own)."""
+    if not target.startswith(other.rstrip(os.sep) + os.sep):
         return False
-    if _holds_it(target, inside, link, unreadable):
-        return False
-    if any(target == seen or target.startswith(seen.rstrip(os.sep) + os.sep) for seen in walked):
-        return False
-    walked.add(target)
-    return True
+    way = os.path.relpath(target, other).split(os.sep)[:-1]
+    return not any(part in NO_SESSIONS for part in way)
 
 
 def _holds_it(target: str, inside: str, link: str, unreadable: list[Unavailable]) -> bool:

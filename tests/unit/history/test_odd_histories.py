@@ -491,6 +491,132 @@ def test_a_link_to_a_folder_of_sessions_in_a_folder_given_is_followed(tmp_path: 
     assert [(u.path, u.reason) for u in unavailable] == [(str(plain / "up"), reason)]
 
 
+class _Listed:
+    """``os.scandir`` of a folder, its entries in the order of their names (or the reverse):
+    what a file system lists first is no choice of the walk."""
+
+    def __init__(self, real: Any, folder: Any, backwards: bool) -> None:
+        with real(folder) as entries:
+            self.entries = sorted(entries, key=lambda e: e.name, reverse=backwards)
+
+    def __enter__(self) -> Any:
+        return iter(self.entries)
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def __iter__(self) -> Any:
+        return iter(self.entries)
+
+
+@pytest.mark.parametrize("backwards", [False, True])
+def test_a_folder_two_links_lead_to_one_in_the_other_is_searched_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backwards: bool
+) -> None:
+    """``sub -> x/a`` beside ``all -> x``: ``x/a`` is searched once, through ``all``, whichever
+    of the two links the folder lists first."""
+    files = plant(tmp_path / "home" / ".claude")
+    inner = tmp_path / "x" / "a"
+    inner.mkdir(parents=True)
+    shutil.copy(files["S3"], inner)
+    (inner / "gone.jsonl").symlink_to("missing.jsonl")
+    given = tmp_path / "g"
+    given.mkdir()
+    (given / "sub").symlink_to(inner)
+    (given / "all").symlink_to(tmp_path / "x")
+    real_scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda f: _Listed(real_scandir, f, backwards))
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert [s.file for s in sessions] == [str(given / "all" / "a" / files["S3"].name)]
+    assert [u.path for u in unavailable] == [str(given / "all" / "a" / "gone.jsonl")]
+
+
+def test_a_link_into_a_folder_searched_nowhere_beside_one_to_its_holder_is_followed(
+    tmp_path: Path,
+) -> None:
+    """``sub -> x/.git/a`` beside ``all -> x``: ``x`` is searched without its ``.git``, so
+    ``x/.git/a`` is searched through ``sub``, once."""
+    files = plant(tmp_path / "home" / ".claude")
+    inner = tmp_path / "x" / ".git" / "a"
+    inner.mkdir(parents=True)
+    shutil.copy(files["S3"], inner)
+    given = tmp_path / "g"
+    given.mkdir()
+    (given / "sub").symlink_to(inner)
+    (given / "all").symlink_to(tmp_path / "x")
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert [s.file for s in sessions] == [str(given / "sub" / files["S3"].name)]
+    assert unavailable == []
+
+
+def test_a_link_in_a_folder_a_link_leads_to_is_not_followed(tmp_path: Path) -> None:
+    """Links are followed one level deep, from the folder given's own tree: ``l -> outside/x``
+    is searched, but not ``outside/x/up -> outside`` (a loop) nor ``outside/x/deeper -> y``
+    (a profile's folder made of links to a store)."""
+    files = plant(tmp_path / "home" / ".claude")
+    outside = tmp_path / "outside"
+    (outside / "x").mkdir(parents=True)
+    shutil.copy(files["S1"], outside / "x")
+    shutil.copy(files["S3"], outside / "sibling.jsonl")
+    (outside / "x" / "up").symlink_to(outside)
+    (tmp_path / "y").mkdir()
+    shutil.copy(files["S4"], tmp_path / "y")
+    (outside / "x" / "deeper").symlink_to(tmp_path / "y")
+    given = tmp_path / "p3"
+    given.mkdir()
+    (given / "l").symlink_to(outside / "x")
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert [s.file for s in sessions] == [str(given / "l" / files["S1"].name)]
+    assert unavailable == []
+
+
+def test_a_link_to_a_folder_searched_nowhere_is_not_followed_whatever_its_name(
+    tmp_path: Path,
+) -> None:
+    """``deps -> proj/node_modules`` is no more searched than a ``node_modules`` in the folder
+    given; in a CLI's own folder, a link to a ``plugins/`` it keeps elsewhere neither."""
+    files = plant(tmp_path / "home" / ".claude")
+    packages = tmp_path / "proj" / "node_modules" / "pkg"
+    packages.mkdir(parents=True)
+    shutil.copy(files["S3"], packages)
+    given = tmp_path / "g"
+    given.mkdir()
+    shutil.copy(files["S4"], given)
+    (given / "deps").symlink_to(packages.parent)
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert [s.file for s in sessions] == [str(given / files["S4"].name)]
+    assert unavailable == []
+    home = tmp_path / "home" / ".claude"
+    (home / "settings.json").write_text("{}")
+    plugins = tmp_path / "dotfiles" / "plugins" / "fixtures"
+    plugins.mkdir(parents=True)
+    shutil.copy(files["S3"], plugins / "fixture.jsonl")
+    (home / "mine").symlink_to(plugins.parent)
+    sessions, unavailable = sessions_under((home,), ("claude-code",))
+    assert sorted(Path(s.file).name for s in sessions) == sorted(
+        files[name].name for name in ("S1", "S2", "S3", "S4")
+    )
+
+
+def test_a_session_a_file_link_and_a_folder_link_lead_to_is_read_once(tmp_path: Path) -> None:
+    """``s1.jsonl -> S1`` beside ``d -> S1's folder`` (and a second link to S1): one session,
+    read where the folder link finds it, never a copy of itself."""
+    files = plant(tmp_path / "home" / ".claude")
+    given = tmp_path / "p1"
+    given.mkdir()
+    (given / "s1.jsonl").symlink_to(files["S1"])
+    (given / "again.jsonl").symlink_to(files["S1"])
+    (given / "d").symlink_to(files["S1"].parent)
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert sorted(s.file for s in sessions) == sorted(
+        str(given / "d" / files[name].name) for name in ("S1", "S2")
+    )
+    assert unavailable == []
+    (given / "d").unlink()
+    sessions, unavailable = sessions_under((given,), ("claude-code",))
+    assert [s.file for s in sessions] == [str(given / "again.jsonl")]
+
+
 def test_a_link_to_a_session_that_is_not_there_is_named(tmp_path: Path) -> None:
     files = plant(tmp_path / "home" / ".claude")
     gone = files["S1"].parent / "gone.jsonl"
