@@ -35,7 +35,7 @@ from proctor.models.history import Unavailable
 from proctor.models.io import dump_json
 from proctor.models.pricing import PriceTable, dollars_by_model
 from proctor.models.process import MetricsConfig
-from proctor.models.trajectory import ModelUsage, ResponseTokens
+from proctor.models.trajectory import HARNESS_MESSAGE, ModelUsage, ResponseTokens
 from proctor.transcripts.builder import PlainTrajectory
 from proctor.util.clock import in_utc, utc_day
 from proctor.util.collection import collection_paused
@@ -178,10 +178,14 @@ def _measure(
         if other is not None:  # a Gemini CLI chat copied into Claude Code's folder, say
             reason = f"a {other} session, not one of {session.agent}'s: left out"
             return Unavailable(agent=session.agent, path=session.file, reason=reason)
-    if not events and not trajectory.stamps and not trajectory.started:
-        # A title alone (older Claude Code releases write such files beside a session), or a
-        # chat without a message: nothing ran.
-        reason = "no message in it" + (", a title alone" if _a_title_in(session) else "")
+    if not trajectory.usage and not trajectory.stamps and all(map(_context, events)):
+        # A title alone (older Claude Code releases write such files beside a session), a
+        # chat or a rollout without a message (its header alone), or one holding only the
+        # context the CLI wrote into it when it opened, no prompt: nothing ran.
+        if events:
+            reason = "no message in it, the CLI's own context alone"
+        else:
+            reason = "no message in it" + (", a title alone" if _a_title_in(session) else "")
         return Unavailable(agent=session.agent, path=session.file, reason=reason)
     # The events a reader for a measure built as objects have their times in .stamps.
     stamps = event_stamps((e for e in events if type(e) is dict), trajectory.stamps or ())
@@ -585,6 +589,12 @@ def _ids_fit(ids: object) -> bool:
 def _other(event: object) -> bool:
     """Whether an event stands for a record the parser did not read (unparsed, or unknown)."""
     return type(event) is dict and event.get("type") == "other"
+
+
+def _context(event: object) -> bool:
+    """Whether an event holds the context a CLI wrote into its session itself (see
+    :data:`~proctor.models.trajectory.HARNESS_MESSAGE`), no prompt."""
+    return type(event) is dict and event.get("recordType") == HARNESS_MESSAGE
 
 
 def _is_claude(session: Session) -> bool:
