@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from proctor.cli.main import cli
@@ -88,3 +89,55 @@ def test_a_session_of_the_cli_s_own_context_alone_is_no_session(tmp_path: Path) 
         ("gemini-cli", "a.jsonl", "no message in it"),
         ("gemini-cli", "b.jsonl", "no message in it, the CLI's own context alone"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("pasted", "record_type"),
+    [
+        (lines_of(CLAUDE_BASIC, 3), "user"),  # at 14:30:47.565, before the rollout's prompt
+        (lines_of(GEMINI_BASIC, 3), "user"),  # at 14:30:55.784, after its last record
+    ],
+    ids=["claude-code", "gemini-cli"],
+)
+def test_a_line_of_another_agent_in_a_rollout_moves_none_of_its_times(
+    tmp_path: Path, pasted: str, record_type: str
+) -> None:
+    """The rollout's prompt is at 14:30:51.660 and its last record at 14:30:51.845: 0.185 s,
+    wherever another agent's line, with a time of its own, lies in it. The line is still an
+    unknown record, and ``proctor parse`` shows it without a time."""
+    lines = CODEX_FAILURES.read_text().splitlines(keepends=True)
+    path = rollout(tmp_path / "home", "01a23203-fd5a-7a80-a0ac-9b3c1e0f1b01")
+    path.write_text("".join([*lines[:12], pasted, *lines[12:]]))
+    (control,) = history(str(CODEX_FAILURES))["sessions"]
+    (session,) = history(str(path))["sessions"]
+    assert (session["startedAt"], session["endedAt"]) == (
+        "2026-12-01T14:30:51.660000+00:00",
+        "2026-12-01T14:30:51.845000+00:00",
+    )
+    assert session["durationSeconds"] == pytest.approx(0.185)
+    assert session["unknownRecords"] == 1 and control["unknownRecords"] == 0
+    assert session["steps"] == control["steps"] and session["usage"] == control["usage"]
+    # proctor parse agrees: the line is an unknown record, and no event's time is its.
+    shown = parsed(path)
+    assert shown["coverage"]["unknownRecordTypes"] == {record_type: 1}
+    (other,) = [e for e in shown["events"] if e.get("recordType") == record_type]
+    assert "ts" not in other and other["raw"]["timestamp"] in pasted
+    events = shown["events"]
+    times = sorted(
+        e["ts"] for e in events if "ts" in e and e.get("recordType") != "harness-message"
+    )
+    assert (times[0], times[-1]) == ("2026-12-01T14:30:51.660Z", "2026-12-01T14:30:51.845Z")
+
+
+def test_a_resumed_gemini_chat_is_timed_by_its_messages_not_its_resumed_context() -> None:
+    """The resume writes the ``<session_context>`` again, at 14:31:03.380: it comes first in
+    the chat's events, but its time is the CLI's, so the chat runs from its first prompt,
+    14:31:01.909, to its last response, 14:31:03.469 (1.56 s)."""
+    (session,) = history(str(GEMINI_RESUMED))["sessions"]
+    assert (session["startedAt"], session["endedAt"]) == (
+        "2026-12-01T14:31:01.909000+00:00",
+        "2026-12-01T14:31:03.469000+00:00",
+    )
+    assert session["durationSeconds"] == pytest.approx(1.56)
+    first = parsed(GEMINI_RESUMED)["events"][0]
+    assert (first["recordType"], first["ts"]) == ("harness-message", "2026-12-01T14:31:03.380Z")

@@ -21,7 +21,8 @@ followed (see the transcript reference, §2):
 * ``task_complete`` → ``turn_end`` (plus ``api_error`` when it carries an error);
   ``turn_aborted`` → ``turn_end`` with text ``aborted (<reason>)``; ``compacted`` and
   response-item compaction markers → ``compaction``. Unknown record and payload types become
-  ``other`` events counted as ``<type>`` or ``<type>/<payload type>``.
+  ``other`` events counted as ``<type>`` or ``<type>/<payload type>``; a line of neither format
+  (another agent's, pasted in) is counted so too, without its time, which is not Codex's.
 * **Inherited history.** A thread forked from another, or spawned as a subagent with its
   parent's context, begins its rollout with a copy of the parent's history (which lines are
   the copy: see :mod:`.copies`). Those lines are the parent's work (its rollout holds them
@@ -180,7 +181,10 @@ class _Parser:
             # Its items carry no time: the header's is when the session started.
             self.builder.started = self.builder.started or self.ts
         else:
-            self.unknown(UNTYPED if rtype is None else str(rtype), record)
+            # No record of Codex's: neither of its envelope nor of the flat format, whose
+            # items carry no time (another agent's line, pasted in): counted, and its time,
+            # if it has one, is not the session's.
+            self.builder.unknown(UNTYPED if rtype is None else str(rtype), record)
 
     def session_meta(self, payload: dict[str, Any]) -> None:
         meta = _dict(payload.get("meta")) or payload
