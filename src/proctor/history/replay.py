@@ -190,8 +190,11 @@ def _measure(
     # The events a reader for a measure built as objects have their times in .stamps.
     stamps = event_stamps((e for e in events if type(e) is dict), trajectory.stamps or ())
     started, ended = time_span(stamps)
-    if started is None and trajectory.started:  # events without times: dated by the header
-        started, _ = time_span([trajectory.started])
+    if started is None and trajectory.started:
+        # Events without times (a Codex rollout of the releases before the envelope): the
+        # header's is the one time known, the start and the end alike (how long it took is
+        # not known).
+        started, ended = time_span([trajectory.started])
     workspace = project if project and not project.startswith("gemini:") else None
     # No expected files: the context figures take the edited files as their proxy gold.
     figures = step_figures(plain_steps(events, workspace), started, metrics)

@@ -995,7 +995,8 @@ LEGACY_ROLLOUT = (
 def test_a_codex_rollout_of_the_releases_before_the_envelope_is_dated_by_its_header(
     tmp_path: Path,
 ) -> None:
-    """Its items carry no time: the header's is when it started; how long it took is not
+    """Its items carry no time: the header's is the one time known, when it started and
+    ended alike (as for a session whose lines all carry one time); how long it took is not
     known, and is not made up."""
     day = tmp_path / "home" / ".codex" / "sessions" / "2025" / "08" / "01"
     day.mkdir(parents=True)
@@ -1006,11 +1007,30 @@ def test_a_codex_rollout_of_the_releases_before_the_envelope_is_dated_by_its_hea
     (summary,) = replayed(sessions)
     assert isinstance(summary, SessionRecord)
     assert (summary.started_at, summary.ended_at, summary.duration_seconds) == (
-        "2025-08-01T10:00:00+00:00", None, None,
+        "2025-08-01T10:00:00+00:00", "2025-08-01T10:00:00+00:00", None,
     )  # fmt: skip
     assert summary.is_task and summary.steps.tool_calls == 1
     window = Filters(since=date(2025, 8, 1), until=date(2025, 8, 1))
     assert list(replay(sessions, window, PriceTable(), workers=1)) != []
+    # Items that carry times of their own give the span, as an enveloped rollout's do (its
+    # header's time is when the CLI opened, not the start): 10:00:05 to 10:00:09.
+    header, state, *items = LEGACY_ROLLOUT.splitlines()
+    timed = [
+        json.dumps({**json.loads(item), "timestamp": f"2025-08-01T10:00:0{second}Z"})
+        for item, second in zip(items, (5, 7, 9), strict=True)
+    ]
+    dated = tmp_path / "rollout-2025-08-01T10-00-00-bbbbbbbb-0000-4000-8000-000000000002.jsonl"
+    dated.write_text("\n".join([header.replace("0001", "0002"), state, *timed]) + "\n")
+    (summary,) = replayed([Session("codex", dated)])
+    assert isinstance(summary, SessionRecord)
+    assert (summary.started_at, summary.ended_at, summary.duration_seconds) == (
+        "2025-08-01T10:00:05+00:00", "2025-08-01T10:00:09+00:00", 4,
+    )  # fmt: skip
+    # Its header alone is no session: nothing ran, as in an enveloped rollout's header alone.
+    alone = tmp_path / "rollout-2025-08-01T10-00-00-bbbbbbbb-0000-4000-8000-000000000003.jsonl"
+    alone.write_text(header.replace("0001", "0003") + "\n")
+    (unavailable,) = replayed([Session("codex", alone)])
+    assert isinstance(unavailable, Unavailable) and unavailable.reason == "no message in it"
 
 
 def test_a_codex_rollout_before_the_envelope_is_in_the_folder_its_environment_names(
