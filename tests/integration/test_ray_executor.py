@@ -409,7 +409,7 @@ def test_a_killed_node_has_its_trials_run_again_elsewhere_each_recorded_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     result, run_dir = run_and_kill(proctor, cluster, make_case, tmp_path, "spare")
-    lost = [r.getMessage() for r in caplog.records if "lost its Ray node" in r.getMessage()]
+    lost = [r.getMessage() for r in caplog.records if "lost its Ray " in r.getMessage()]
     assert lost and all(cluster.ids["spare"][:8] in m for m in lost), lost
     assert result.code == 0, result.out + result.err
     assert [r[0] for r in records(run_dir).values()] == ["passed"] * 6

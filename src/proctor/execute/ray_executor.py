@@ -9,8 +9,9 @@ errors. Before the first trial every node is checked for what the trials need
 (:func:`~proctor.execute.ray_node.check_node`); a node that lacks something is reported and
 gets no trial. Each trial goes out as its spec's JSON to a task pinned to a chosen node, which
 runs it into a node-local folder and sends the folder back; the driver writes it into the run
-folder, ``trial.json`` last. A trial whose node dies (or whose worker is killed) runs again on
-another node; only a trial that came back is recorded, so it is recorded once. Ctrl-C cancels
+folder, ``trial.json`` last. A trial whose node dies runs again on another node, one whose
+worker is killed runs again (its node may take it again); only a trial that came back is
+recorded, so it is recorded once. Ctrl-C cancels
 the running tasks, which record their trials as interrupted.
 """
 
@@ -316,11 +317,17 @@ class _Loop:
         if lost > NODE_LOSSES:
             reason = f"the trial lost its Ray node {lost} times ({error}); it was not run again"
             return self._written(spec, reason)
+        # Only a node that is gone sends the trial elsewhere: a crashed worker leaves its node
+        # in, and the trial may run there again (on a one-node cluster it always does).
+        lost_what = "Ray node" if not task.node.alive else "Ray worker on node"
+        where = " on another node" if not task.node.alive else ""
         log.warning(
-            "trial %s lost its Ray node %s (%s); it runs again on another node",
+            "trial %s lost its %s %s (%s); it runs again%s",
             "/".join(map(str, spec.key)),
+            lost_what,
             task.node.label,
             error,
+            where,
             extra=shown_as(),
         )
         self.pending.appendleft(spec)

@@ -126,6 +126,28 @@ def test_a_trial_that_lost_its_node_is_not_sent_back_to_it(
     assert node.alive is alive and len(loop.pending) == 1
 
 
+@pytest.mark.parametrize(
+    ("error", "said"),
+    [
+        ("NodeDiedError", "lost its Ray node 10.0.0.2 (nnnnnnnn) (NodeDiedError); it runs again "
+         "on another node"),
+        ("WorkerCrashedError", "lost its Ray worker on node 10.0.0.2 (nnnnnnnn) "
+         "(WorkerCrashedError); it runs again"),
+    ],
+)  # fmt: skip
+def test_a_trial_that_lost_its_worker_is_not_said_to_run_on_another_node(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, error: str, said: str
+) -> None:
+    """A worker that crashed leaves its node in, and the trial may run there again (on a
+    one-node cluster it always does): it was said to run again on another node."""
+    loop = _Loop(_FakeRay({}), _Cluster(), RunPaths(tmp_path / "run"), WorkerOptions(), [])  # type: ignore[arg-type]
+    node = Node("n" * 16, "10.0.0.2", 2.0)
+    with caplog.at_level("WARNING", logger="proctor"):
+        assert loop._lost(_Task(spec(tmp_path), node), error) is None
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.endswith(said), line
+
+
 def test_a_stop_as_a_trial_is_set_to_run_again_does_not_record_its_first_attempt_twice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
