@@ -265,3 +265,21 @@ def test_a_resume_given_prompt_is_refused_before_it_writes_an_inline_case(
     assert refused.code == 2
     assert "configuration: drop --prompt; give it alone" in refused.err, refused.err
     assert list(work.iterdir()) == []
+
+
+def test_the_refusal_names_the_case_whose_configuration_changed(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """It said `resolved.json differs at cases[1].configDigest`, leaving a suite of many cases
+    to be counted through to find which one changed."""
+    cases = tmp_path / "cases"
+    for name in ("alpha", "beta"):
+        write_case(cases, name, config={"env": {"MODE": "strict"}}, plan={"turns": [{"say": "hi"}]})
+    done = proctor("run", "--source", str(cases), "--out", str(tmp_path / "out"))
+    assert done.code == 0, done.err
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    (run_dir / "trials/beta/scripted/default/1/trial.json").unlink()
+    edit_config(cases / "beta", env={"MODE": "lenient"})
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 2, resumed.err
+    assert "differs at cases[1].configDigest (case 'beta'): the case's config.json" in resumed.err

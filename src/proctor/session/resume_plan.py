@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,7 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path | None) -> RunPlan:
         changed = first_difference(stored_matrix, now_matrix, "matrix")
     if changed:
         where = changed.lstrip(".")
-        what = DIGESTS.get(where.rsplit(".", 1)[-1], "")
+        what = _named(where, stored.get("cases")) + DIGESTS.get(where.rsplit(".", 1)[-1], "")
         raise ConfigError(
             f"--resume {paths.root}: the cases or the configuration changed since the run "
             f"started (resolved.json differs at {where}{what}); start a new run instead"
@@ -103,6 +104,17 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path | None) -> RunPlan:
     if isinstance(stored_matrix, list) and stored_matrix != now_matrix:
         return in_recorded_order(plan, stored_matrix)
     return plan
+
+
+def _named(where: str, cases: Any) -> str:
+    """The case a place of ``resolved.json`` under ``cases[N]`` belongs to, `` (case
+    'fix-a-bug')``, so that a suite of many cases need not be counted through; else empty."""
+    found = re.match(r"cases\[(\d+)\]", where)
+    if found is None or not isinstance(cases, list) or int(found[1]) >= len(cases):
+        return ""
+    case = cases[int(found[1])]
+    name = case.get("case") if isinstance(case, dict) else None
+    return f" (case '{name}')" if isinstance(name, str) else ""
 
 
 def _cell(entry: Any) -> str:
