@@ -114,3 +114,24 @@ def test_the_budget_of_a_resume_counts_a_retried_trial_s_attempts_once(
     assert twice.code == 0, twice.err
     assert "1 retried after an error" in twice.err, twice.err
     assert twice.err.count("passed the budget") == 1, twice.err
+
+
+def test_a_resume_counts_the_trials_it_retried_as_they_ran(proctor: Run, tmp_path: Path) -> None:
+    """A trial the resume ran whose attempt died (a transient error) and that the run's own
+    --retry-errors ran again was not counted: `1 kept, 1 run now`, beside a retry line."""
+    once = tmp_path / "died-once"
+    once.mkdir()  # the run itself: no death
+    kill = f"mkdir {once} 2>/dev/null && kill -9 $(cut -d' ' -f4 /proc/$PPID/stat); true"
+    plan = {"turns": [{"shell": kill}, {"write": {"path": "out.txt", "content": "x\n"}}]}
+    cases = tmp_path / "cases"
+    write_case(cases, "c", config={"repeats": 2}, plan=plan)
+    out = tmp_path / "out"
+    ran = proctor("run", "--source", str(cases), "--out", str(out), "--retry-errors", "1")
+    assert ran.code == 0, ran.err
+    (run_dir,) = out.glob("run-*")
+    (run_dir / "trials/c/scripted/default/2/trial.json").unlink()
+    once.rmdir()  # the resumed trial's first attempt dies, its second passes
+    again = proctor("run", "--resume", str(run_dir))
+    assert again.code == 0, again.err
+    assert "retrying c/scripted/default/2 (attempt 2 of 2)" in again.err, again.err
+    assert "1 kept, 1 run now (1 retried after an error)" in again.err, again.err

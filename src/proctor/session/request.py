@@ -98,7 +98,7 @@ class RunResult:
     reporters: tuple[str, ...] = ()
     """The reporters the run printed, in order (a resume given none: the run's own)."""
     kept_rerunnable: int = 0  # of the trials a resume kept, those --retry-errors would rerun
-    errors_rerun: int = 0  # (and of those it found, those its own --retry-errors ran again)
+    errors_rerun: int = 0  # trials it retried after an error (kept ones, or as they ran now)
 
     @cached_property
     def records(self) -> list[TrialRecord]:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
-from proctor.execute.events import Subscriber, TrialRetried
+from proctor.execute.events import RunEvent, Subscriber, TrialRetried
 from proctor.execute.executor import SCRATCH_MARK
 from proctor.execute.retry import clear_for_rerun, due_again, is_transient, keep_attempt
 from proctor.models.compact import compact
@@ -498,13 +498,33 @@ def _resume(
         for retried in rerun:  # after the resume's line: of this stretch, not the dead one's
             journal.Journal(paths.journal)(retried)
         held = bool(todo) and ledger_holds(paths.root.parent, paths.root.name)
+        # The trials retried after an error: the kept ones run again, and those whose attempt
+        # in this resume ended in one and ran again (each trial once).
+        retried_keys = {_key_of(event.record) for event in rerun}
+
+        def note_retried(event: RunEvent) -> None:
+            if isinstance(event, TrialRetried):
+                retried_keys.add(_key_of(event.record))
+
         result = execute_and_finish(
-            plan, request, paths, manifest, todo, kept, subscribers, held=held, stops=stops
+            plan,
+            request,
+            paths,
+            manifest,
+            todo,
+            kept,
+            [*subscribers, note_retried],
+            held=held,
+            stops=stops,
         )
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)
-    result.kept_rerunnable, result.errors_rerun = rerunnable, len(rerun)
+    result.kept_rerunnable, result.errors_rerun = rerunnable, len(retried_keys)
     return result, len(kept)
+
+
+def _key_of(record: TrialRecord) -> tuple[str, str, str, int]:
+    return (record.case, record.agent, record.condition, record.repeat)
 
 
 def _to_run(paths: RunPaths, spec: TrialSpec, retry_errors: int) -> bool:
