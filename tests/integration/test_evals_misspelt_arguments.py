@@ -96,7 +96,9 @@ def test_a_misspelt_keyword_inside_a_test_names_the_near_ones(proctor: Run, tmp_
     }.items():
         record = by_id[name]
         assert record["status"] == "eval-error", record
-        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+        assert record["error"] == f"TypeError: {said} (at {root / 'evals' / name}.eval.py:5)", (
+            record
+        )
 
 
 DEFINE_EVAL_KEYWORDS = (
@@ -159,7 +161,7 @@ def test_a_keyword_given_by_position_inside_a_test_names_the_keywords(
         "t.check() takes value and expectation by position and the others by keyword only "
         "(name), and 3 were given by position"
     )
-    assert record["error"] == f"{said} (at {root / 'evals' / 'a'}.eval.py:5)", record
+    assert record["error"] == f"TypeError: {said} (at {root / 'evals' / 'a'}.eval.py:5)", record
 
 
 def test_a_misspelt_name_inside_a_test_names_the_near_one(proctor: Run, tmp_path: Path) -> None:
@@ -372,7 +374,9 @@ def test_an_argument_left_out_inside_a_test_names_the_method_as_written(
         "and status)",
     }.items():
         record = by_id[name]
-        assert record["error"] == f"{said} (at {root / 'evals' / name}.eval.py:5)", record
+        assert record["error"] == f"TypeError: {said} (at {root / 'evals' / name}.eval.py:5)", (
+            record
+        )
 
 
 @pytest.mark.parametrize(("wrong", "meant"), [("tests=t", "test"), ("case=[]", "cases")])

@@ -142,10 +142,11 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             code = ((inner or where).line or "").strip()
             said = (str(ended) or code) + (near_names(ended) or "")
             error = f"{type(ended).__name__}: {said} (at {where.filename}:{where.lineno}{helper})"
-            # t.send(timout_ms=...): the near ones named; t.check(1, 2, "x"): which are keywords
+            # t.send(timout_ms=...): the near ones named; t.check(1, 2, "x"): which are keywords.
+            # Still a TypeError, named so as an argument of the wrong type is.
             misspelt = argument_error(ended)
             if misspelt is not None:
-                error = f"{misspelt} (at {where.filename}:{where.lineno}{helper})"
+                error = f"TypeError: {misspelt} (at {where.filename}:{where.lineno}{helper})"
         seen = list(t.recorded.late)
         late = _late(seen)
         if late is not None and error is None and not skipped and not timed_out:
