@@ -42,7 +42,7 @@ from proctor.models.trial import (
     EvaluatorResult,
 )
 from proctor.scripted.offered import played_steps
-from proctor.scripted.plan import unplayed
+from proctor.scripted.plan import NOTHING_LEFT, overplayed, unplayed
 from proctor.util.cutting import masked_short
 from proctor.util.masking import mask
 from proctor.util.text import joined_lines
@@ -167,6 +167,9 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
         # second, though its generated plan.json holds only that one).
         unplayed = _unplayed(case.plan, case.iteration(talk.repeat), t) if ended_well else None
         warnings = [unplayed] if unplayed else []
+        idle = _overplayed(case.plan, case.iteration(talk.repeat), t)
+        if idle:
+            warnings.append(idle)
         if late is not None and error != late:
             warnings.append(late)
         if ended_well and not turns and not unplayed and t.recorded.assertions:
@@ -350,6 +353,30 @@ def _unplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str |
     # question it asked as plain text ended its turn, and the test's answer was a message).
     played = played_steps(t._talk.trial_dir / MODEL_REQUESTS) if t.turns else None
     return unplayed(plan, "default", repeat, len(t.turns), "the test", played)
+
+
+def _overplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str | None:
+    """The turns the test sent after the plan's last (:func:`overplayed`): each completed with
+    the agent's reply :data:`NOTHING_LEFT` alone and no tool call, so it played no step. Said
+    however the case ended: those turns ran, and did nothing the eval wrote for them."""
+    if plan is None or _says_nothing_left(plan):
+        return None
+    idle = [
+        turn.index
+        for turn in t.turns
+        if turn.ok and turn.message.strip() == NOTHING_LEFT and not turn.tool_calls
+    ]
+    return overplayed(plan, "default", repeat, len(t.turns), "the test", idle)
+
+
+def _says_nothing_left(plan: Any) -> bool:
+    """Whether a step of ``plan`` (any turn, variant or condition) says :data:`NOTHING_LEFT`
+    itself: then such a reply may be the plan's own, and is no sign it ran out."""
+    if isinstance(plan, dict):
+        return plan.get("say") == NOTHING_LEFT or any(_says_nothing_left(v) for v in plan.values())
+    if isinstance(plan, list):
+        return any(_says_nothing_left(v) for v in plan)
+    return False
 
 
 def _write_eval_json(

@@ -33,7 +33,7 @@ from typing import Any
 if not __package__:  # run as a file (``python -I -S agent.py``): find proctor's own tree
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from proctor.scripted import AGENT_VERSION as VERSION
-from proctor.scripted.plan import filled_input, inside_workspace
+from proctor.scripted.plan import NOTHING_LEFT, filled_input, inside_workspace
 from proctor.util.clock import now_iso
 from proctor.util.files import open_regular
 from proctor.util.json_shown import json_text
@@ -268,7 +268,7 @@ class Agent:
     def run_turn(self) -> int | None:
         """Play steps until the plan ends or an ``endTurn``; return an exit code to crash."""
         if self.pos >= len(self.steps):
-            self.say("I have nothing left in my plan.")
+            self.say(NOTHING_LEFT)
             return None
         while self.pos < len(self.steps):
             step = self.steps[self.pos]

@@ -550,6 +550,44 @@ def steps_for_repeat(data: dict[str, Any], repeat: int) -> list[dict[str, Any]]:
 
 ASKED = ", some answering a question the agent asked as plain text (which ended its turn)"
 
+NOTHING_LEFT = "I have nothing left in my plan."
+"""What the scripted agent (and the scripted model) replies to a message that comes after the
+plan's last turn: the turn plays no step."""
+
+
+def plan_turns(data: dict[str, Any], condition: str, repeat: int) -> list[list[int]]:
+    """The indices of the steps of each turn repeat ``repeat`` plays (split by ``endTurn``;
+    a plan that ends with ``endTurn`` has no turn after it)."""
+    plan = plan_for_condition(data, condition) or {"turns": []}
+    turns: list[list[int]] = [[]]
+    for i, step in enumerate(steps_for_repeat(plan, repeat)):
+        if "endTurn" in step:
+            turns.append([])
+        else:
+            turns[-1].append(i)
+    while turns and not turns[-1]:
+        turns.pop()
+    return turns
+
+
+def overplayed(
+    data: dict[str, Any], condition: str, repeat: int, sent: int, sender: str, idle: list[int]
+) -> str | None:
+    """A warning naming the turns (1-based) that found no step of the plan left to play, the
+    agent replying only :data:`NOTHING_LEFT`: ``sender`` sent more messages than the plan has
+    turns, and those turns did nothing the eval meant them to (the symmetric case of
+    :func:`unplayed`). None when there is no such turn."""
+    if not idle:
+        return None
+    turns = plan_turns(data, condition, repeat)
+    named = ", ".join(f"turn {i}" for i in idle[:5])
+    more = f" and {len(idle) - 5} more" if len(idle) > 5 else ""
+    return (
+        f"the plan has {plural(len(turns), 'turn')} (split by endTurn) and {sender} sent "
+        f"{plural(sent, 'message')}, so these turns found no step left to play (the agent "
+        f"replied {NOTHING_LEFT!r}): {named}{more}"
+    )
+
 
 def unplayed(
     data: dict[str, Any],
@@ -569,14 +607,7 @@ def unplayed(
     ``ask`` a CLI asked as plain text ended a turn, and its answer was a message)."""
     plan = plan_for_condition(data, condition) or {"turns": []}
     steps = steps_for_repeat(plan, repeat)
-    turns: list[list[int]] = [[]]
-    for i, step in enumerate(steps):
-        if "endTurn" in step:
-            turns.append([])
-        else:
-            turns[-1].append(i)
-    while turns and not turns[-1]:
-        turns.pop()  # a plan that ends with endTurn has no turn after it
+    turns = plan_turns(data, condition, repeat)
     left = [i for turn in turns[sent:] for i in turn]
     if played is not None:
         left = [i for turn in turns for i in turn if i not in played]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from proctor.scripted.plan import NOTHING_LEFT
 from proctor.scripted.server.exchange import ModelRequest, Reply, Turn
 from proctor.scripted.server.tools import (
     ASK_TOOL,
@@ -26,7 +27,6 @@ from proctor.scripted.server.tools import (
 from proctor.scripted.server.workspace import workspace_cwd
 
 DONE = "Done."
-NOTHING_LEFT = "I have nothing left in my plan."
 
 
 @dataclass(frozen=True)
