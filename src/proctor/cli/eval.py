@@ -196,6 +196,7 @@ def command(
     )
     # Each eval file is imported once by this command, however often its evals are read.
     click.get_current_context().with_resource(imported_once())
+    _warn_misnamed(request)
     with _stdout_is_ours():
         # Every broken eval file (and, to run, every case's unknown agent, judge or plan)
         # named at once, not only the first: the user mends them in one go.
@@ -251,6 +252,28 @@ def command(
         reason = mask(one_line(str(result.summary["reason"])))
         echo_unless_gone(f"proctor: exit {result.exit_code}: {reason}", err=True)
     return result.exit_code
+
+
+def _warn_misnamed(request: EvalRequest) -> None:
+    """A warning on stderr for each file of the evals folder that looks like an eval file but
+    is not run, its name not ending ``.eval.py`` (``greet_eval.py``), by a run, ``--list`` and
+    ``--dry-run`` alike. Said once the folder is imported; when it holds no eval file at all,
+    the error that says so names them instead."""
+    from proctor.evals.discover import EvalFileProblems, misnamed_said
+    from proctor.session.evals import project_of
+
+    with _stdout_is_ours():
+        try:
+            project, broken = project_of(request), False
+        except EvalFileProblems as exc:
+            project, broken = exc.project, True
+        except ConfigError:
+            return  # (no evals folder, say): the command's own error says it
+    if not project.points and not broken:
+        return  # the sentence that says the folder holds no *.eval.py file names them
+    for path, line in project.misnamed:
+        said = controls_escaped(mask(misnamed_said(path, line)))
+        click.echo(f"proctor: warning: {said}", err=True)
 
 
 def _refuse_every_problem(request: EvalRequest, cases_checked: bool) -> None:

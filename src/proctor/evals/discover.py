@@ -106,6 +106,10 @@ class EvalProject:
     config_file: Path | None
     config_line: int | None = None
     """The line of ``config_file`` that calls ``define_eval_config(...)``, when known."""
+    misnamed: tuple[tuple[Path, int], ...] = ()
+    """The files of ``evals/`` that look like eval files but are not run, their names not
+    ending ``.eval.py`` (:func:`misnamed_files`), each with the line of its
+    ``define_eval(...)``."""
 
     @property
     def config_where(self) -> str:
@@ -316,6 +320,18 @@ def _one(module: ModuleType, kind: type, path: Path, what: str) -> Any:
 def _unassigned_call(path: Path, function: str) -> int | None:
     """The line of the first module-level statement of ``path`` that is a call of
     ``function`` alone (``define_eval(test=test)``, not assigned), if any."""
+    return _module_level_call(path, function, (ast.Expr,))
+
+
+def _module_level_call(
+    path: Path,
+    function: str,
+    kinds: tuple[type[ast.stmt], ...] = (ast.Expr, ast.Assign, ast.AnnAssign),
+) -> int | None:
+    """The line of the first module-level statement of ``path`` of one of ``kinds`` whose
+    value is a call of ``function`` (``define_eval(test=test)`` alone, an ``Expr``;
+    ``eval = define_eval(...)``, an ``Assign``); None when none is, or ``path`` is no
+    Python."""
     try:
         tree = ast.parse(path.read_bytes(), str(path))
     except (SyntaxError, ValueError, OSError):
@@ -324,8 +340,9 @@ def _unassigned_call(path: Path, function: str) -> int | None:
     todo: list[ast.AST] = [tree]
     while todo:
         node = todo.pop()
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
-            called = node.value.func
+        value = getattr(node, "value", None)
+        if isinstance(node, kinds) and isinstance(value, ast.Call):
+            called = value.func
             name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
             if name == function:
                 lines.append(node.lineno)
@@ -437,6 +454,7 @@ def discover(root: Path) -> EvalProject:
         config,
         config_file if config else None,
         _line(config.origin, config_file) if config else None,
+        misnamed_files(evals_dir),  # (after the imports: a module they import is no such file)
     )
     found: EvalProject | EvalFileProblems = project
     if problems:
@@ -446,6 +464,59 @@ def discover(root: Path) -> EvalProject:
     if isinstance(found, EvalFileProblems):
         raise found
     return project
+
+
+LOOKED_AT = frozenset({".py", ".txt", ".eval", ".evals"})
+"""The suffixes (in any case) of the files :func:`misnamed_files` reads: ``greet_eval.py``,
+``greet.evals.py``, ``greet.eval.txt``, ``greet.eval``; not a backup (``greet.eval.py.bak``)."""
+READ_AT_MOST = 1_000_000
+"""A larger file is no eval file written by hand: :func:`misnamed_files` does not read it."""
+
+
+def misnamed_files(evals_dir: Path) -> tuple[tuple[Path, int], ...]:
+    """The files of ``evals_dir`` (and its folders, hidden ones and ``__pycache__`` aside)
+    that would define an eval but are never run, their names not ending ``.eval.py``
+    (``greet_eval.py``, ``greet.evals.py``, ``eval_greet.py``, ``greet.eval.txt``), each with
+    the line of its ``define_eval(...)``: a Python file that calls ``define_eval(...)`` at
+    module level, as an eval file does. A helper module (``helpers.py``, ``conftest.py``, one
+    that builds ``case(...)`` entries or wraps ``define_eval`` in a function) calls none there;
+    one an eval file imported (a module imported already, to share an eval) is no such file."""
+    imported = {
+        Path(file)
+        for module in list(sys.modules.values())
+        if isinstance(file := getattr(module, "__file__", None), str)
+    }
+    found = []
+    for path in sorted(evals_dir.rglob("*")):
+        rel = path.relative_to(evals_dir).parts
+        if any(part.startswith(".") or part == "__pycache__" for part in rel):
+            continue
+        name = path.name
+        if name.endswith(SUFFIX) or path.suffix.lower() not in LOOKED_AT:
+            continue
+        if name == CONFIG_FILE and len(rel) == 1:
+            continue
+        try:
+            if not path.is_file() or path.stat().st_size > READ_AT_MOST or path in imported:
+                continue
+        except OSError:
+            continue
+        line = _module_level_call(path, "define_eval")
+        if line is not None:
+            found.append((path, line))
+    return tuple(found)
+
+
+def misnamed_said(path: Path, line: int) -> str:
+    """The sentence for a file :func:`misnamed_files` found: what it is, that it is not run,
+    and the name to give it."""
+    stem = path.name
+    stem = re.sub(r"\.(py|txt)$", "", stem, flags=re.IGNORECASE)
+    stem = re.sub(r"(^evals?[._-])|([._-]evals?$)", "", stem, flags=re.IGNORECASE) or stem
+    return (
+        f"{path} calls define_eval(...) at line {line} but is not run: only a file whose name "
+        f"ends .eval.py is an eval file; rename it {stem}{SUFFIX}"
+    )
 
 
 class EvalFileProblems(ConfigError):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from proctor.errors import ConfigError
-from proctor.evals.discover import EvalPoint, EvalProject, select
+from proctor.evals.discover import EvalPoint, EvalProject, misnamed_said, select
 from proctor.plan.choosing import picks
 from proctor.plan.resolve import check_case_globs
 from proctor.util.json_shown import name_shown
@@ -70,10 +70,15 @@ def _picked(
 
 def nothing_chosen(request: EvalRequest, project: EvalProject) -> str:
     """Why a selection chose no eval, one sentence naming the evals folder: it holds no eval
-    file at all, or no eval has the tags given (below the ids given, if any)."""
+    file at all (each file that looks like one but is named otherwise named too), or no eval
+    has the tags given (below the ids given, if any)."""
     evals_dir = request.dir / "evals"
     if not project.points:
-        return f"{evals_dir}: holds no *.eval.py file (evals live in DIR/evals/**/*.eval.py)"
+        misnamed = "".join(f"; {misnamed_said(path, line)}" for path, line in project.misnamed)
+        return (
+            f"{evals_dir}: holds no *.eval.py file (evals live in DIR/evals/**/*.eval.py)"
+            + misnamed
+        )
     # The evals the ids and --case choose (all of them without either): a tag in use
     # elsewhere would not be chosen either.
     points = [p for p, _ in _picked(select(project.points, request.ids, ()), request.cases)]
