@@ -116,10 +116,12 @@ def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
     a misspelled option (``--min-recal``) or a stray word there is refused, not handed to the
     server as one of its arguments."""
     at = 0
+    after = ""  # the option whose value the word before was
     while at < len(words):
         word = words[at]
         name = word.split("=", 1)[0]
         if name in OWN_OPTIONS:
+            after = "" if name in _FLAGS or "=" in word else name
             at += 1 if name in _FLAGS or "=" in word else 2
             continue
         if name.startswith("-") and name not in ("-", "--"):
@@ -130,9 +132,24 @@ def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
                 "--mcp COMMAND)",
                 ctx,
             )
+        if after == "--header" or ":" in word:
+            # The rest of a header given unquoted (--header X-Api-Key: KEY), or a header
+            # without its option: the word may be a credential, and is not shown.
+            raise click.UsageError(
+                "unexpected word (not shown: it may be a header's value): a header is one "
+                "word, quoted, --header 'NAME: VALUE'; the server's command line goes after "
+                "--mcp",
+                ctx,
+            )
         raise click.UsageError(
-            f"unexpected word '{word}': the server's command line goes after --mcp", ctx
+            f"unexpected word '{_masked(word)}': the server's command line goes after --mcp", ctx
         )
+
+
+def _masked(text: str) -> str:
+    from proctor.addons.shown import command_masked
+
+    return command_masked(text)
 
 
 class _ServerWords(click.Argument):
@@ -198,8 +215,8 @@ class _ServerWords(click.Argument):
     metavar="'NAME: VALUE'",
     help="Send this HTTP header on every request to a server at a URL (a credential, say; "
     "repeatable). ${VAR} in the value is that environment variable's value "
-    "(--header 'Authorization: Bearer ${TOKEN}', in single quotes); the value is masked in "
-    "the output.",
+    "(--header 'Authorization: Bearer ${TOKEN}', in single quotes); every header's value is "
+    "masked in the output.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
 @click.option(
@@ -292,6 +309,7 @@ def command(
     # forwarded with --env are.
     register_user_keys()
     target = server_target(server, server_args)
+    _register_server_headers(server_args)
     if headers:
         target = _with_headers(target, headers)
     if target.is_url and adapter is None:
@@ -363,6 +381,27 @@ def _forwarded(names: tuple[str, ...], is_url: bool) -> dict[str, str]:
     return passed
 
 
+def _register_server_headers(words: tuple[str, ...]) -> None:
+    """The values of the headers a command server is given among its words (``mcp-remote URL
+    --header 'X-Api-Key: KEY'``, ``-H``), registered for masking, as proctor's own
+    ``--header`` values are: the server's command line and its errors show them masked."""
+    from proctor.util.masking import register_secret
+
+    for at, word in enumerate(words):
+        if word in ("--header", "-H") and at + 1 < len(words):
+            given = words[at + 1]
+        elif word.startswith("--header="):
+            given = word.split("=", 1)[1]
+        else:
+            continue
+        value = given.partition(":")[2].strip()
+        if value:
+            register_secret(value, named=True)
+            credential = value.split(None, 1)  # Bearer KEY: the key alone too
+            if len(credential) == 2:
+                register_secret(credential[1], named=True)
+
+
 def _with_headers(target: ServerTarget, given: tuple[str, ...]) -> ServerTarget:
     """``target`` with the ``--header`` headers (their values registered for masking); given
     with a server started by command (it is spoken to over stdio: no HTTP) it is an error."""
@@ -417,6 +456,11 @@ def _words_after_url(rest: tuple[str, ...]) -> str:
     if option is None:
         return f"--mcp: a URL takes no further words, got '{command_masked(' '.join(rest))}'"
     name = option.split("=", 1)[0]
+    if name in OWN_OPTIONS:  # after a '--' that follows the URL: the server's words
+        return (
+            f"--mcp: a URL takes no further words, and {escaped_line(name)} after a '--' that "
+            "follows the URL is taken as one of them: leave out the '--'"
+        )
     near = difflib.get_close_matches(name, sorted(OWN_OPTIONS), n=1, cutoff=0.6)
     hint = f" (did you mean {near[0]}?)" if near else ""
     if name in ("-H", "--headers"):

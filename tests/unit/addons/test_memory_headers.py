@@ -141,15 +141,17 @@ def test_a_header_after_a_url_is_proctors() -> None:
     assert params["headers"] == ("A: b",)
 
 
-def test_only_a_credential_s_value_is_masked() -> None:
-    # A header named as a credential, or a value from the environment, is a secret; another
-    # header's value (a team's name) is sent as it is, its word left unmasked elsewhere.
+def test_every_header_s_value_that_may_be_a_key_is_masked() -> None:
+    # A service may name its key's header anything (X-AccessToken, X-Honeycomb-Team): no
+    # name tells a credential apart, so every value is one.
     from proctor.addons.memory.headers import parse_headers
 
-    parse_headers(("X-Team: atlas-team", "X-Session: s3ss-value", "X-Org: ${HDR_SET}"), {
-        "HDR_SET": SECRET
-    })  # fmt: skip
-    assert mask(f"atlas-team, s3ss-value, {SECRET}") == "atlas-team, ***, ***"
+    given = ("X-Honeycomb-Team: hc-key-value", "X-AccessToken: ghp_Secret9", "X-Team: research")
+    parse_headers((*given, "X-Pass: word", "X-Org: ${HDR_LOWER}"), {"HDR_LOWER": "lowerkey"})
+    # Lowercase letters alone are no key, as an environment's value is not, but under a
+    # credential's name or from a variable.
+    said = "hc-key-value and ghp_Secret9, research, word, lowerkey"
+    assert mask(said) == "*** and ***, research, ***, ***"
 
 
 @pytest.mark.parametrize(
@@ -175,4 +177,37 @@ def test_a_header_option_mistyped_after_a_url_shows_no_value(
         f"proctor: error: --mcp: a URL takes no further words, and {option} is no option of "
         f"proctor's (did you mean {hint}?); the words given with it are not shown, as they may "
         "hold a credential"
+    )
+
+
+@pytest.mark.parametrize(
+    "given",
+    [["--header", "X-Api-Key:", SECRET], [f"Authorization: Bearer {SECRET}"]],
+)
+def test_a_header_given_unquoted_shows_no_value(proctor: Run, given: list[str]) -> None:
+    # Its value, a word of its own, is a stray word of proctor's: refused, not shown.
+    result = proctor("memory-eval", "--dataset", DATASET, *given, "--mcp", "python srv.py")
+    assert result.code == 2, result.out + result.err
+    assert SECRET not in result.out + result.err
+    assert "not shown: it may be a header's value" in result.err
+
+
+def test_a_command_server_s_own_header_values_are_masked(proctor: Run, tmp_path: Path) -> None:
+    # mcp-remote's --header: the server's word, its value masked wherever it is shown.
+    server = tmp_path / "srv.py"
+    server.write_text("import sys\nsys.exit('refused: ' + ' '.join(sys.argv[1:]))\n")
+    result = proctor("memory-eval", "--dataset", DATASET, "--mcp", "python3", str(server),
+                     "--header", f"Ocp-Apim-Subscription-Key: {SECRET}", "-H", "Cookie: c00kie-v")  # fmt: skip
+    assert result.code == 3, result.out + result.err
+    assert "refused: --header" in result.err
+    assert SECRET not in result.out + result.err and "c00kie-v" not in result.err
+
+
+def test_a_double_dash_after_a_url_is_said_so(proctor: Run) -> None:
+    url = "http://127.0.0.1:9/mcp"
+    result = proctor("memory-eval", "--dataset", DATASET, "--mcp", url, "--header", "A: b", "--")
+    assert result.code == 2, result.out + result.err
+    assert result.err.strip() == (
+        "proctor: error: --mcp: a URL takes no further words, and --header after a '--' that "
+        "follows the URL is taken as one of them: leave out the '--'"
     )

@@ -1,12 +1,13 @@
 """The HTTP headers ``memory-eval --header 'NAME: VALUE'`` sends to a server at a URL.
 
-A header named as a credential (``Authorization``, ``Cookie``, ``X-Api-Key``, ``X-Auth-Token``:
-:data:`SECRET_NAME`) holds a secret, and so does every value taken from the environment:
-those are registered for masking as soon as they are read; another header's value
-(``X-Team: research``) is sent and left as it is, so that its word is not masked wherever it
-stands. No sentence here shows a value. ``${NAME}`` in a value is the environment variable's
-value, so a key need not be typed on the command line (``--header 'Authorization: Bearer
-${TOKEN}'``, in single quotes so that the shell leaves it).
+A header's value is taken for a secret (a bearer token, an API key, under any name a service
+gives its header) and registered for masking as soon as it is read, as a key of the
+environment is: a value of lowercase letters alone (``X-Team: research``) is no key, and is
+left alone, unless the header is named as a credential is (:data:`_CREDENTIAL`), where any
+value of four characters or more is one. No sentence here shows a value.
+``${NAME}`` in a value is the environment variable's value, so a key need not be typed on the
+command line (``--header 'Authorization: Bearer ${TOKEN}'``, in single quotes so that the
+shell leaves it).
 """
 
 from __future__ import annotations
@@ -26,13 +27,9 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """A character no header's value may hold (a tab may be one)."""
+_CREDENTIAL = re.compile(r"auth|key|token|secret|pass|cookie|session|sig|credential", re.I)
+"""A header's name that says its value is a credential, looked for anywhere in it."""
 _SCHEME = re.compile(r"\S+\s+(\S.*)")
-SECRET_NAME = re.compile(
-    r"(?:[a-z0-9]+[-_.])*(?:(?:proxy-)?authorization|cookie|credentials?|session|signature|sig"
-    r"|jwt|key|api-?key|token|secret|password|passwd|pwd|pass|passphrase|auth)",
-    re.IGNORECASE,
-)
-"""A header's name that says its value is a credential: its last part is one such word."""
 """A value of a scheme and a credential (``Bearer abc``): the credential, masked alone too."""
 
 TRANSPORT_OWN = frozenset(
@@ -77,8 +74,7 @@ def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers
             )
         seen.add(name.lower())
         value = _expanded(name, rest.strip(" \t"), environ)
-        if SECRET_NAME.fullmatch(name) or _VARIABLE.search(rest):
-            _register(value)
+        _register(value, named=bool(_CREDENTIAL.search(name)) or bool(_VARIABLE.search(rest)))
         control = _CONTROL.search(value)
         if control:
             what = (
@@ -136,12 +132,14 @@ def _expanded(name: str, value: str, environ: Mapping[str, str]) -> str:
     return _VARIABLE.sub(replaced, value)
 
 
-def _register(value: str) -> None:
-    """Mask ``value``, and the credential after its scheme (``Bearer …``) alone too."""
-    register_secret(value, named=True)
+def _register(value: str, named: bool = True) -> None:
+    """Mask ``value``, and the credential after its scheme (``Bearer …``) alone too; not
+    ``named`` a secret, only as :func:`~proctor.util.masking.register_secret` takes a key of
+    the environment (not lowercase letters alone)."""
+    register_secret(value, named=named)
     credential = _SCHEME.fullmatch(value)
     if credential:
-        register_secret(credential.group(1), named=True)
+        register_secret(credential.group(1), named=named)
 
 
 def _from(raw: str) -> str:
