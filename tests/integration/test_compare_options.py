@@ -86,6 +86,11 @@ def test_a_condition_none_of_the_runs_has_is_named_with_its_option(
         "proctor: error: --treatment 'nope': not one of the runs' conditions (baseline, "
         "treatment)\n"
     ), read.err
+    slip = proctor("compare", str(run), "--treatment", "treatmnt")
+    assert slip.code == 2 and slip.err == (
+        "proctor: error: --treatment 'treatmnt': not one of the run's conditions (did you mean "
+        "'treatment'? conditions: baseline, treatment)\n"
+    ), slip.err
     both = proctor("compare", str(run), str(run2), "--treatment", "baseline", "--baseline",
                    "baseline")  # fmt: skip
     assert both.code == 2 and both.err == (

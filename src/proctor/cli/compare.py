@@ -289,6 +289,7 @@ def _check_named(
     from proctor.errors import ConfigError
     from proctor.report.ab.choose import gate_missing
     from proctor.util.json_shown import name_quoted
+    from proctor.util.text import did_you_mean
 
     names = sorted(
         {r.condition for records in per_run for r in records}
@@ -303,8 +304,10 @@ def _check_named(
             raise ConfigError(f"{said}; --treatment and --baseline choose two of them")
     for option, name in (("--treatment", treatment), ("--baseline", baseline)):
         if name is not None and name not in names:
+            near = did_you_mean(name, names)  # then the list is said to be the conditions
             raise ConfigError(
-                f"{option} {name_quoted(name)}: not one of {whose} conditions ({listed})"
+                f"{option} {name_quoted(name)}: not one of {whose} conditions "
+                f"({f'{near}conditions: ' if near else ''}{listed})"
             )
     if treatment is not None and treatment == baseline:
         raise ConfigError(

@@ -84,8 +84,9 @@ def resolve_case(
         unknown = [name for name in spec.conditions if name not in conditions]
         if unknown:
             raise ConfigError(
-                f"{where}: field '{spec.loc}.conditions': '{unknown[0]}' is not "
-                f"a condition of the case (conditions: {', '.join(conditions)})"
+                f"{where}: field '{spec.loc}.conditions': '{unknown[0]}' is not a condition "
+                f"of the case ({did_you_mean(unknown[0], conditions)}conditions: "
+                f"{', '.join(conditions)})"
             )
     every = set(conditions)
     if cli.conditions:
@@ -334,17 +335,17 @@ def _check_conditions(
     known = {name for rc in resolved for name in rc.conditions}
     for name in (gate.ab.treatment, gate.ab.baseline):
         if name not in known:
-            fix = ", or give this run a --config without gate.ab"
+            fix, near = ", or give this run a --config without gate.ab", ""
             if cli.conditions and name in defined:
                 why, fix = "is left out by --condition", f"; run it too{fix}"
             elif name in everywhere - defined:
                 why = f"is only of cases left out by {selection(cli)}"
                 fix = f"; choose a case that has it too{fix}"
-            else:
-                why, fix = "is not defined by any case", ""
+            else:  # the likely typo: the nearest condition of the cases chosen is named
+                why, fix, near = "is not defined by any case", "", did_you_mean(name, sorted(known))
             raise ConfigError(
                 f"{where}: field 'gate.ab': condition '{name}' {why} "
-                f"(conditions: {', '.join(sorted(known))}){fix}"
+                f"({near}conditions: {', '.join(sorted(known))}){fix}"
             )
 
 

@@ -154,6 +154,18 @@ def test_an_ab_gate_naming_a_condition_no_case_has_is_refused() -> None:
         plan([case()], top)
 
 
+def test_an_ab_gate_naming_a_misspelt_condition_is_told_the_nearest() -> None:
+    conditions = {"baseline": {}, "with-skill": {}}
+    ab = {"treatment": "with-skil", "baseline": "baseline"}
+    top = TopConfig.model_validate({"conditions": conditions, "gate": {"ab": ab}})
+    with pytest.raises(ConfigError) as caught:
+        plan([case()], top)
+    assert str(caught.value) == (
+        "proctor.json: field 'gate.ab': condition 'with-skil' is not defined by any case "
+        "(did you mean 'with-skill'? conditions: baseline, with-skill)"
+    )
+
+
 def test_an_unknown_condition_flag_is_refused() -> None:
     with pytest.raises(ConfigError, match="--condition nope: no case has that condition"):
         plan([case(), case("d")], cli=CliOverrides(conditions=["nope"]))
@@ -272,9 +284,10 @@ def test_an_evaluator_naming_a_condition_the_case_lacks_is_refused(tmp_path: Pat
 
     with pytest.raises(ConfigError) as caught:
         resolve_case(with_evaluator(check), TopConfig(), CliOverrides())
-    assert "field 'evaluators[0].conditions': 'with-plugn' is not a condition of the case " in (
-        str(caught.value)
-    )
+    assert (
+        "field 'evaluators[0].conditions': 'with-plugn' is not a condition of the case "
+        "(did you mean 'with-plugin'? conditions: baseline, with-plugin)"
+    ) in str(caught.value)
     good = with_evaluator({**check, "conditions": ["with-plugin"]})
     assert resolve_case(good, TopConfig(), CliOverrides()).evaluators[0].conditions == [
         "with-plugin"

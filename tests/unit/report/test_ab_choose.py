@@ -90,6 +90,13 @@ def test_a_named_condition_is_filled_in(
         (["a", "b"], "c", None, "the treatment 'c': not one of the run's conditions (a, b)"),
         (["a", "b"], None, "c", "the baseline 'c': not one of the run's conditions (a, b)"),
         (
+            ["baseline", "with-skill"],
+            "with-skil",
+            None,
+            "the treatment 'with-skil': not one of the run's conditions (did you mean "
+            "'with-skill'? conditions: baseline, with-skill)",
+        ),
+        (
             ["a", "b"],
             "a",
             "a",
@@ -155,3 +162,16 @@ def test_gate_sides_without_a_gate_leaves_the_side_not_named_to_be_chosen() -> N
     assert gate_sides(None, None, None).pair_from == "chosen"
     assert gate_sides("a", None, None)[:2] == ("a", None)
     assert gate_sides("a", None, None).pair_from == "named-and-chosen"
+
+
+def test_an_ab_gate_naming_a_misspelt_condition_is_told_the_nearest() -> None:
+    from proctor.report.ab.choose import gate_missing
+
+    assert gate_missing(("with-skil", "baseline"), ["baseline", "with-skill"]) == (
+        "the run's A/B gate (gate.ab) names the treatment 'with-skil': not one of the run's "
+        "conditions (did you mean 'with-skill'? conditions: baseline, with-skill)"
+    )
+    assert gate_missing(("q", "baseline"), ["baseline", "with-skill"]) == (
+        "the run's A/B gate (gate.ab) names the treatment 'q': not one of the run's "
+        "conditions (baseline, with-skill)"
+    )

@@ -21,6 +21,7 @@ from proctor.errors import ConfigError
 from proctor.models.ab import PairFrom
 from proctor.models.trial import TrialRecord
 from proctor.util.json_shown import name_quoted
+from proctor.util.text import did_you_mean
 
 PREFERRED_BASELINES = ("baseline", "default")
 
@@ -101,8 +102,10 @@ def choose_pair(
         return _pair_of(multi or names)
     for side, name in (("treatment", treatment), ("baseline", baseline)):
         if name is not None and name not in names:
+            near = did_you_mean(name, names)  # then the list is said to be the conditions
             raise ConfigError(
-                f"the {side} {name_quoted(name)}: not one of the run's conditions ({listed})"
+                f"the {side} {name_quoted(name)}: not one of the run's conditions "
+                f"({f'{near}conditions: ' if near else ''}{listed})"
             )
     if treatment is not None and treatment == baseline:
         raise ConfigError(
@@ -187,9 +190,10 @@ def gate_missing(
     conditions = "the runs'" if whose == "the first run's" else whose
     for side, name in zip(("treatment", "baseline"), gated, strict=True):
         if name not in present and (used is None or name in used):
+            near = did_you_mean(name, sorted(present))  # then the list is said to be them
             return (
                 f"{whose} A/B gate (gate.ab) names the {side} {name_quoted(name)}: not one of "
-                f"{conditions} conditions ({listed})"
+                f"{conditions} conditions ({f'{near}conditions: ' if near else ''}{listed})"
             )
     return None
 
