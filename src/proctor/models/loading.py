@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
@@ -71,8 +72,10 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
         _refuse_surrogates(data, path, [])
         return data
     except _TwiceGiven as exc:
+        found = _twice_where(text)
+        key, lines = (exc.args[0], "") if found is None else found
         raise ConfigError(
-            f"{path}: key {exc.args[0]!r} is given twice in one object; keep one (JSON would "
+            f"{path}: key {key!r} is given twice in one object{lines}; keep one (JSON would "
             "take the last and ignore the first)"
         ) from None
     except json.JSONDecodeError as exc:
@@ -83,6 +86,78 @@ def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
         raise ConfigError(f"{path}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
         raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+
+
+_BLANK = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position of the first character from ``pos`` on that is no JSON white space."""
+    return _BLANK.match(text, pos).end()  # type: ignore[union-attr]  # (`*` matches anywhere)
+
+
+def _twice_where(text: str) -> tuple[str, str] | None:
+    """The key :func:`_one_of_each` refused in ``text`` (the first key given again in the
+    first object to close that gives one twice, as the JSON reader meets them) by its place
+    (``conditions.with-skill``), and the lines of both (``", at lines 3 and 7"``); None when
+    it is not found (the text read otherwise than :func:`json.loads` reads it)."""
+    try:
+        _walk(text, _skip(text, 0), [])
+    except _TwiceAt as at:
+        first, again = (text.count("\n", 0, pos) + 1 for pos in (at.first, at.again))
+        lines = f"line {first}" if first == again else f"lines {first} and {again}"
+        return format_loc(at.loc), f", at {lines}"
+    except (ValueError, IndexError, RecursionError):
+        return None
+    return None
+
+
+class _TwiceAt(Exception):
+    """A key given twice: its place, and where each of the two starts in the text."""
+
+    def __init__(self, loc: list[int | str], first: int, again: int) -> None:
+        super().__init__(loc)
+        self.loc, self.first, self.again = loc, first, again
+
+
+_SCALAR = json.JSONDecoder().raw_decode
+
+
+def _walk(text: str, pos: int, loc: list[int | str]) -> int:
+    """Read the JSON value at ``pos`` (white space skipped before it), of place ``loc``; the
+    position after it. Raises :class:`_TwiceAt` at the close of an object giving a key twice."""
+    if text[pos] == "{":
+        seen: dict[str, int] = {}
+        twice: tuple[str, int] | None = None
+        pos = _skip(text, pos + 1)
+        while text[pos] != "}":
+            start = pos
+            if text[pos] != '"':
+                raise ValueError(pos)
+            key, pos = _SCALAR(text, pos)
+            pos = _skip(text, pos)
+            if text[pos] != ":":
+                raise ValueError(pos)
+            pos = _skip(text, pos + 1)
+            pos = _skip(text, _walk(text, pos, [*loc, key]))
+            if key in seen and twice is None:
+                twice = key, start
+            seen.setdefault(key, start)
+            if text[pos] == ",":
+                pos = _skip(text, pos + 1)
+        if twice is not None:
+            raise _TwiceAt([*loc, twice[0]], seen[twice[0]], twice[1])
+        return pos + 1
+    if text[pos] == "[":
+        pos = _skip(text, pos + 1)
+        index = 0
+        while text[pos] != "]":
+            pos = _skip(text, _walk(text, pos, [*loc, index]))
+            index += 1
+            if text[pos] == ",":
+                pos = _skip(text, pos + 1)
+        return pos + 1
+    return _SCALAR(text, pos)[1]
 
 
 def _refuse_surrogates(value: Any, path: Path, loc: list[int | str]) -> None:

@@ -383,11 +383,29 @@ def test_a_key_given_twice_is_a_sentence_not_the_last_one_silently(
         discover_cases(tmp_path)
 
 
+def test_a_key_given_twice_inside_an_object_is_named_by_its_place_and_lines(
+    tmp_path: Path,
+) -> None:
+    folder = write_case(tmp_path, "x", config={}, plan={"turns": []})
+    (folder / "config.json").write_text(
+        '{\n  "conditions": {\n    "with-skill": {},\n    "baseline": {},\n'
+        '    "with-skill": {"provision": {}}\n  }\n}\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        discover_cases(tmp_path)
+    assert str(caught.value).endswith(
+        "config.json: key 'conditions.with-skill' is given twice in one object, at lines 3 and "
+        "5; keep one (JSON would take the last and ignore the first)"
+    )
+
+
 def test_the_top_level_configuration_refuses_a_key_given_twice(tmp_path: Path) -> None:
     from proctor.models.loading import load_top_config
 
     (tmp_path / "proctor.json").write_text('{"gate": {"minPassRate": 1, "minPassRate": 0.5}}')
-    with pytest.raises(ConfigError, match="key 'minPassRate' is given twice"):
+    with pytest.raises(
+        ConfigError, match="key 'gate.minPassRate' is given twice in one object, at line 1"
+    ):
         load_top_config(None, tmp_path)
 
 
