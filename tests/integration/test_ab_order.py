@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.conftest import MakeCase, Run
@@ -20,7 +21,7 @@ def test_an_odd_number_of_repeats_is_said_and_counted_in_the_report(
     assert ran.code == 0, ran.err
     assert (
         "proctor: note: the order of the conditions is not balanced: baseline runs first in 2 "
-        "of 3 repeats, treatment in 1 (a multiple of 2 repeats balances it)"
+        "of 3 case repeats, treatment in 1 (a multiple of 2 repeats, or of 2 cases, balances it)"
     ) in ran.err
     even = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), "--repeats", "2")
     assert even.code == 0 and "not balanced" not in even.err + even.out
@@ -77,7 +78,8 @@ def test_runs_read_together_whose_order_is_not_balanced_are_said_so(
     runs = {n: next((out / f"pair-{n}").glob("run-*")) for n in (1, 2, 3, 4)}
     said = (
         "proctor: note: over the runs read, the order of the conditions is not balanced: "
-        "treatment runs first in 2 of 2 repeats, baseline in 0: a difference may come from the "
+        "treatment runs first in 2 of 2 case repeats, baseline in 0: a difference may come from "
+        "the "
         "order as much as from the conditions"
     )
     share = proctor("report", str(runs[2]), str(runs[4]))
@@ -89,3 +91,53 @@ def test_runs_read_together_whose_order_is_not_balanced_are_said_so(
     assert compared.code == 0 and said in compared.err, compared.err
     every = proctor("compare", *(str(run) for run in runs.values()), *pooled)
     assert every.code == 0 and "not balanced" not in every.err, every.err
+
+
+def test_one_repeat_of_an_even_number_of_cases_is_balanced(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The order alternates from case to case as from repeat to repeat: one repeat of four
+    cases ran baseline first in all four, and the note asked for more repeats."""
+    for name in ("t1", "t2", "t3", "t4"):
+        make_case(name, config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    ran = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out), "--repeats", "1")
+    assert ran.code == 0 and "not balanced" not in ran.err, ran.err
+    (run,) = out.glob("run-*")
+    matrix = json.loads((run / "resolved.json").read_text())["matrix"]  # the order planned
+    planned = [(cell["case"], cell["condition"]) for cell in matrix]
+    firsts = [next(c for case, c in planned if case == name) for name in ("t1", "t2", "t3", "t4")]
+    assert firsts == ["baseline", "treatment", "baseline", "treatment"]
+    three = proctor(
+        "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--repeats", "1",
+        "--case", "t[123]", "--dry-run",
+    )  # fmt: skip
+    assert (
+        "proctor: note: the order of the conditions is not balanced: baseline runs first in 2 "
+        "of 3 case repeats, treatment in 1 (a multiple of 2 repeats, or of 2 cases, balances it)"
+    ) in three.err, three.err
+
+
+def test_ordinary_runs_read_together_are_not_told_of_a_manifest(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("t1", config=AB, plan=PLAN)
+    out = tmp_path / "out"
+    for _ in range(2):
+        ran = proctor(
+            "run", "--source", str(tmp_path / "cases"), "--out", str(out), "--repeats", "1"
+        )
+        assert ran.code == 0, ran.err
+    runs = [str(run) for run in sorted(out.glob("run-*"))]
+    said = (
+        "proctor: note: over the runs read, the order of the conditions is not balanced: "
+        "baseline runs first in 2 of 2 case repeats, treatment in 0: a difference may come from "
+        "the order as much as from the conditions (a run of the same cases and repeats runs the "
+        "conditions in the same order again, so more such runs leave it as it is; `proctor "
+        "plan-repeats` plans runs whose orders balance)"
+    )
+    report = proctor("report", *runs)
+    assert report.code == 0 and said in report.err and "manifest" not in report.err, report.err
+    pooled = ("--treatment", "treatment", "--baseline", "baseline")
+    compared = proctor("compare", *runs, *pooled)
+    assert compared.code == 0 and said in compared.err, compared.err

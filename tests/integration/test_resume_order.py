@@ -78,3 +78,30 @@ def test_a_resume_refuses_a_trial_the_run_did_not_plan(proctor: Run, tmp_path: P
     resumed = proctor("run", "--resume", str(run_dir))
     assert resumed.code == 2, resumed.err
     assert "matrix (trial c/scripted/d/1 is no longer planned)" in resumed.err, resumed.err
+
+
+def test_a_run_of_an_order_that_did_not_alternate_from_case_to_case_resumes(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A proctor that started every case's repeat 1 with the same condition planned it so:
+    the run resumes in that order, the order alternating from case to case now."""
+    cases = tmp_path / "cases"
+    config = {**CONFIG, "repeats": 1, "conditions": {"a": {}, "b": {}}}
+    for name in ("c", "d"):
+        write_case(cases, name, config=config, plan={"turns": [{"say": "hi"}]})
+    argv = ("run", "--source", str(cases), "--out", str(tmp_path / "out"), "--concurrency", "1")
+    assert proctor(*argv).code == 0
+    (run_dir,) = (tmp_path / "out").glob("run-*")
+    resolved = json.loads((run_dir / "resolved.json").read_text())
+    assert [m["condition"] for m in resolved["matrix"]] == ["a", "b", "b", "a"]
+    resolved["matrix"] = [
+        {"case": case, "agent": "scripted", "condition": name, "repeat": 1}
+        for case in ("c", "d")
+        for name in ("a", "b")
+    ]
+    (run_dir / "resolved.json").write_text(json.dumps(resolved))
+    for name in ("a", "b"):
+        (run_dir / f"trials/d/scripted/{name}/1/trial.json").unlink()
+    resumed = proctor("run", "--resume", str(run_dir))
+    assert resumed.code == 0, resumed.err
+    assert started_after(run_dir / "journal.jsonl", "run-resumed") == ["a", "b"]

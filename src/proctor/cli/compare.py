@@ -226,7 +226,8 @@ def command(
         if suites is not None:
             notes.append(suites[0])
             said += f"\n- {suites[1]}"
-        if len(runs) > 1 and (order := runs_order_note(matrices)):  # and so is this
+        of_manifest = [bool(run.manifest and run.manifest.session_label) for run in stored]
+        if len(runs) > 1 and (order := runs_order_note(matrices, of_manifest)):  # and so is this
             notes.append(order)
         text = model_to_json(report) if as_json else shown(_with(render_ab_markdown(report), said))
         if as_json:

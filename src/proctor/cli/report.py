@@ -160,7 +160,8 @@ def command(
             check_own_gate(suite, records, [cell for run in runs for cell in run.cells], True)
         refuse_early(out, run_dirs, suite, force, goal_shape, records)
         echo_pooled_notes(read)
-        if note := runs_order_note([run.cells for run in runs]):
+        pairs = [bool(run.manifest and run.manifest.session_label) for run in runs]
+        if note := runs_order_note([run.cells for run in runs], pairs):
             click.echo(f"proctor: note: {note}", err=True)
         live = [(run, run.running_pid) for run in runs if run.running_pid is not None]
         if live:

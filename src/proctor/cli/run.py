@@ -398,7 +398,8 @@ def command(
         raise nothing_runnable(source, plan)
     from proctor.session.repeats import plan_order_note
 
-    if note := plan_order_note(plan.trials, plan.overrides.first_condition):
+    overrides = plan.overrides
+    if note := plan_order_note(plan.trials, overrides.first_condition, overrides.conditions or ()):
         click.echo(f"proctor: note: {note}", err=True)
     if dry_run:
         from proctor.plan.checks import check_out_outside_cases, check_writable

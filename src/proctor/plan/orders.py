@@ -1,10 +1,12 @@
 """The order the conditions of a pair or repeat run in: the rows of a Williams square, so that
-order is never confounded with condition (``proctor run``'s repeats, ``proctor plan-repeats``'
-pairs)."""
+order is never confounded with condition (``proctor run``'s repeats, from case to case too,
+``proctor plan-repeats``' pairs)."""
 
 from __future__ import annotations
 
-__all__ = ["condition_order", "williams_orders"]
+from collections.abc import Iterable, Sequence
+
+__all__ = ["condition_order", "starting_order", "williams_orders"]
 
 
 def williams_orders(conditions: list[str]) -> list[list[str]]:
@@ -29,19 +31,31 @@ def williams_orders(conditions: list[str]) -> list[list[str]]:
     return [[label[i] for i in row] for row in rows]
 
 
-def condition_order(names: list[str], repeat: int, first: str | None) -> list[str]:
-    """The order conditions run in for one repeat, so order is not confounded with condition.
+def starting_order(conditions: Iterable[str], asked: Sequence[str]) -> list[str]:
+    """A case's ``conditions`` in the order the rows of its Williams square start from: those
+    ``--condition`` lists (``asked``: a manifest's pair order) in its order, then the others
+    in the order its configuration gives them."""
+    names = list(conditions)
+    listed = list(dict.fromkeys(n for n in asked if n in names))
+    return listed + [n for n in names if n not in listed]
 
-    With ``first`` that condition always runs first; otherwise repeat r runs row r of the
-    Williams square of ``names`` (:func:`williams_orders`, cycling): two conditions alternate
-    (A B, B A); three run A B C, B C A, C A B, then the mirror rows C B A, A C B, B A C, so that
-    over 6 repeats each one runs before each other one as often as after it, which the
-    rotation alone (A B C, B C A, C A B, again and again) never gave: A ran before B in 2 of
-    every 3 repeats.
+
+def condition_order(names: list[str], repeat: int, first: str | None, case: int = 0) -> list[str]:
+    """The order conditions run in for one repeat of one case, so order is not confounded
+    with condition.
+
+    With ``first`` that condition always runs first; otherwise repeat r of the case at place
+    ``case`` (0 for the first of the run's cases of two or more conditions) runs row
+    r - 1 + ``case`` of the Williams square of ``names`` (:func:`williams_orders`, cycling):
+    two conditions alternate (A B, B A) from repeat to repeat and from case to case, so that
+    one repeat of an even number of cases is balanced too; three run A B C, B C A, C A B, then
+    the mirror rows C B A, A C B, B A C, so that over 6 repeats (or 6 cases) each one runs
+    before each other one as often as after it, which the rotation alone (A B C, B C A,
+    C A B, again and again) never gave: A ran before B in 2 of every 3 repeats.
     """
     if first is not None and first in names:
         return [first, *(n for n in names if n != first)]
     if len(names) < 2:
         return list(names)
     rows = williams_orders(names)
-    return rows[(repeat - 1) % len(rows)]
+    return rows[(repeat - 1 + case) % len(rows)]

@@ -22,7 +22,7 @@ from proctor.errors import ConfigError
 from proctor.models.config import GOAL_SHAPES, SAFE_NAME, SAFE_NAME_RULE, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
-from proctor.plan.orders import williams_orders
+from proctor.plan.orders import starting_order, williams_orders
 from proctor.util.json_shown import name_shown
 from proctor.util.text import plural
 
@@ -96,14 +96,14 @@ def tasks_of(goal_labels: dict[str, str], goal_shape: str | None) -> list[str]:
 
 
 def order_note(
-    orders: Sequence[Sequence[str]], conditions: Sequence[str], unit: str, balanced_by: int | None
+    orders: Sequence[Sequence[str]], conditions: Sequence[str], unit: str, balance: str | None
 ) -> str:
     """A sentence when the conditions do not each run first equally often over ``orders`` (the
-    conditions of each pair or repeat in the order they ran), naming which ran first more
-    often; else when one condition runs before another more often than after it (three
-    conditions rotated, A B C, B C A, C A B: each first once, but A before B in 2 of 3), naming
-    the most lopsided two; empty when balanced. ``balanced_by``: a count of ``unit`` that would
-    balance the order."""
+    conditions of each pair or repeat in the order they ran, each a ``unit``), naming which ran
+    first more often; else when one condition runs before another more often than after it
+    (three conditions rotated, A B C, B C A, C A B: each first once, but A before B in 2 of
+    3), naming the most lopsided two; empty when balanced. ``balance``: what would balance the
+    order (``a multiple of 2 pairs balances it``), said in brackets after it."""
     counts = Counter(order[0] for order in orders)
     if len({counts[name] for name in conditions}) > 1:
         ranked = sorted(conditions, key=lambda name: -counts[name])  # (stable: the order given)
@@ -116,9 +116,7 @@ def order_note(
         said = _before_note(orders, conditions, unit)
         if not said:
             return ""
-    if balanced_by is None:
-        return said
-    return f"{said} (a multiple of {plural(balanced_by, unit)} balances it)"
+    return said if balance is None else f"{said} ({balance})"
 
 
 def _before_note(orders: Sequence[Sequence[str]], conditions: Sequence[str], unit: str) -> str:
@@ -149,12 +147,16 @@ def manifest_order_note(manifest: RepeatManifest) -> str:
     if len(manifest.runs) < manifest.pairs:
         return ""
     square = len(williams_orders(manifest.conditions))
-    return order_note([run.order for run in manifest.runs], manifest.conditions, "pair", square)
+    balance = f"a multiple of {plural(square, 'pair')} balances it"
+    return order_note([run.order for run in manifest.runs], manifest.conditions, "pair", balance)
 
 
-def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
+def plan_order_note(
+    trials: Sequence[TrialSpec], first: str | None, asked: Sequence[str] = ()
+) -> str:
     """:func:`order_note` over a run's plan: the condition each case × agent × repeat of two or
-    more conditions runs first (none with ``--first-condition``, an order asked for)."""
+    more conditions (a case repeat) runs first (none with ``--first-condition``, an order asked
+    for); ``asked``: the conditions ``--condition`` lists, in its order."""
     if first is not None:
         return ""
     started: dict[tuple[str, str, int], list[str]] = {}
@@ -162,21 +164,36 @@ def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
         started.setdefault((trial.case.name, trial.agent, trial.repeat), []).append(trial.condition)
     units = [names for names in started.values() if len(set(names)) > 1]
     conditions = list(dict.fromkeys(name for names in units for name in names))
-    # A whole Williams square balances it (condition_order runs its rows): k repeats, 2k odd.
+    # A whole Williams square balances it (condition_order runs its rows, from repeat to repeat
+    # and from case to case): k repeats (or cases), 2k for an odd k.
     squares = {len(williams_orders(sorted(set(names)))) for names in units}
-    return order_note(units, conditions, "repeat", math.lcm(*squares or {1}))
+    size = math.lcm(*squares or {1})
+    balance = f"a multiple of {plural(size, 'repeat')}"
+    # So do as many cases, when they run alike: the same conditions from the same row, and as
+    # many case repeats each (each repeat then runs every row equally often over the cases).
+    cases = {t.case.name: t.case for t in trials if len(t.case.conditions) > 1}
+    alike = {
+        (tuple(starting_order(case.conditions, asked)), sum(k[0] == name for k in started))
+        for name, case in cases.items()
+    }
+    if len(alike) == 1:
+        balance += f", or of {plural(size, 'case')},"
+    return order_note(units, conditions, "case repeat", f"{balance} balances it")
 
 
 def read_manifest(path: Path) -> RepeatManifest:
     return read_record(path, RepeatManifest)
 
 
-def runs_order_note(runs: Sequence[Sequence[tuple[str, str, str, int]]]) -> str:
+def runs_order_note(
+    runs: Sequence[Sequence[tuple[str, str, str, int]]], pairs: Sequence[bool] = ()
+) -> str:
     """:func:`order_note` over runs read as one sample set, each given by its planned cells
     (case, agent, condition, repeat) in the order it ran them: the condition each case × agent
     × repeat of two or more conditions ran first (and before which other), in every run (the
     pairs of a manifest split between machines balance only when every pair's run is read).
-    Empty when balanced."""
+    ``pairs``: for each run, whether it is a pair of a repeat manifest (``run --manifest``),
+    which decides what the note advises. Empty when balanced."""
     orders: list[list[str]] = []
     conditions: list[str] = []
     for cells in runs:
@@ -187,10 +204,19 @@ def runs_order_note(runs: Sequence[Sequence[tuple[str, str, str, int]]]) -> str:
             if len(set(names)) > 1:
                 orders.append(names)
                 conditions.extend(names)
-    note = order_note(orders, list(dict.fromkeys(conditions)), "repeat", None)
+    note = order_note(orders, list(dict.fromkeys(conditions)), "case repeat", None)
+    if not note:
+        return ""
+    advice = []
+    if any(pairs):  # the share of a manifest split between machines, read without the others
+        advice.append("read the run folders of every pair of the repeat manifest together")
+    if not pairs or not all(pairs):
+        advice.append(
+            "a run of the same cases and repeats runs the conditions in the same order again, "
+            "so more such runs leave it as it is; `proctor plan-repeats` plans runs whose "
+            "orders balance"
+        )
     return (
         f"over the runs read, {note}: a difference may come from the order as much as from "
-        "the conditions (read the run folders of every pair of a repeat manifest together)"
-        if note
-        else ""
+        f"the conditions ({'; '.join(advice)})"
     )

@@ -122,6 +122,31 @@ def test_condition_order_runs_each_condition_before_each_other_as_often_as_after
     assert {o[0] for o in orders} == set(names)
 
 
+def test_the_order_alternates_from_case_to_case_as_from_repeat_to_repeat() -> None:
+    """One repeat of four A/B cases runs each condition first in two of them, not baseline
+    first in all four; a case without two conditions takes no place in the rotation, and
+    every agent of a case runs its case's order."""
+    ab = {"conditions": {"baseline": {}, "with-skill": {}}}
+    cases = [case("a", **ab), case("b", **ab), case("lone"), case("c", **ab), case("d", **ab)]
+    firsts: dict[tuple[str, str, int], str] = {}
+    two = CliOverrides(agents=["scripted", "claude-code"], repeats=2)
+    for t in plan(cases, cli=two).trials:
+        firsts.setdefault((t.case.name, t.agent, t.repeat), t.condition)
+    for agent in ("scripted", "claude-code"):
+        for repeat, started in ((1, "baseline"), (2, "with-skill")):
+            other = "with-skill" if started == "baseline" else "baseline"
+            assert [firsts[(name, agent, repeat)] for name in "abcd"] == [
+                started,
+                other,
+                started,
+                other,
+            ], (agent, repeat)
+    # The same suite: the same order, run after run.
+    assert [t.key for t in plan(cases, cli=two).trials] == [
+        t.key for t in plan(cases, cli=two).trials
+    ]
+
+
 def test_the_matrix_is_agent_by_repeat_by_condition() -> None:
     conditions = {"base": Condition(), "with": Condition(agent_model="m")}
     top = TopConfig(conditions=conditions, repeats=2)

@@ -51,14 +51,32 @@ def test_three_conditions_each_first_once_are_said_unbalanced_in_what_runs_befor
     ]
     assert runs_order_note(cells).startswith(
         "over the runs read, the order of the conditions is not balanced: a runs before b in 2 "
-        "of 3 repeats, after it in 1: "
+        "of 3 case repeats, after it in 1: "
     )
+
+
+def test_runs_read_together_are_advised_as_what_they_are() -> None:
+    """The pairs of a repeat manifest are told to be read with the others; ordinary runs,
+    which a manifest's advice does not fit, that more of them keep their order."""
+    cells = [[("t", "x", "a", 1), ("t", "x", "b", 1)], [("u", "x", "a", 1), ("u", "x", "b", 1)]]
+    said = "a difference may come from the order as much as from the conditions ("
+    manifest = "read the run folders of every pair of the repeat manifest together"
+    ordinary = (
+        "a run of the same cases and repeats runs the conditions in the same order again, so "
+        "more such runs leave it as it is; `proctor plan-repeats` plans runs whose orders "
+        "balance"
+    )
+    assert runs_order_note(cells, [True, True]).endswith(f"{said}{manifest})")
+    assert runs_order_note(cells, [False, False]).endswith(f"{said}{ordinary})")
+    assert runs_order_note(cells).endswith(f"{said}{ordinary})")
+    assert runs_order_note(cells, [True, False]).endswith(f"{said}{manifest}; {ordinary})")
 
 
 def test_who_runs_first_more_often_is_said_before_what_runs_before_what() -> None:
     orders = [["a", "b"], ["a", "b"], ["b", "a"]]
-    assert order_note(orders, ["a", "b"], "pair", 2) == (
+    balance = "a multiple of 2 pairs balances it"
+    assert order_note(orders, ["a", "b"], "pair", balance) == (
         "the order of the conditions is not balanced: a runs first in 2 of 3 pairs, b in 1 "
         "(a multiple of 2 pairs balances it)"
     )
-    assert order_note([["a", "b"], ["b", "a"]], ["a", "b"], "pair", 2) == ""
+    assert order_note([["a", "b"], ["b", "a"]], ["a", "b"], "pair", balance) == ""
