@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -317,6 +318,53 @@ def viewer_process(results: Path, *args: str) -> Iterator[tuple[str, subprocess.
         if process.poll() is None:
             process.terminate()
         process.communicate(timeout=60)
+
+
+SLOW_FIRST, SLOW_SECOND = "Step one: looking around.", "Step two: all done."
+SLOW_KEY = "slow/scripted/default/1"
+
+
+@contextmanager
+def slow_run(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[bytes]]]:
+    """``proctor run`` (a subprocess) of one scripted case ``slow`` whose agent says
+    :data:`SLOW_FIRST`, runs a shell command, sleeps 8 seconds, then says :data:`SLOW_SECOND`;
+    yields the results folder and the process, waited for at the end."""
+    plan = {
+        "turns": [
+            {"say": SLOW_FIRST},
+            {"shell": "echo one > b.txt"},
+            {"sleep": 8},
+            {"say": SLOW_SECOND},
+        ]
+    }
+    config = {"agents": ["scripted"], "timeoutSec": 60}
+    write_case(tmp_path / "cases", "slow", plan=plan, src={"a.txt": "hello\n"}, config=config)
+    results = tmp_path / "results"
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    argv = [sys.executable, "-m", "proctor", "run", "--source", str(tmp_path / "cases")]
+    process = subprocess.Popen(
+        [*argv, "--out", str(results)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield results, process
+    finally:
+        if process.poll() is None:
+            process.wait(timeout=120)
+
+
+def slow_trial_folder(results: Path, process: subprocess.Popen[bytes]) -> Path:
+    """The folder of :func:`slow_run`'s trial, once the run made it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        found = sorted(results.glob(f"run-*/trials/{SLOW_KEY}"))
+        if found:
+            return found[0]
+        assert process.poll() is None, "the run ended before its trial started"
+        time.sleep(0.1)
+    raise AssertionError("the trial never started")
 
 
 _STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -152,3 +152,41 @@ def test_a_step_not_taken_yet_is_said_and_shown_once_taken(browser: Any, tmp_pat
             assert page.evaluate("window.__stamp") == "same page"  # no reload
     finally:
         context.close()
+
+
+def test_a_running_trial_s_page_shows_the_agent_s_first_step_before_it_ends(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A real run of a scripted agent that sleeps between its steps: its trial's page said
+    "0 events" until the trial ended, then showed every event at once. It shows the first
+    step while the agent sleeps before the next one, without a reload."""
+    from tests.conftest import (
+        SLOW_FIRST,
+        SLOW_KEY,
+        SLOW_SECOND,
+        slow_run,
+        slow_trial_folder,
+        viewer,
+    )
+
+    context = browser.new_context(viewport={"width": 1100, "height": 600})
+    try:
+        page = context.new_page()
+        with slow_run(tmp_path) as (results, process):
+            folder = slow_trial_folder(results, process)
+            with viewer(results) as base:
+                page.goto(f"{base}/runs/{folder.parents[4].name}/trials/{SLOW_KEY}")
+                page.evaluate("window.__stamp = 'same page'")
+                timeline = "(document.querySelector('.timeline') || {innerText: ''}).innerText"
+                _until(
+                    page,
+                    f"{timeline}.includes({SLOW_FIRST!r}) || !!document.querySelector"
+                    "('section.verdict')",
+                    "the first step shown, or the trial ended",
+                )
+                assert not (folder / "trial.json").exists()  # shown while the trial runs
+                shown = page.evaluate(timeline)
+                assert SLOW_FIRST in shown and SLOW_SECOND not in shown
+                assert page.evaluate("window.__stamp") == "same page"  # no reload
+    finally:
+        context.close()

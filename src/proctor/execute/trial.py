@@ -23,6 +23,7 @@ from proctor.execute.collect import Collected, collect, cut_short_cost, keep_cut
 from proctor.execute.context import TrialContext, WorkerOptions, was_interrupted
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
+from proctor.execute.live import LiveTrajectory
 from proctor.execute.prepare import Prepared, prepare
 from proctor.execute.verdict import Verdict, decide, failure_verdict, talked_verdict
 from proctor.models.audit import AUDITED_AGENTS, AuditReport
@@ -84,6 +85,8 @@ class Phases:
     """The driver's log, there also when the agent phase was cut short (``driven`` is None)."""
     kept: tuple[Trajectory, TranscriptInfo] | None = None
     """What a session cut short left in the trial folder (see :func:`keep_cut_short`)."""
+    live: LiveTrajectory | None = None
+    """The trajectory written while the agent runs (see :mod:`proctor.execute.live`)."""
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -93,9 +96,12 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     done.times["prepare"] = ms_since(t)
     t = time.monotonic()
     adapter = done.prepared.adapter
+    done.live = LiveTrajectory(adapter, ctx.paths.trajectory)
 
     def launched(launch: Launch[Any]) -> None:
         done.launch = launch
+        if done.live is not None:
+            done.live.follow(launch)
         if adapter.name not in AUDITED_AGENTS:
             return  # the scripted agent: nothing to audit (and nothing more to import)
         from proctor.addons.audit.trial import trial_audit
@@ -109,6 +115,7 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
 
         done.driven = drive(ctx, done.prepared, launched, opened)
     finally:
+        done.live.stop()  # before the trajectory collected from the whole transcript
         # The agent's time also when its phase was cut short (Ctrl-C, a driver that raised):
         # left out, the whole of it read as the harness's (totalMs minus agentMs).
         done.times["agent"] = ms_since(t)
@@ -325,6 +332,8 @@ def run_trial(spec: TrialSpec, run: RunPaths, scratch: Path, options: WorkerOpti
             adapter = done.prepared.adapter if done.prepared is not None else None
             if adapter is not None:
                 done.kept = keep_cut_short(ctx, adapter, done.launch, done.session)
+        if done.live is not None:
+            done.live.remove_if_left()
         record = build_record(ctx, done, verdict, timings(done, started_at, ms_since(started)))
         # An interrupted trial's workspace is not kept: --resume runs the trial again in a
         # fresh one, and moving a large workspace out could outlast the stop's grace period.

@@ -1,0 +1,104 @@
+"""The trajectory written while the agent runs: the events appended as the native transcript
+grows, the file written anew when an event already written changed, and removed when nothing
+replaced it by the trajectory collected at the end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from proctor.agents.protocol import Launch
+from proctor.execute.live import LiveTrajectory
+from proctor.models.io import write_trajectory
+from proctor.models.trajectory import Trajectory
+from proctor.transcripts.claude import parse_claude_transcript
+
+
+class _Claude:
+    """An adapter whose session's transcript is a Claude Code file (all the follower asks)."""
+
+    def __init__(self, transcript: Path) -> None:
+        self.transcript = transcript
+
+    def transcript_files(self, launch: Launch[Any]) -> list[Path]:
+        return [self.transcript] if self.transcript.is_file() else []
+
+    def parse(self, path: Path) -> Trajectory:
+        return parse_claude_transcript(path)
+
+
+def _said(transcript: Path, uid: str, text: str, parent: str | None = None) -> None:
+    record = {
+        "type": "assistant",
+        "uuid": uid,
+        "parentUuid": parent,
+        "sessionId": "s",
+        "timestamp": "2026-12-01T00:00:00.000Z",
+        "message": {
+            "id": f"m-{uid}",
+            "role": "assistant",
+            "model": "m",
+            "content": [{"type": "text", "text": text}],
+        },
+    }
+    with transcript.open("a") as fh:
+        fh.write(json.dumps(record) + "\n")
+
+
+def _look(live: LiveTrajectory) -> None:
+    """One look, whatever the last parse's share of time (no timing in a unit test)."""
+    live.next_parse = 0.0
+    live.look()
+
+
+def _follower(tmp_path: Path) -> tuple[LiveTrajectory, Path, Path]:
+    transcript, path = tmp_path / "session.jsonl", tmp_path / "trajectory.jsonl"
+    live = LiveTrajectory(_Claude(transcript), path)  # type: ignore[arg-type]
+    live.launch = Launch(argv=[], env={}, cwd=tmp_path, state=None)
+    return live, transcript, path
+
+
+def test_events_are_appended_as_the_transcript_grows(tmp_path: Path) -> None:
+    live, transcript, path = _follower(tmp_path)
+    _look(live)
+    assert not path.exists()  # no transcript yet: no file
+    _said(transcript, "a", "first")
+    _look(live)
+    inode, first = path.stat().st_ino, path.read_text()
+    assert "first" in first
+    _said(transcript, "b", "second", "a")
+    _look(live)
+    assert path.stat().st_ino == inode  # grown in place: a reader scans on from where it was
+    assert path.read_text().startswith(first) and "second" in path.read_text()
+    # the same lines as the trajectory collected at the end
+    collected = tmp_path / "collected.jsonl"
+    write_trajectory(collected, parse_claude_transcript(transcript).events)
+    assert path.read_bytes() == collected.read_bytes()
+
+
+def test_a_changed_event_writes_the_file_anew(tmp_path: Path) -> None:
+    live, transcript, path = _follower(tmp_path)
+    _said(transcript, "a", "first")
+    _look(live)
+    inode = path.stat().st_ino
+    transcript.write_text("")
+    _said(transcript, "z", "another")
+    _look(live)
+    assert "first" not in path.read_text() and "another" in path.read_text()
+    assert path.stat().st_ino != inode
+
+
+def test_the_live_file_goes_unless_the_collected_one_replaced_it(tmp_path: Path) -> None:
+    live, transcript, path = _follower(tmp_path)
+    _said(transcript, "a", "first")
+    _look(live)
+    live.remove_if_left()
+    assert not path.exists()  # the trial failed before its transcript was collected
+    (tmp_path / "again").mkdir()
+    live, transcript, path = _follower(tmp_path / "again")
+    _said(transcript, "a", "first")
+    _look(live)
+    write_trajectory(path, parse_claude_transcript(transcript).events)  # what collect writes
+    live.remove_if_left()
+    assert "first" in path.read_text()
