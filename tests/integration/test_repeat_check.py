@@ -313,6 +313,51 @@ def test_only_the_first_repetition_is_applied_to_the_findings_ledger(
     assert len(ledger["runs"]) == 2 and ledger["findings"][0]["failures"] == 2
 
 
+LEDGER_NOTE = (
+    "is repetition 2 of a repeat check; the findings ledger takes in the first repetition only, "
+    "whose report lists the findings it proposed, reopened or resolved (`proctor findings` "
+    "lists them all)"
+)
+
+
+def killed_midway(run_dir: Path) -> None:
+    """``run_dir`` as a run killed after its first trial leaves it: no ``finishedAt``, and no
+    record of its later trials."""
+    manifest = json.loads((run_dir / "run.json").read_text())
+    manifest.pop("finishedAt")
+    (run_dir / "run.json").write_text(json.dumps(manifest))
+    for trial in (run_dir / "trials/hello/scripted/default").iterdir():
+        if trial.name != "1":
+            (trial / "trial.json").unlink()
+
+
+def test_a_resume_of_a_later_repetition_says_the_findings_ledger_never_takes_it_in(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    failing = [{"use": "file-exists", "must": ["missing.txt"], "label": "absent"}]
+    config = {"agents": ["scripted"], "timeoutSec": 30, "repeats": 2, "evaluators": failing}
+    make_case("hello", config=config, plan=PLAN, src={"README.md": "# hello\n"})
+    result, out = run_cases(proctor, tmp_path, "--repeat-check", "2")
+    assert result.code == 0, result.err
+    runs = {json.loads((f / "run.json").read_text())["repetition"]: f for f in out.glob("run-*")}
+    killed_midway(runs[2])
+    resumed = proctor("run", "--resume", str(runs[2]))
+    assert resumed.code == 1, resumed.err
+    assert f"proctor: resumed {runs[2]}: 1 kept, 1 run now" in resumed.err
+    # In the words `proctor report` of the folder uses.
+    note = f"proctor: note: {runs[2].name} {LEDGER_NOTE}\n"
+    assert note in resumed.err, resumed.err
+    assert note in proctor("report", str(runs[2])).err
+    assert json.loads((out / "findings.json").read_text())["runs"] == [runs[1].name]
+    # The control: a resume of the first repetition, which the ledger takes in, says none.
+    (out / "findings.json").unlink()
+    killed_midway(runs[1])
+    first = proctor("run", "--resume", str(runs[1]))
+    assert first.code == 1, first.err
+    assert "is repetition" not in first.err, first.err
+    assert json.loads((out / "findings.json").read_text())["runs"] == [runs[1].name]
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 

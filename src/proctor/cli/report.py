@@ -439,7 +439,7 @@ def _with_findings(suite: SuiteRecord, run_dir: Path, manifest: RunManifest | No
     when the ledger holds the run (a later repetition of a repeat check, which it never takes
     in, is said so on standard error)."""
     from proctor.errors import ConfigError, SchemaVersionError
-    from proctor.report.findings import load_ledger, run_changes
+    from proctor.report.findings import later_repetition, load_ledger, run_changes
 
     root = run_dir.resolve()
     try:
@@ -450,11 +450,6 @@ def _with_findings(suite: SuiteRecord, run_dir: Path, manifest: RunManifest | No
     # The ledger holds each run by its folder's name (as `findings` reads the folders).
     changes = run_changes(ledger, root.name)
     repetition = manifest.repetition if manifest is not None else None
-    if changes is None and repetition is not None and repetition > 1:
-        click.echo(
-            f"proctor: note: {root.name} is repetition {repetition} of a repeat check; the "
-            "findings ledger takes in the first repetition only, whose report lists the "
-            "findings it proposed, reopened or resolved (`proctor findings` lists them all)",
-            err=True,
-        )
+    if changes is None and (said := later_repetition(root.name, repetition)):
+        click.echo(f"proctor: note: {said}", err=True)
     return suite.model_copy(update={"findings": changes})

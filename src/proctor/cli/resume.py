@@ -42,6 +42,8 @@ def resume_command(
         kept_as=(keep_workspace, mirror),
     )
     echo_unless_gone(result.outputs[printed(names or result.reporters, as_json)], nl=False)
+    if said := _not_in_ledger(result):
+        echo_unless_gone(f"proctor: note: {mask(one_line(said))}", err=True)
     left = f", {result.left} left for another --resume{_left_apart(result)}" if result.left else ""
     how = f"resume with --retry-errors {f'above {retry}' if retry else 'N'}"  # (N: attempts)
     errors = (n := result.kept_rerunnable) and (
@@ -56,6 +58,24 @@ def resume_command(
         err=True,
     )
     return result.suite.exit_code
+
+
+def _not_in_ledger(result: RunResult) -> str | None:
+    """Why the findings ledger holds nothing of the resumed run, when it is a later repetition
+    of a ``--repeat-check`` (as ``proctor report`` of its folder says it); None otherwise, or
+    when its ``run.json`` does not read."""
+    from proctor.errors import ProctorError
+    from proctor.models.io import read_record
+    from proctor.models.run import RunManifest
+    from proctor.report.findings import later_repetition
+
+    if result.suite.findings is not None:  # the ledger holds the run
+        return None
+    try:
+        manifest = read_record(result.paths.run_json, RunManifest)
+    except (ProctorError, OSError):
+        return None
+    return later_repetition(result.paths.root.name, manifest.repetition)
 
 
 def _nothing_left(display: Subscriber, run_dir: Path) -> Subscriber:

@@ -108,6 +108,20 @@ def run_changes(ledger: FindingsLedger, run_id: str) -> list[FindingChange] | No
     ]
 
 
+def later_repetition(run: str, repetition: int | None) -> str | None:
+    """Why the findings ledger holds nothing of run ``run`` when it is a later repetition of a
+    ``--repeat-check`` (``repetition``, 2 or more, which the ledger never takes in: see
+    :func:`pending_runs`), as ``proctor report`` and ``proctor run --resume`` of its folder say
+    it; None for any other run."""
+    if repetition is None or repetition < 2:
+        return None
+    return (
+        f"{run} is repetition {repetition} of a repeat check; the findings ledger takes in the "
+        "first repetition only, whose report lists the findings it proposed, reopened or "
+        "resolved (`proctor findings` lists them all)"
+    )
+
+
 def render_run_events(ledger: FindingsLedger, run_id: str) -> str | None:
     """A Markdown section of run ``run_id``'s findings events; None when the ledger does not
     hold the run."""
