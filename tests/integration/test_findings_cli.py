@@ -844,6 +844,26 @@ def test_an_open_finding_whose_case_errored_is_not_said_to_be_gone(
     assert "closes one that is gone" in table and "left without a result" not in table
 
 
+def test_an_open_finding_whose_case_a_no_evaluate_run_ran_names_that_cause(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    run_with(proctor, make_case, tmp_path, FAILING)
+    result, _ = run_cases(proctor, tmp_path, "--no-evaluate")
+    assert result.code == 0, result.err  # its trials are `skipped`: recorded, not evaluated
+    (finding,) = findings(proctor, out)
+    assert finding["state"] == "open"
+    table = proctor("findings", str(out)).out
+    assert f"1 open finding ({ID}) was left without a result by the latest run of its suite" in (
+        table
+    )
+    assert (
+        "the case ran, but its trials were not evaluated (--no-evaluate), which is no evidence "
+        "either way. A finding stays open until a run checks it."
+    ) in table
+    assert "an error, a timeout, a skip" not in table and "closes one that is gone" not in table
+
+
 @pytest.mark.parametrize("damage", ["annotated failed", "a list", "cut"])
 def test_a_case_whose_latest_trial_records_no_check_is_left_without_a_result(
     proctor: Run, make_case: MakeCase, tmp_path: Path, damage: str

@@ -315,6 +315,10 @@ def list_findings(
         cuts = {run: kept.finished_at for run, kept in ledger.interrupted_runs.items()}
         cells = {f.id: cell_in(folder, latest[f.suite], f, told, cuts) for f in unchecked}
         ran = [f for f in unchecked if cells[f.id] == "ran"]
+        # Of those, the cases whose trials were not evaluated (--no-evaluate): said so.
+        causes = {f.id: _not_evaluated(told, latest[f.suite], f) for f in ran}
+        unevaluated = [f for f in ran if causes[f.id]]
+        errored = [f for f in ran if not causes[f.id]]  # (an error, a timeout, a skip…)
         unread = [f for f in unchecked if cells[f.id] == "unread"]
         cut = {
             run: cut_short(folder, run, run in ledger.interrupted_runs)
@@ -355,12 +359,22 @@ def list_findings(
             and not (folder / (latest[f.suite] or "") / "trials" / f.case).exists()
         ]
         gone = [f for f in rest if not others[f.id] and f not in partial]
-        if ran:
+        if errored:
             click.echo(
-                f"\n{_counted(ran)} left without a result by the latest run of {_their(ran)} "
-                f"suite ({_runs(ran, latest)}): the case ran, but its trials ended in a status "
-                "that records no check (an error, a timeout, a skip), which is no evidence "
-                "either way. A finding stays open until a run checks it."
+                f"\n{_counted(errored)} left without a result by the latest run of "
+                f"{_their(errored)} suite ({_runs(errored, latest)}): the case ran, but its "
+                "trials ended in a status that records no check (an error, a timeout, a skip), "
+                "which is no evidence either way. A finding stays open until a run checks it."
+            )
+        if unevaluated:
+            causes_said = "; ".join(
+                sorted({one_line(c) for f in unevaluated for c in causes[f.id]})
+            )
+            click.echo(
+                f"\n{_counted(unevaluated)} left without a result by the latest run of "
+                f"{_their(unevaluated)} suite ({_runs(unevaluated, latest)}): the case ran, but "
+                f"its trials were not evaluated ({causes_said}), which is no evidence either "
+                "way. A finding stays open until a run checks it."
             )
         if unread:
             files = sorted(
@@ -447,7 +461,15 @@ def _unread_files(told: dict[str, Cells | None], run: str | None, finding: Findi
     """The ``trial.json`` files of the finding's cell in run ``run`` that do not read."""
     cells = told.get(run or "")
     cell = (finding.case, finding.agent, finding.condition)
-    return cells[3].get(cell, []) if cells is not None else []
+    return cells.unread.get(cell, []) if cells is not None else []
+
+
+def _not_evaluated(told: dict[str, Cells | None], run: str | None, finding: Finding) -> set[str]:
+    """Why run ``run`` evaluated no trial of the finding's cell (``--no-evaluate``), as the
+    trials' reasons say; empty when a trial of it ended otherwise."""
+    cells = told.get(run or "")
+    cell = (finding.case, finding.agent, finding.condition)
+    return cells.unevaluated.get(cell, set()) if cells is not None else set()
 
 
 def _counted(findings: list[Finding]) -> str:

@@ -6,7 +6,7 @@ left it out (gone)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from proctor.util.text import one_line
 
@@ -16,10 +16,22 @@ if TYPE_CHECKING:
     from proctor.models.trial import TrialRecord
 
 Cell = tuple[str, str, str]
-Cells = tuple[set[Cell], set[Cell], set[Cell], dict[Cell, list[Path]]]
-"""A stored run's cells that recorded a check, those with a trial a stop cut short (or not
-taken in yet), those with any trial recorded, and the ``trial.json`` files of each that do not
-read."""
+
+
+class Cells(NamedTuple):
+    """What a stored run recorded of its cells (case × agent × condition)."""
+
+    checked: set[Cell]
+    """Those that recorded a check (or whose evaluators left every check out)."""
+    cut: set[Cell]
+    """Those with a trial a stop cut short (or that the ledger has not taken in yet)."""
+    recorded: set[Cell]
+    """Those with any trial recorded."""
+    unread: dict[Cell, list[Path]]
+    """The ``trial.json`` files of each that do not read."""
+    unevaluated: dict[Cell, set[str]]
+    """Those whose every trial ran without being evaluated, with why, as their reasons say
+    (``--no-evaluate``; see :func:`~proctor.models.trial.not_evaluated_cause`)."""
 
 
 def other_cells(folder: Path, run: str | None, finding: Finding) -> str:
@@ -51,10 +63,11 @@ def cell_in(
     the ledger has not taken its trials in yet: a ``--resume`` ran them after the time the
     ledger read the interrupted run at, ``cuts``, and is running or was stopped), ``unread``
     (it recorded no check, and the record of a trial of it does not read: nothing is known of
-    that trial, see ``told[run][3]``), ``ran`` (it ran the cell without recording any check:
-    each trial ended in a status that says nothing of one, an error, a timeout, a skip, an
-    exclusion by ``proctor annotate``) or ``absent`` (no trial of it, or the run does not
-    read). ``told``: each run's cells, read once."""
+    that trial, see ``told[run].unread``), ``ran`` (it ran the cell without recording any
+    check: each trial ended in a status that says nothing of one, an error, a timeout, a skip,
+    a trial not evaluated, see ``told[run].unevaluated``, an exclusion by ``proctor
+    annotate``) or ``absent`` (no trial of it, or the run does not read). ``told``: each run's
+    cells, read once."""
     if run is None:
         return "absent"
     cell = (finding.case, finding.agent, finding.condition)
@@ -68,15 +81,14 @@ def cell_in(
     cells = told[run]
     if cells is None:
         return "absent"
-    checked, cut, recorded, unread = cells
-    if cell in checked:
+    if cell in cells.checked:
         return "checked"
-    if cell in cut:
+    if cell in cells.cut:
         return "cut"
-    if cell in unread:
+    if cell in cells.unread:
         return "unread"
     # No trial of it recorded: one is running (a resume's), or a stop killed it mid-way.
-    return "ran" if cell in recorded else "absent"
+    return "ran" if cell in cells.recorded else "absent"
 
 
 def cells_told(run_dir: Path, since: str | None) -> Cells | None:
@@ -84,9 +96,10 @@ def cells_told(run_dir: Path, since: str | None) -> Cells | None:
     short or that started after ``since`` (when the ledger read the run, interrupted: a
     resume's trial, which the ledger takes in when the resume finishes); None when the run
     does not read (the ledger has not taken it in either). A trial whose record does not read
-    is listed by its ``trial.json``."""
+    is listed by its ``trial.json``; a cell whose every trial was not evaluated, by why."""
     from proctor.errors import ProctorError
     from proctor.execute.context import was_interrupted
+    from proctor.models.trial import not_evaluated_cause
     from proctor.paths import RunPaths
     from proctor.report.checks import started_after, started_instant, stored_trial_checks
     from proctor.report.trial_records import is_stand_in
@@ -95,11 +108,18 @@ def cells_told(run_dir: Path, since: str | None) -> Cells | None:
     cut: set[Cell] = set()
     recorded: set[Cell] = set()
     unread: dict[Cell, list[Path]] = {}
+    causes: dict[Cell, set[str]] = {}
+    evaluated: set[Cell] = set()  # (a trial not said to be left unevaluated)
     read_at = started_instant(since)
     try:
         for record, results in stored_trial_checks(run_dir):
             cell = (record.case, record.agent, record.condition)
             recorded.add(cell)
+            cause = not_evaluated_cause(record.reason)
+            if cause is None:
+                evaluated.add(cell)
+            else:
+                causes.setdefault(cell, set()).add(cause)
             if is_stand_in(record):
                 trial = RunPaths(run_dir).trial(*cell, record.repeat)
                 unread.setdefault(cell, []).append(trial.trial_json)
@@ -111,7 +131,8 @@ def cells_told(run_dir: Path, since: str | None) -> Cells | None:
                 cut.add(cell)
     except (ProctorError, OSError):
         return None
-    return checked, cut, recorded, unread
+    unevaluated = {cell: why for cell, why in causes.items() if cell not in evaluated}
+    return Cells(checked, cut, recorded, unread, unevaluated)
 
 
 def left_out(record: TrialRecord) -> bool:
