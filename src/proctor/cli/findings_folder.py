@@ -12,7 +12,7 @@ import click
 
 from proctor.models.config import DEFAULT_OUT
 from proctor.paths import CURRENT_FOLDER_GONE, current_folder, no_run_in, proctor_run_folder
-from proctor.util.text import controls_escaped
+from proctor.util.text import controls_escaped, one_line
 
 if TYPE_CHECKING:
     from proctor.models.findings import FindingsLedger
@@ -211,7 +211,8 @@ ID_PREFIX_LEAST = 4
 def finding_named(ledger: FindingsLedger, given: str) -> str:
     """The id of the one finding of ``ledger`` that ``given`` names: its whole id, or at least
     :data:`ID_PREFIX_LEAST` of its first digits, in either case. ValueError (a sentence) when
-    none or several do."""
+    none or several do: several are listed, each with its suite when they are of more than
+    one."""
     ids = [f.id for f in ledger.findings]
     if given.strip() in ids:  # as written (an id edited by hand may hold capitals)
         return given.strip()
@@ -224,7 +225,8 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
         if len(matches) == 1:
             return matches[0]
         if matches:
-            shown = ", ".join(matches[:10]) + (" …" if len(matches) > 10 else "")
+            shown = ", ".join(_with_suites(ledger, matches[:10], matches))
+            shown += " …" if len(matches) > 10 else ""
             raise ValueError(
                 f"'{controls_escaped(given)}' names {len(matches)} findings ({shown}): give "
                 "more of the id"
@@ -235,3 +237,15 @@ def finding_named(ledger: FindingsLedger, given: str) -> str:
             f"{ID_PREFIX_LEAST} digits of its id"
         )
     raise ValueError(f"no finding '{controls_escaped(given)}'")
+
+
+def _with_suites(ledger: FindingsLedger, shown: list[str], matches: list[str]) -> list[str]:
+    """The ids ``shown`` (of ``matches``), each with the suite of its finding (``4ade1b6124 of
+    suites/api``) when ``matches`` are findings of more than one suite, since the ids alone do
+    not tell them apart; as they are otherwise."""
+    suites = {f.id: f.suite for f in ledger.findings if f.id in matches}
+    if len(set(suites.values())) < 2:
+        return shown
+    return [
+        f"{i} of {one_line(suite) if (suite := suites[i]) else 'no known suite'}" for i in shown
+    ]

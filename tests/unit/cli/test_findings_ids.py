@@ -81,6 +81,24 @@ def test_a_prefix_of_several_findings_names_them_all_and_none_is_taken() -> None
     )
 
 
+def test_a_prefix_of_findings_of_two_suites_names_the_suite_of_each() -> None:
+    """Two suites of one results directory: the ids alone do not say which is which."""
+    held = ledger("4ade1b6124", "4ade200000", "4ade300000")
+    suites = ["suites/api", "suites/cli", "suites/\x1b[31mred"]
+    for finding, suite in zip(held.findings, suites, strict=True):
+        finding.suite = suite
+    with pytest.raises(ValueError) as raised:
+        finding_named(held, "4ade")
+    assert str(raised.value) == (
+        "'4ade' names 3 findings (4ade1b6124 of suites/api, 4ade200000 of suites/cli, "
+        "4ade300000 of suites/\\x1b[31mred): give more of the id"
+    )
+    held.findings[2].suite = None  # a finding of an older ledger, no run took up yet
+    with pytest.raises(ValueError) as raised:
+        finding_named(held, "4ADE")
+    assert "4ade300000 of no known suite)" in str(raised.value)
+
+
 def test_a_reason_is_shown_on_one_line_with_its_controls_escaped() -> None:
     assert one_line("  flaky\nhost\r\n\tagain \x1b[31m ") == "flaky host again \\x1b[31m"
 
