@@ -100,9 +100,16 @@ def test_a_value_the_test_returns_is_warned_of_as_deciding_nothing(
             async def gives_none(t):
                 await t.send("hi")
                 return None
+            class BadRepr:
+                def __repr__(self):
+                    raise RuntimeError("boom in repr")
+            async def gives_bad_repr(t):
+                await t.send("hi")
+                return BadRepr()
             eval = define_eval(cases=[
                 case(id="false", test=gives_false),
                 case(id="none", test=gives_none),
+                case(id="badrepr", test=gives_bad_repr),
             ])
         """
     }
@@ -118,3 +125,6 @@ def test_a_value_the_test_returns_is_warned_of_as_deciding_nothing(
     assert by_id["a/false"]["status"] == "passed"
     assert by_id["a/false"]["warnings"] == [said]
     assert by_id["a/none"]["warnings"] == []
+    # A value whose repr() raises is named by its type: the warning never fails the case.
+    assert by_id["a/badrepr"]["status"] == "passed", by_id["a/badrepr"]
+    assert "returned <BadRepr instance at 0x" in by_id["a/badrepr"]["warnings"][0]

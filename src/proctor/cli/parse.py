@@ -55,7 +55,7 @@ def command(path: Path, agent: str | None, as_json: bool) -> int:
     a note. Events are printed as they are parsed, so a transcript of any size runs in flat
     memory; their times are on this machine's clock, under their date, as `proctor history`
     takes its days. An empty file or a file in no known format is an error (exit 2), unless
-    --agent names the format to read it as.
+    --agent names the format to read it as (a file that agent's reader refuses is still one).
     """
     from proctor.session.transcript import session_in
 

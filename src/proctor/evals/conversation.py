@@ -301,10 +301,25 @@ def _gave_back(test: TestFn, value: Any) -> str:
     code = getattr(test, "__code__", None)
     where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
     return (
-        f"the test{where} returned {masked_short(repr(value), 80)}, which decides nothing: a "
+        f"the test{where} returned {masked_short(_shown(value), 80)}, which decides nothing: a "
         "case passes or fails on its gates: gate the value instead, as "
         "t.check(value, expected) does"
     )
+
+
+def _shown(value: Any) -> str:
+    """A value the test returned, as a warning shows it: its ``repr`` kept short (a long
+    string or container is never written out whole), or its type's name when its ``repr``
+    raises (``<BadRepr instance at 0x…>``, as reprlib gives it: a warning never fails the
+    case)."""
+    import reprlib
+
+    shown = reprlib.Repr()
+    shown.maxstring = shown.maxother = shown.maxlong = 100
+    try:
+        return shown.repr(value)
+    except Exception:
+        return f"a {type(value).__name__} (whose repr() raised)"
 
 
 class OutOfTime(TimeoutError):

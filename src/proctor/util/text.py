@@ -6,7 +6,6 @@ import codecs
 import difflib
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -88,12 +87,15 @@ def columns(
 
 
 def shown_width(text: str) -> int:
-    """How many columns of a terminal ``text`` takes: a wide character (``日``, most emoji)
-    two, a combining mark none, any other one, so a column of ids in Japanese lines up."""
-    return sum(
-        0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
-        for c in text
-    )
+    """How many columns of a terminal ``text`` takes, as rich measures a cell: a wide
+    character (``日``, most emoji) two, a combining mark, a zero-width space or joiner none,
+    an emoji sequence (a family joined by ZWJ, a skin tone, a keycap, a flag) two, so a
+    column of ids in Japanese or Thai lines up."""
+    if text.isascii():
+        return len(text)
+    from rich.cells import cell_len  # (imported on the first text that needs it)
+
+    return cell_len(text)
 
 
 def table_cell(text: str) -> str:

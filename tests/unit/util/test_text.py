@@ -222,3 +222,7 @@ def test_a_column_of_wide_characters_lines_up_as_the_terminal_shows_it() -> None
     assert lines[1] == "日本/a      scripted        1"
     assert lines[2] == "builds/api  scripted        3"
     assert shown_width("日本/a") == 6 and shown_width("e\u0301") == 1
+    # Thai's vowel mark (of combining class 0), a zero-width space, a family joined by ZWJ,
+    # a skin tone: as rich (and the terminal) measures them.
+    assert shown_width("กัน") == 2 and shown_width("a\u200bb") == 2
+    assert shown_width("👨\u200d👩\u200d👧") == 2 and shown_width("👍🏽") == 2
