@@ -19,6 +19,7 @@ A session may add plugin folders (``--plugin-dir``) and MCP files (``--mcp-confi
 from __future__ import annotations
 
 import itertools
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
@@ -28,7 +29,7 @@ from typing import Any
 from proctor.addons.audit.definitions import commands, subagents
 from proctor.addons.audit.hook_tables import hooks
 from proctor.addons.audit.mcp_tables import mcp_servers, shadow_same_names
-from proctor.addons.audit.reading import Reader, as_dict, strings
+from proctor.addons.audit.reading import LOOP, Reader, as_dict, js_json, loops, strings
 from proctor.addons.audit.repository import repository_root
 from proctor.addons.audit.shared_components import (
     ancestors,
@@ -360,10 +361,11 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     skills(reader, folder / "skills", "plugin", prefix=f"{name}:")
     commands(reader, folder / "commands", "plugin", ".md", prefix=f"{name}:", namespaced=False)
     subagents(reader, folder / "agents", "plugin", prefix=f"{name}:", rule=claude_code_agents)
-    plugin_hooks_file(reader, folder / "hooks" / "hooks.json")
+    default = folder / "hooks" / "hooks.json"
+    loaded = {os.path.realpath(default)} if plugin_hooks_file(reader, default) else set()
     manifest = folder / ".claude-plugin" / "plugin.json"
     declared = as_dict(reader.json(manifest))
-    manifest_hooks(reader, folder, manifest, declared.get("hooks"))
+    manifest_hooks(reader, folder, manifest, declared.get("hooks"), loaded)
     mcp_file = folder / ".mcp.json"
     data = as_dict(reader.json(mcp_file))
     table = data.get("mcpServers", data)
@@ -371,10 +373,15 @@ def plugin_contents(reader: Reader, folder: Path, name: str) -> None:
     servers(reader, declared.get("mcpServers"), manifest, "plugin")
 
 
-def manifest_hooks(reader: Reader, folder: Path, manifest: Path, declared: Any) -> None:
+def manifest_hooks(
+    reader: Reader, folder: Path, manifest: Path, declared: Any, loaded: set[str]
+) -> None:
     """The ``hooks`` of a plugin's manifest: an object of events, a path (relative to the
     plugin) to a file shaped like ``hooks/hooks.json``, or a list of those, which Claude Code
-    runs besides that file (the manifest's schema, checked before, has passed)."""
+    runs besides that file (the manifest's schema, checked before, has passed). As Claude Code
+    2.1.197 does, a path that leads out of the plugin's folder, or to a file already
+    ``loaded`` (``./hooks/hooks.json``, loaded anyway; the same file named twice) adds
+    nothing, and is a problem: Claude Code reports an error for it."""
     items = declared if isinstance(declared, list) else [] if declared is None else [declared]
     for item in items:
         if isinstance(item, dict):
@@ -383,36 +390,95 @@ def manifest_hooks(reader: Reader, folder: Path, manifest: Path, declared: Any) 
         if not isinstance(item, str):
             continue
         file = folder / item
-        if os.path.normpath(file) == os.path.normpath(folder / "hooks" / "hooks.json"):
-            continue  # read above
+        inside = os.path.relpath(os.path.normpath(file), os.path.normpath(folder))
+        if inside.startswith(".."):
+            reader.problems.append(
+                f"{manifest}: field 'hooks' names {item}, which leads out of the plugin's "
+                "folder; Claude Code does not load it"
+            )
+            continue
         if not reader.is_file(file):
             reader.problems.append(f"{manifest}: field 'hooks' names {item}, which is not a file")
             continue
-        plugin_hooks_file(reader, file)
+        real = os.path.realpath(file)
+        if real in loaded:
+            standard = real == os.path.realpath(folder / "hooks" / "hooks.json")
+            which = "the hooks/hooks.json loaded anyway" if standard else "a file named before"
+            reader.problems.append(
+                f"{manifest}: field 'hooks' names {item}, {which}; Claude Code loads the file "
+                'once and reports an error, "Duplicate hooks file detected"'
+            )
+            continue
+        if plugin_hooks_file(reader, file):
+            loaded.add(real)
 
 
-def plugin_hooks_file(reader: Reader, file: Path) -> None:
+def plugin_hooks_file(reader: Reader, file: Path) -> bool:
     """The hooks of a plugin's hooks file (``hooks/hooks.json``, one its manifest names): all
-    decoys when Claude Code's schema refuses the file (:func:`hooks_file_refusal`)."""
+    decoys when Claude Code's schema refuses the file (:func:`hooks_file_refusal`). Whether
+    Claude Code loaded the file (it read, and its schema passed)."""
     data = as_dict(reader.json(file))
     table = data.get("hooks")
     refusal = hooks_file_refusal(data) if isinstance(table, dict) else None
     hooks(reader, table, file, "plugin", agent="claude-code", refusal=refusal)
+    return isinstance(table, dict) and refusal is None
 
 
 def plugin_refusal(reader: Reader, folder: Path) -> str | None:
-    """Why Claude Code loads nothing of the plugin in ``folder`` (a problem too), or None: its
-    manifest fails the manifest's schema (:func:`manifest_refusal`: a ``name`` missing or
-    with a space, a field of the wrong type, ``hooks`` that fail). No manifest is none to fail
-    (Claude Code names the plugin after its folder); one that does not read is its own
-    problem."""
+    """Why Claude Code loads nothing of the plugin in ``folder`` (a problem too), or None: it
+    cannot read its manifest or the manifest is not JSON (:func:`read_manifest`), or the
+    manifest fails the manifest's schema (:func:`manifest_refusal`: no object, a ``name``
+    missing or with a space, a field of the wrong type, ``hooks`` that fail). No manifest is
+    none to fail (Claude Code names the plugin after its folder)."""
     manifest = folder / ".claude-plugin" / "plugin.json"
-    data = reader.json(manifest)
-    refusal = manifest_refusal(data) if data is not None else None
+    data, unread = read_manifest(reader, manifest)
+    if unread is not None:
+        return f"{SKIPS_PLUGIN} ({unread})"
+    refusal = manifest_refusal(data) if data is not NO_MANIFEST else None
     if refusal is None:
         return None
     reader.problems.append(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")
     return f"{CLAUDE_SKIPS['manifest']} ({refusal})"
+
+
+SKIPS_PLUGIN = "Claude Code skips this whole plugin"
+NO_MANIFEST = object()
+"""No manifest to judge: none there, or one the audit does not read (see :func:`read_manifest`)."""
+
+
+def read_manifest(reader: Reader, manifest: Path) -> tuple[Any, str | None]:
+    """A plugin's manifest as Claude Code 2.1.197 reads it, with Node's ``readFile`` and
+    ``JSON.parse``: ``(value, None)``, any JSON value; ``(NO_MANIFEST, None)`` when there is
+    none (absent, a link to nothing, ``.claude-plugin`` a file: Claude Code names the plugin
+    after its folder) or the audit does not read it (a link out of the home and project, a
+    named pipe: a problem, its plugin not judged); or ``(NO_MANIFEST, why)`` when Claude Code
+    loads nothing of the plugin, said as a problem: a file it cannot read (a folder, a link in
+    a loop, one it has no permission for: "failed to read manifest file") or that is not JSON
+    ("a corrupt manifest file")."""
+    skip = f"{SKIPS_PLUGIN} (it cannot read its manifest)"
+    if loops(manifest) or reader.looked_at(manifest, "is_dir"):
+        why = LOOP if loops(manifest) else "a folder, where a file belongs"
+        reader.problems.append(f"{manifest}: {why}; {skip}")
+        return NO_MANIFEST, f"it cannot read its manifest: {why}"
+    problems = len(reader.problems)
+    text = reader.text(manifest, replace=True)  # bytes not UTF-8 read as Node reads them
+    if text is None:
+        if not (reader.is_file(manifest) and len(reader.problems) > problems):
+            return NO_MANIFEST, None  # none there, or not read (said so)
+        why = reader.problems[-1].removeprefix(f"{manifest}: ")  # the file would not open
+        reader.problems[-1] = f"{manifest}: {why}; {skip}"
+        return NO_MANIFEST, f"it cannot read its manifest: {why}"
+    try:
+        return js_json(text), None
+    except json.JSONDecodeError as exc:
+        reader.problems.append(
+            f"{manifest}: not valid JSON (line {exc.lineno}: {exc.msg}); {SKIPS_PLUGIN} (a "
+            "corrupt manifest file)"
+        )
+        return NO_MANIFEST, f"its manifest is not valid JSON, line {exc.lineno}"
+    except RecursionError:
+        reader.problems.append(f"{manifest}: JSON nested too deeply to read; not judged")
+        return NO_MANIFEST, None
 
 
 def session_args(reader: Reader, args: Sequence[str]) -> None:
@@ -420,9 +486,11 @@ def session_args(reader: Reader, args: Sequence[str]) -> None:
     for flag, value in itertools.pairwise(args):
         if flag == "--plugin-dir":
             folder = Path(value)
-            manifest = as_dict(reader.json(folder / ".claude-plugin" / "plugin.json"))
+            decoy = plugin_refusal(reader, folder)  # skipped: said by its folder's name
+            manifest = (
+                {} if decoy else as_dict(reader.json(folder / ".claude-plugin" / "plugin.json"))
+            )
             name = manifest.get("name") if isinstance(manifest.get("name"), str) else folder.name
-            decoy = plugin_refusal(reader, folder)
             reader.add("plugin", str(name), folder, enabled=True, decoy=decoy)
             if decoy is None:
                 plugin_contents(reader, folder, str(name))

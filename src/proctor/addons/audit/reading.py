@@ -157,7 +157,7 @@ class Reader:
         if text is None:
             return None
         try:
-            data = json.loads(text)
+            data = js_json(text)
         except json.JSONDecodeError as exc:
             self.problems.append(f"{path}: not valid JSON (line {exc.lineno}); ignored")
             return None
@@ -286,6 +286,29 @@ def loops(path: Path) -> bool:
     except OSError as exc:
         return exc.errno == errno.ELOOP
     return False
+
+
+def js_json(text: str) -> Any:
+    """``text`` read as the agents' ``JSON.parse`` (Node, Bun) reads it: ``NaN`` and
+    ``Infinity`` are no JSON (a JSONDecodeError, as for any fault), and an integer of any
+    length is a number (one of more than 4300 digits, which Python's ``int`` refuses, is read
+    as a float, as JavaScript reads every number)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_int=_js_int)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # NaN, Infinity or -Infinity, from _no_constant
+        raise json.JSONDecodeError(
+            f"{exc} is not JSON", text, max(text.find(str(exc)), 0)
+        ) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _js_int(digits: str) -> int | float:
+    return int(digits) if len(digits) <= 4300 else float(digits)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
