@@ -207,3 +207,23 @@ def test_a_settings_file_with_an_integer_of_5000_digits_is_read(tmp_path: Path) 
     settings.write_text('{"x": ' + "1" * 5000 + ', "permissions": {"allow": ["Bash"]}}')
     result = audit_agent("claude-code", tmp_path, None)
     assert result.problems == [] and loaded(result, "permission") == ["Bash"]
+
+
+def test_gemini_cli_settings_with_comments_are_read_as_gemini_cli_reads_them(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI 0.61 strips ``//`` and ``/* */`` comments from ``settings.json`` before
+    ``JSON.parse`` (``gemini mcp list`` lists the server); a ``//`` inside a string is text,
+    and a fault after a comment is said at its line in the file."""
+    settings = write(
+        tmp_path / ".gemini/settings.json",
+        '{\n  // my servers\n  "mcpServers": {"docs": {"command": "npx", "args": ["http://x"]}},'
+        '\n  /* hooks\n     below */ "tools": {"exclude": ["glob"]}\n}\n',
+    )
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == []
+    (server,) = [c for c in result.components if c.kind == "mcp"]
+    assert (server.name, server.command, server.decoy) == ("docs", "npx http://x", None)
+    settings.write_text('{\n  // a comment\n  "mcpServers": {},\n}\n')
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == [f"{settings}: not valid JSON (line 4); ignored"]

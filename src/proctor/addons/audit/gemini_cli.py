@@ -85,7 +85,7 @@ def audit_gemini_cli(reader: Reader) -> None:
     files = [(gemini / "settings.json", "user")]
     if project is not None:
         files.append((project / ".gemini" / "settings.json", "project"))
-    loaded = [(path, scope, reader.json(path) or {}) for path, scope in files]
+    loaded = [(path, scope, reader.json(path, comments=True) or {}) for path, scope in files]
     merged: dict[str, Any] = {}
     malformed_allowed: list[Path] = []
     for path, _, data in loaded:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import itertools
 import json
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -151,13 +152,14 @@ class Reader:
                     self.problems.append(problem)
                 return
 
-    def json(self, path: Path) -> dict[str, Any] | None:
-        """A JSON object file, or None (absent; malformed or not an object is a problem)."""
+    def json(self, path: Path, *, comments: bool = False) -> dict[str, Any] | None:
+        """A JSON object file, or None (absent; malformed or not an object is a problem);
+        ``comments``: ``//`` and ``/* */`` comments are blanks (:func:`strip_json_comments`)."""
         text = self.text(path)
         if text is None:
             return None
         try:
-            data = js_json(text)
+            data = js_json(strip_json_comments(text) if comments else text)
         except json.JSONDecodeError as exc:
             self.problems.append(f"{path}: not valid JSON (line {exc.lineno}); ignored")
             return None
@@ -301,6 +303,55 @@ def js_json(text: str) -> Any:
         raise json.JSONDecodeError(
             f"{exc} is not JSON", text, max(text.find(str(exc)), 0)
         ) from None
+
+
+def strip_json_comments(text: str) -> str:
+    """``text`` with its ``//`` and ``/* */`` comments outside strings made spaces (line breaks
+    kept, so a fault is said at its line in the file), as the strip-json-comments package does
+    with the ``settings.json`` files Gemini CLI 0.61 reads (a comment never closed runs to the
+    end)."""
+    out: list[str] = []
+    inside_string = False
+    comment: str | None = None  # "//" or "/*"
+    offset = i = 0
+    while i < len(text):
+        pair = text[i : i + 2]
+        if comment is None and text[i] == '"' and not _escaped(text, i):
+            inside_string = not inside_string
+        if inside_string:
+            i += 1
+            continue
+        if comment is None and pair in ("//", "/*"):
+            out.append(text[offset:i])
+            offset, comment = i, pair
+            i += 2
+            continue
+        if comment == "//" and text[i] in "\r\n" and (text[i] == "\n" or pair == "\r\n"):
+            end = i + 2 if pair == "\r\n" else i
+            out.append(_blank(text[offset:end]))
+            offset, comment = end, None
+            i = end
+            continue
+        if comment == "/*" and pair == "*/":
+            out.append(_blank(text[offset : i + 2]))
+            offset, comment = i + 2, None
+            i += 2
+            continue
+        i += 1
+    rest = text[offset:]
+    return "".join(out) + (_blank(rest) if comment is not None else rest)
+
+
+def _escaped(text: str, quote: int) -> bool:
+    """Whether the quote at ``quote`` follows an odd number of backslashes."""
+    start = quote
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (quote - start) % 2 == 1
+
+
+def _blank(comment: str) -> str:
+    return re.sub(r"\S", " ", comment)
 
 
 def _no_constant(name: str) -> Any:
