@@ -12,8 +12,10 @@ whole history's measure. A session of another project is read, as it is left out
 first response (:func:`~proctor.history.projects.claude_head`): it is kin when it carries the
 session id of one of the project's sessions (a copy) or its first response is one of theirs
 (a fork or a copy of one of them, or the session one of them was forked from or copied: a
-fork copies its session's lines from the first). Only those are measured; the sessions that
-share a family with them are looked for again, until none is found.
+fork copies its session's lines from the first). A session whose summary is in the cache is
+told alike, by its session id and its first response (not by all of its responses, which
+would find more kin when the cache is warm than when it is not). Only those are measured;
+the sessions that share a family with them are looked for again, until none is found.
 """
 
 from __future__ import annotations
@@ -51,8 +53,10 @@ def kin_of(
         for other in left:
             session, known = other
             if isinstance(known, SessionRecord):
-                held = responses_of(known)[0] or ()
-                if known.session_id in ids or not digests.isdisjoint(held):
+                # Told as a session read to its first response is (its first digest is its
+                # first response's): a --project replay finds the same, the cache warm or not.
+                held = responses_of(known)[0]
+                if known.session_id in ids or (held and held[0] in digests):
                     summaries.append(known)
                     continue
             elif known[0] in ids or known[1] in digests:

@@ -71,10 +71,12 @@ class _Message(msgspec.Struct, gc=False):
 
 
 class _Answer(msgspec.Struct, gc=False):
-    """What a response's digest is told from (any other field is skipped, unbuilt)."""
+    """What a response's digest is told from, and whether it is one (any other field is
+    skipped, unbuilt)."""
 
     type: Any = None
     requestId: Any = None
+    isApiErrorMessage: Any = None
     message: _Message | None = None
 
 
@@ -83,14 +85,19 @@ _answer = msgspec.json.Decoder(_Answer).decode
 
 def claude_head(path: Path) -> tuple[str | None, Kin]:
     """A Claude Code session's folder, as :func:`session_project` finds it, with its
-    :data:`Kin`, in one read of its first lines: up to its first response, or
-    :data:`~proctor.transcripts.lines.HEADER_LINES` lines past its folder. The lines after
-    the folder's are decoded only when they may be a response, and then only for its ids."""
+    :data:`Kin`, in one read of its first lines: up to its first response (the first the
+    parsers count, see :func:`_counted`), however far in. The lines after the folder's are
+    decoded only when they may be a response, and then only for what tells one.
+
+    No bound is put on how far: any bound would be a guess, and one a real session may pass
+    (what comes before its first response is the lines the CLI writes for each prompt: its
+    hooks' progress, attachments, snapshots, an API error retried; 70 hooks write 70 lines),
+    which would make a ``--project`` replay differ from one of every project. A session with
+    no response is read to its end; with no model's output in it, such a file is short."""
     from proctor.transcripts.claude.records import response_digest
 
     found = False
     cwd = session_id = None
-    past = 0
     try:
         with open_regular(path) as fh:
             for line in fh:
@@ -104,10 +111,6 @@ def claude_head(path: Path) -> tuple[str | None, Kin]:
                             session_id = name
                     if not found:
                         continue
-                else:
-                    past += 1
-                    if past > HEADER_LINES:
-                        break
                 if b'"assistant"' not in line:
                     continue
                 try:
@@ -115,18 +118,25 @@ def claude_head(path: Path) -> tuple[str | None, Kin]:
                 except (msgspec.DecodeError, RecursionError):
                     continue
                 message = answer.message
-                # (A response is counted, and given its digest, when its line names its model.)
-                if (
-                    answer.type == "assistant"
-                    and message is not None
-                    and message.id is not None
-                    and type(message.usage) is dict
-                    and message.model
-                ):
+                if message is not None and _counted(answer, message):
                     return cwd, (session_id, response_digest(str(message.id), answer.requestId))
     except OSError:
         pass
     return cwd, (session_id, None)
+
+
+def _counted(answer: _Answer, message: _Message) -> bool:
+    """Whether an assistant line (``message`` its message) is a response the parsers count,
+    and give its digest: one that names its model and carries its usage; not the CLI's own
+    line (model ``<synthetic>``: an API error, or its filler after a command that asks the
+    model nothing), nor an API error's (``isApiErrorMessage``), which they read as one."""
+    return (
+        answer.type == "assistant"
+        and type(message.usage) is dict
+        and bool(message.model)
+        and message.model != "<synthetic>"
+        and not answer.isApiErrorMessage
+    )
 
 
 def _gemini_project(path: Path) -> str | None:

@@ -158,3 +158,136 @@ def test_control_without_the_kin_the_copy_counts_again(
     _kept(config, FORK, OTHER, FORK)
     (fork,) = _history(config, "--project", OTHER)["sessions"]
     assert fork["steps"]["byKind"] == {"read": 2, "edit": 1, "shell": 1}
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _write(path: Path, lines: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def _after_the_prompt(path: Path, made: Any) -> None:
+    """Lines ``made(prompt)`` put into a session file just after its first user line."""
+    lines = _lines(path)
+    at = next(i for i, line in enumerate(lines) if line.get("type") == "user")
+    _write(path, [*lines[: at + 1], *made(lines[at]), *lines[at + 1 :]])
+
+
+def _api_error(prompt: dict[str, Any]) -> list[dict[str, Any]]:
+    """The line Claude Code writes for a request that failed (model ``<synthetic>``)."""
+    usage = dict.fromkeys(
+        ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+        0,
+    )
+    message = {
+        "id": "msg-synthetic-1",
+        "model": "<synthetic>",
+        "role": "assistant",
+        "type": "message",
+        "stop_reason": "stop_sequence",
+        "usage": usage,
+        "content": [{"type": "text", "text": "API Error: 529 overloaded"}],
+    }
+    return [
+        {
+            "parentUuid": prompt["uuid"],
+            "isSidechain": False,
+            "cwd": prompt["cwd"],
+            "sessionId": prompt["sessionId"],
+            "type": "assistant",
+            "uuid": "5ce00000-0000-4000-8000-000000000000",
+            "timestamp": prompt["timestamp"],
+            "isApiErrorMessage": True,
+            "message": message,
+        }
+    ]
+
+
+def _hooks(prompt: dict[str, Any]) -> list[dict[str, Any]]:
+    """The progress lines of 70 hooks run on the prompt, before its first response."""
+    return [
+        {
+            "type": "progress",
+            "parentUuid": prompt["uuid"],
+            "cwd": prompt["cwd"],
+            "sessionId": prompt["sessionId"],
+            "uuid": f"{n:08d}-0000-4000-8000-000000000000",
+            "timestamp": prompt["timestamp"],
+            "data": {"type": "hook_progress", "hookEvent": "UserPromptSubmit", "hookName": f"h{n}"},
+        }
+        for n in range(70)
+    ]
+
+
+@pytest.mark.parametrize("before", [_api_error, _hooks], ids=["api-error", "70-hooks"])
+@pytest.mark.parametrize("asked", [APP, OTHER])
+def test_what_comes_before_the_first_response_does_not_hide_the_kin(
+    before: Any, asked: str, tmp_path: Path
+) -> None:
+    """The sessions of the other project begin with an API error (a ``<synthetic>`` line,
+    which counts no response) or with more lines than a header's before their first response:
+    they are read to the first response the parsers count, and their kin found."""
+    config = tmp_path / ".claude"
+    for path in (_kept(config, ORIGINAL, APP, ORIGINAL), _kept(config, FORK, OTHER, FORK)):
+        _after_the_prompt(path, before)
+    report = _history(config, "--project", asked)
+    whole = _history(config)
+    assert report["sessions"] == _sessions_of(whole, asked)
+    (session,) = report["sessions"]
+    steps = {"shell": 1} if asked == OTHER else {"read": 2, "edit": 1}
+    assert session["steps"]["byKind"] == steps
+
+
+def test_a_project_replay_tells_the_same_kin_cold_and_warm(tmp_path: Path) -> None:
+    """The one exception docs/history.md names: a fork whose copy starts after its original's
+    first response (the first exchange compacted away) is not found from the fork's project,
+    and no more when the original's summary is in the cache (which holds all its responses,
+    some of them the fork's) than when it is read to its first response."""
+    config = tmp_path / ".claude"
+    _kept(config, ORIGINAL, OTHER, ORIGINAL)
+    fork = _kept(config, FORK, APP, FORK)
+    lines = _lines(fork)
+    first = next(line["message"]["id"] for line in lines if line.get("type") == "assistant")
+    last = max(i for i, line in enumerate(lines) if (line.get("message") or {}).get("id") == first)
+    exchange = ("user", "attachment", "assistant")
+    _write(
+        fork, [line for i, line in enumerate(lines) if line.get("type") not in exchange or i > last]
+    )
+    cold = _history(config, "--project", APP, cache=True)
+    whole = _history(config, cache=True)
+    warm = _history(config, "--project", APP, cache=True)
+    assert warm == cold
+    (session,) = cold["sessions"]
+    assert session["steps"]["byKind"] == {"read": 1, "edit": 1, "shell": 1}  # not found
+    assert _sessions_of(whole, APP)[0]["steps"]["byKind"] == {"shell": 1}
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"message": {"model": "claude-opus-4-8"}},  # an API error's line naming a model
+        {"isApiErrorMessage": None},  # the CLI's filler: "No response requested."
+    ],
+    ids=["flagged", "synthetic"],
+)
+def test_a_session_is_told_by_the_first_response_the_parsers_count(
+    change: dict[str, Any], tmp_path: Path
+) -> None:
+    """Neither a line with ``isApiErrorMessage`` nor one of model ``<synthetic>`` is a
+    response: the session's first response is the one after it."""
+    from proctor.history.projects import claude_head
+
+    path = _kept(tmp_path / ".claude", ORIGINAL, OTHER, ORIGINAL)
+    told = claude_head(path)
+
+    def odd(prompt: dict[str, Any]) -> list[dict[str, Any]]:
+        (line,) = _api_error(prompt)
+        line["message"].update(change.get("message", {}))
+        line.update({k: v for k, v in change.items() if k != "message"})
+        return [line]
+
+    _after_the_prompt(path, odd)
+    assert claude_head(path) == told
+    assert told[1][1] is not None
