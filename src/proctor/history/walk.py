@@ -7,12 +7,12 @@ are a version control's store or installed packages searched
 (:data:`~proctor.history.homes.NO_SESSIONS`). A CLI's own folder met on the way (a ``.claude``
 in ``~``, a copy of one under another name, a link to one kept elsewhere) is read as if given
 alone, once; any other link to a folder met in the folder given's own tree is searched as the
-folder it leads to (not when the link or its target is named as a folder passed over is), but
-a link to a folder met in a folder a link leads to is not followed: one level of links, which
-bounds the walk and lets no loop go through links. A file or folder two links lead to (or
-that lies in a folder another link leads to) is read once whatever the order they are listed
-in, a file never as a copy of itself; a link to a folder that holds the one given is said and
-not followed. Nothing here writes anything."""
+folder it leads to (not when the link is named as a folder passed over there is, or its target
+as one searched nowhere is), but a link to a folder met in a folder a link leads to is not
+followed: one level of links, which bounds the walk and lets no loop go through links. A file
+or folder two links lead to (or that lies in a folder another link leads to) is read once
+whatever the order they are listed in, a file never as a copy of itself; a link to a folder
+that holds the one given is said and not followed. Nothing here writes anything."""
 
 from __future__ import annotations
 
@@ -167,13 +167,14 @@ def _plain_sessions(
                             homes.append(entry.path)
                     elif not linked and entry.is_symlink() and _is_folder(entry):
                         # Sessions collected by links to their folders (a backup disk, another
-                        # user's history): searched as the folder it leads to, once, unless
-                        # it or its target is named as a folder searched nowhere here is.
+                        # user's history): searched as the folder it leads to, once, unless it
+                        # is named as a folder passed over here is, or its target as one
+                        # searched nowhere is (a user's ~/.claude/archive -> ~/Dropbox/backups
+                        # is followed: a name the CLI keeps a folder under is no name of its).
                         if entry.name in passed or entry.name in NO_SESSIONS or entry.path in skip:
                             continue
                         target = os.path.realpath(entry.path)
-                        name = os.path.basename(target)
-                        if name not in passed and name not in NO_SESSIONS:
+                        if os.path.basename(target) not in NO_SESSIONS:
                             links.append((entry.path, target))
                     elif entry.name.endswith((".jsonl", ".json")) and is_listed(
                         entry, False, unreadable

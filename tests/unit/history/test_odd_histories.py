@@ -574,7 +574,8 @@ def test_a_link_to_a_folder_searched_nowhere_is_not_followed_whatever_its_name(
     tmp_path: Path,
 ) -> None:
     """``deps -> proj/node_modules`` is no more searched than a ``node_modules`` in the folder
-    given; in a CLI's own folder, a link to a ``plugins/`` it keeps elsewhere neither."""
+    given; in a CLI's own folder, a link named ``plugins`` to the one it keeps elsewhere
+    neither."""
     files = plant(tmp_path / "home" / ".claude")
     packages = tmp_path / "proj" / "node_modules" / "pkg"
     packages.mkdir(parents=True)
@@ -591,11 +592,31 @@ def test_a_link_to_a_folder_searched_nowhere_is_not_followed_whatever_its_name(
     plugins = tmp_path / "dotfiles" / "plugins" / "fixtures"
     plugins.mkdir(parents=True)
     shutil.copy(files["S3"], plugins / "fixture.jsonl")
-    (home / "mine").symlink_to(plugins.parent)
+    (home / "plugins").symlink_to(plugins.parent)
     sessions, unavailable = sessions_under((home,), ("claude-code",))
     assert sorted(Path(s.file).name for s in sessions) == sorted(
         files[name].name for name in ("S1", "S2", "S3", "S4")
     )
+
+
+@pytest.mark.parametrize("name", ["backups", "sessions", "cache", "plugins"])
+def test_a_link_to_an_archive_named_as_a_folder_a_cli_keeps_is_followed(
+    tmp_path: Path, name: str
+) -> None:
+    """A user's ``~/.claude/archive -> ~/Dropbox/backups``: the name of its target is one Claude
+    Code keeps a folder under in its own folder, but the archive is the user's, searched."""
+    files = plant(tmp_path / "home" / ".claude")
+    home = tmp_path / "home" / ".claude"
+    (home / "settings.json").write_text("{}")
+    archive = tmp_path / "Dropbox" / name
+    archive.mkdir(parents=True)
+    kept = archive / "5a5a5a5a-5a5a-4a5a-8a5a-5a5a5a5a5a5a.jsonl"
+    kept.write_text(
+        files["S3"].read_text().replace(files["S3"].stem, "5a5a5a5a-5a5a-4a5a-8a5a-5a5a5a5a5a5a")
+    )
+    (home / "archive").symlink_to(archive)
+    sessions, _ = sessions_under((home,), ("claude-code",))
+    assert str(home / "archive" / kept.name) in [s.file for s in sessions]
 
 
 def test_a_session_a_file_link_and_a_folder_link_lead_to_is_read_once(tmp_path: Path) -> None:
