@@ -306,11 +306,21 @@ def _linked_trees(
     for link, target in sorted(links):
         if not _holds_it(target, inside, link, unreadable):
             targets.setdefault(target, link)
-    return [
-        link
-        for target, link in targets.items()
-        if not any(_searched_in(target, other) for other in targets if other != target)
-    ]
+    # In the order of their paths part by part (the separator made the lowest character), the
+    # folders a target lies in come before it, and each folder's are just after it: the
+    # targets that hold the one met are a chain, the last of them the nearest. A target is
+    # searched in a farther one only through the nearest (the way from it goes through the
+    # nearest's), so it is searched with another when it is with the nearest: one comparison
+    # each, not each with every other (3,000 links: 1.5 s of comparing).
+    within: set[str] = set()
+    chain: list[str] = []  # the targets that hold the one met, the nearest last
+    for target in sorted(targets, key=lambda t: t.replace(os.sep, "\0")):
+        while chain and not target.startswith(chain[-1].rstrip(os.sep) + os.sep):
+            chain.pop()
+        if chain and _searched_in(target, chain[-1]):
+            within.add(target)
+        chain.append(target)
+    return [link for target, link in targets.items() if target not in within]
 
 
 def _searched_in(target: str, other: str) -> bool:

@@ -531,6 +531,54 @@ def test_a_folder_two_links_lead_to_one_in_the_other_is_searched_once(
     assert [u.path for u in unavailable] == [str(given / "all" / "a" / "gone.jsonl")]
 
 
+def _each_with_each(links: list[tuple[str, str]], inside: str) -> list[str]:
+    """What the folder links searched are, each target compared with every other."""
+    from proctor.history.walk import _holds_it, _searched_in
+
+    targets: dict[str, str] = {}
+    for link, target in sorted(links):
+        if not _holds_it(target, inside, link, []):
+            targets.setdefault(target, link)
+    return [
+        link
+        for target, link in targets.items()
+        if not any(_searched_in(target, other) for other in targets if other != target)
+    ]
+
+
+def test_the_folder_links_searched_are_told_in_one_comparison_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Of 1,200 links, those whose target lies in another's (``x/a`` beside ``x``; not
+    ``x-b``, nor ``x/.git/a``) are told as comparing each target with every other tells them,
+    with one comparison a target at most."""
+    from proctor.history import walk
+
+    links = [("/given/loop", "/"), ("/given/in", "/given/x")]  # holding it, lying in it
+    for n in range(200):
+        top = f"/d/t{n % 40}"  # five times each: the first link by name is searched
+        for target in (top, f"{top}/a", f"{top}-b", f"{top}/.git/a", f"{top}/a/b/{n}"):
+            links.append((f"/given/l{len(links)}", target))
+        links.append((f"/given/l{len(links)}", f"/e/{n // 7}" + "/a" * (n % 7)))  # a chain
+    expected = _each_with_each(links, "/given")
+    compared = 0
+    searched_in = walk._searched_in
+
+    def counted(target: str, other: str) -> bool:
+        nonlocal compared
+        compared += 1
+        return searched_in(target, other)
+
+    monkeypatch.setattr(walk, "_searched_in", counted)
+    assert walk._linked_trees(links, "/given", []) == expected
+    assert compared <= len(links)
+    searched = sorted(dict(links)[link] for link in expected)
+    tops = [f"/d/t{n}" for n in range(40)]
+    others = [f"/e/{k}" for k in range(29)]
+    kept = [f"{t}{end}" for t in tops for end in ("", "-b", "/.git/a")]
+    assert searched == sorted(kept + others)
+
+
 def test_a_link_into_a_folder_searched_nowhere_beside_one_to_its_holder_is_followed(
     tmp_path: Path,
 ) -> None:
