@@ -36,8 +36,9 @@ from proctor.errors import ConfigError
 from proctor.history.cache import SummaryCache
 from proctor.history.layout import Session
 from proctor.history.parts import claude_parts
+from proctor.history.readback import read_summary
 from proctor.history.record import SessionRecord, responses_of
-from proctor.history.replay import SERIAL_BELOW, measure_session, read_summary
+from proctor.history.replay import SERIAL_BELOW, measure_session
 from proctor.models.history import Unavailable
 from proctor.models.pricing import PriceTable
 from proctor.models.process import MetricsConfig

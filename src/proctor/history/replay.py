@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
@@ -28,7 +28,8 @@ from proctor.history.cache import Stamper, SummaryCache
 from proctor.history.layout import Session
 from proctor.history.parts import claude_parts, forget_listings, gemini_parts, parts_for_stamp
 from proctor.history.projects import Kin, claude_head, same_project, session_project
-from proctor.history.record import SessionRecord, local_start, records_of, set_responses
+from proctor.history.readback import BATCH, RESPONSES, each_read, elsewhere, gathered
+from proctor.history.record import SessionRecord, local_start
 from proctor.metrics.figures import step_figures
 from proctor.metrics.trace import event_stamps, plain_steps, time_span
 from proctor.models.history import Unavailable
@@ -43,8 +44,6 @@ from proctor.util.cpus import usable_cpus
 from proctor.util.memory import keep_freed_memory
 from proctor.util.pool import forked_pool, start_worker
 
-RESPONSES = b"\x00"
-"""Between a summary's JSON and its responses' (JSON text never holds a NUL byte)."""
 SERIAL_BELOW = 8
 """Fewer sessions than this are replayed in this process: a pool would cost more than it saves."""
 PARALLEL_SIZES_FROM = 2_000
@@ -294,18 +293,6 @@ def _utc_text(moment: datetime | None) -> str | None:
     return None if moment is None else in_utc(moment).isoformat()
 
 
-def read_summary(session: Session, blob: bytes) -> SessionRecord | Unavailable:
-    """A summary's JSON, as :func:`measure_session` writes it (and the cache keeps it), read
-    back; a text that does not read as one is the session unavailable, saying so."""
-    (record,) = _each_read([blob])
-    return record if record is not None else _unread(session)
-
-
-def _unread(session: Session) -> Unavailable:
-    reason = "could not be measured: its summary did not read back"
-    return Unavailable(agent=session.agent, path=session.file, reason=reason)
-
-
 def session_cost(
     usage: dict[str, ModelUsage],
     pricing: PriceTable,
@@ -388,8 +375,6 @@ def _measure_chunk(places: list[int]) -> list[Measured]:
     return [_measure_in_worker(_JOBS[place]) for place in places]
 
 
-_BATCH = 2_000
-"""Summaries read back per call: one call per summary would cost more than the reading."""
 _BATCH_LEAST = 8
 """The fewest summaries a batch gathered from the workers holds."""
 
@@ -436,7 +421,7 @@ def replay(
                 else:
                     hits.append((session, stamp))
                     stored.append(found)
-            for (session, stamp), summary in zip(hits, _each_read(stored), strict=True):
+            for (session, stamp), summary in zip(hits, each_read(stored), strict=True):
                 if summary is None:  # a damaged row: the session is replayed and the row fixed
                     jobs.append((len(jobs), session, stamp))
                     continue
@@ -446,7 +431,7 @@ def replay(
                     summary.path = session.file
                 if filters.keeps(summary):
                     yield summary
-                elif others is not None and _elsewhere(summary, filters):
+                elif others is not None and elsewhere(summary, filters):
                     others.append((session, summary))
             del hits, stored
         todo = [session for _, session, _ in jobs]
@@ -456,7 +441,7 @@ def replay(
             results: Iterable[Measured] = (
                 _measure_job(job, filters.project, pricing, stamper) for job in jobs
             )
-            yield from _gathered(results, todo, filters, cache, _BATCH, others)
+            yield from gathered(results, todo, filters, cache, BATCH, others)
             return
         _PROJECT, _PRICING, _STAMPER, _JOBS = filters.project, pricing, stamper, jobs
         try:
@@ -471,122 +456,10 @@ def replay(
                 results = chain.from_iterable(pool.imap_unordered(_measure_chunk, chunks))
                 # Summaries are read back while the workers go on: a batch left for the end
                 # would be read back after the last session, with every worker done.
-                batch = min(_BATCH, max(_BATCH_LEAST, len(jobs) // 32))
-                yield from _gathered(results, todo, filters, cache, batch, others)
+                batch = min(BATCH, max(_BATCH_LEAST, len(jobs) // 32))
+                yield from gathered(results, todo, filters, cache, batch, others)
         finally:
             _JOBS = []
-
-
-def _gathered(
-    results: Iterable[Measured],
-    todo: list[Session],
-    filters: Filters,
-    cache: SummaryCache | None,
-    size: int,
-    others: list[Other] | None = None,
-) -> Iterator[SessionRecord | Unavailable]:
-    batch: list[tuple[int, bytes, str | None]] = []
-    for index, result, stamp in results:
-        if isinstance(result, bytes):
-            batch.append((index, result, stamp))
-            if len(batch) >= size:
-                yield from _checked_in(batch, todo, filters, cache, others)
-                batch = []
-        elif isinstance(result, tuple):  # a Claude Code session of another project
-            if others is not None:
-                others.append((todo[index], result))
-        elif result is not None:
-            yield result
-    yield from _checked_in(batch, todo, filters, cache, others)
-
-
-def _checked_in(
-    batch: list[tuple[int, bytes, str | None]],
-    todo: list[Session],
-    filters: Filters,
-    cache: SummaryCache | None,
-    others: list[Other] | None = None,
-) -> Iterator[SessionRecord | Unavailable]:
-    summaries = _each_read([blob for _, blob, _ in batch], trusted=True)
-    for (index, blob, stamp), summary in zip(batch, summaries, strict=True):
-        session = todo[index]
-        if summary is None:
-            yield _unread(session)
-            continue
-        if summary.path != session.file:  # a name that is not UTF-8, escaped in the JSON
-            summary.path = session.file  # the file itself (a fork's reading opens it again)
-        if cache is not None and stamp is not None:
-            cache.put(session, stamp, blob)
-        if filters.keeps(summary):
-            yield summary
-        elif others is not None and _elsewhere(summary, filters):
-            others.append((session, summary))
-
-
-def _elsewhere(summary: SessionRecord, filters: Filters) -> bool:
-    """Whether a summary is of a Claude Code session the project filter leaves out."""
-    return (
-        summary.agent == "claude-code"
-        and filters.project is not None
-        and not same_project(summary.project, filters.project)
-    )
-
-
-def _each_read(blobs: list[bytes], *, trusted: bool = False) -> list[SessionRecord | None]:
-    """Each summary read back (see :func:`~proctor.history.record.records_of`), in batches;
-    None for one that does not read back as a summary (a damaged cache row)."""
-    out: list[SessionRecord | None] = []
-    for start in range(0, len(blobs), _BATCH):
-        parts = [blob.split(RESPONSES, 2) for blob in blobs[start : start + _BATCH]]
-        summaries = records_of([part[0] for part in parts])
-        tails = [part[1] for part in parts if len(part) == 3]
-        try:  # the digests only, in one call per batch (the rows are read when needed)
-            loaded = orjson.loads(b"[" + b",".join(tails) + b"]") if tails else []
-        except orjson.JSONDecodeError:  # a damaged cache row among them: one at a time
-            loaded = [_loaded(tail) for tail in tails]
-        held = iter(loaded)
-        for summary, part in zip(summaries, parts, strict=True):
-            if len(part) == 3:
-                ids = next(held)
-                # A worker's own are read as they are; a cache row's are checked for shape.
-                if summary is not None and (trusted or _ids_fit(ids)):
-                    set_responses(summary, ids, part[2])
-                else:
-                    out.append(None)  # a damaged row: replayed
-                    continue
-            elif len(part) == 2:
-                out.append(None)  # digests without rows: a damaged row
-                continue
-            if not trusted and summary is not None and not _times_fit(summary):
-                out.append(None)  # a time edited by hand: replayed
-                continue
-            out.append(summary)
-    return out
-
-
-def _times_fit(summary: SessionRecord) -> bool:
-    """Whether a cache row's times read as times, as a replay writes them (a row edited by
-    hand is replayed instead: its dates pick its day and week)."""
-    try:
-        for moment in (summary.started_at, summary.ended_at):
-            if moment is not None:
-                datetime.fromisoformat(moment)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _loaded(tail: bytes) -> object:
-    try:
-        return orjson.loads(tail)
-    except orjson.JSONDecodeError:
-        return None
-
-
-def _ids_fit(ids: object) -> bool:
-    """Whether a cache row's digests have the shape a replay writes (a damaged or edited row
-    is replayed instead)."""
-    return type(ids) is list and all(type(i) is int for i in ids)
 
 
 def _other(event: object) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from proctor.history.readback import RESPONSES
 from proctor.history.record import (
     OrientationRecord,
     SessionRecord,
@@ -24,7 +25,7 @@ from proctor.history.record import (
     to_summary,
     write_records,
 )
-from proctor.history.replay import RESPONSES, Filters, measure_session, replay
+from proctor.history.replay import Filters, measure_session, replay
 from proctor.history.sources import sessions_under
 from proctor.history.summary import history_json, history_report, in_order
 from proctor.models.config import ModelPrice

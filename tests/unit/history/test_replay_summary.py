@@ -16,9 +16,9 @@ import pytest
 from proctor.history import replay as replay_module
 from proctor.history import summary as summary_module
 from proctor.history.layout import Session
+from proctor.history.readback import RESPONSES
 from proctor.history.record import SessionRecord
 from proctor.history.replay import (
-    RESPONSES,
     Filters,
     largest_first,
     measure_session,

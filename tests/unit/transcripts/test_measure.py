@@ -18,6 +18,7 @@ import pytest
 from proctor.history import replay
 from proctor.history.layout import Session
 from proctor.history.parts import forget_listings
+from proctor.history.readback import RESPONSES
 from proctor.models.pricing import PriceTable
 from proctor.models.trajectory import ToolResult
 from proctor.transcripts.claude import parse_claude_session, parse_claude_session_plain
@@ -114,7 +115,7 @@ def test_a_line_written_again_counts_once(
     fast, full = _both(twice, monkeypatch)
     assert isinstance(once, bytes)
     assert fast == full == once.replace(b"/once/", b"/twice/")
-    tools = json.loads(once.split(replay.RESPONSES)[0])["steps"]["toolCalls"]
+    tools = json.loads(once.split(RESPONSES)[0])["steps"]["toolCalls"]
     assert tools > 0  # the control: a session with calls, which a repeat would count again
 
 
