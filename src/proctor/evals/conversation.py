@@ -42,7 +42,8 @@ from proctor.models.trial import (
     EvaluatorResult,
 )
 from proctor.scripted.offered import played_steps
-from proctor.scripted.plan import NOTHING_LEFT, overplayed, unplayed
+from proctor.scripted.plan import NOTHING_LEFT
+from proctor.scripted.turns import overplayed, unplayed
 from proctor.util.cutting import masked_short
 from proctor.util.masking import mask
 from proctor.util.text import joined_lines

@@ -34,7 +34,7 @@ from proctor.models.trajectory import AssistantText, Trajectory
 from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
 from proctor.scripted.offered import played_steps, unoffered_calls
-from proctor.scripted.plan import unplayed
+from proctor.scripted.turns import unplayed
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
 from proctor.util.jsonl import last_json_object
