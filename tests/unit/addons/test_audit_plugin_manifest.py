@@ -227,3 +227,28 @@ def test_gemini_cli_settings_with_comments_are_read_as_gemini_cli_reads_them(
     settings.write_text('{\n  // a comment\n  "mcpServers": {},\n}\n')
     result = audit_agent("gemini-cli", tmp_path, None)
     assert result.problems == [f"{settings}: not valid JSON (line 4); ignored"]
+
+
+def test_a_file_under_a_folder_that_cannot_be_entered_is_said_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11's ``is_file`` raises PermissionError where a folder on the way cannot be
+    entered (a non-root user): the audit says the file cannot be read and goes on."""
+    locked = tmp_path / ".claude"
+    settings = write(locked / "settings.json", {"permissions": {"allow": ["Bash"]}})
+    stat, lstat = Path.stat, Path.lstat
+
+    def refused(real: Any) -> Any:
+        def probe(path: Path, *args: Any, **kwargs: Any) -> Any:
+            if path.is_relative_to(locked) and path != locked:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path, *args, **kwargs)
+
+        return probe
+
+    monkeypatch.setattr(Path, "stat", refused(stat))
+    monkeypatch.setattr(Path, "lstat", refused(lstat))
+    result = audit_agent("claude-code", tmp_path, None)
+    assert f"{settings}: cannot be read (Permission denied)" in result.problems
+    assert all(p.endswith("cannot be read (Permission denied)") for p in result.problems)
+    assert loaded(result, "permission") == []

@@ -97,15 +97,27 @@ class Reader:
         try:
             return bool(getattr(path, test)())
         except OSError as exc:
-            problem = f"{path}: cannot be read ({exc.strerror or exc})"
-            if problem not in self.problems:  # (a skill's SKILL.md is looked at twice)
-                self.problems.append(problem)
+            self.unreadable(path, exc)
             return False
 
     def text(self, path: Path, *, replace: bool = False) -> str | None:
         """The file's text as written (a lone CR is no line break), or None when it is absent,
         outside or unreadable (a problem); ``replace``: bytes that are not UTF-8 read as
-        U+FFFD, as Node's ``fs.readFile(path, "utf-8")`` reads them, not unreadable."""
+        U+FFFD, as Node's ``fs.readFile(path, "utf-8")`` reads them, not unreadable; a folder
+        on its way that cannot be entered (Python 3.11 raises then) is unreadable too."""
+        try:
+            return self._text(path, replace=replace)
+        except OSError as exc:
+            self.unreadable(path, exc)
+            return None
+
+    def unreadable(self, path: Path, exc: OSError) -> None:
+        """The problem that ``path`` cannot be read (said once)."""
+        problem = f"{path}: cannot be read ({exc.strerror or exc})"
+        if problem not in self.problems:  # (a skill's SKILL.md is looked at twice)
+            self.problems.append(problem)
+
+    def _text(self, path: Path, *, replace: bool) -> str | None:
         if not path.is_file() and not path.is_symlink():
             if path.is_dir():  # where the agent reads a file: it reads nothing there either
                 self.problems.append(f"{path}: a folder, where a file belongs; ignored")
@@ -146,7 +158,12 @@ class Reader:
                 if problem not in self.problems:
                     self.problems.append(problem)
                 return
-            if where.exists():  # a file, or a link to one
+            try:
+                there = where.exists()  # a file, or a link to one
+            except OSError as exc:  # a folder above it cannot be entered
+                self.unreadable(where, exc)
+                return
+            if there:
                 problem = f"{where}: a file, where a folder belongs; ignored"
                 if problem not in self.problems:
                     self.problems.append(problem)
@@ -279,9 +296,9 @@ LOOP = "a symbolic link that loops back on itself"
 def loops(path: Path) -> bool:
     """Whether ``path`` is a symbolic link that leads, through others or itself, back to
     itself: no agent can read it, and it is said so rather than read as leading outside."""
-    if not path.is_symlink():
-        return False
     try:
+        if not path.is_symlink():
+            return False
         path.resolve(strict=True)
     except RuntimeError:  # Python before 3.13
         return True
