@@ -726,3 +726,15 @@ def test_a_gemini_cli_matcher_that_is_no_string_is_refused_falsy_too(
     settings.write_text(json.dumps({"hooks": {"BeforeTool": [group]}}))
     (hook,) = load_hooks(settings).hooks
     assert (hook.matcher, hook.timeout) == ("", None)
+
+
+def test_an_mcp_tool_hook_s_names_are_shown_on_one_line(tmp_path: Path) -> None:
+    """A line break or a control character in an ``mcp_tool`` handler's server or tool name is
+    escaped in the note ``hooks test`` prints, as the audit shows it: it never starts a line
+    of its own."""
+    handler = {"type": "mcp_tool", "server": "gu\nard", "tool": "ch\x1b[2Keck"}
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
+    (skipped,) = load_hooks(path).skipped
+    assert skipped == "PreToolUse: mcp_tool (calls MCP tool 'ch\\x1b[2Keck' of server 'gu\\nard')"

@@ -52,6 +52,7 @@ from proctor.addons.hooks.conditions import parse_rule
 from proctor.errors import ConfigError
 from proctor.models.errors_format import json_kind
 from proctor.models.loading import parse_json_text, parse_toml_text
+from proctor.util.text import escaped_line
 
 
 @dataclass(frozen=True)
@@ -499,7 +500,9 @@ def _handler(
     htype = handler.get("type")
     if htype is not None and htype != "command":
         called = mcp_tool_called(handler) if htype == "mcp_tool" else None
-        return f"{event}: {htype}" + (f" (calls {called})" if called else "")
+        # its server and tool names as the audit shows them: a line break or a control
+        # character in one neither starts a note line of its own nor reaches the terminal
+        return f"{event}: {htype}" + (f" (calls {escaped_line(called)})" if called else "")
     command = handler.get("command")
     if not isinstance(command, str) or not command.strip():
         raise ConfigError(f"{path}: field '{where}.command' must be a non-empty string")
