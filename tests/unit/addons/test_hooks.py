@@ -738,3 +738,29 @@ def test_an_mcp_tool_hook_s_names_are_shown_on_one_line(tmp_path: Path) -> None:
     path.write_text(json.dumps({"hooks": {"PreToolUse": [{"hooks": [handler]}]}}))
     (skipped,) = load_hooks(path).skipped
     assert skipped == "PreToolUse: mcp_tool (calls MCP tool 'ch\\x1b[2Keck' of server 'gu\\nard')"
+
+
+def test_a_gemini_cli_settings_file_with_comments_is_read_as_gemini_cli_reads_it(
+    tmp_path: Path,
+) -> None:
+    """Gemini CLI strips ``//`` and ``/* */`` comments from its ``settings.json`` and runs its
+    hooks (as the audit reads it); a Claude Code settings file keeps to JSON, as
+    ``JSON.parse`` does."""
+    text = (
+        '{\n  // guard the shell\n  "hooks": {"BeforeTool": [{"matcher": "run_shell_command", '
+        '/* every call */ "hooks": [{"type": "command", "command": "echo //not-a-comment"}]}]}\n}\n'
+    )
+    settings = tmp_path / ".gemini/settings.json"
+    settings.parent.mkdir()
+    settings.write_text(text)
+    (hook,) = load_hooks(settings).hooks
+    assert (hook.event, hook.matcher, hook.command) == (
+        "BeforeTool",
+        "run_shell_command",
+        "echo //not-a-comment",
+    )
+    claude = tmp_path / ".claude/settings.json"
+    claude.parent.mkdir()
+    claude.write_text(text)
+    with pytest.raises(ConfigError, match="line 2"):
+        load_hooks(claude)

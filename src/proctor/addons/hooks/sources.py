@@ -12,7 +12,8 @@ Accepted, as each CLI reads them:
 - a **Gemini CLI extension** folder (``gemini-extension.json``): ``hooks/hooks.json``, with
   ``${extensionPath}``, ``${workspacePath}``, ``${/}`` and ``${pathSeparator}`` substituted;
 - a **settings file** with a ``hooks`` object: ``.claude/settings.json``, Gemini CLI's
-  ``settings.json``, Codex's ``hooks.json``;
+  ``settings.json`` (in a ``.gemini`` folder: read with its ``//`` and ``/* */`` comments, as
+  Gemini CLI reads it), Codex's ``hooks.json``;
 - a **Codex** ``config.toml`` with inline ``[[hooks.<Event>]]`` tables.
 
 A project's own settings file (``<project>/.claude/settings.json`` or ``settings.local.json``,
@@ -164,8 +165,9 @@ def load_hooks(path: Path) -> HookSource:
             raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
         source = _from_data(path, data, "settings", None)
     else:
-        claude = SETTINGS_AGENT.get(path.absolute().parent.name) in ("claude-code", None)
-        source = _from_data(path, _read_json(path), "settings", None, claude=claude)
+        reader = SETTINGS_AGENT.get(path.absolute().parent.name)
+        data = _read_json(path, comments=reader == "gemini-cli")
+        source = _from_data(path, data, "settings", None, claude=reader in ("claude-code", None))
     source = dataclasses.replace(source, agent=SETTINGS_AGENT.get(path.absolute().parent.name))
     if source.agent == "codex":
         source = dataclasses.replace(source, loaded_with=codex_hooks_beside(path))
@@ -393,14 +395,18 @@ def _not_a_source(folder: Path) -> str:
     )
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, *, comments: bool = False) -> Any:
+    """A JSON file's value; ``comments``: its ``//`` and ``/* */`` comments are blanks, as Gemini
+    CLI reads its ``settings.json`` (the audit's :func:`.strip_json_comments`)."""
+    from proctor.addons.audit.reading import strip_json_comments
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    return parse_json_text(text, path)
+    return parse_json_text(strip_json_comments(text) if comments else text, path)
 
 
 CLAUDE_SKIPS = {
