@@ -78,7 +78,7 @@ def test_command(
         say(f"{status:5} {result.id}  [{result.agent} {subject}] {result.decision}: ", nl=False)
         say(result.message)
     for skipped in report.skipped_handlers:
-        if "(switched off: " in skipped:  # the CLI would not run it either
+        if "(switched off: " in skipped or "(not loaded: " in skipped:  # nor would the CLI
             say(f"note: not run: {skipped}")
         else:
             say(f"note: not run (proctor runs command hooks only): {skipped}")

@@ -764,3 +764,60 @@ def test_a_gemini_cli_settings_file_with_comments_is_read_as_gemini_cli_reads_it
     claude.write_text(text)
     with pytest.raises(ConfigError, match="line 2"):
         load_hooks(claude)
+
+
+def _plugin_with_hooks(tmp_path: Path) -> Path:
+    plugin = tmp_path / "plugin"
+    (plugin / "hooks").mkdir(parents=True)
+    (plugin / ".claude-plugin").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo d"}]}]}})
+    )
+    return plugin
+
+
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("folder", "a folder, where a file belongs"),
+        ("loop", "a symbolic link that loops back on itself"),
+        ("not json", "not valid JSON (line 1: Expecting property name enclosed in double quotes)"),
+    ],
+)
+def test_a_plugin_whose_manifest_claude_code_cannot_read_runs_no_hook(
+    tmp_path: Path, kind: str, why: str
+) -> None:
+    """Claude Code skips the whole plugin, its hooks/hooks.json too, when its manifest is a
+    folder, a link in a loop or no JSON (as the audit reads it): the test runs none."""
+    plugin = _plugin_with_hooks(tmp_path)
+    manifest = plugin / ".claude-plugin" / "plugin.json"
+    if kind == "folder":
+        manifest.mkdir()
+    elif kind == "loop":
+        manifest.symlink_to("plugin.json")
+    else:
+        manifest.write_text('{"name": "p",}')
+    with pytest.raises(ConfigError) as caught:
+        load_hooks(plugin)
+    assert str(caught.value).startswith(f"{manifest}: {why}; Claude Code skips this whole plugin")
+
+
+def test_a_manifest_s_hooks_path_out_of_the_plugin_is_not_run(tmp_path: Path) -> None:
+    """Claude Code loads no hooks file a manifest names out of the plugin's folder ("Path
+    escapes plugin directory"): the test runs the plugin's other hooks and notes it; with no
+    other hooks, it says why none runs. A file named twice runs once."""
+    plugin = _plugin_with_hooks(tmp_path)
+    outside = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo out"}]}]}}
+    (tmp_path / "out.json").write_text(json.dumps(outside))
+    (plugin / "extra.json").write_text(json.dumps(outside | {"description": "x"}))
+    manifest = plugin / ".claude-plugin" / "plugin.json"
+    manifest.write_text(json.dumps({"name": "p", "hooks": ["./../out.json", "./extra.json"] * 2}))
+    source = load_hooks(plugin)
+    assert sorted(h.command for h in source.hooks) == ["echo d", "echo out"]
+    assert source.skipped == (
+        "hooks file ./../out.json (not loaded: it leads out of the plugin's folder)",
+    )
+    (plugin / "hooks" / "hooks.json").unlink()
+    manifest.write_text(json.dumps({"name": "p", "hooks": "./../out.json"}))
+    with pytest.raises(ConfigError, match=r"names \./\.\./out\.json, which leads out of the"):
+        load_hooks(plugin)

@@ -390,8 +390,7 @@ def manifest_hooks(
         if not isinstance(item, str):
             continue
         file = folder / item
-        inside = os.path.relpath(os.path.normpath(file), os.path.normpath(folder))
-        if inside.startswith(".."):
+        if leads_out(folder, item):
             reader.problems.append(
                 f"{manifest}: field 'hooks' names {item}, which leads out of the plugin's "
                 "folder; Claude Code does not load it"
@@ -411,6 +410,13 @@ def manifest_hooks(
             continue
         if plugin_hooks_file(reader, file):
             loaded.add(real)
+
+
+def leads_out(folder: Path, item: str) -> bool:
+    """Whether a manifest's path (``./../x.json``) leads out of the plugin's ``folder``, as
+    Claude Code 2.1.197 tells it ("Path escapes plugin directory"): it does not load it."""
+    inside = os.path.relpath(os.path.normpath(folder / item), os.path.normpath(folder))
+    return inside.startswith("..")
 
 
 def plugin_hooks_file(reader: Reader, file: Path) -> bool:

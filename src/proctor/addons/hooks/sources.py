@@ -335,27 +335,49 @@ def kept_from_scratch(path: Path | str, folder: Path) -> bool:
 
 
 def _plugin_hooks(folder: Path) -> HookSource:
-    """A Claude Code plugin's hooks: ``hooks/hooks.json`` plus those its manifest declares."""
-    default = folder / "hooks" / "hooks.json"
-    files: list[tuple[Path, Any]] = [(default, _read_json(default))] if default.is_file() else []
+    """A Claude Code plugin's hooks: ``hooks/hooks.json`` plus those its manifest declares,
+    the manifest read as the audit reads it (:func:`.read_manifest`): one Claude Code cannot
+    read (a folder, a link in a loop) or that is not JSON, and one its schema refuses, make
+    it skip the whole plugin; a path that leads out of the plugin's folder, or to a file
+    loaded before, adds nothing (:func:`.manifest_hooks`)."""
+    from proctor.addons.audit.claude_code import NO_MANIFEST, leads_out, read_manifest
+    from proctor.addons.audit.reading import Reader
+
     manifest = folder / ".claude-plugin" / "plugin.json"
-    data = _read_json(manifest) if manifest.is_file() else None
-    refusal = manifest_refusal(data) if manifest.is_file() else None
+    reader = Reader(Path(folder.anchor or "/"), None)  # what the user named, wherever it leads
+    data, unread = read_manifest(reader, manifest)
+    if unread is not None:
+        raise ConfigError(reader.problems[-1])
+    has_manifest = data is not NO_MANIFEST
+    refusal = manifest_refusal(data) if has_manifest else None
     if refusal is not None:
         raise ConfigError(f"{manifest}: {refusal}; {CLAUDE_SKIPS['manifest']}")
+    default = folder / "hooks" / "hooks.json"
+    files: list[tuple[Path, Any]] = [(default, _read_json(default))] if default.is_file() else []
+    loaded = {os.path.realpath(default)}
     declared = data.get("hooks") if isinstance(data, dict) else None
     items = declared if isinstance(declared, list) else [] if declared is None else [declared]
+    out: list[str] = []
     for item in items:  # each a ./….json path or an object of events: the schema passed
         if isinstance(item, dict):  # inline hooks, run with the others
             files.append((manifest, {"hooks": item}))
             continue
+        if leads_out(folder, item):
+            out.append(item)
+            continue
         file = folder / item
-        if file.resolve() == default.resolve():
-            continue  # hooks/hooks.json is read anyway
+        if os.path.realpath(file) in loaded:
+            continue  # hooks/hooks.json, read anyway, or a file named before: loaded once
         if not file.is_file():
             raise ConfigError(f"{manifest}: field 'hooks' names {item}, which is not a file")
+        loaded.add(os.path.realpath(file))
         files.append((file, _read_json(file)))
-    if not files and manifest.is_file():
+    if not files and out:
+        raise ConfigError(
+            f"{manifest}: field 'hooks' names {out[0]}, which leads out of the plugin's folder; "
+            "Claude Code does not load it, and the plugin declares no other hooks"
+        )
+    if not files and has_manifest:
         raise ConfigError(
             f"{folder}: no hooks/hooks.json and no 'hooks' in .claude-plugin/plugin.json in this "
             "claude plugin"
@@ -370,8 +392,14 @@ def _plugin_hooks(folder: Path) -> HookSource:
         sources[0].path,
         "claude-plugin",
         tuple(h for s in sources for h in s.hooks),
-        tuple(k for s in sources for k in s.skipped),
-        agent="claude-code" if manifest.is_file() else None,
+        (
+            *(
+                f"hooks file {item} (not loaded: it leads out of the plugin's folder)"
+                for item in dict.fromkeys(out)
+            ),
+            *(k for s in sources for k in s.skipped),
+        ),
+        agent="claude-code" if has_manifest else None,
     )
 
 
