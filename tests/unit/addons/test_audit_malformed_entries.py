@@ -697,6 +697,10 @@ def test_a_plugin_manifest_whose_hooks_claude_code_refuses_skips_the_whole_plugi
     assert loaded(by_flag, "hook") == [] and loaded(by_flag, "skill") == []
 
 
+MONITOR = {"name": "m", "command": "tail -f log", "description": "the log"}
+OPTION = {"type": "string", "title": "Key", "description": "the key"}
+
+
 @pytest.mark.parametrize(
     ("fields", "said"),
     [
@@ -747,16 +751,74 @@ def test_a_plugin_manifest_whose_hooks_claude_code_refuses_skips_the_whole_plugi
             "field 'commands' must be a path starting with ./, a list of those, or an object of "
             "commands each with 'source' or 'content' (not both), got an object",
         ),
+        *[
+            (
+                {"name": "p", "mcpServers": servers},
+                "field 'mcpServers' must be a ./….json path, an .mcpb or .dxt bundle, an object "
+                "of servers (each an object with a non-empty string 'command', or a 'type' and "
+                f"its 'url', its fields of their type), or a list of those, got {kind}",
+            )
+            for servers, kind in [
+                (5, "5"),
+                ({"s": {"command": 5}}, "an object"),
+                ({"s": "x"}, "an object"),
+                ({"s": {"command": "x", "timeout": 1.5}}, "an object"),
+                ({"s": {"type": "http"}}, "an object"),
+                (["./servers.json", {"s": {"type": None, "command": "x"}}], "a list"),
+            ]
+        ],
+        *[
+            (
+                {"name": "p", "lspServers": servers},
+                "field 'lspServers' must be a ./….json path, an object of servers (each with a "
+                "'command' and a non-empty 'extensionToLanguage' such as {\".ts\": "
+                '"typescript"}, and no other field than Claude Code\'s), or a list of those, '
+                "got an object",
+            )
+            for servers in [
+                {"s": {"command": "x"}},  # no extensionToLanguage
+                {"s": {"command": "x", "extensionToLanguage": {}}},
+                {"s": {"command": "x --stdio", "extensionToLanguage": {".ts": "typescript"}}},
+                {"s": {"command": "x", "extensionToLanguage": {".ts": "ts"}, "port": 1}},
+            ]
+        ],
+        *[
+            (
+                {"name": "p", "monitors": listed},
+                "field 'monitors' must be a ./….json path or a list of monitors (each with "
+                "'name', 'command' and 'description', and no other field than 'when'; names "
+                "unique), got a list",
+            )
+            for listed in [[{"name": "m"}], [MONITOR, MONITOR]]
+        ],
         (
-            {"name": "p", "mcpServers": 5},
-            "field 'mcpServers' must be a ./….json path, an .mcpb or .dxt bundle, an object of "
-            "servers, or a list of those, got 5",
+            {"name": "p", "channels": [{}]},
+            "field 'channels' must be a list of channels (each with a 'server', and no other "
+            "field than 'displayName' and 'userConfig'), got a list",
         ),
+        *[
+            (
+                {"name": "p", "userConfig": options},
+                "field 'userConfig' must be an object whose keys are identifiers (letters, "
+                "digits, underscore; no leading digit), each an option with 'type' (string, "
+                "number, boolean, directory or file), 'title' and 'description', got an object",
+            )
+            for options in [{"1st": OPTION}, {"KEY": {"type": "string"}}, {"K": OPTION | {"x": 1}}]
+        ],
         (
-            {"name": "p", "userConfig": {"1st": {}}},
-            "field 'userConfig' must be an object whose keys are identifiers (letters, digits, "
-            "underscore; no leading digit), got an object",
+            {"name": "p", "experimental": {"themes": 5}},
+            "field 'experimental' must be an object whose 'themes', 'monitors', 'outputStyles' "
+            "and 'evals' are as at the top level ('evals' a string or a list of them), got an "
+            "object",
         ),
+        *[
+            (
+                {"name": "p", "homepage": url},
+                "field 'homepage' must be a URL (scheme and host, such as "
+                f'http://localhost:8080/hook), got the string "{url}"',
+            )
+            for url in ["http://1.2.3.256", "http://99999999999", "http://a.1", "http://%25"]
+        ],
     ],
 )
 def test_a_plugin_manifest_claude_code_refuses_skips_the_whole_plugin(
@@ -812,14 +874,51 @@ def test_control_a_manifest_with_every_field_of_its_type_loads_the_plugin(tmp_pa
             "outputStyles": ["./styles"],
             "mcpServers": ["./servers.json", {"m": {"command": "m"}}],
             "lspServers": {"ts": {"command": "ts", "extensionToLanguage": {".ts": "typescript"}}},
-            "monitors": [],
-            "channels": [],
+            "monitors": [MONITOR, MONITOR | {"name": "n", "when": "on-skill-invoke:s"}],
+            "channels": [{"server": "m", "displayName": "M", "userConfig": {"any key": OPTION}}],
             "settings": {},
-            "userConfig": {"API_KEY": {"type": "string", "title": "t", "description": "d"}},
+            "userConfig": {"API_KEY": OPTION | {"default": ["a"], "min": 1.5, "sensitive": True}},
             "experimental": 5,
+            "binaries": 5,
             "unknown": None,
         },
     )
+    result = audit_agent("claude-code", tmp_path, None)
+    assert result.problems == []
+    assert loaded(result, "plugin") == ["p@mk"] and loaded(result, "hook") == ["Stop"]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"homepage": "http://%41"},  # a percent-escape in a host is decoded: http://a/
+        {"homepage": "http://0x7f.1"},  # an IPv4 address of 2 parts, the first in hex
+        {
+            "mcpServers": {
+                "a": {"type": "stdio", "command": "a", "timeout": 5.0, "role": 7, "x": None},
+                "b": {"type": "streamable-http", "url": "no URL checked", "tools": [{"name": "t"}]},
+                "c": {"type": "sse", "url": "u", "oauth": {"authServerMetadataUrl": "https://x"}},
+                "d": {"type": "sdk", "name": "n"},
+                "e": {"type": "claudeai-proxy", "url": "u", "id": "i", "cachedInitResponse": None},
+            }
+        },
+        {
+            "lspServers": [
+                "./lsp.json",
+                {"ts": {"command": "/opt/my ts", "extensionToLanguage": {".ts": "ts"}}},
+            ]
+        },
+        {"experimental": {"themes": ["./t"], "monitors": [MONITOR], "evals": "e", "other": 5}},
+        {"experimental": None},
+    ],
+)
+def test_control_manifest_parts_claude_code_takes_load_the_plugin(
+    tmp_path: Path, fields: dict[str, Any]
+) -> None:
+    """Measured with ``claude plugin validate`` (2.1.197): each passes."""
+    folder = installed_plugin(tmp_path)
+    write(folder / "hooks/hooks.json", {"hooks": {"Stop": [STOP]}})
+    write(folder / ".claude-plugin/plugin.json", {"name": "p", **fields})
     result = audit_agent("claude-code", tmp_path, None)
     assert result.problems == []
     assert loaded(result, "plugin") == ["p@mk"] and loaded(result, "hook") == ["Stop"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +43,8 @@ SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp")
 C0_AND_SPACE = "".join(map(chr, range(0x21)))
 """What ``new URL`` strips from both ends of a URL."""
 FORBIDDEN_HOST = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
+"""The WHATWG forbidden domain code points: none may stay in a special URL's host once its
+percent-escapes are decoded."""
 OPAQUE_FORBIDDEN_HOST = re.compile(r"[\x00-\x20#/:<>?@\[\\\]^|]")
 
 
@@ -73,7 +76,47 @@ def web_url(value: Any) -> bool:
         return "]" in host_port and len(host) > 1
     if not special:
         return not OPAQUE_FORBIDDEN_HOST.search(host)
-    return bool(host) and not FORBIDDEN_HOST.search(host)
+    return special_host(host)
+
+
+def special_host(host: str) -> bool:
+    """Whether ``new URL`` takes ``host`` as a special URL's host (the WHATWG host parser, as
+    Claude Code 2.1.197's Bun runs it, measured with ``claude plugin validate``): its
+    percent-escapes decoded (``%41`` is ``a``; ``%25``, ``%zz`` and ``%00`` fail), then no
+    forbidden code point, and one that ends in a number (``1.2.3.256``, ``99999999999``,
+    ``a.1``) an IPv4 address of at most 4 parts of decimal, ``0x`` hex or ``0`` octal numbers
+    that fit (``0x7f.1`` and ``1.2.3`` pass). What international names (IDNA) refuse is left
+    out: a non-ASCII name passes."""
+    try:
+        text = urllib.parse.unquote_to_bytes(host).decode("utf-8")
+    except UnicodeDecodeError:  # read as U+FFFD, which no domain holds
+        return False
+    if not text or FORBIDDEN_HOST.search(text):
+        return False
+    labels = text.lower().split(".")
+    if labels[-1] == "" and len(labels) > 1:
+        labels.pop()
+    last = labels[-1]
+    if not (last.isascii() and last.isdigit()) and _ipv4_number(last) is None:
+        return True  # a domain
+    numbers = [_ipv4_number(label) for label in labels]
+    if len(numbers) > 4 or any(n is None for n in numbers):
+        return False
+    *first, final = [n for n in numbers if n is not None]
+    return all(n <= 255 for n in first) and final < 256 ** (5 - len(numbers))
+
+
+def _ipv4_number(label: str) -> int | None:
+    """An IPv4 address part (``12``, ``0x1f``, ``017``), or None."""
+    digits, radix = label, 10
+    if label[:2] == "0x":
+        digits, radix = label[2:], 16
+    elif len(label) > 1 and label.startswith("0"):
+        digits, radix = label[1:], 8
+    allowed = "0123456789abcdef"[:radix]
+    if label == "" or not all(c in allowed for c in digits):
+        return None
+    return int(digits, radix) if digits else 0
 
 
 STRING: Check = (lambda v: isinstance(v, str), "a string")
@@ -248,8 +291,21 @@ def mcp_tool_called(handler: Any) -> str | None:
 # ``claude plugin validate`` (the same check) agreed with :func:`manifest_refusal` on every
 # case of the unit tests, passing and failing. A name of capitals, dots or underscores passes
 # ("Claude Code accepts it"; only the marketplace sync asks kebab-case).
-# What is not checked here (left to the CLI): the servers inside ``mcpServers`` and
-# ``lspServers``, each monitor, channel and ``userConfig`` option, and ``experimental``.
+# The parts inside, from the same code: an MCP server is one of a union of objects by ``type``
+# (``command:H.string().min(1,"Command cannot be empty")`` with ``type`` absent or ``"stdio"``;
+# ``url:H.string()`` for ``sse``, ``http``, ``streamable-http``, ``ws``, ``ws-ide``,
+# ``sse-ide`` and ``claudeai-proxy``, ``timeout:H.number().int().positive()``, ...); an LSP
+# server, a monitor, a channel and a ``userConfig`` option are ``H.strictObject`` (a key the
+# schema does not name fails): an LSP server needs ``command`` (no space unless it starts
+# with ``/``: "Command should not contain spaces") and a non-empty ``extensionToLanguage`` of
+# ``.ext`` keys ("extensionToLanguage must have at least one mapping"); a monitor ``name``,
+# ``command`` and ``description``, names unique ("Monitor names must be unique within a
+# plugin"); a channel ``server``; an option ``type`` (``string``, ``number``, ``boolean``,
+# ``directory``, ``file``), ``title`` and ``description``. ``experimental`` is
+# ``H.preprocess`` of an object (anything else is dropped, and passes) whose ``themes``,
+# ``monitors``, ``outputStyles`` and ``evals`` are checked as at the top level. ``binaries``
+# is ``H.unknown().transform(...)``: anything passes. ``claude plugin validate`` agreed with
+# :func:`manifest_refusal` on each case of the unit tests, these parts' too.
 
 DEPENDENCY = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?")
 PLUGIN_NAME_PART = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*")
@@ -299,13 +355,178 @@ def _command_entry(value: Any) -> bool:
     return bool(value.get("source")) != bool(value.get("content"))
 
 
+def _whole(value: Any, least: int) -> bool:
+    """A JSON number zod's ``int()`` takes (a safe integer), at least ``least``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and value == int(value) and least <= value <= 2**53 - 1
+
+
+def _number(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _fits(value: Any, needed: dict[str, Check], allowed: dict[str, Check], strict: bool) -> bool:
+    """An object with each ``needed`` field, its fields of their type and, when ``strict``,
+    no field besides."""
+    if not isinstance(value, dict) or any(key not in value for key in needed):
+        return False
+    fields = {**needed, **allowed}
+    if strict and any(key not in fields for key in value):
+        return False
+    return all(test(value[key]) for key, (test, _) in fields.items() if key in value)
+
+
+def _record(test: Callable[[Any], bool]) -> Check:
+    return (lambda v: isinstance(v, dict) and all(test(item) for item in v.values()), "")
+
+
+def _of(test: Callable[[Any], bool]) -> Check:
+    return (lambda v: isinstance(v, list) and all(test(item) for item in v), "")
+
+
+POSITIVE_INT: Check = (lambda v: _whole(v, 1), "a positive integer")
+OPTIONAL_ANY: Check = (lambda v: True, "anything")
+PERMISSIONS = _record(lambda v: v in ("allow", "ask", "blocked"))
+OAUTH: dict[str, Check] = {
+    "clientId": STRING,
+    "callbackPort": POSITIVE_INT,
+    "authServerMetadataUrl": (lambda v: web_url(v) and v.startswith("https://"), "an https URL"),
+    "scopes": NON_EMPTY,
+    "xaa": BOOLEAN,
+}
+TOOL: dict[str, Check] = {
+    "permission_policy": (lambda v: v in ("always_allow", "always_ask", "always_deny"), "")
+}
+SERVED: dict[str, Check] = {"timeout": POSITIVE_INT, "alwaysLoad": BOOLEAN}
+REMOTE: dict[str, Check] = {
+    **SERVED,
+    "headers": STRING_VALUES,
+    "headersHelper": STRING,
+    "oauth": (lambda v: _fits(v, {}, OAUTH, strict=False), "an object"),
+    "tools": _of(lambda v: _fits(v, {"name": STRING}, TOOL, strict=False)),
+    "toolPermissions": PERMISSIONS,
+}
+IDE: dict[str, Check] = {**SERVED, "ideRunningInWindows": BOOLEAN}
+MCP_SERVERS: dict[str | None, tuple[dict[str, Check], dict[str, Check]]] = {
+    None: ({"command": NON_EMPTY}, {**SERVED, "args": STRINGS, "env": STRING_VALUES}),
+    "sse": ({"url": STRING}, REMOTE),
+    "sse-ide": ({"url": STRING, "ideName": STRING}, IDE),
+    "ws-ide": ({"url": STRING, "ideName": STRING}, {**IDE, "authToken": STRING}),
+    "http": ({"url": STRING}, REMOTE),
+    "ws": ({"url": STRING}, {**SERVED, "headers": STRING_VALUES, "headersHelper": STRING}),
+    "sdk": ({"name": STRING}, SERVED),
+    "claudeai-proxy": (
+        {"url": STRING, "id": STRING},
+        {
+            **SERVED,
+            "displayName": STRING,
+            "iconUrl": STRING,
+            "toolPermissions": PERMISSIONS,
+            "stateless": BOOLEAN,
+            "cachedInitResponse": (lambda v: v is None or isinstance(v, dict), ""),
+        },
+    ),
+}
+"""An MCP server's ``type`` (None: absent or ``stdio``) → the fields it needs and may have."""
+
+
+def mcp_server(value: Any) -> bool:
+    """An MCP server object Claude Code's schema takes."""
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type", "stdio")  # (null is no absence)
+    if not isinstance(kind, str) or kind not in (*MCP_SERVERS, "stdio", "streamable-http"):
+        return False
+    kind = {"stdio": None, "streamable-http": "http"}.get(kind, kind)
+    needed, allowed = MCP_SERVERS[kind]
+    return _fits(value, needed, allowed, strict=False)
+
+
+def lsp_server(value: Any) -> bool:
+    """An LSP server object (strict: no field the schema does not name)."""
+    languages = value.get("extensionToLanguage") if isinstance(value, dict) else None
+    if not isinstance(languages, dict) or not languages:
+        return False
+    if not all(len(k) >= 2 and k.startswith(".") for k in languages):
+        return False
+    command: Check = (
+        lambda v: isinstance(v, str) and v != "" and (" " not in v or v.startswith("/")),
+        "",
+    )
+    allowed: dict[str, Check] = {
+        "args": _of(lambda v: isinstance(v, str) and v != ""),
+        "extensionToLanguage": OBJECT,  # (checked above)
+        "transport": (lambda v: v in ("stdio", "socket"), ""),
+        "env": STRING_VALUES,
+        "initializationOptions": OPTIONAL_ANY,
+        "settings": OPTIONAL_ANY,
+        "workspaceFolder": STRING,
+        "startupTimeout": POSITIVE_INT,
+        "shutdownTimeout": POSITIVE_INT,
+        "restartOnCrash": BOOLEAN,
+        "maxRestarts": (lambda v: _whole(v, 0), ""),
+        "diagnostics": BOOLEAN,
+    }
+    names = all(isinstance(v, str) and v != "" for v in languages.values())
+    return names and _fits(value, {"command": command}, allowed, strict=True)
+
+
+def _monitor(value: Any) -> bool:
+    when: Check = (
+        lambda v: (
+            v == "always"
+            or (isinstance(v, str) and v.startswith("on-skill-invoke:") and len(v) > 16)
+        ),
+        "",
+    )
+    needed = {"name": NON_EMPTY, "command": NON_EMPTY, "description": NON_EMPTY}
+    return _fits(value, needed, {"when": when}, strict=True)
+
+
+def monitors(value: Any) -> bool:
+    """``monitors``: a ``./….json`` file, or a list of monitors with names unique."""
+    if _path(".json")[0](value):
+        return True
+    if not (isinstance(value, list) and all(_monitor(m) for m in value)):
+        return False
+    return len({m["name"] for m in value}) == len(value)
+
+
+def option(value: Any) -> bool:
+    """A ``userConfig`` option (strict)."""
+    default: Check = (lambda v: isinstance(v, str | bool) or _number(v) or STRINGS[0](v), "")
+    kinds = ("string", "number", "boolean", "directory", "file")
+    needed: dict[str, Check] = {
+        "type": (lambda v: v in kinds, ""),
+        "title": STRING,
+        "description": STRING,
+    }
+    allowed: dict[str, Check] = {
+        "required": BOOLEAN,
+        "default": default,
+        "multiple": BOOLEAN,
+        "sensitive": BOOLEAN,
+        "min": (_number, ""),
+        "max": (_number, ""),
+    }
+    return _fits(value, needed, allowed, strict=True)
+
+
+def _channel(value: Any) -> bool:
+    options: Check = (lambda v: isinstance(v, dict) and all(option(o) for o in v.values()), "")
+    return _fits(
+        value, {"server": NON_EMPTY}, {"displayName": STRING, "userConfig": options}, strict=True
+    )
+
+
 def _server_files(value: Any) -> bool:
     """``mcpServers``: a ``./….json`` file, a ``./`` path or URL to an ``.mcpb``/``.dxt``
     bundle, an object of servers, or a list of those."""
 
     def one(item: Any) -> bool:
         if isinstance(item, dict):
-            return True
+            return all(mcp_server(server) for server in item.values())
         if not isinstance(item, str):
             return False
         bundle = item.endswith((".mcpb", ".dxt"))
@@ -315,6 +536,19 @@ def _server_files(value: Any) -> bool:
 
     return one(value) or (isinstance(value, list) and all(one(v) for v in value))
 
+
+def _lsp_servers(value: Any) -> bool:
+    """A ``./….json`` file or an object of LSP servers."""
+    return _path(".json")[0](value) or _record(lsp_server)[0](value)
+
+
+EXPERIMENTAL: dict[str, Check] = {
+    "themes": _one_or_list(_path()),
+    "monitors": (monitors, ""),
+    "outputStyles": _one_or_list(_path()),
+    "evals": (lambda v: isinstance(v, str) or STRINGS[0](v), ""),
+}
+"""What ``experimental`` checks of an object (its other fields pass)."""
 
 MANIFEST_FIELDS: dict[str, Check] = {
     "$schema": STRING,
@@ -354,25 +588,44 @@ MANIFEST_FIELDS: dict[str, Check] = {
     "workflows": _one_or_list(_path()),
     "mcpServers": (
         _server_files,
-        "a ./….json path, an .mcpb or .dxt bundle, an object of servers, or a list of those",
+        "a ./….json path, an .mcpb or .dxt bundle, an object of servers (each an object with "
+        "a non-empty string 'command', or a 'type' and its 'url', its fields of their type), "
+        "or a list of those",
     ),
     "lspServers": (
-        lambda v: (
-            isinstance(v, dict)
-            or _path(".json")[0](v)
-            or (isinstance(v, list) and all(isinstance(i, dict) or _path(".json")[0](i) for i in v))
-        ),
-        "a ./….json path, an object of servers, or a list of those",
+        lambda v: _lsp_servers(v) or (isinstance(v, list) and all(_lsp_servers(i) for i in v)),
+        "a ./….json path, an object of servers (each with a 'command' and a non-empty "
+        '\'extensionToLanguage\' such as {".ts": "typescript"}, and no other field than '
+        "Claude Code's), or a list of those",
     ),
     "monitors": (
-        lambda v: _path(".json")[0](v) or isinstance(v, list),
-        "a ./….json path or a list of monitors",
+        monitors,
+        "a ./….json path or a list of monitors (each with 'name', 'command' and "
+        "'description', and no other field than 'when'; names unique)",
     ),
-    "channels": (lambda v: isinstance(v, list), "a list of channels"),
+    "channels": (
+        lambda v: isinstance(v, list) and all(_channel(c) for c in v),
+        "a list of channels (each with a 'server', and no other field than 'displayName' and "
+        "'userConfig')",
+    ),
     "settings": OBJECT,
     "userConfig": (
-        lambda v: isinstance(v, dict) and all(OPTION_KEY.fullmatch(k) for k in v),
-        "an object whose keys are identifiers (letters, digits, underscore; no leading digit)",
+        lambda v: (
+            isinstance(v, dict)
+            and all(OPTION_KEY.fullmatch(k) for k in v)
+            and all(option(o) for o in v.values())
+        ),
+        "an object whose keys are identifiers (letters, digits, underscore; no leading digit), "
+        "each an option with 'type' (string, number, boolean, directory or file), 'title' and "
+        "'description'",
+    ),
+    "experimental": (
+        lambda v: (
+            not isinstance(v, dict)
+            or all(test(v[key]) for key, (test, _) in EXPERIMENTAL.items() if key in v)
+        ),
+        "an object whose 'themes', 'monitors', 'outputStyles' and 'evals' are as at the top "
+        "level ('evals' a string or a list of them)",
     ),
 }
 """The manifest's fields besides ``name`` and ``hooks``, with their checks."""
