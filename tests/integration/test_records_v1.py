@@ -35,7 +35,10 @@ RESCORED = ("ciLow", "ciHigh", "note")
 # is p = 0.25 by the sign test).
 WITHDRAWN = {"verdict": "insufficient-data", "ciLow": None, "ciHigh": None, "confidence": None}
 ADDED = ("exactP",)
-"""The fields a comparison gained since (a rate's exact test's p-value), absent from the old."""
+"""The fields a comparison gained since (its exact test's p-value), absent from the old."""
+# And a measure whose every pair moved by the same amount (a point interval that excludes 0)
+# over fewer than 6 pairs makes no claim either, its interval kept: three pairs of 4 fewer
+# tool calls were "improved", and are p = 0.25 by the sign test.
 
 
 def _expected(name: str) -> dict[str, Any]:
@@ -72,6 +75,18 @@ def _as_then(now: dict[str, Any], then: dict[str, Any]) -> tuple[dict[str, Any],
             if metric != "passRate" and varied and new.get("nTreatment", 6) < 6:
                 assert {k: new.get(k) for k in WITHDRAWN} == WITHDRAWN, (metric, new)
                 then["comparisons"][metric] = {**old, **WITHDRAWN, "note": new.get("note")}
+            elif (
+                metric != "passRate"
+                and old.get("verdict") in ("improved", "regressed")
+                and new.get("nTreatment", 6) < 6
+            ):
+                assert new.get("verdict") == "insufficient-data", (metric, new)
+                assert "but the sign test of the" in new.get("note", ""), (metric, new)
+                then["comparisons"][metric] = {
+                    **old,
+                    "verdict": "insufficient-data",
+                    "note": new.get("note"),
+                }
         for side in (now, then):
             rate = side["comparisons"].get("passRate")
             if rate is not None:

@@ -204,8 +204,9 @@ def test_the_compare_page_names_its_figures_as_the_markdown_report_does(tmp_path
 
 def test_the_compare_page_never_shows_a_claimed_interval_reaching_zero(tmp_path: Path) -> None:
     """Six repeats, condition b passing all six, a three (pairs a=3, b=3): the pass rate's
-    interval is [0.0000556, 0.812], `improved`; at three decimals its lower bound read
-    `0.000`, an interval that seemed to reach the 0 it excludes."""
+    interval is [0.0000556, 0.812]; at three decimals its lower bound read `0.000`, an interval
+    that seemed to reach the 0 it excludes. Its 3 discordant pairs are p = 0.25 by McNemar's
+    exact test, and the figure says so beside the interval."""
     paths = write_run(tmp_path, "run-b", trials=12, cases=1, conditions=("a", "b"), suite=False)
     for repeat in range(1, 7):
         for condition, passed in (("b", True), ("a", repeat <= 3)):
@@ -213,7 +214,9 @@ def test_the_compare_page_never_shows_a_claimed_interval_reaching_zero(tmp_path:
             record = trial_record("case-000", "scripted", condition, repeat, status=status)
             write_record(paths.trial("case-000", "scripted", condition, repeat).trial_json, record)
     page = _page(tmp_path, "/compare?run=run-b&treatment=b&baseline=a")
-    assert "pass rate: 50% → 100% (+50 pts, CI [+0.006, +81] pts)" in page
+    assert (
+        "pass rate: 50% → 100% (+50 pts, CI [+0.006, +81] pts; exact test p = 0.25: no claim)"
+    ) in page
     # A difference of 0 carries no sign, as in every report (not +0).
     assert "median tool calls: 3 → 3 (0, CI [0, 0])" in page, page
 
@@ -224,7 +227,8 @@ def test_the_compare_page_gives_each_groups_figures_as_proctor_compare_prints_th
     """A group's figures read as ``proctor compare`` prints their kind: a rate in percent and
     points, seconds with two decimals, a count whole with a thousands separator; not every
     figure as a fraction with three decimals (``pass rate: 0.667 → 1.000``, ``median tokens:
-    2749.000 → 956.000``)."""
+    2749.000 → 956.000``); an interval that excludes 0 without the exact test's agreement
+    says so (3 trials against 3: p = 0.1 by the rank-sum test)."""
     write_run(tmp_path, "run-a", trials=3, cases=1)
     paths = write_run(tmp_path, "run-b", trials=3, cases=1)
     for repeat in range(1, 4):
@@ -235,7 +239,8 @@ def test_the_compare_page_gives_each_groups_figures_as_proctor_compare_prints_th
     figures = re.findall(r'<div class="small">([^<]*)</div>', page)
     assert "pass rate: 67% → 100% (+33 pts, CI [-29, +79] pts)" in figures, figures
     assert "median elapsed (s): 0.80 → 0.80 (0.00, CI [0.00, 0.00])" in figures, figures
-    assert "median tokens: 0 → 2,749 (+2,749, CI [+2,749, +2,749])" in figures, figures
+    tokens = "median tokens: 0 → 2,749 (+2,749, CI [+2,749, +2,749]; exact test p = 0.1: no claim)"
+    assert tokens in figures, figures
     assert not [f for f in figures if ".000" in f], figures
 
 

@@ -42,10 +42,11 @@ class MetricComparison(CamelModel):
     """One metric, treatment vs baseline (``proctor.stats.Comparison`` as a record).
 
     ``ciLow``/``ciHigh``/``confidence`` are None when no claim is made (too few samples).
-    ``exactP`` is a rate's exact two-sided p-value (McNemar's test of the discordant pairs when
-    paired, Fisher's otherwise), None for other measures, without a CI and in records written
-    before it: a rate claims a change only when its CI excludes 0 and ``exactP`` is at most
-    1 − confidence; a CI that excludes 0 with a larger ``exactP`` is kept, its verdict
+    ``exactP`` is the exact two-sided p-value (of a rate McNemar's test of the discordant pairs
+    when paired, Fisher's otherwise; of another measure the sign test of the pairs, or the
+    rank-sum test unpaired), None without a CI, past 100 unpaired values and in records
+    written before it: a change is claimed only when the CI excludes 0 and ``exactP`` is at
+    most 1 − confidence; a CI that excludes 0 with a larger ``exactP`` is kept, its verdict
     "insufficient-data".
     """
 

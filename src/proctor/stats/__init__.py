@@ -3,7 +3,15 @@
 Everything here takes plain lists and returns numbers or small frozen dataclasses; no I/O.
 """
 
-from proctor.stats.ab import CaseVerdict, Comparison, Verdict, classify_case, compare_samples
+from proctor.stats.ab import (
+    CaseVerdict,
+    Comparison,
+    Verdict,
+    alpha_of,
+    classify_case,
+    compare_samples,
+    p_value_text,
+)
 from proctor.stats.bootstrap import (
     Interval,
     Statistic,
@@ -39,6 +47,7 @@ __all__ = [
     "Statistic",
     "Summary",
     "Verdict",
+    "alpha_of",
     "bootstrap_ci",
     "bootstrap_pass_rate_ci",
     "classify_case",
@@ -46,6 +55,7 @@ __all__ = [
     "expanded_bootstrap_ci",
     "mean",
     "median",
+    "p_value_text",
     "paired_bootstrap_delta_ci",
     "pass_at_k",
     "pass_at_k_table",

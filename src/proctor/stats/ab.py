@@ -13,6 +13,7 @@ from proctor.stats.bootstrap import (
     unpaired_bootstrap_delta_ci,
 )
 from proctor.stats.descriptive import statistic_named
+from proctor.stats.ranks import RANK_SUM_MOST, rank_sum_exact_p, sign_test_p
 from proctor.stats.rates import (
     fisher_exact_p,
     mcnemar_exact_p,
@@ -21,7 +22,15 @@ from proctor.stats.rates import (
     wilson_paired_delta_interval,
 )
 
-__all__ = ["CaseVerdict", "Comparison", "Verdict", "classify_case", "compare_samples"]
+__all__ = [
+    "CaseVerdict",
+    "Comparison",
+    "Verdict",
+    "alpha_of",
+    "classify_case",
+    "compare_samples",
+    "p_value_text",
+]
 
 Verdict = Literal["improved", "regressed", "unchanged", "insufficient-data"]
 CaseVerdict = Literal["improved", "regressed", "unchanged", "flaky", "insufficient-data"]
@@ -34,9 +43,11 @@ class Comparison:
     `treatment`, `baseline` and `delta` (treatment - baseline) are None when a side is
     empty; `ci` is the CI of the delta (a score interval for a rate, else a bootstrap's),
     None when there are too few samples for a claim. `exact_p` is the exact test's two-sided
-    p-value of a rate (McNemar's of the discordant pairs when paired, Fisher's otherwise),
-    None for other measures or without a CI: a rate's claim needs it at most 1 - confidence
-    as well as a CI that excludes 0, so a rate can keep its CI and make no claim.
+    p-value (of a rate McNemar's of the discordant pairs when paired, Fisher's otherwise; of
+    another measure the sign test of the pairs when paired, the rank-sum test otherwise), None
+    without a CI or past :data:`~proctor.stats.ranks.RANK_SUM_MOST` unpaired values: a claim
+    needs it at most 1 - confidence as well as a CI that excludes 0, so a comparison can keep
+    its CI and make no claim.
     """
 
     metric: str
@@ -49,6 +60,23 @@ class Comparison:
     verdict: str
     note: str
     exact_p: float | None = None
+
+
+def alpha_of(confidence: float) -> float:
+    """The p-value a claim at ``confidence`` needs at most, 1 - confidence, rounded to 12
+    places: 1 - 0.9 is 0.09999999999999998 in floating point, which would refuse p = 0.1."""
+    return round(1.0 - confidence, 12)
+
+
+def p_value_text(p: float, alpha: float) -> str:
+    """``p`` with 3 significant digits, or as many more as it takes to read on its side of
+    ``alpha``: 0.0500095 against 0.05 reads ``0.05001``, never ``0.05`` (which a claim would
+    take); 0.25 reads ``0.25``."""
+    for digits in range(3, 18):
+        text = f"{p:.{digits}g}"
+        if (float(text) <= alpha) == (p <= alpha):
+            return text
+    return repr(p)
 
 
 def _verdict(ci: Interval, higher_is_better: bool) -> Verdict:
@@ -80,10 +108,12 @@ def compare_samples(
     samples where a percentile bootstrap shrinks to a point (three pairs that all passed on
     both sides would "prove" no drop at all). Other measures get a bootstrap CI.
 
-    A rate's change is claimed only when its exact test (:func:`_exact_test`) agrees at the
-    same level: three pairs where only the treatment passed give a score interval of
-    [+0.21, +1] but p = 0.25 by McNemar's exact test, and so "insufficient-data", the
-    interval kept.
+    A change is claimed only when an exact test (:func:`_exact_test`) agrees at the same
+    level: three pairs where only the treatment passed give a score interval of [+0.21, +1]
+    but p = 0.25 by McNemar's exact test, and three pairs that each took one more tool call
+    the bootstrap's [1, 1] but p = 0.25 by the sign test: each is "insufficient-data", the
+    interval kept. Unpaired, a measure other than a rate takes the rank-sum test, up to
+    :data:`~proctor.stats.ranks.RANK_SUM_MOST` values in all (past them, the interval alone).
 
     With fewer than `min_samples` on either side (including empty) the verdict is
     "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
@@ -114,11 +144,10 @@ def compare_samples(
             else f"{n_t} vs {n_b} samples: fewer than {min_samples} on one side, no claim."
         )
         return result(None, "insufficient-data", few)
-    exact: tuple[float, str] | None = None
-    if statistic == "mean" and _outcomes(treatment) and _outcomes(baseline):
+    rate = statistic == "mean" and _outcomes(treatment) and _outcomes(baseline)
+    if rate:
         ci = _proportion_delta_ci(treatment, baseline, paired, confidence)
         what = "score interval of the proportions' delta"
-        exact = _exact_test(treatment, baseline, paired)
     else:
         delta_ci = paired_bootstrap_delta_ci if paired else unpaired_bootstrap_delta_ci
         ci = delta_ci(
@@ -136,17 +165,18 @@ def compare_samples(
         too_few = _too_few_to_claim(n_t, n_b, paired, confidence)
         if too_few is not None:
             return result(None, "insufficient-data", too_few)
+    exact = (_exact_test if rate else _rank_test)(treatment, baseline, paired)
     verdict = _verdict(ci, higher_is_better)
     direction = "higher" if higher_is_better else "lower"
     excludes = "includes" if verdict == "unchanged" else "excludes"
     shown = f"{confidence:.0%} {what} [{ci.low:.4g}, {ci.high:.4g}] {excludes} 0"
     exact_p = None if exact is None else exact[0]
-    alpha = 1.0 - confidence
+    alpha = alpha_of(confidence)
     if exact is not None and verdict != "unchanged" and exact[0] > alpha:
         # The interval alone would claim a change the exact test does not support.
         note = (
-            f"{shown}, but {exact[1]} gives p = {exact[0]:.3g}, and a {confidence:.0%} claim "
-            f"needs p ≤ {alpha:.3g}: no claim."
+            f"{shown}, but {exact[1]} gives p = {p_value_text(exact[0], alpha)}, and a "
+            f"{confidence:.0%} claim needs p ≤ {alpha:.3g}: no claim."
         )
         return result(ci, "insufficient-data", note, exact_p)
     note = f"{shown} ({direction} is better): {verdict}."
@@ -176,6 +206,26 @@ def _exact_test(
     )
 
 
+def _rank_test(
+    treatment: Sequence[float], baseline: Sequence[float], paired: bool
+) -> tuple[float, str] | None:
+    """The exact test of a measure other than a rate, two-sided, and what it was: the sign
+    test of the pairs that differ (only the direction of each pair's difference counts), or
+    the rank-sum test of two independent samples; None past
+    :data:`~proctor.stats.ranks.RANK_SUM_MOST` unpaired values. A bootstrap interval of
+    three pairs that each moved by the same amount is that one value and excludes 0, yet the
+    sign test gives p = 0.25, as McNemar's does of three pairs where only one side passed."""
+    if paired:
+        p, higher, lower = sign_test_p(treatment, baseline)
+        return p, f"the sign test of the {higher + lower} pairs that differ ({higher} vs {lower})"
+    if len(treatment) + len(baseline) > RANK_SUM_MOST:
+        return None
+    return (
+        rank_sum_exact_p(treatment, baseline),
+        f"the rank-sum test of {len(treatment)} vs {len(baseline)} samples",
+    )
+
+
 def _too_few_to_claim(n_t: int, n_b: int, paired: bool, confidence: float) -> str | None:
     """Why samples this small allow no claim from a bootstrap interval of data that vary
     (every resample giving the same delta, the interval is that one value, and exact), None
@@ -184,13 +234,14 @@ def _too_few_to_claim(n_t: int, n_b: int, paired: bool, confidence: float) -> st
     test: 6 pairs at 95%), or the two sides wholly apart (the rank-sum test: 4 against 4).
     Below that a bootstrap interval claims a change far more often than it says (three
     pairs one way, p = 0.25 by the sign test, made "improved" with the plain interval)."""
-    alpha = 1.0 - confidence
+    alpha = alpha_of(confidence)
     if paired:
         p = min(1.0, 2.0 * 0.5**n_t)
         if p <= alpha:
             return None
         return (
-            f"{n_t} pairs: too few for a claim (even all {n_t} one way is p = {p:.3g} by "
+            f"{n_t} pairs: too few for a claim (even all {n_t} one way is p = "
+            f"{p_value_text(p, alpha)} by "
             f"the sign test, and a {confidence:.0%} interval needs p ≤ {alpha:.3g}): no claim."
         )
     p = min(1.0, 2.0 / math.comb(n_t + n_b, n_t))
@@ -198,7 +249,7 @@ def _too_few_to_claim(n_t: int, n_b: int, paired: bool, confidence: float) -> st
         return None
     return (
         f"{n_t} vs {n_b} samples: too few for a claim (even the two sides wholly apart is "
-        f"p = {p:.3g} by the rank-sum test, and a {confidence:.0%} interval needs "
+        f"p = {p_value_text(p, alpha)} by the rank-sum test, and a {confidence:.0%} interval needs "
         f"p ≤ {alpha:.3g}): no claim."
     )
 

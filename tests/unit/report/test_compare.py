@@ -347,3 +347,73 @@ def test_a_pass_rate_claim_needs_mcnemars_exact_test_in_every_view(
     assert rows[0][0] == "pass rate" and rows[0][-1] == shown
     gate = ab_gate(records, "with-plugin", "baseline", max_pass_rate_drop=0.0)
     assert gate.passed and gate.ci_low is not None and gate.ci_low > 0
+
+
+def _calls(pairs: int, treatment_calls: int, baseline_calls: int) -> list[TrialRecord]:
+    """``pairs`` pairs of one case where only the treatment passed, each side's trials
+    making the same number of tool calls."""
+    return records_of([
+        {"case": "fix", "agent": "scripted", "condition": condition, "repeat": repeat,
+         "status": status, "passed": status == "passed", "score": 0, "toolCalls": calls,
+         "process": {"steps": {"toolCalls": calls}}}
+        for repeat in range(1, pairs + 1)
+        for condition, status, calls in (
+            ("with-plugin", "passed", treatment_calls), ("baseline", "failed", baseline_calls))
+    ])  # fmt: skip
+
+
+def test_a_paired_measure_claims_no_more_than_the_pass_rate_beside_it() -> None:
+    """Three pairs, each one tool call more under the treatment: the bootstrap's interval is
+    [+1, +1], yet the sign test of the 3 pairs gives p = 0.25, as McNemar's does of the pass
+    rate's 3 pairs beside it: neither is claimed (the median was `regressed`)."""
+    report = analyse_ab(_calls(3, 1, 0), "with-plugin", "baseline")
+    calls = report.overall.comparisons["toolCalls"]
+    assert (calls.ci_low, calls.ci_high, calls.verdict) == (1.0, 1.0, "insufficient-data")
+    assert calls.exact_p == 0.25 and "the sign test of the 3 pairs that differ" in calls.note
+    _, rows = ab_overall_table(report)
+    verdicts = {row[0]: row[-1] for row in rows}
+    assert verdicts["median tool calls"] == verdicts["pass rate"] == "exact test p = 0.25: no claim"
+    six = analyse_ab(_calls(6, 1, 0), "with-plugin", "baseline").overall.comparisons
+    assert (six["toolCalls"].verdict, six["passRate"].verdict) == ("regressed", "improved")
+
+
+def test_the_ab_markdown_says_what_a_rates_claim_takes() -> None:
+    """8 discordant pairs against 1 are claimed (p = 0.039): "at least 6 such pairs, all one
+    way" said otherwise."""
+    records = records_of([
+        {"case": f"c{pair}", "agent": "scripted", "condition": condition, "repeat": 1,
+         "status": status, "passed": status == "passed", "score": 0}
+        for pair in range(9)
+        for condition, status in (
+            ("with-plugin", "passed" if pair < 8 else "failed"),
+            ("baseline", "failed" if pair < 8 else "passed"))
+    ])  # fmt: skip
+    report = analyse_ab(records, "with-plugin", "baseline")
+    assert report.overall.comparisons["passRate"].verdict == "improved"
+    markdown = render_ab_markdown(report)
+    assert "at least 6 such pairs all one way, or more with some the other way (8 against 1)" in (
+        markdown
+    )
+    assert "such pairs, all one way." not in markdown
+
+
+def test_a_groups_withheld_claim_shows_its_exact_test_in_the_markdown_and_the_viewer() -> None:
+    """A group's 0/3 → 3/3: the score interval [+21, +100] points excludes 0, Fisher's exact
+    test gives p = 0.1; its row and the viewer's figure said the interval alone beside the
+    classification `improved`. 8/35 → 4/6: p = 0.0500095 reads 0.05001, never 0.05."""
+    from proctor.report.ab.markdown import comparison_figure
+
+    comparison = compare_runs(_trials("fix", "failed", 3), _trials("fix", "passed", 3))
+    group = comparison.groups[0]
+    rate = group.comparisons["passRate"]
+    assert (rate.verdict, rate.exact_p) == ("insufficient-data", pytest.approx(0.1))
+    row = next(line for line in render_runs_markdown(comparison).splitlines() if "`fix`" in line)
+    assert "| +100 pts [+21, +100] pts (exact test p = 0.1: no claim) |" in row, row
+    assert comparison_figure(rate) == (
+        "0% → 100% (+100 pts, CI [+21, +100] pts; exact test p = 0.1: no claim)"
+    )
+    before = _trials("fix", "passed", 8) + _trials("fix", "failed", 27)
+    after = _trials("fix", "passed", 4) + _trials("fix", "failed", 2)
+    near = compare_runs(before, after).groups[0].comparisons["passRate"]
+    assert near.exact_p == pytest.approx(0.0500095, abs=1e-7)
+    assert comparison_figure(near).endswith("; exact test p = 0.05001: no claim)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from proctor.stats import classify_case, compare_samples
+from proctor.stats import alpha_of, classify_case, compare_samples, p_value_text
 
 BASE = [10.0, 11.0, 9.5, 10.5, 10.2, 9.8, 10.1, 10.4]
 BETTER = [value + 5.0 for value in BASE]
@@ -143,15 +143,61 @@ def test_two_sides_wholly_apart_need_four_samples_each_for_a_claim() -> None:
     assert four.verdict == "improved"  # 2 / C(8, 4) = 0.029
 
 
-def test_a_deterministic_difference_is_still_claimed_from_three_pairs() -> None:
+def test_a_deterministic_difference_from_three_pairs_keeps_its_interval_but_no_claim() -> None:
     """Every pair giving the same delta, every resample does too: the interval is that one
-    value, exact (a scripted agent's two extra steps), and the rule for data that vary does
-    not apply."""
+    value (a scripted agent's two extra steps), yet three pairs all one way are p = 0.25 by
+    the sign test, as three pairs where only one side passed are by McNemar's: no claim, the
+    interval kept. Six pairs are p = 0.031: regressed."""
     result = compare_samples(
         "toolCalls", [7.0] * 3, [5.0] * 3, higher_is_better=False, statistic="median", paired=True
     )
-    assert result.verdict == "regressed"
+    assert (result.verdict, result.exact_p) == ("insufficient-data", 0.25)
     assert result.ci is not None and result.ci.low == result.ci.high == 2.0
+    assert result.note == (
+        "95% CI of the median delta [2, 2] excludes 0, but the sign test of the 3 pairs that "
+        "differ (3 vs 0) gives p = 0.25, and a 95% claim needs p ≤ 0.05: no claim."
+    )
+    six = compare_samples(
+        "toolCalls", [7.0] * 6, [5.0] * 6, higher_is_better=False, statistic="median", paired=True
+    )
+    assert (six.verdict, six.exact_p) == ("regressed", 0.03125)
+
+
+def test_a_paired_measure_claims_only_what_the_sign_test_supports() -> None:
+    """Eight pairs whose mean's interval excludes 0 [+3.1, +9] with 6 against 2 by the sign
+    test (p = 0.29): no claim; pairs alike do not count (7 alike and 6 one way: p = 0.031,
+    regressed)."""
+    treatment = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0]
+    baseline = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 16.5, 17.5]
+    result = compare_samples(
+        "toolCalls", treatment, baseline, higher_is_better=False, statistic="mean", paired=True
+    )
+    assert result.ci is not None and result.ci.low > 0
+    assert (result.verdict, result.exact_p) == ("insufficient-data", pytest.approx(0.2890625))
+    assert "the sign test of the 8 pairs that differ (6 vs 2) gives p = 0.289" in result.note
+    alike = compare_samples(
+        "toolCalls",
+        [7.0] * 6 + [5.0] * 7,
+        [5.0] * 13,
+        higher_is_better=False,
+        statistic="mean",
+        paired=True,
+    )
+    assert (alike.verdict, alike.exact_p) == ("regressed", 0.03125)
+
+
+def test_an_unpaired_measure_claims_only_what_the_rank_sum_test_supports() -> None:
+    """Three trials against three, each side alike: the bootstrap's interval is the one
+    delta, but the rank-sum test gives 2 / C(6, 3) = 0.1, as Fisher's does of 3/3 vs 0/3;
+    four against four, 2 / C(8, 4) = 0.029: regressed."""
+    three = compare_samples(
+        "toolCalls", [1.0] * 3, [0.0] * 3, higher_is_better=False, statistic="median"
+    )
+    assert (three.verdict, three.exact_p) == ("insufficient-data", pytest.approx(0.1))
+    assert "the rank-sum test of 3 vs 3 samples gives p = 0.1" in three.note
+    assert three.ci is not None and three.ci.low == three.ci.high == 1.0
+    four = compare_samples("toolCalls", [1.0] * 4, [0.0] * 4, higher_is_better=False)
+    assert (four.verdict, four.exact_p) == ("regressed", pytest.approx(2 / 70))
 
 
 def _false_claims(n: int, *, paired: bool, draws: int = 150) -> float:
@@ -186,11 +232,12 @@ def test_with_no_true_difference_a_change_is_rarely_claimed(n: int, paired: bool
 
 def test_the_plain_percentile_interval_claims_too_often(monkeypatch: pytest.MonkeyPatch) -> None:
     """The control for the test above: with the plain tail and without the rule on too few
-    samples, three pairs claim a change far more often than 5%."""
+    samples and the exact test, three pairs claim a change far more often than 5%."""
     from proctor.stats import ab, bootstrap
 
     monkeypatch.setattr(bootstrap, "expanded_tail", lambda n, confidence: (1 - confidence) / 2)
     monkeypatch.setattr(ab, "_too_few_to_claim", lambda *args: None)
+    monkeypatch.setattr(ab, "_rank_test", lambda *args: None)
     assert _false_claims(3, paired=True) > 0.15
 
 
@@ -283,8 +330,45 @@ def test_an_unpaired_rate_claims_only_what_fishers_exact_test_supports() -> None
     assert (four.verdict, four.exact_p) == ("regressed", pytest.approx(2 / 70))
 
 
-def test_only_rates_get_an_exact_test() -> None:
+def test_every_comparison_with_a_ci_gets_an_exact_test() -> None:
     result = compare_samples("score", BETTER, BASE, higher_is_better=True)
-    assert result.exact_p is None
+    assert result.verdict == "improved" and result.exact_p == pytest.approx(2 / 12870)
+    many = compare_samples("score", [2.0] * 60, [0.0] * 41, higher_is_better=False)
+    assert (many.verdict, many.exact_p) == ("regressed", None)  # past RANK_SUM_MOST values
     few = compare_samples("passRate", [1.0, 1.0], [0.0, 0.0], higher_is_better=True, paired=True)
     assert (few.verdict, few.exact_p) == ("insufficient-data", None)
+
+
+def test_a_p_value_just_above_the_threshold_never_reads_as_it() -> None:
+    """Fisher's exact test of 4/6 vs 8/35 gives p = 0.0500095: with 3 digits it read
+    "p = 0.05 … needs p ≤ 0.05: no claim"."""
+    result = compare_samples(
+        "passRate", [1.0] * 4 + [0.0] * 2, [1.0] * 8 + [0.0] * 27, higher_is_better=True
+    )
+    assert result.exact_p == pytest.approx(0.0500095, abs=1e-7)
+    assert result.verdict == "insufficient-data"
+    assert "gives p = 0.05001, and a 95% claim needs p ≤ 0.05: no claim." in result.note
+    assert p_value_text(0.0500095, 0.05) == "0.05001"
+    assert p_value_text(0.25, 0.05) == "0.25" and p_value_text(0.0390625, 0.05) == "0.0391"
+    assert p_value_text(0.05, 0.05) == "0.05"
+
+
+def test_a_p_value_at_the_threshold_of_a_90_percent_claim_is_claimed() -> None:
+    """1 - 0.9 is 0.09999999999999998 in floating point: p = 0.1 (the rank-sum test of 3 vs 3
+    wholly apart, Fisher's of 3/3 vs 0/3) reaches it."""
+    assert alpha_of(0.9) == 0.1
+    rate = compare_samples("passRate", [1.0] * 3, [0.0] * 3, higher_is_better=True, confidence=0.9)
+    assert (rate.verdict, rate.exact_p) == ("improved", pytest.approx(0.1))
+    calls = compare_samples(
+        "toolCalls",
+        [1.0] * 3,
+        [0.0] * 3,
+        higher_is_better=False,
+        statistic="median",
+        confidence=0.9,
+    )
+    assert (calls.verdict, calls.exact_p) == ("regressed", pytest.approx(0.1))
+    varying = compare_samples(  # the rank-sum bound of data that vary: 2 / C(6, 3) = 0.1
+        "score", BETTER[:3], BASE[:3], higher_is_better=True, confidence=0.9
+    )
+    assert varying.verdict == "improved" and varying.ci is not None

@@ -20,6 +20,7 @@ from proctor.models.ab import (
 )
 from proctor.report.ab.analysis import DIMENSIONS, UNLABELLED, dimension_title, label_value
 from proctor.report.ab.measures import ELAPSED_MEANS
+from proctor.stats import alpha_of, p_value_text
 from proctor.util import argtypes
 from proctor.util.text import (
     bound_text,
@@ -101,6 +102,16 @@ def no_claim(min_samples: int, noun: str) -> str:
     return f"fewer than {plural(min_samples, noun)}: no claim"
 
 
+def _exact_withheld(c: MetricComparison) -> str | None:
+    """``"exact test p = 0.25: no claim"`` when ``c``'s interval excludes 0 and its exact
+    test does not agree (its note says which test), else None. The p-value never reads as
+    the threshold it missed (0.05001, not 0.05)."""
+    if c.verdict != "insufficient-data" or c.exact_p is None or c.ci_low is None:
+        return None
+    alpha = alpha_of(c.confidence if c.confidence is not None else 0.95)
+    return f"exact test p = {p_value_text(c.exact_p, alpha)}: no claim"
+
+
 def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
     """A metric's verdict; when it withholds a claim, why, counting ``noun``s (the samples
     of the comparison: ``"pair"``, ``"group"``)."""
@@ -108,9 +119,9 @@ def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
         return c.verdict
     if min(c.n_treatment, c.n_baseline) < min_samples:
         return no_claim(min_samples, noun)
-    if c.exact_p is not None and c.ci_low is not None:
-        # A rate's interval excludes 0, its exact test does not agree (its note says which).
-        return f"exact test p = {c.exact_p:.3g}: no claim"
+    withheld = _exact_withheld(c)
+    if withheld is not None:
+        return withheld
     # Enough samples, too few for a bootstrap's claim (its note says why).
     if c.n_treatment == c.n_baseline:
         return f"{plural(c.n_treatment, noun)}: too few for a claim"
@@ -141,8 +152,15 @@ def _rate_side(share: float | None, n: int, of_trials: bool) -> str:
     return _frac(round(share * n), n) if of_trials else _percent(share)
 
 
-def _rate_delta(c: MetricComparison) -> str:
-    return f"{_points(c.delta)} {_ci(c)}" if c.ci_low is not None else _points(c.delta)
+def _rate_delta(c: MetricComparison, *, withheld: bool = True) -> str:
+    """A rate's delta and CI; when the CI excludes 0 but the exact test does not agree (and
+    ``withheld``: no verdict column beside it says so), that too: ``+100 pts [+21, +100] pts
+    (exact test p = 0.1: no claim)``."""
+    if c.ci_low is None:
+        return _points(c.delta)
+    why = _exact_withheld(c) if withheld else None
+    shown = f"{_points(c.delta)} {_ci(c)}"
+    return shown if why is None else f"{shown} ({why})"
 
 
 def _samples(c: MetricComparison) -> str:
@@ -236,8 +254,10 @@ def render_ab_markdown(report: ABReport) -> str:
         "rest.",
         f"- Claims need at least {plural(n, 'pair')}, and a measure that "
         "varies from pair to pair at least 6 pairs.",
-        "- A rate's claim needs McNemar's exact test of the pairs whose outcome differs at "
-        "p ≤ 0.05 as well as its CI: at least 6 such pairs, all one way.",
+        "- A claim needs an exact test at p ≤ 0.05 as well as its CI: McNemar's of the pairs "
+        "whose outcome differs for a rate, the sign test of the pairs that differ for another "
+        "measure. Either takes at least 6 such pairs all one way, or more with some the other "
+        "way (8 against 1).",
         f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall",
@@ -294,7 +314,7 @@ def render_ab_markdown(report: ABReport) -> str:
                 str(g.pairs),
                 f"{g.treatment_passes}/{g.pairs}",
                 f"{g.baseline_passes}/{g.pairs}",
-                _rate_delta(g.comparisons["passRate"]),
+                _rate_delta(g.comparisons["passRate"], withheld=False),
                 _claim(g.comparisons["passRate"], n, "pair"),
                 _delta(g, "elapsedSeconds"),
                 _delta(g, "toolCalls"),
@@ -328,12 +348,17 @@ def _arrow(c: MetricComparison) -> str:
 def comparison_figure(c: MetricComparison) -> str:
     """One group's figure, baseline first, as ``proctor compare`` prints its kind: ``67% → 100%
     (+33 pts, CI [-21, +81] pts)`` for a rate, ``1.41 → 1.38 (-0.03)`` in seconds and ``2,749 →
-    956 (-1,793, CI [-1,793, -1,793])`` for a count (the viewer's Compare page, per group)."""
+    956 (-1,793, CI [-1,793, -1,793])`` for a count (the viewer's Compare page, per group);
+    a CI that excludes 0 without its exact test's agreement adds it: ``0% → 100% (+100 pts, CI
+    [+21, +100] pts; exact test p = 0.1: no claim)``."""
     if _is_rate(c.metric):
         sides, delta = f"{_percent(c.baseline)} → {_percent(c.treatment)}", _points(c.delta)
     else:
         sides, delta = _arrow(c), _num(c.metric, c.delta, True)
-    return f"{sides} ({delta}, CI {_ci(c)})" if c.ci_low is not None else f"{sides} ({delta})"
+    if c.ci_low is None:
+        return f"{sides} ({delta})"
+    why = _exact_withheld(c)
+    return f"{sides} ({delta}, CI {_ci(c)}{'' if why is None else f'; {why}'})"
 
 
 def _renamed_line(c: RunComparison) -> list[str]:
@@ -366,8 +391,9 @@ def render_runs_markdown(comparison: RunComparison) -> str:
         f"for pass rates, an expanded bootstrap with seed {c.seed} for the rest). Claims need "
         f"at least {plural(n, 'scored trial')} on each side (4 for a median that varies), "
         "and the overall comparison at least 6 groups for a figure that varies.",
-        "- A rate's claim needs an exact test at p ≤ 0.05 as well as its CI: Fisher's in a "
-        "group, McNemar's of the groups whose outcome differs overall.",
+        "- A claim needs an exact test at p ≤ 0.05 as well as its CI: for a rate Fisher's in a "
+        "group and McNemar's of the groups whose outcome differs overall, for another figure "
+        "the rank-sum test in a group and the sign test of the groups overall.",
         f"- Elapsed is {ELAPSED_MEANS}.",
         "",
         "## Overall (groups in both runs)",
