@@ -474,6 +474,53 @@ def test_a_manifest_of_several_tasks_whose_conditions_none_has_names_no_case_opt
     assert "--case" not in result.err
 
 
+def test_a_manifest_whose_gate_ab_condition_its_tasks_leave_out_names_no_case_option(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """The configuration's gate.ab names a condition only another case has, or one the tasks
+    have that the manifest does not run: the refusal said it of `--case one --case two` and
+    `--condition`, options the user never gave; it says it of the manifest's tasks and
+    conditions."""
+    plan = {"turns": [{"say": "hi"}]}
+    base = {"agents": ["scripted"], "timeoutSec": 30}
+    ab = {**base, "conditions": {"baseline": {}, "with-skill": {}, "extra": {}}}
+    make_case("one", plan=plan, config=ab)
+    make_case("two", plan=plan, config=ab)
+    make_case("other", plan=plan, config={**base, **AB})
+    labels = tmp_path / "goals.csv"
+    labels.write_text("one,single_goal\ntwo,single_goal\n")
+    manifest = tmp_path / "m.json"
+    planned = proctor(
+        "plan-repeats", "--goal-labels", str(labels), "--conditions", "baseline,with-skill",
+        "--output", str(manifest),
+    )  # fmt: skip
+    assert planned.code == 0, planned.err
+    for treatment, said in (
+        (
+            "treatment",
+            f"condition 'treatment' is only of cases none of {manifest}'s tasks (conditions: "
+            "baseline, with-skill); plan the repeats with tasks that have it, or give this run "
+            "a --config without gate.ab",
+        ),
+        (
+            "extra",
+            f"condition 'extra' is none of {manifest}'s conditions (conditions: baseline, "
+            "with-skill); plan the repeats with it, or give this run a --config without gate.ab",
+        ),
+    ):
+        config = tmp_path / f"{treatment}.json"
+        config.write_text(
+            json.dumps({"gate": {"ab": {"treatment": treatment, "baseline": "baseline"}}})
+        )
+        result = proctor(
+            "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+            "--out", str(tmp_path / "out"), "--config", str(config),
+        )  # fmt: skip
+        assert result.code == 2
+        assert f"{config}: field 'gate.ab': {said}" in result.err, result.err
+        assert "--case" not in result.err and "--condition" not in result.err
+
+
 def test_the_manifest_s_junit_file_is_its_runs_read_as_one_and_no_pair_writes_its_own(
     proctor: Run, make_case: MakeCase, tmp_path: Path
 ) -> None:

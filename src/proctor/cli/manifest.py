@@ -264,7 +264,8 @@ def _plan(
 ) -> tuple[RunPlan, ResumePlan | None]:
     """The plan of one pair (``planner``'s), its mistakes said in the manifest's terms:
     ``tasks``, the ``--case`` options its tasks became, which the user never gave, are said
-    as its tasks."""
+    as its tasks, and the ``--condition`` options its conditions became as its conditions,
+    in a refusal of the conditions or of the configuration's ``gate.ab``."""
     from proctor.errors import ConfigError
 
     said = manifest_shown(path)
@@ -281,6 +282,19 @@ def _plan(
                 f"{said}: conditions {text.split(' ', 1)[1]}; plan the repeats with the "
                 "cases' conditions (`proctor plan-repeats --conditions A,B`)"
             ) from exc
+        if "field 'gate.ab': " in text:  # a gate.ab condition the pair's options leave out
+            for given, meant in (
+                (
+                    f"is only of cases left out by {tasks}",
+                    f"is only of cases none of {said}'s tasks",
+                ),
+                ("; choose a case that has it too", "; plan the repeats with tasks that have it"),
+                ("is left out by --condition (", f"is none of {said}'s conditions ("),
+                ("; run it too, or", "; plan the repeats with it, or"),
+            ):
+                text = text.replace(given, meant)
+            if str(exc) != text:
+                raise ConfigError(text) from exc
         raise
     if not plan.trials:
         raise ConfigError(f"{said}: none of its tasks is a case under {source}")
