@@ -36,7 +36,7 @@ def test_the_rank_sum_test_of_sides_wholly_apart() -> None:
     assert rank_sum_exact_p([1.0] * 3, [0.0] * 3) == pytest.approx(0.1)
     assert rank_sum_exact_p([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]) == pytest.approx(2 / 70)
     assert rank_sum_exact_p([], [1.0]) == 1.0 and rank_sum_exact_p([1.0] * 3, [1.0] * 3) == 1.0
-    with pytest.raises(ValueError, match="at most 100 values"):
+    with pytest.raises(ValueError, match=f"at most {RANK_SUM_MOST} values"):
         rank_sum_exact_p([0.0] * RANK_SUM_MOST, [1.0])
 
 
