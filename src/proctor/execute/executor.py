@@ -50,6 +50,7 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.limits import Throttle
+from proctor.execute.live import drop_left
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.retry import Attempts
 from proctor.execute.trial import run_trial
@@ -285,6 +286,7 @@ def _stop_overrun(proc: BaseProcess, spec: TrialSpec, run: RunPaths, elapsed: fl
         record.status = "timeout"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_record(path, record)
+        drop_left(run.trial(*spec.key).trajectory)
     kill_marked(trial_marker(run, spec))
     if proc.pid is not None:
         try:
@@ -310,6 +312,7 @@ def _collect(
         reason = lost or f"worker process died (exit code {exitcode}) without a result"
         record = _lost_record(spec, reason)
         write_record(path, record)
+        drop_left(run.trial(*spec.key).trajectory)
         return record
 
 

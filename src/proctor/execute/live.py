@@ -24,9 +24,8 @@ from typing import Any
 
 from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
-from proctor.models.io import escape_surrogates, write_text_atomic
+from proctor.models.io import escape_surrogates, masked_text, write_text_atomic
 from proctor.models.trajectory import event_json
-from proctor.util.masking import mask
 
 LOOK_EVERY_SEC = 0.5
 """How often the native transcript's size and time are looked at."""
@@ -66,12 +65,17 @@ class LiveTrajectory:
             self.thread.join()
             self.thread = None
 
+    @property
+    def marker(self) -> Path:
+        return live_marker(self.path)
+
     def remove_if_left(self) -> None:
         """Remove :attr:`path` when it is still the live file written here: nothing wrote the
         trajectory collected from the whole transcript in its place."""
         self.stop()
         if self.written_stat is None:
             return
+        self.marker.unlink(missing_ok=True)
         try:
             st = os.stat(self.path, follow_symlinks=False)
         except OSError:
@@ -97,10 +101,14 @@ class LiveTrajectory:
         if stamp is None or stamp == self.seen or time.monotonic() < self.next_parse:
             return
         started = time.monotonic()
-        trajectory = self.adapter.parse(files[0])
-        ended = time.monotonic()
-        self.next_parse = ended + PARSE_SHARE * (ended - started)
-        self.seen = stamp
+        try:
+            trajectory = self.adapter.parse(files[0])
+        finally:
+            # A transcript that does not parse (yet) waits as one that did: not again until
+            # it changes, nor sooner than its parse's share of time allows.
+            ended = time.monotonic()
+            self.next_parse = ended + PARSE_SHARE * (ended - started)
+            self.seen = stamp
         lines = [_line(event_json(event)) for event in trajectory.events]
         if self.stopping.is_set():
             return  # the session ended meanwhile: the collected trajectory is written next
@@ -110,6 +118,8 @@ class LiveTrajectory:
         """Append the lines not yet written; write the whole file anew when one written
         before changed (or the file is not the one written here any more)."""
         kept = len(self.written)
+        if self.written_stat is None:
+            self.marker.touch()  # (see drop_left)
         appended = lines[:kept] == self.written and self._still_ours()
         if appended and len(lines) == kept:
             return
@@ -132,10 +142,27 @@ class LiveTrajectory:
         return (st.st_ino, st.st_size) == self.written_stat
 
 
+def live_marker(trajectory: Path) -> Path:
+    """The file that says ``trajectory`` is still the live one (written while the agent ran):
+    there from the first line written live until the worker has its collected trajectory."""
+    return trajectory.with_name(".trajectory.live")
+
+
+def drop_left(trajectory: Path) -> None:
+    """Remove a live ``trajectory.jsonl`` a worker that died left (its record, written for it,
+    says it has no result): a trial's folder holds no partial trajectory beside it."""
+    marker = live_marker(trajectory)
+    if marker.exists():
+        trajectory.unlink(missing_ok=True)
+        marker.unlink(missing_ok=True)
+
+
 def _line(event: dict[str, Any]) -> str:
     """One line of ``trajectory.jsonl`` as :func:`~proctor.models.io.write_jsonl` writes it,
-    every registered secret masked (a key never stays on disk, even until the trial ends)."""
-    return mask(escape_surrogates(json.dumps(event, ensure_ascii=False), json_string=True))
+    every registered secret masked as the trial's records mask it (a key never stays on disk,
+    even until the trial ends; a figure holding one is ``"***"``, so the line stays JSON)."""
+    line = escape_surrogates(json.dumps(event, ensure_ascii=False), json_string=True)
+    return masked_text(line, ".json")
 
 
 def _stamp(files: list[Path]) -> _Stamp | None:

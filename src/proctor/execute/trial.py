@@ -100,8 +100,6 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
 
     def launched(launch: Launch[Any]) -> None:
         done.launch = launch
-        if done.live is not None:
-            done.live.follow(launch)
         if adapter.name not in AUDITED_AGENTS:
             return  # the scripted agent: nothing to audit (and nothing more to import)
         from proctor.addons.audit.trial import trial_audit
@@ -112,6 +110,10 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
 
         def opened(driver: Driver) -> None:
             done.session = driver.log  # kept also when the phase is cut short
+            # Followed once the agent's process is started: a terminal's is forked, and a
+            # process forked while a second thread runs may deadlock on that thread's locks.
+            if done.live is not None and done.launch is not None:
+                done.live.follow(done.launch)
 
         done.driven = drive(ctx, done.prepared, launched, opened)
     finally:

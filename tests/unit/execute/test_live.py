@@ -102,3 +102,79 @@ def test_the_live_file_goes_unless_the_collected_one_replaced_it(tmp_path: Path)
     write_trajectory(path, parse_claude_transcript(transcript).events)  # what collect writes
     live.remove_if_left()
     assert "first" in path.read_text()
+
+
+class _Broken(_Claude):
+    """A transcript its parser refuses (a chat cut short): counted, each parse raising."""
+
+    parses = 0
+
+    def parse(self, path: Path) -> Trajectory:
+        self.parses += 1
+        raise ValueError("cut short")
+
+
+def test_a_transcript_that_does_not_parse_is_not_parsed_again_until_it_changes(
+    tmp_path: Path,
+) -> None:
+    transcript, path = tmp_path / "session.jsonl", tmp_path / "trajectory.jsonl"
+    adapter = _Broken(transcript)
+    live = LiveTrajectory(adapter, path)  # type: ignore[arg-type]
+    live.launch = Launch(argv=[], env={}, cwd=tmp_path, state=None)
+    _said(transcript, "a", "one")
+    for _ in range(3):
+        try:
+            _look(live)
+        except ValueError:
+            pass
+    assert adapter.parses == 1  # (it was parsed every half second, for ever)
+    _said(transcript, "b", "two", parent="a")
+    try:
+        _look(live)
+    except ValueError:
+        pass
+    assert adapter.parses == 2
+
+
+def test_a_secret_in_a_figure_leaves_each_live_line_json(tmp_path: Path) -> None:
+    from proctor.util import masking
+
+    live, transcript, path = _follower(tmp_path)
+    record = {
+        "type": "assistant", "uuid": "a", "parentUuid": None, "sessionId": "s",
+        "timestamp": "2026-12-01T00:00:00.000Z",
+        "message": {"id": "m-a", "role": "assistant", "model": "m",
+                    "content": [{"type": "text", "text": "hi"}],
+                    "usage": {"input_tokens": 424242, "output_tokens": 7}},
+    }  # fmt: skip
+    transcript.write_text(json.dumps(record) + "\n")
+    saved = set(masking._SECRETS)
+    try:
+        masking.register_secret("424242", named=True)
+        _look(live)
+    finally:
+        masking._SECRETS.clear()
+        masking._SECRETS.update(saved)
+    lines = path.read_text().splitlines()
+    assert lines and all(json.loads(line) for line in lines)  # every line still JSON
+    assert "424242" not in path.read_text()
+
+
+def test_a_live_trajectory_a_dead_worker_left_is_dropped(tmp_path: Path) -> None:
+    from proctor.execute.live import drop_left
+
+    live, transcript, path = _follower(tmp_path)
+    _said(transcript, "a", "one")
+    _look(live)
+    assert path.exists()
+    drop_left(path)  # the worker died: its record says it has no result
+    assert not path.exists() and not (tmp_path / ".trajectory.live").exists()
+    # A collected trajectory (the marker gone with the live file's end) is never dropped.
+    (tmp_path / "b").mkdir()
+    live2, transcript2, path2 = _follower(tmp_path / "b")
+    _said(transcript2, "a", "one")
+    _look(live2)
+    write_trajectory(path2, parse_claude_transcript(transcript2).events)
+    live2.remove_if_left()
+    drop_left(path2)
+    assert path2.exists()
