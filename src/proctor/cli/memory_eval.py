@@ -121,7 +121,8 @@ def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
         word = words[at]
         name = word.split("=", 1)[0]
         if name in OWN_OPTIONS:
-            after = "" if name in _FLAGS or "=" in word else name
+            # (--header=X-Api-Key: KEY, unquoted: KEY is the word after it too)
+            after = "" if name in _FLAGS or ("=" in word and name != "--header") else name
             at += 1 if name in _FLAGS or "=" in word else 2
             continue
         if name.startswith("-") and name not in ("-", "--"):
@@ -132,7 +133,7 @@ def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
                 "--mcp COMMAND)",
                 ctx,
             )
-        if after == "--header" or ":" in word:
+        if after == "--header" or (":" in word and "://" not in word):
             # The rest of a header given unquoted (--header X-Api-Key: KEY), or a header
             # without its option: the word may be a credential, and is not shown.
             raise click.UsageError(
@@ -215,8 +216,8 @@ class _ServerWords(click.Argument):
     metavar="'NAME: VALUE'",
     help="Send this HTTP header on every request to a server at a URL (a credential, say; "
     "repeatable). ${VAR} in the value is that environment variable's value "
-    "(--header 'Authorization: Bearer ${TOKEN}', in single quotes); every header's value is "
-    "masked in the output.",
+    "(--header 'Authorization: Bearer ${TOKEN}', in single quotes); a value that may be a "
+    "key is masked in the output (docs/addons.md, Headers).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
 @click.option(
@@ -385,7 +386,7 @@ def _register_server_headers(words: tuple[str, ...]) -> None:
     """The values of the headers a command server is given among its words (``mcp-remote URL
     --header 'X-Api-Key: KEY'``, ``-H``), registered for masking, as proctor's own
     ``--header`` values are: the server's command line and its errors show them masked."""
-    from proctor.util.masking import register_secret
+    from proctor.addons.memory.headers import register_value
 
     for at, word in enumerate(words):
         if word in ("--header", "-H") and at + 1 < len(words):
@@ -394,12 +395,11 @@ def _register_server_headers(words: tuple[str, ...]) -> None:
             given = word.split("=", 1)[1]
         else:
             continue
-        value = given.partition(":")[2].strip()
-        if value:
-            register_secret(value, named=True)
-            credential = value.split(None, 1)  # Bearer KEY: the key alone too
-            if len(credential) == 2:
-                register_secret(credential[1], named=True)
+        name, colon, value = given.partition(":")
+        if colon and value.strip() and name.strip() and " " not in name.strip():
+            # (a value of lowercase letters alone, or a short one, is left as proctor's own
+            # --header leaves it: -H is another option to some servers, a host say)
+            register_value(name.strip(), value.strip())
 
 
 def _with_headers(target: ServerTarget, given: tuple[str, ...]) -> ServerTarget:

@@ -6,6 +6,7 @@ import codecs
 import difflib
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -87,15 +88,31 @@ def columns(
 
 
 def shown_width(text: str) -> int:
-    """How many columns of a terminal ``text`` takes, as rich measures a cell: a wide
-    character (``日``, most emoji) two, a combining mark, a zero-width space or joiner none,
-    an emoji sequence (a family joined by ZWJ, a skin tone, a keycap, a flag) two, so a
-    column of ids in Japanese or Thai lines up."""
+    """How many columns of a terminal ``text`` takes: a wide character (``日``, most emoji)
+    two, and so is one shown as an emoji (``❤️``, a keycap); a combining or enclosing mark, a
+    format character (a zero-width space or joiner), a Hangul vowel or final jamo after its
+    initial, an emoji's skin tone, and a character a zero-width joiner ties to the one before
+    (a family of emoji), none; any other one. So a column of ids in Japanese or Thai lines up
+    (the standard library's own tables; a terminal may still draw a rare sequence otherwise)."""
     if text.isascii():
         return len(text)
-    from rich.cells import cell_len  # (imported on the first text that needs it)
+    width = last = 0
+    joined = False
+    for c in text:
+        if c == "\ufe0f" and not joined:  # shown as an emoji: the character before, two wide
+            width, last = width + (2 - last if last == 1 else 0), 2
+            continue
+        zero = joined or unicodedata.category(c) in _ZERO_WIDTH or "\u1160" <= c <= "\u11ff"
+        zero = zero or "\U0001f3fb" <= c <= "\U0001f3ff"
+        joined = c == "\u200d"
+        if not zero:
+            last = 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+            width += last
+    return width
 
-    return cell_len(text)
+
+_ZERO_WIDTH = frozenset({"Mn", "Me", "Cf"})
+"""The categories of the characters drawn in no column of their own."""
 
 
 def table_cell(text: str) -> str:

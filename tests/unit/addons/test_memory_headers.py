@@ -211,3 +211,27 @@ def test_a_double_dash_after_a_url_is_said_so(proctor: Run) -> None:
         "proctor: error: --mcp: a URL takes no further words, and --header after a '--' that "
         "follows the URL is taken as one of them: leave out the '--'"
     )
+
+
+def test_a_glued_header_given_unquoted_shows_no_value(proctor: Run) -> None:
+    given = ["--header=X-Api-Key:", SECRET]
+    result = proctor("memory-eval", "--dataset", DATASET, *given, "--mcp", "python srv.py")
+    assert result.code == 2, result.out + result.err
+    assert SECRET not in result.out + result.err
+
+
+def test_a_url_given_without_mcp_is_named(proctor: Run) -> None:
+    # A URL holds a colon, but is no header: the word is shown, and where it goes.
+    result = proctor("memory-eval", "--dataset", DATASET, "http://localhost:8080/mcp")
+    assert result.code == 2, result.out + result.err
+    assert "unexpected word 'http://localhost:8080/mcp'" in result.err
+
+
+def test_a_command_server_s_plain_words_are_left_alone(proctor: Run, tmp_path: Path) -> None:
+    # -H is a host to some servers; a team's name or a port is no key, masked nowhere.
+    server = tmp_path / "srv.py"
+    server.write_text("import sys\nsys.exit('refused: ' + ' '.join(sys.argv[1:]))\n")
+    result = proctor("memory-eval", "--dataset", DATASET, "--mcp", "python3", str(server),
+                     "-H", "X-Team: research", "-H", "localhost:3000", "--header", "X-Design: plain")  # fmt: skip
+    assert result.code == 3, result.out + result.err
+    assert "-H X-Team: research -H localhost:3000 --header X-Design: plain" in result.err

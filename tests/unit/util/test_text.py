@@ -226,3 +226,4 @@ def test_a_column_of_wide_characters_lines_up_as_the_terminal_shows_it() -> None
     # a skin tone: as rich (and the terminal) measures them.
     assert shown_width("กัน") == 2 and shown_width("a\u200bb") == 2
     assert shown_width("👨\u200d👩\u200d👧") == 2 and shown_width("👍🏽") == 2
+    assert shown_width("❤️") == 2 and shown_width("1️⃣") == 2 and shown_width("🇫🇷") == 2

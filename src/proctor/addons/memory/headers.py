@@ -27,8 +27,29 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """A character no header's value may hold (a tab may be one)."""
-_CREDENTIAL = re.compile(r"auth|key|token|secret|pass|cookie|session|sig|credential", re.I)
-"""A header's name that says its value is a credential, looked for anywhere in it."""
+_CREDENTIAL = re.compile(
+    r"(?:^|[-_.])(?:[a-z]*(?:auth|authorization|key|token|secret|password|passwd|pass"
+    r"|passphrase|cookie|session|sig|signature|credentials?|jwt))(?:$|[-_.])",
+    re.IGNORECASE,
+)
+"""A header's name that says its value is a credential: one of its parts (between ``-``,
+``_`` and ``.``) is such a word or ends in one (``X-Api-Key``, ``X-AccessToken``,
+``Authorization``, ``Cookie``; not ``X-Design`` nor ``X-Monkey``… which ends in ``key``:
+a part ending in ``key`` is taken for one, the safe way)."""
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether a header's ``name`` says its value is a credential (see :data:`_CREDENTIAL`)."""
+    return _CREDENTIAL.search(name) is not None
+
+
+def register_value(name: str, value: str, from_variable: bool = False) -> None:
+    """Register a header's ``value`` for masking, as :func:`parse_headers` does: any value
+    under a credential's name or from the environment, else a value that may be a key (not
+    lowercase letters alone, six characters or more)."""
+    _register(value, named=from_variable or is_credential_name(name))
+
+
 _SCHEME = re.compile(r"\S+\s+(\S.*)")
 """A value of a scheme and a credential (``Bearer abc``): the credential, masked alone too."""
 
@@ -74,7 +95,7 @@ def parse_headers(given: tuple[str, ...], environ: Mapping[str, str]) -> Headers
             )
         seen.add(name.lower())
         value = _expanded(name, rest.strip(" \t"), environ)
-        _register(value, named=bool(_CREDENTIAL.search(name)) or bool(_VARIABLE.search(rest)))
+        register_value(name, value, from_variable=bool(_VARIABLE.search(rest)))
         control = _CONTROL.search(value)
         if control:
             what = (
