@@ -141,3 +141,30 @@ def test_ordinary_runs_read_together_are_not_told_of_a_manifest(
     pooled = ("--treatment", "treatment", "--baseline", "baseline")
     compared = proctor("compare", *runs, *pooled)
     assert compared.code == 0 and said in compared.err, compared.err
+
+
+def test_cases_of_the_same_conditions_rotate_together_whatever_they_list_or_lie_between(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """c3 lists the conditions the other way round and y runs a third between x and z: each
+    set of conditions' cases rotate among themselves, so one repeat of them is balanced."""
+    make_case("c1", config=AB, plan=PLAN)
+    make_case("c3", config={"conditions": {"treatment": {}, "baseline": {}}}, plan=PLAN)
+    make_case("x", config=AB, plan=PLAN)
+    three = {"conditions": {"baseline": {}, "treatment": {}, "third": {}}}
+    make_case("y", config=three, plan={"conditions": {n: PLAN for n in three["conditions"]}})
+    make_case("z", config=AB, plan=PLAN)
+    argv = ("run", "--source", str(tmp_path / "cases"), "--repeats", "1")
+    ran = proctor(*argv, "--out", str(tmp_path / "c"), "--case", "c[13]")
+    assert ran.code == 0 and "not balanced" not in ran.err, ran.err
+    (run,) = (tmp_path / "c").glob("run-*")
+    matrix = json.loads((run / "resolved.json").read_text())["matrix"]
+    assert [(cell["case"], cell["condition"]) for cell in matrix] == [
+        ("c1", "baseline"), ("c1", "treatment"), ("c3", "treatment"), ("c3", "baseline"),
+    ]  # fmt: skip
+    again = proctor(*argv, "--out", str(tmp_path / "xyz"), "--case", "[xyz]")
+    assert again.code == 0, again.err
+    (run,) = (tmp_path / "xyz").glob("run-*")
+    matrix = json.loads((run / "resolved.json").read_text())["matrix"]
+    firsts = {cell["case"]: cell["condition"] for cell in reversed(matrix)}  # each case's first
+    assert firsts == {"x": "baseline", "y": "baseline", "z": "treatment"}, matrix

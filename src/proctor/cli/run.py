@@ -398,8 +398,7 @@ def command(
         raise nothing_runnable(source, plan)
     from proctor.session.repeats import plan_order_note
 
-    overrides = plan.overrides
-    if note := plan_order_note(plan.trials, overrides.first_condition, overrides.conditions or ()):
+    if note := plan_order_note(plan.trials, plan.overrides.first_condition):
         click.echo(f"proctor: note: {note}", err=True)
     if dry_run:
         from proctor.plan.checks import check_out_outside_cases, check_writable

@@ -4,9 +4,10 @@ order is never confounded with condition (``proctor run``'s repeats, from case t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 
-__all__ = ["condition_order", "starting_order", "williams_orders"]
+__all__ = ["condition_order", "rotation_places", "starting_order", "williams_orders"]
 
 
 def williams_orders(conditions: list[str]) -> list[list[str]]:
@@ -40,22 +41,52 @@ def starting_order(conditions: Iterable[str], asked: Sequence[str]) -> list[str]
     return listed + [n for n in names if n not in listed]
 
 
-def condition_order(names: list[str], repeat: int, first: str | None, case: int = 0) -> list[str]:
+def rotation_places(cases: Iterable[Sequence[str]]) -> list[tuple[list[str], int]]:
+    """For each of a run's cases, given by its conditions in its :func:`starting_order`, the
+    order the rows of its Williams square start from and its place in the rotation from case
+    to case: the cases that run the same set of conditions rotate together, from the order the
+    first of them in the run gives, each case's place counted among them only (0 for the
+    first). So each such group balances on its own, whatever the others run: a case that lists
+    the same conditions the other way round, or a case of other conditions between two A/B
+    cases, does not shift its row. A case of fewer than two conditions keeps its order and
+    takes no place."""
+    common: dict[frozenset[str], list[str]] = {}
+    placed: Counter[frozenset[str]] = Counter()
+    rotation: list[tuple[list[str], int]] = []
+    for names in cases:
+        group = frozenset(names)
+        if len(group) < 2:
+            rotation.append((list(names), 0))
+            continue
+        rotation.append((common.setdefault(group, list(names)), placed[group]))
+        placed[group] += 1
+    return rotation
+
+
+def condition_order(
+    names: list[str],
+    repeat: int,
+    first: str | None,
+    case: int = 0,
+    rows_from: list[str] | None = None,
+) -> list[str]:
     """The order conditions run in for one repeat of one case, so order is not confounded
     with condition.
 
-    With ``first`` that condition always runs first; otherwise repeat r of the case at place
-    ``case`` (0 for the first of the run's cases of two or more conditions) runs row
-    r - 1 + ``case`` of the Williams square of ``names`` (:func:`williams_orders`, cycling):
-    two conditions alternate (A B, B A) from repeat to repeat and from case to case, so that
-    one repeat of an even number of cases is balanced too; three run A B C, B C A, C A B, then
-    the mirror rows C B A, A C B, B A C, so that over 6 repeats (or 6 cases) each one runs
-    before each other one as often as after it, which the rotation alone (A B C, B C A,
-    C A B, again and again) never gave: A ran before B in 2 of every 3 repeats.
+    With ``first`` that condition always runs first, the others after it in the order of
+    ``names`` (the case's :func:`starting_order`); otherwise repeat r of the case at place
+    ``case`` among the run's cases of the same conditions (:func:`rotation_places`, whose
+    order ``rows_from`` the rows start from; ``names`` when not given) runs row r - 1 +
+    ``case`` of their Williams square (:func:`williams_orders`, cycling): two conditions
+    alternate (A B, B A) from repeat to repeat and from case to case, so that one repeat of an
+    even number of cases is balanced too; three run A B C, B C A, C A B, then the mirror rows
+    C B A, A C B, B A C, so that over 6 repeats (or 6 cases) each one runs before each other
+    one as often as after it, which the rotation alone (A B C, B C A, C A B, again and again)
+    never gave: A ran before B in 2 of every 3 repeats.
     """
     if first is not None and first in names:
         return [first, *(n for n in names if n != first)]
     if len(names) < 2:
         return list(names)
-    rows = williams_orders(names)
+    rows = williams_orders(rows_from if rows_from is not None else names)
     return rows[(repeat - 1 + case) % len(rows)]

@@ -47,7 +47,7 @@ from proctor.plan.choosing import (
     unknown_condition,
 )
 from proctor.plan.efforts import FLAG, effort_problem, trial_effort
-from proctor.plan.orders import condition_order, starting_order
+from proctor.plan.orders import condition_order, rotation_places, starting_order
 from proctor.plan.roles import resolve_roles
 from proctor.util.json_shown import name_shown
 from proctor.util.text import did_you_mean, noun_for, unknown_name
@@ -370,20 +370,20 @@ def _trials(
     where = str(config_path or "proctor.json")
     roles_by_case = resolve_roles(resolved, top, cli, config_path, dotenv)
     trials: list[TrialSpec] = []
-    ab_cases = 0  # the cases before this one that run two or more conditions
-    for rc in resolved:
-        names = starting_order(rc.conditions, cli.conditions or [])
-        # The order rotates from case to case as from repeat to repeat: one repeat of an even
-        # number of A/B cases runs each condition first equally often. Every agent of a case
-        # runs the same order, so that each agent's trials are balanced on their own.
-        case_place = ab_cases
-        ab_cases += len(names) > 1
+    asked, first = cli.conditions or [], cli.first_condition
+    # The order rotates from case to case as from repeat to repeat, among the cases of the
+    # same conditions: one repeat of an even number of A/B cases runs each condition first
+    # equally often. Every agent of a case runs the same order, so that each agent's trials
+    # are balanced on their own.
+    rotation = rotation_places(starting_order(rc.conditions, asked) for rc in resolved)
+    for rc, (rows_from, case_place) in zip(resolved, rotation, strict=True):
+        names = starting_order(rc.conditions, asked)
         for agent in rc.agents:
             profile = profile_for(agent, top.codingagents)
             mode = resolve_mode(rc, agent, profile, cli)
             check_agent_provision(rc, agent, profile)
             for repeat in range(1, rc.repeats + 1):
-                for name in condition_order(names, repeat, cli.first_condition, case_place):
+                for name in condition_order(names, repeat, first, case_place, rows_from):
                     variant = rc.conditions[name]
                     effort, effort_from = trial_effort(
                         rc, agent, name, variant, top.codingagents, cli.agent_efforts, where

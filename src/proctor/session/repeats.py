@@ -22,7 +22,7 @@ from proctor.errors import ConfigError
 from proctor.models.config import GOAL_SHAPES, SAFE_NAME, SAFE_NAME_RULE, check_goal_labels
 from proctor.models.io import read_record
 from proctor.models.run import ManifestRun, RepeatManifest
-from proctor.plan.orders import starting_order, williams_orders
+from proctor.plan.orders import williams_orders
 from proctor.util.json_shown import name_shown
 from proctor.util.text import plural
 
@@ -151,12 +151,10 @@ def manifest_order_note(manifest: RepeatManifest) -> str:
     return order_note([run.order for run in manifest.runs], manifest.conditions, "pair", balance)
 
 
-def plan_order_note(
-    trials: Sequence[TrialSpec], first: str | None, asked: Sequence[str] = ()
-) -> str:
+def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
     """:func:`order_note` over a run's plan: the condition each case × agent × repeat of two or
     more conditions (a case repeat) runs first (none with ``--first-condition``, an order asked
-    for); ``asked``: the conditions ``--condition`` lists, in its order."""
+    for)."""
     if first is not None:
         return ""
     started: dict[tuple[str, str, int], list[str]] = {}
@@ -169,13 +167,12 @@ def plan_order_note(
     squares = {len(williams_orders(sorted(set(names)))) for names in units}
     size = math.lcm(*squares or {1})
     balance = f"a multiple of {plural(size, 'repeat')}"
-    # So do as many cases, when they run alike: the same conditions from the same row, and as
-    # many case repeats each (each repeat then runs every row equally often over the cases).
+    # So do as many cases, when they all rotate together (rotation_places: the same set of
+    # conditions) and each runs as many agents and repeats: over them every row of the square
+    # then runs equally often. Cases of other conditions rotate apart, so a count of cases
+    # balances nothing then, nor when one case runs more rows than another.
     cases = {t.case.name: t.case for t in trials if len(t.case.conditions) > 1}
-    alike = {
-        (tuple(starting_order(case.conditions, asked)), sum(k[0] == name for k in started))
-        for name, case in cases.items()
-    }
+    alike = {(frozenset(c.conditions), len(c.agents), c.repeats) for c in cases.values()}
     if len(alike) == 1:
         balance += f", or of {plural(size, 'case')},"
     return order_note(units, conditions, "case repeat", f"{balance} balances it")

@@ -15,6 +15,7 @@ from proctor.models.config import CaseConfig, CliOverrides, Condition, TopConfig
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.plan.records import resolved_record
 from proctor.plan.resolve import build_plan, condition_order, resolve_case, select_cases
+from proctor.session.repeats import plan_order_note
 
 
 def case(name: str = "c", tmp: Path = Path("/cases"), **config: object) -> Case:
@@ -145,6 +146,68 @@ def test_the_order_alternates_from_case_to_case_as_from_repeat_to_repeat() -> No
     assert [t.key for t in plan(cases, cli=two).trials] == [
         t.key for t in plan(cases, cli=two).trials
     ]
+
+
+def _orders(cases: list[Case], cli: CliOverrides | None = None) -> dict[str, list[str]]:
+    """Each case's conditions in the order its first agent's repeat 1 runs them."""
+    trials = plan(cases, cli=cli).trials
+    first = trials[0].agent
+    return {
+        c.name: [
+            t.condition for t in trials if (t.case.name, t.agent, t.repeat) == (c.name, first, 1)
+        ]
+        for c in cases
+    }
+
+
+def _conditions(*names: str) -> dict[str, object]:
+    return {"conditions": {name: {} for name in names}}
+
+
+def test_cases_listing_the_same_conditions_the_other_way_round_rotate_together() -> None:
+    """The cases of one set of conditions rotate from one order, the first case's: c3 lists
+    b before a, and ran a first as c1 did (row 1 of b a), where each ran its own first."""
+    cases = [case("c1", **_conditions("a", "b")), case("c3", **_conditions("b", "a"))]
+    assert _orders(cases) == {"c1": ["a", "b"], "c3": ["b", "a"]}
+    assert plan_order_note(plan(cases).trials, None) == ""
+    # Pinned first, the others still follow the case's own order.
+    three = [case("d1", **_conditions("a", "b", "c")), case("d2", **_conditions("a", "c", "b"))]
+    pinned = CliOverrides(first_condition="a")
+    assert _orders(three, pinned) == {"d1": ["a", "b", "c"], "d2": ["a", "c", "b"]}
+
+
+def test_a_case_of_other_conditions_takes_no_place_among_the_a_b_cases() -> None:
+    """x and z rotate between themselves: y, of a third condition, between them made both
+    run a first."""
+    cases = [
+        case("x", **_conditions("a", "b")),
+        case("y", **_conditions("a", "b", "c")),
+        case("z", **_conditions("a", "b")),
+    ]
+    orders = _orders(cases)
+    assert (orders["x"], orders["z"]) == (["a", "b"], ["b", "a"])
+    assert orders["y"] == ["a", "b", "c"]  # the first of its own group
+    # The same suite: the same order, run after run.
+    assert [t.key for t in plan(cases).trials] == [t.key for t in plan(cases).trials]
+
+
+def test_the_note_names_cases_as_a_balance_only_when_a_count_of_cases_balances() -> None:
+    """ "or of 2 cases" is said when every A/B case rotates with the others and runs as many
+    agents and repeats; not of cases that rotate apart, nor of a case running more rows."""
+    one = "a runs first in 2 of 3 case repeats, b in 1 (a multiple of 2 repeats, or of 2 cases,"
+    turned = [case(n, **_conditions(*o)) for n, o in (("c1", "ab"), ("c2", "ba"), ("c3", "ab"))]
+    assert one in plan_order_note(plan(turned).trials, None)
+    mixed = [case("x", **_conditions("a", "b")), case("y", **_conditions("a", "c"))]
+    said = plan_order_note(plan(mixed).trials, None)
+    assert "a runs first in 2 of 2" in said and "cases" not in said.split("(")[1], said
+    # c1's two agents both run row 1; c2's repeats rows 2 and 1: a first in 3 of 4, and c3,
+    # c4 like c2 would leave it so.
+    uneven = [
+        case("c1", agents=["scripted", "claude-code"], **_conditions("a", "b")),
+        case("c2", agents=["scripted"], repeats=2, **_conditions("a", "b")),
+    ]
+    said = plan_order_note(plan(uneven).trials, None)
+    assert "a runs first in 3 of 4 case repeats" in said and "or of" not in said, said
 
 
 def test_the_matrix_is_agent_by_repeat_by_condition() -> None:
