@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import hashlib
+import os
 import re
 import shlex
 import sys
@@ -159,14 +160,16 @@ def _module_level_call(
     path: Path,
     function: str,
     kinds: tuple[type[ast.stmt], ...] = (ast.Expr, ast.Assign, ast.AnnAssign),
+    source: bytes | None = None,
 ) -> int | None:
-    """The line of the first module-level statement of ``path`` of one of ``kinds`` whose
-    value is a call of ``function`` (``define_eval(test=test)`` alone, an ``Expr``;
-    ``eval = define_eval(...)``, an ``Assign``); None when none is, or ``path`` is no
-    Python."""
+    """The line of the first module-level statement of ``path`` (its ``source``, when read
+    already) of one of ``kinds`` whose value is a call of ``function``
+    (``define_eval(test=test)`` alone, an ``Expr``; ``eval = define_eval(...)``, an
+    ``Assign``); None when none is, or ``path`` is no Python Python can parse (an expression
+    too long or too deep for its parser, ``1+1+…`` a hundred thousand times, is none)."""
     try:
-        tree = ast.parse(path.read_bytes(), str(path))
-    except (SyntaxError, ValueError, OSError):
+        tree = ast.parse(path.read_bytes() if source is None else source, str(path))
+    except (SyntaxError, ValueError, OSError, RecursionError, MemoryError):
         return None
     lines = []
     todo: list[ast.AST] = [tree]
@@ -295,40 +298,66 @@ LOOKED_AT = frozenset({".py", ".txt", ".eval", ".evals"})
 ``greet.evals.py``, ``greet.eval.txt``, ``greet.eval``; not a backup (``greet.eval.py.bak``)."""
 READ_AT_MOST = 1_000_000
 """A larger file is no eval file written by hand: :func:`misnamed_files` does not read it."""
+NOT_LOOKED_IN = frozenset({"__pycache__", "node_modules", "site-packages"})
+"""The folders (beside hidden ones: ``.git``, ``.venv``) :func:`misnamed_files` does not enter:
+caches and installed packages, which hold no eval file a person wrote."""
 
 
 def misnamed_files(evals_dir: Path) -> tuple[tuple[Path, int], ...]:
-    """The files of ``evals_dir`` (and its folders, hidden ones and ``__pycache__`` aside)
-    that would define an eval but are never run, their names not ending ``.eval.py``
+    """The files of ``evals_dir`` (and its folders, hidden ones and :data:`NOT_LOOKED_IN`
+    aside) that would define an eval but are never run, their names not ending ``.eval.py``
     (``greet_eval.py``, ``greet.evals.py``, ``eval_greet.py``, ``greet.eval.txt``), each with
     the line of its ``define_eval(...)``: a Python file that calls ``define_eval(...)`` at
     module level, as an eval file does. A helper module (``helpers.py``, ``conftest.py``, one
     that builds ``case(...)`` entries or wraps ``define_eval`` in a function) calls none there;
-    one an eval file imported (a module imported already, to share an eval) is no such file."""
+    one an eval file imported (a module imported already, to share an eval) is no such file.
+    Only a file whose text holds ``define_eval`` is parsed, so a folder of many fixtures costs
+    a read of each."""
     imported = {
         Path(file)
         for module in list(sys.modules.values())
         if isinstance(file := getattr(module, "__file__", None), str)
     }
     found = []
-    for path in sorted(evals_dir.rglob("*")):
-        rel = path.relative_to(evals_dir).parts
-        if any(part.startswith(".") or part == "__pycache__" for part in rel):
-            continue
-        name = path.name
-        if name.endswith(SUFFIX) or path.suffix.lower() not in LOOKED_AT:
-            continue
-        if name == CONFIG_FILE and len(rel) == 1:
-            continue
+    todo = [evals_dir]
+    while todo:
+        folder = todo.pop()
         try:
-            if not path.is_file() or path.stat().st_size > READ_AT_MOST or path in imported:
-                continue
-        except OSError:
+            with os.scandir(folder) as scanned:
+                entries = list(scanned)
+        except OSError:  # (a folder that cannot be listed)
             continue
-        line = _module_level_call(path, "define_eval")
-        if line is not None:
-            found.append((path, line))
-    return tuple(found)
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in NOT_LOOKED_IN:
+                        todo.append(Path(entry.path))
+                    continue
+                if not entry.is_file():  # (a FIFO, a device, a broken link: none is read)
+                    continue
+            except OSError:
+                continue
+            if name.endswith(SUFFIX) or os.path.splitext(name)[1].lower() not in LOOKED_AT:
+                continue
+            if name == CONFIG_FILE and folder == evals_dir:
+                continue
+            path = Path(entry.path)
+            if path in imported:
+                continue
+            try:
+                with path.open("rb") as file:
+                    source = file.read(READ_AT_MOST + 1)
+            except OSError:
+                continue
+            if len(source) > READ_AT_MOST or b"define_eval" not in source:
+                continue
+            line = _module_level_call(path, "define_eval", source=source)
+            if line is not None:
+                found.append((path, line))
+    return tuple(sorted(found))
 
 
 def misnamed_said(path: Path, line: int) -> str:

@@ -320,10 +320,12 @@ def _holds(node: ast.AST, span: _Span) -> bool:
 
 @functools.lru_cache(maxsize=32)
 def _tree(filename: str, source: str) -> ast.Module | None:
-    """The file's syntax tree; None for one whose source is not to be read (a frozen module)."""
+    """The file's syntax tree; None for one whose source is not to be read (a frozen module, a
+    file written again since it ran, into one Python does not parse or whose expression is
+    too long or too deep for its parser)."""
     if not source:
         return None
     try:
         return ast.parse(source, filename)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None

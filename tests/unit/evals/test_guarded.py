@@ -331,3 +331,8 @@ def test_the_handlers_of_importlib_are_not_read(filename: str, read: bool) -> No
     finally:
         del linecache.cache[filename]
     assert space["found"] is read
+
+
+def test_a_source_too_deep_for_the_parser_is_not_read() -> None:
+    # (a file written again since it ran, into one expression of a hundred thousand terms)
+    assert guarded._tree("long.py", "x = 1" + "+1" * 100_000) is None
