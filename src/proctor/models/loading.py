@@ -59,33 +59,37 @@ def _one_of_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def parse_json_text(text: str, path: Path, *, unique: bool = False) -> Any:
+def parse_json_text(text: str, path: Path, *, unique: bool = False, line: int | None = None) -> Any:
     """Parse a user-written JSON text; a syntax error is a ConfigError naming line and column.
     With ``unique`` (a file written for proctor), a key given twice in one object is one too:
     JSON keeps the last silently, and the first would never apply. Files another program
     reads as well (an agent CLI's settings) leave ``unique`` off, to read as that program
-    does."""
+    does. With ``line`` (the text is that line of ``path``, one of a JSON Lines file), a
+    message names the line once, at its start (``path: line 4: malformed JSON at column 7``),
+    and no line within the text."""
+    where = f"{path}: line {line}" if line is not None else str(path)
     try:
         if not unique:
             return json.loads(text)
         data = json.loads(text, object_pairs_hook=_one_of_each)
-        _refuse_surrogates(data, path, [])
+        _refuse_surrogates(data, where, [])
         return data
     except _TwiceGiven as exc:
         found = _twice_where(text)
         key, lines = (exc.args[0], "") if found is None else found
+        if line is not None:  # (the text's one line is the file's, named at the start)
+            lines = ""
         raise ConfigError(
-            f"{path}: key {key!r} is given twice in one object{lines}; keep one (JSON would "
+            f"{where}: key {key!r} is given twice in one object{lines}; keep one (JSON would "
             "take the last and ignore the first)"
         ) from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {json_error(exc)}"
-        ) from exc
+        at = f"line {exc.lineno}, column {exc.colno}" if line is None else f"column {exc.colno}"
+        raise ConfigError(f"{where}: malformed JSON at {at}: {json_error(exc)}") from exc
     except RecursionError:
-        raise ConfigError(f"{path}: JSON nested too deeply to read") from None
+        raise ConfigError(f"{where}: JSON nested too deeply to read") from None
     except ValueError:  # an integer of more digits than Python converts (4300)
-        raise ConfigError(f"{path}: {TOO_LONG_NUMBER}") from None
+        raise ConfigError(f"{where}: {TOO_LONG_NUMBER}") from None
 
 
 _BLANK = re.compile(r"[ \t\n\r]*")
@@ -160,21 +164,22 @@ def _walk(text: str, pos: int, loc: list[int | str]) -> int:
     return _SCALAR(text, pos)[1]
 
 
-def _refuse_surrogates(value: Any, path: Path, loc: list[int | str]) -> None:
+def _refuse_surrogates(value: Any, where: str, loc: list[int | str]) -> None:
     """A string holding a lone surrogate escape (``"\\ud800"``: half of a pair, which JSON
-    reads but no UTF-8 text can hold) is a ConfigError naming its field: passed on to an
-    agent, a program or a file, it failed every trial with a misleading error."""
+    reads but no UTF-8 text can hold) is a ConfigError naming its field (after ``where``, the
+    file): passed on to an agent, a program or a file, it failed every trial with a misleading
+    error."""
     if isinstance(value, dict):
         for key, item in value.items():
             if not _encodable(key):
-                where = f"a key of field '{format_loc(loc)}'" if loc else "a key"
-                raise ConfigError(f"{path}: {where} {_SURROGATE}")
-            _refuse_surrogates(item, path, [*loc, key])
+                what = f"a key of field '{format_loc(loc)}'" if loc else "a key"
+                raise ConfigError(f"{where}: {what} {_SURROGATE}")
+            _refuse_surrogates(item, where, [*loc, key])
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            _refuse_surrogates(item, path, [*loc, i])
+            _refuse_surrogates(item, where, [*loc, i])
     elif isinstance(value, str) and not _encodable(value):
-        raise ConfigError(f"{path}: field '{format_loc(loc)}' {_SURROGATE}")
+        raise ConfigError(f"{where}: field '{format_loc(loc)}' {_SURROGATE}")
 
 
 _SURROGATE = (

@@ -165,6 +165,22 @@ def test_malformed_json_and_missing_file(tmp_path: Path) -> None:
         load_dataset(write(tmp_path, '{"id": "a", "project": "p", "text": "t"}\n{\n', "data.jsonl"))
 
 
+def test_a_key_given_twice_on_a_jsonl_line_names_that_line_once(tmp_path: Path) -> None:
+    # Each line is read alone: the key's "at line 1" of that one line is no line of the file.
+    text = '{"id": "a", "project": "p", "text": "t"}\n{"id": "b", "id": "c", "text": "t"}\n'
+    with pytest.raises(ConfigError) as info:
+        load_dataset(write(tmp_path, text, "dup.jsonl"))
+    assert str(info.value) == (
+        f"{tmp_path / 'dup.jsonl'}: line 2: key 'id' is given twice in one object; keep one "
+        "(JSON would take the last and ignore the first)"
+    )
+    # A lone surrogate is named at its line too.
+    with pytest.raises(ConfigError, match=r"bad.jsonl: line 1: field 'text' holds a lone"):
+        load_dataset(
+            write(tmp_path, '{"id": "a", "project": "p", "text": "\\ud800"}\n', "bad.jsonl")
+        )
+
+
 def test_unreadable_files_are_said_as_every_other_file_of_proctor_s(tmp_path: Path) -> None:
     """Neither Python's "[Errno 2] … : 'path'" nor its codec's "'utf-8' codec can't decode
     byte 0xff in position 0" in the sentence."""

@@ -190,11 +190,7 @@ def _read_jsonl(path: Path, line_of: dict[tuple[str, int], int]) -> dict[str, li
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            item = parse_json_text(line, path, unique=True)
-        except ConfigError as exc:  # said at the file's line, not the one line's "line 1"
-            said = str(exc).replace(" at line 1, column ", " at column ", 1)
-            raise ConfigError(said.replace(f"{path}: ", f"{path}: line {number}: ", 1)) from exc
+        item = parse_json_text(line, path, unique=True, line=number)
         if not isinstance(item, Mapping):
             raise ConfigError(f"{path}: line {number}: expected a JSON object")
         if isinstance(item.get("notes"), list) or isinstance(item.get("queries"), list):
