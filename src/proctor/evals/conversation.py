@@ -43,7 +43,7 @@ from proctor.models.trial import (
 )
 from proctor.scripted.offered import played_steps
 from proctor.scripted.plan import NOTHING_LEFT
-from proctor.scripted.turns import overplayed, unplayed
+from proctor.scripted.turns import overplayed, says_nothing_left, unplayed
 from proctor.util.cutting import masked_short
 from proctor.util.masking import mask
 from proctor.util.text import joined_lines
@@ -375,7 +375,7 @@ def _overplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str
     """The turns the test sent after the plan's last (:func:`overplayed`): each completed with
     the agent's reply :data:`NOTHING_LEFT` alone and no tool call, so it played no step. Said
     however the case ended: those turns ran, and did nothing the eval wrote for them."""
-    if plan is None or _says_nothing_left(plan):
+    if plan is None or says_nothing_left(plan):
         return None
     idle = [
         turn.index
@@ -383,16 +383,6 @@ def _overplayed(plan: dict[str, Any] | None, repeat: int, t: TestContext) -> str
         if turn.ok and turn.message.strip() == NOTHING_LEFT and not turn.tool_calls
     ]
     return overplayed(plan, "default", repeat, len(t.turns), "the test", idle)
-
-
-def _says_nothing_left(plan: Any) -> bool:
-    """Whether a step of ``plan`` (any turn, variant or condition) says :data:`NOTHING_LEFT`
-    itself: then such a reply may be the plan's own, and is no sign it ran out."""
-    if isinstance(plan, dict):
-        return plan.get("say") == NOTHING_LEFT or any(_says_nothing_left(v) for v in plan.values())
-    if isinstance(plan, list):
-        return any(_says_nothing_left(v) for v in plan)
-    return False
 
 
 def _write_eval_json(

@@ -55,6 +55,16 @@ def overplayed(
     )
 
 
+def says_nothing_left(plan: Any) -> bool:
+    """Whether a step of ``plan`` (any turn, variant or condition) says :data:`NOTHING_LEFT`
+    itself: then such a reply may be the plan's own, and is no sign it ran out."""
+    if isinstance(plan, dict):
+        return plan.get("say") == NOTHING_LEFT or any(says_nothing_left(v) for v in plan.values())
+    if isinstance(plan, list):
+        return any(says_nothing_left(v) for v in plan)
+    return False
+
+
 def unplayed(
     data: dict[str, Any],
     condition: str,
