@@ -638,3 +638,21 @@ def test_the_agents_numbered_list_above_the_pickers_is_not_read_as_their_entries
     raw = (out["dir"] / "raw-transcript.jsonl").read_text().replace(": ", ":")
     assert '"Which color should the button be?"="Red"' in raw.replace('\\"', '"')
     assert '"Which font should the button use?":"Sans"' in raw
+
+
+def test_follow_ups_after_the_plan_s_last_turn_are_a_warning(
+    run_cli: Callable[..., dict[str, Any]],
+) -> None:
+    """The scripted model answers each prompt after the plan's last turn with "I have nothing
+    left in my plan." alone, and its request log says so (``played.exhausted``): the trial's
+    warnings name those turns, counted as the model counts prompts."""
+    require_cli(AGENT)
+    plan = {"turns": [{"write": {"path": "a.txt", "content": "x"}}, {"say": "Done."}]}
+    out = run_cli(AGENT, plan, config={"followUps": ["again", "more"]})
+    trial = out["trial"]
+    assert trial["status"] == "passed", trial["reason"]
+    assert trial["warnings"] == [
+        "the plan has 1 turn (split by endTurn) and the case (prompt and followUps) sent 3 "
+        "messages, so these turns found no step left to play (the agent replied 'I have "
+        "nothing left in my plan.'): turn 2, turn 3"
+    ]

@@ -30,11 +30,12 @@ from proctor.models.audit import AUDITED_AGENTS, AuditReport
 from proctor.models.io import write_record
 from proctor.models.plan import TrialSpec
 from proctor.models.pricing import CostInfo
-from proctor.models.trajectory import AssistantText, Trajectory
+from proctor.models.trajectory import AssistantText, Event, ToolCall, Trajectory, UserMessage
 from proctor.models.trial import CaseLabels, Timings, TranscriptInfo, TrialRecord
 from proctor.paths import RunPaths
-from proctor.scripted.offered import played_steps, unoffered_calls
-from proctor.scripted.turns import unplayed
+from proctor.scripted.offered import exhausted_prompts, played_steps, unoffered_calls
+from proctor.scripted.plan import NOTHING_LEFT
+from proctor.scripted.turns import overplayed, says_nothing_left, unplayed
 from proctor.util.clock import ms_since, now_iso
 from proctor.util.files import remove_tree
 from proctor.util.jsonl import last_json_object
@@ -278,27 +279,60 @@ def build_record(ctx: TrialContext, done: Phases, verdict: Verdict, times: Timin
 
 
 def _plan_warnings(ctx: TrialContext, spec: TrialSpec, done: Phases) -> list[str]:
-    """The plan's steps no message reached (a trial's other ``warnings`` are its driver's).
-    An eval written as code counts its test's messages itself (:class:`Talked`'s
-    ``warnings``, also in its ``eval.json``); a case folder's are its prompt and
-    ``followUps``, counted when its scripted agent or model plays the plan and every turn
-    completed: a turn that parked, exited, ran out of time or was stopped says so itself, and
-    a real model ignores the plan."""
+    """The plan's steps no message reached, and the messages after its last turn (a trial's
+    other ``warnings`` are its driver's). An eval written as code counts its test's messages
+    itself (:class:`Talked`'s ``warnings``, also in its ``eval.json``); a case folder's are its
+    prompt and ``followUps``, counted when its scripted agent or model plays the plan. Steps
+    never played are said when every turn completed: a turn that parked, exited, ran out of
+    time or was stopped says so itself. Turns that found no step left are said however the
+    trial ended: those turns ran. A real model ignores the plan."""
     driven, plan = done.driven, spec.case.case.plan
     if driven is not None and driven.talked is not None:
         return list(driven.talked.warnings)
     if driven is None or plan is None or done.prepared is None:
         return []
-    scripted = done.prepared.adapter.name == "scripted" or spec.backend == "scripted"
-    if not scripted or driven.outcome.kind != "turn-end" or driven.log.stopped:
+    if done.prepared.adapter.name != "scripted" and spec.backend != "scripted":
         return []
     sent = driven.log.turns  # the prompt, the follow-ups and the answers to questions
-    # A real CLI on the scripted model: its request log says which steps it played (a
-    # question it asked as plain text ended its turn, and the answer was a message).
-    played = played_steps(ctx.paths.model_requests) if spec.backend == "scripted" else None
     sender = "the case (prompt and followUps)"
-    told = unplayed(plan, spec.condition, spec.repeat, sent, sender, played)
-    return [told] if told else []
+    warnings = []
+    if driven.outcome.kind == "turn-end" and not driven.log.stopped:
+        # A real CLI on the scripted model: its request log says which steps it played (a
+        # question it asked as plain text ended its turn, and the answer was a message).
+        played = played_steps(ctx.paths.model_requests) if spec.backend == "scripted" else None
+        warnings.append(unplayed(plan, spec.condition, spec.repeat, sent, sender, played))
+    idle = _idle_turns(ctx, done)
+    warnings.append(overplayed(plan, spec.condition, spec.repeat, sent, sender, idle))
+    return [w for w in warnings if w]
+
+
+def _idle_turns(ctx: TrialContext, done: Phases) -> list[int]:
+    """The turns (1-based) of a case folder's trial that found no step of the plan left to
+    play: a real CLI's scripted model says which prompts it answered with :data:`NOTHING_LEFT`
+    alone in its request log; the scripted agent's turns are read from its transcript, each
+    one that completed with that reply alone and no tool call (none when a step of the plan
+    says it itself)."""
+    if ctx.spec.backend == "scripted":
+        exhausted = exhausted_prompts(ctx.paths.model_requests)
+        if exhausted is not None:
+            return exhausted
+    if done.collected is None or done.driven is None or says_nothing_left(ctx.spec.case.case.plan):
+        return []
+    turns: list[list[Event]] = []  # the events after each user message
+    for event in done.collected.trajectory.events:
+        if isinstance(event, UserMessage):
+            turns.append([])
+        elif turns:
+            turns[-1].append(event)
+    if done.driven.outcome.kind != "turn-end":
+        turns = turns[:-1]  # the last turn did not complete
+    return [number for number, events in enumerate(turns, 1) if _says_only_nothing_left(events)]
+
+
+def _says_only_nothing_left(events: list[Event]) -> bool:
+    """Whether a turn's ``events`` are the reply :data:`NOTHING_LEFT` alone, no tool call."""
+    text = "\n".join(e.text for e in events if isinstance(e, AssistantText) and e.text)
+    return text.strip() == NOTHING_LEFT and not any(isinstance(e, ToolCall) for e in events)
 
 
 def _unoffered(ctx: TrialContext, done: Phases) -> list[str]:

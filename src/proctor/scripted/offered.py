@@ -77,3 +77,26 @@ def played_steps(log: Path) -> set[int] | None:
             if type(listed) is list:
                 steps.update(i for i in listed if type(i) is int)
     return steps if found else None
+
+
+def exhausted_prompts(log: Path) -> list[int] | None:
+    """The prompts (1-based, as the request log ``log`` counts them: ``played.segment``) the
+    scripted model answered with only "I have nothing left in my plan." (``played.exhausted``),
+    each once, in order; None when no request of the log played the plan."""
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    found, exhausted = False, set()
+    for line in text.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        played = record.get("played") if type(record) is dict else None
+        if type(played) is dict and "segment" in played:
+            found = True
+            segment = played["segment"]
+            if played.get("exhausted") is True and type(segment) is int:
+                exhausted.add(segment)
+    return sorted(exhausted) if found else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from proctor.scripted.offered import SHOWN_TOOLS, unoffered_calls
+from proctor.scripted.offered import SHOWN_TOOLS, exhausted_prompts, unoffered_calls
 
 
 def _log(tmp_path: Path, *records: dict[str, object]) -> Path:
@@ -50,3 +50,22 @@ def test_a_long_list_of_offered_tools_is_cut(tmp_path: Path) -> None:
     tools = [f"T{i:02d}" for i in range(SHOWN_TOOLS + 3)]
     (said,) = unoffered_calls(_log(tmp_path, {"tools": tools, "played": _played(2, 1, "X")}), "a")
     assert f"T{SHOWN_TOOLS - 1:02d} and 3 more)" in said and f"T{SHOWN_TOOLS:02d}" not in said
+
+
+def test_the_prompts_answered_with_nothing_left_are_read_from_the_request_log(
+    tmp_path: Path,
+) -> None:
+    log = _log(
+        tmp_path,
+        {"tools": ["Bash"], "played": _played(1, 1, None, endTurn=True)},
+        {"tools": ["Bash"], "played": {"segment": 3, "exhausted": True}},
+        {"tools": ["Bash"], "played": {"segment": 2, "exhausted": True}},
+        {"tools": ["Bash"], "played": {"segment": 2, "exhausted": True}},  # asked again
+        {"tools": [], "played": {"segment": "4", "exhausted": True}},
+    )
+    assert exhausted_prompts(log) == [2, 3]
+    played = _log(tmp_path, {"tools": ["Bash"], "played": _played(1, 1, None, endTurn=True)})
+    assert exhausted_prompts(played) == []
+    # No request played the plan (the scripted agent plays it itself), or no log at all.
+    assert exhausted_prompts(_log(tmp_path, {"tools": []})) is None
+    assert exhausted_prompts(tmp_path / "missing.jsonl") is None
