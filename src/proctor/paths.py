@@ -109,6 +109,11 @@ def _subfolders(folder: Path) -> list[Path]:
         return []
 
 
+LIVE_MARKER = ".trajectory.live"
+"""The file beside a trial's ``trajectory.jsonl`` while it is the one written as the agent ran
+(see :mod:`proctor.execute.live`), removed once the worker has its collected trajectory."""
+
+
 @dataclass(frozen=True)
 class TrialPaths:
     root: Path

@@ -26,6 +26,7 @@ from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
 from proctor.models.io import escape_surrogates, masked_text, write_text_atomic
 from proctor.models.trajectory import event_json
+from proctor.paths import LIVE_MARKER
 
 LOOK_EVERY_SEC = 0.5
 """How often the native transcript's size and time are looked at."""
@@ -73,9 +74,9 @@ class LiveTrajectory:
         """Remove :attr:`path` when it is still the live file written here: nothing wrote the
         trajectory collected from the whole transcript in its place."""
         self.stop()
+        self.marker.unlink(missing_ok=True)  # (also when the first write failed after it)
         if self.written_stat is None:
             return
-        self.marker.unlink(missing_ok=True)
         try:
             st = os.stat(self.path, follow_symlinks=False)
         except OSError:
@@ -145,7 +146,7 @@ class LiveTrajectory:
 def live_marker(trajectory: Path) -> Path:
     """The file that says ``trajectory`` is still the live one (written while the agent ran):
     there from the first line written live until the worker has its collected trajectory."""
-    return trajectory.with_name(".trajectory.live")
+    return trajectory.with_name(LIVE_MARKER)
 
 
 def drop_left(trajectory: Path) -> None:

@@ -124,6 +124,9 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         done.times["agent"] = ms_since(t)
     t = time.monotonic()
     done.collected = collect(ctx, done.prepared, done.driven)
+    # The collected trajectory is in place (or none was): no longer the live one, which a
+    # worker that dies while evaluating must not have dropped with it (see drop_left).
+    done.live.remove_if_left()
     done.times["collect"] = ms_since(t)
     t = time.monotonic()
     done.evaluated = evaluate(ctx, done.prepared, done.collected, done.driven)

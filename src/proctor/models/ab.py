@@ -44,7 +44,7 @@ class MetricComparison(CamelModel):
     ``ciLow``/``ciHigh``/``confidence`` are None when no claim is made (too few samples).
     ``exactP`` is the exact two-sided p-value (of a rate McNemar's test of the discordant pairs
     when paired, Fisher's otherwise; of another measure the sign test of the pairs, or the
-    rank-sum test unpaired), None without a CI, past 100 unpaired values and in records
+    rank-sum test unpaired), None without a CI, past 60 unpaired values and in records
     written before it: a change is claimed only when the CI excludes 0 and ``exactP`` is at
     most 1 − confidence; a CI that excludes 0 with a larger ``exactP`` is kept, its verdict
     "insufficient-data".

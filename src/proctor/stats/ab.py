@@ -176,7 +176,7 @@ def compare_samples(
         # The interval alone would claim a change the exact test does not support.
         note = (
             f"{shown}, but {exact[1]} gives p = {p_value_text(exact[0], alpha)}, and a "
-            f"{confidence:.0%} claim needs p ≤ {alpha:.3g}: no claim."
+            f"{confidence:.0%} claim needs p ≤ {alpha:.6g}: no claim."
         )
         return result(ci, "insufficient-data", note, exact_p)
     note = f"{shown} ({direction} is better): {verdict}."
@@ -242,7 +242,7 @@ def _too_few_to_claim(n_t: int, n_b: int, paired: bool, confidence: float) -> st
         return (
             f"{n_t} pairs: too few for a claim (even all {n_t} one way is p = "
             f"{p_value_text(p, alpha)} by "
-            f"the sign test, and a {confidence:.0%} interval needs p ≤ {alpha:.3g}): no claim."
+            f"the sign test, and a {confidence:.0%} interval needs p ≤ {alpha:.6g}): no claim."
         )
     p = min(1.0, 2.0 / math.comb(n_t + n_b, n_t))
     if p <= alpha:

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from proctor.paths import TrialPaths
+from proctor.paths import LIVE_MARKER, TrialPaths
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
@@ -56,6 +56,8 @@ def trial_files(folder: Path) -> list[str]:
     """The trial's own files (and its evaluator logs), trial-relative, for the files list."""
     names = []
     for path in sorted(folder.iterdir()):
+        if path.name == LIVE_MARKER:
+            continue  # (a mark of the worker's, while its trajectory is the live one)
         if path.is_file():
             names.append(path.name)
         elif path.name == "evaluators" and path.is_dir():

@@ -1,0 +1,34 @@
+"""A trial's trajectory written while its agent ran (see :mod:`proctor.execute.live`) is no
+longer the live one once the worker collected the whole transcript: a worker that dies while
+its case is evaluated (its record written for it, "worker process died") keeps the collected
+trajectory in the trial's folder, and no worker's mark is left beside it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import write_case
+
+Run = Any
+
+
+def test_a_worker_that_dies_while_evaluating_keeps_its_collected_trajectory(
+    proctor: Run, tmp_path: Path
+) -> None:
+    # The agent runs long enough to be followed (a look every half second); then the case's
+    # evaluator kills the worker that runs it.
+    plan = {"turns": [{"say": "first"}, {"sleep": 1.5}, {"say": "second"}]}
+    kill = [{"use": "command", "run": "kill -9 $PPID; sleep 5", "gate": True}]
+    config = {"agents": ["scripted"], "timeoutSec": 30, "evaluators": kill}
+    write_case(tmp_path / "cases", "dies", config=config, plan=plan)
+    out = tmp_path / "out"
+    result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))
+    (folder,) = out.glob("run-*/trials/dies/scripted/default/1")
+    record = json.loads((folder / "trial.json").read_text())
+    assert "worker process died" in record["reason"], (record, result.err)
+    lines = (folder / "trajectory.jsonl").read_text().splitlines()
+    said = [json.loads(line).get("text") for line in lines]
+    assert "first" in said and "second" in said  # the collected trajectory, whole
+    assert not (folder / ".trajectory.live").exists()
