@@ -143,14 +143,29 @@ def _refuse_strays(ctx: click.Context, words: list[str]) -> None:
                 ctx,
             )
         raise click.UsageError(
-            f"unexpected word '{_masked(word)}': the server's command line goes after --mcp", ctx
+            f"unexpected word '{_stray_shown(word)}': the server's command line goes after --mcp",
+            ctx,
         )
 
 
-def _masked(text: str) -> str:
+def _stray_shown(word: str) -> str:
+    """A stray word as a refusal shows it: masked, and of a URL its scheme and host alone (a
+    service may hold its key in the path)."""
     from proctor.addons.shown import command_masked
 
-    return command_masked(text)
+    if "://" in word:
+        try:
+            parts = urlsplit(word)
+        except ValueError:
+            return "a URL (not shown)"
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        return (
+            f"{parts.scheme}://{host}{port}/…"
+            if parts.path.strip("/") or parts.query
+            else (f"{parts.scheme}://{host}{port}")
+        )
+    return command_masked(word)
 
 
 class _ServerWords(click.Argument):

@@ -148,6 +148,9 @@ def test_every_header_s_value_that_may_be_a_key_is_masked() -> None:
 
     given = ("X-Honeycomb-Team: hc-key-value", "X-AccessToken: ghp_Secret9", "X-Team: research")
     parse_headers((*given, "X-Pass: word", "X-Org: ${HDR_LOWER}"), {"HDR_LOWER": "lowerkey"})
+    # A part that begins with a credential's word is one too (X-Authentication, X-Api-Keys).
+    parse_headers(("X-Authentication: opensesame", "X-Api-Keys: ab1c"), {})
+    assert mask("opensesame ab1c") == "*** ***"
     # Lowercase letters alone are no key, as an environment's value is not, but under a
     # credential's name or from a variable.
     said = "hc-key-value and ghp_Secret9, research, word, lowerkey"
@@ -224,7 +227,11 @@ def test_a_url_given_without_mcp_is_named(proctor: Run) -> None:
     # A URL holds a colon, but is no header: the word is shown, and where it goes.
     result = proctor("memory-eval", "--dataset", DATASET, "http://localhost:8080/mcp")
     assert result.code == 2, result.out + result.err
-    assert "unexpected word 'http://localhost:8080/mcp'" in result.err
+    assert "unexpected word 'http://localhost:8080/…'" in result.err
+    # Of a URL, its scheme and host alone: a service may hold its key in the path.
+    keyed = f"https://example.com/mcp/{SECRET}"
+    result = proctor("memory-eval", "--dataset", DATASET, keyed, "--mcp", "http://127.0.0.1:9/")
+    assert result.code == 2 and SECRET not in result.out + result.err
 
 
 def test_a_command_server_s_plain_words_are_left_alone(proctor: Run, tmp_path: Path) -> None:

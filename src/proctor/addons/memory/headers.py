@@ -27,15 +27,17 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 """A character no header's value may hold (a tab may be one)."""
+_WORDS = (
+    r"auth|authorization|authentication|apikey|key|token|secret|password|passwd|pass|passphrase"
+    r"|passcode|cookie|session|sig|signature|credentials?|jwt"
+)
 _CREDENTIAL = re.compile(
-    r"(?:^|[-_.])(?:[a-z]*(?:auth|authorization|key|token|secret|password|passwd|pass"
-    r"|passphrase|cookie|session|sig|signature|credentials?|jwt))(?:$|[-_.])",
-    re.IGNORECASE,
+    rf"(?:^|[-_.])(?:[a-z0-9]*(?:{_WORDS})|(?:{_WORDS})[a-z0-9]*)(?:$|[-_.])", re.IGNORECASE
 )
 """A header's name that says its value is a credential: one of its parts (between ``-``,
-``_`` and ``.``) is such a word or ends in one (``X-Api-Key``, ``X-AccessToken``,
-``Authorization``, ``Cookie``; not ``X-Design`` nor ``X-Monkey``… which ends in ``key``:
-a part ending in ``key`` is taken for one, the safe way)."""
+``_`` and ``.``) begins or ends with such a word (``X-Api-Key``, ``X-AccessToken``,
+``X-Authentication``, ``X-Api-Keys``, ``Cookie``; not ``X-Design`` nor ``X-Team``; one such
+as ``X-Monkey`` is taken for one, the safe way: a value too many masked, never one too few)."""
 
 
 def is_credential_name(name: str) -> bool:
