@@ -133,3 +133,9 @@ def test_a_headless_question_with_options_is_answered_by_resuming(
         ["Yes", "No"],
         "Yes",
     )
+    # Its question and answer events follow the message that asked, before the answer is sent.
+    kinds = [(e["type"], (e.get("text") or "").strip()) for e in out["events"]]
+    kinds = [k for k in kinds if k[0] in ("assistant_text", "question", "answer", "user_message")]
+    at = kinds.index(("question", "Should I also add tests?"))
+    assert kinds[at - 1][0] == "assistant_text" and kinds[at - 1][1].startswith("Should I")
+    assert kinds[at + 1 : at + 3] == [("answer", "Yes"), ("user_message", "Yes")]

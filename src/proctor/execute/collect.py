@@ -13,6 +13,7 @@ from typing import Any
 from proctor.agents.base import AgentAdapter
 from proctor.agents.protocol import Launch
 from proctor.drive.driver import SessionLog
+from proctor.drive.policy import split_options
 from proctor.execute.context import TrialContext
 from proctor.execute.driving import Driven
 from proctor.execute.prepare import Prepared, shell_lines
@@ -120,7 +121,9 @@ def _as_reported(
 
 
 def _says(event: Event, text: str) -> bool:
-    return isinstance(event, AssistantText) and event.text.strip() == text
+    """Whether ``event`` is the message that asked ``text``: the question a turn-end record
+    holds is the message without the list of options it ends with (:func:`split_options`)."""
+    return isinstance(event, AssistantText) and split_options(event.text)[0] == text
 
 
 def _normal(text: str | None) -> str:

@@ -45,6 +45,29 @@ def test_repeated_turn_end_questions_are_merged_in_order() -> None:
     ]
 
 
+def test_a_turn_end_question_with_options_is_merged_right_after_its_message() -> None:
+    """A headless CLI asks in text, its options a numbered list: the record holds the question
+    without the list, and its events follow the message that asked it, not the session's end."""
+    ask = "Should I also update the README?\n\n1. Yes\n2. No"
+    events = [
+        make_event("user_message", text="go"),
+        make_event("assistant_text", text=ask),
+        make_event("user_message", text="No"),
+        make_event("assistant_text", text="Understood."),
+    ]
+    trajectory = Trajectory(format="t", events=events)
+    asked = Question("Should I also update the README?", ["Yes", "No"])
+    merge_questions(trajectory, [question_record(asked, PolicyAnswer(Answer("No", "rule")), 1.0)])
+    assert [(e.type, getattr(e, "text", None)) for e in trajectory.events] == [
+        ("user_message", "go"),
+        ("assistant_text", ask),
+        ("question", "Should I also update the README?"),
+        ("answer", "No"),
+        ("user_message", "No"),
+        ("assistant_text", "Understood."),
+    ]
+
+
 def test_a_mid_turn_answer_gets_the_policy_that_gave_it() -> None:
     events = [make_event("question", id="q", text="Which?"), make_event("answer", id="q", text="A")]
     trajectory = Trajectory(format="t", events=events)
