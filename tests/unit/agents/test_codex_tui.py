@@ -214,6 +214,13 @@ def test_the_untrusted_policy_codex_retired_is_refused_with_its_reason(mode: str
         interactive_permissions(mode)
 
 
+def test_the_fix_for_the_retired_policy_says_when_on_request_asks() -> None:
+    """``on-request`` runs in the workspace-write sandbox and asks only for a command the model
+    asks to run outside it: a command that stays in the workspace runs without a prompt."""
+    with pytest.raises(AgentError, match="outside the workspace-write sandbox"):
+        interactive_permissions("untrusted")
+
+
 @pytest.mark.parametrize(
     ("answer", "index"),
     [("yes", 0), ("approve", 0), ("Allow.", 0), ("deny", 2), ("no", 2), ("Nope", None)],

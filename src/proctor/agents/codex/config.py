@@ -60,7 +60,8 @@ def interactive_permissions(mode: str | None) -> tuple[str, str]:
         raise AgentError(
             f"agent 'codex': permissionMode {mode!r}: Codex 0.171.0 no longer supports the "
             f"'{approval}' approval policy (its terminal UI refuses to start, and headless it "
-            "is dropped); use 'on-request', which asks before commands"
+            "is dropped); use 'on-request', which asks before a command the model asks to run "
+            "outside the workspace-write sandbox (one that stays in the sandbox runs unasked)"
         )
     if approval is None:
         return "never", sandbox or "danger-full-access"
