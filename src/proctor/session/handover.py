@@ -19,9 +19,8 @@ from proctor.agents.credentials import find as find_credentials
 from proctor.agents.credentials import register_spec_secrets, register_user_keys
 from proctor.errors import ConfigError
 from proctor.models.plan import TrialSpec
-from proctor.util.masking import mask_bytes, register_secret, scrub_tree
+from proctor.util.masking import register_secret, scrub_tree
 from proctor.workspace.confine import link_out
-from proctor.workspace.diff import snapshot
 
 SESSION_FILE = "session.json"
 """What ``prepare`` writes beside the workspace: the case, condition and agent."""
@@ -79,12 +78,6 @@ def register_session_secrets(spec: TrialSpec, agent: str) -> None:
         register_secret(value)
     register_user_keys()
     register_spec_secrets(spec, os.environ)
-
-
-def masked_snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` by its relative path, its content masked: a workspace whose
-    MCP configuration holds a credential diffs against its masked copy as unchanged."""
-    return {rel: mask_bytes(data) for rel, data in snapshot(root).items()}
 
 
 def scrub_session(root: Path) -> list[str]:

@@ -63,7 +63,6 @@ from proctor.session import journal
 from proctor.session.handover import (
     SESSION_FILE,
     link_outside,
-    masked_snapshot,
     prepared_session,
     register_session_secrets,
     scrub_session,
@@ -92,10 +91,10 @@ from proctor.util.clock import now_iso
 from proctor.util.cutting import output_tail
 from proctor.util.files import remove_tree
 from proctor.util.logs import LOGGER, shown_as
-from proctor.util.masking import scrub_tree
+from proctor.util.masking import mask_bytes, scrub_tree
 from proctor.util.processes import run_captured
 from proctor.util.text import noun_for
-from proctor.workspace.diff import unified_diff
+from proctor.workspace.diff import copy_snapshot, workspace_diff
 from proctor.workspace.environment import agent_environment
 from proctor.workspace.fixture import materialise_fixture
 
@@ -417,7 +416,9 @@ def record_session(
     )
     before = workspace.parent / "before"
     if before.is_dir():
-        diff = unified_diff(masked_snapshot(before), masked_snapshot(workspace))
+        # As a trial's: its files (the two sides masked: before/ holds the credentials the
+        # workspace has in the clear), its links, and no large file read whole.
+        diff = workspace_diff(copy_snapshot(before), workspace, mask_bytes)
         write_text_atomic(trial.workspace_diff, diff)
     if keep_workspace:  # as the session left it, before an evaluator writes into it
         shutil.copytree(workspace, trial.workspace, symlinks=True)

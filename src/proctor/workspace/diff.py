@@ -15,7 +15,7 @@ import filecmp
 import os
 import shutil
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -189,10 +189,22 @@ def take_snapshot(
     return snap
 
 
-def workspace_diff(before: Snapshot, root: Path) -> str:
+def copy_snapshot(copy: Path) -> Snapshot:
+    """The :class:`Snapshot` of a workspace kept whole as ``copy`` (a prepared session's
+    ``before/``): every file's content is read from there, compared in chunks."""
+    snap = Snapshot(copy, kept=copy)
+    snap.stats = scan(copy, symlinks=snap.links)
+    snap.kept_paths = set(snap.stats)
+    return snap
+
+
+def workspace_diff(
+    before: Snapshot, root: Path, masked: Callable[[bytes], bytes] | None = None
+) -> str:
     """The unified diff of ``root`` against the snapshot, reading only the files whose size
     or time changed (and the copies kept aside); a file is held in memory only while its own
-    diff is made, and only when its content did change."""
+    diff is made, and only when its content did change. ``masked``: what both sides' text
+    goes through before it is compared (a file the same once masked is unchanged)."""
     out: list[str] = []
     unread: dict[str, str] = {}
     links: dict[str, str] = {}
@@ -230,6 +242,11 @@ def workspace_diff(before: Snapshot, root: Path) -> str:
                 new[rel] = (root / rel).read_bytes()
             except OSError:
                 pass
+        if masked is not None:
+            old, new = (
+                {k: masked(v) for k, v in old.items()},
+                {k: masked(v) for k, v in new.items()},
+            )
         out.append(unified_diff(old, new))
     for rel in sorted(set(before.links) | set(links)):
         if before.links.get(rel) != links.get(rel) and not (hidden and rel.startswith(hidden)):

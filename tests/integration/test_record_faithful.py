@@ -1,0 +1,42 @@
+"""``proctor record`` keeps what the session did as a trial would: the links it planted in its
+workspace diff, the transcript of the agent that ran it (never another CLI's file of a folder
+read as its own), and the case as the run's source whatever folder it is recorded from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import Run
+from tests.integration.test_by_hand import CASE
+
+CORPUS = Path(__file__).parents[1] / "corpus"
+CLAUDE = CORPUS / "claude-code-2.1.197-basic.transcript.jsonl"
+CODEX = CORPUS / "codex-0.171.0-basic.transcript.jsonl"
+
+
+def _prepared(proctor: Run, out: Path) -> Path:
+    done = proctor("prepare", str(CASE), "--agent", "claude-code", "--out", str(out))
+    assert done.code == 0, done.err
+    return Path(json.loads(done.out)["workingDirectory"])
+
+
+def test_a_link_the_session_planted_is_in_the_workspace_diff(proctor: Run, tmp_path: Path) -> None:
+    """A trial's ``workspace.diff`` shows a symlink the agent made, as git does (mode 120000,
+    its target its content); a recorded session's left it out."""
+    out = tmp_path / "results"
+    workspace = _prepared(proctor, out)
+    (workspace / "b.txt").write_text("b\n")
+    (workspace / "passwords").symlink_to("/etc/passwd")
+    done = proctor(
+        "record", str(CASE), "--workspace", str(workspace), "--out", str(out),
+        "--transcript", str(CLAUDE),
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    (diff,) = out.glob("run-*/trials/add-b/claude-code/default/1/workspace.diff")
+    text = diff.read_text()
+    assert "diff --git a/b.txt b/b.txt\nnew file\n" in text
+    assert (
+        "diff --git a/passwords b/passwords\nnew file mode 120000\n--- /dev/null\n"
+        "+++ b/passwords\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
+    ) in text
