@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import Run
 from tests.integration.test_by_hand import CASE
 
@@ -40,3 +42,35 @@ def test_a_link_the_session_planted_is_in_the_workspace_diff(proctor: Run, tmp_p
         "diff --git a/passwords b/passwords\nnew file mode 120000\n--- /dev/null\n"
         "+++ b/passwords\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n"
     ) in text
+
+
+@pytest.mark.parametrize("holds", ["codex", "unknown"])
+def test_a_folder_without_the_agent_s_session_is_refused(
+    proctor: Run, tmp_path: Path, holds: str
+) -> None:
+    """``--transcript FOLDER`` for a Claude Code session, the folder holding a Codex rollout
+    (or a file of no CLI's), recorded that file read as Claude Code's: no step, no token, and
+    every record unknown. It is refused, exit 2, naming what the folder holds."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    if holds == "codex":
+        (folder / CODEX.name).write_bytes(CODEX.read_bytes())
+    else:
+        (folder / "notes.jsonl").write_text('{"note": 1}\n')
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    out = tmp_path / "results"
+    done = proctor(
+        "record", str(CASE), "--agent", "claude-code", "--workspace", str(workspace),
+        "--transcript", str(folder), "--out", str(out),
+    )  # fmt: skip
+    assert done.code == 2, done.out
+    assert done.err.count("\n") == 1, done.err
+    if holds == "codex":
+        assert (
+            f"{folder}: no claude-code session transcript in this folder: it holds sessions "
+            "of other agents only: 1 codex session"
+        ) in done.err
+    else:
+        assert f"{folder / 'notes.jsonl'}: not a Claude Code, Codex or Gemini CLI" in done.err
+    assert not out.exists()

@@ -41,10 +41,20 @@ def session_in(
         return file, found, len(sessions)
     if not _is_folder(path):
         return file, found, 0
-    sessions, _ = _sessions_under(path, agent)
+    sessions, others = _sessions_under(path, agent)
     if sessions:  # the newest as proctor history lists them (a thread is a part)
         file, found = _newest(sessions)
+    elif not forcible and others:  # the file found is another CLI's, never read as agent's
+        raise ConfigError(f"{path}: no {fmt} session transcript in this folder: it {others}")
+    elif not forcible:
+        found = _sniff_format(file)  # read as the format it is in, as a file given is
     return file, found, len(sessions)
+
+
+def _sniff_format(file: Path) -> str:
+    from proctor.transcripts.detect import session_file
+
+    return session_file(file, None, forcible=False)[1]
 
 
 def _sessions_under(folder: Path, agent: str | None) -> tuple[list[Session], str]:
