@@ -5,6 +5,7 @@ read as its own), and the case as the run's source whatever folder it is recorde
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,26 @@ def test_a_folder_without_the_agent_s_session_is_refused(
     else:
         assert f"{folder / 'notes.jsonl'}: not a Claude Code, Codex or Gemini CLI" in done.err
     assert not out.exists()
+
+
+def test_sessions_of_one_case_recorded_from_their_workspaces_are_one_suite(
+    proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recorded from its workspace, as ``prepare``'s steps say, a session's run named that
+    workspace its source: two sessions of one case read together were "of different suites"."""
+    out = tmp_path / "results"
+    for name in ("basic", "two-turns"):  # two sessions: one recorded twice is refused
+        monkeypatch.chdir(tmp_path)
+        workspace = _prepared(proctor, out)
+        monkeypatch.chdir(workspace)
+        done = proctor(
+            "record", str(CASE), "--workspace", str(workspace), "--out", str(out),
+            "--transcript", str(CORPUS / f"claude-code-2.1.197-{name}.transcript.jsonl"),
+        )  # fmt: skip
+        assert done.code == 1, done.err  # b.txt is missing
+    runs = sorted(out.glob("run-*"))
+    assert len(runs) == 2
+    for run in runs:
+        assert json.loads((run / "run.json").read_text())["source"] == os.path.realpath(CASE)
+    report = proctor("report", *map(str, runs))
+    assert "different suites" not in report.err + report.out

@@ -95,12 +95,13 @@ def plan_one(
 
 
 def session_source(case: str, source: Path) -> Path:
-    """The ``--source`` a session of ``case`` records, whole: ``source`` read against the
-    current folder; where that folder is gone and the case is given as its folder (``source``
-    unread, ``--source .`` by default), the case folder, as ``run --source CASE`` records
-    it. A relative ``source`` there raises ``getcwd``'s error (see
-    :func:`~proctor.paths.read_against`)."""
+    """The ``--source`` a session of ``case`` records, whole: the case folder when ``case``
+    is given as its folder (the source its plan reads, as ``run --source CASE`` records it,
+    whatever folder the session is prepared or recorded from: two sessions of one case are
+    one suite), else ``source`` read against the current folder. A relative path where that
+    folder is gone raises ``getcwd``'s error (see :func:`~proctor.paths.read_against`)."""
     here = current_folder()
-    if here is None and not source.is_absolute() and Path(case).is_absolute():
-        return Path(os.path.realpath(case))  # (a relative case names no folder there)
+    folder = Path(case)
+    if (here is not None or folder.is_absolute()) and folder.is_dir():
+        return Path(os.path.realpath(read_against(here, folder)))
     return Path(os.path.realpath(read_against(here, source)))
