@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 SHOWN_TOOLS = 12
 """The offered tools a warning names before it says how many more."""
@@ -55,16 +56,14 @@ def _sentence(tool: str, turn: object, response: object, agent: str, tools: list
     )
 
 
-def played_steps(log: Path) -> set[int] | None:
-    """The plan's steps the scripted model played, as its request log ``log`` names them
-    (``played.steps``); None when no request of the log played the plan (the scripted agent
-    plays it itself; a judge's requests play none of it)."""
+def _played(log: Path) -> list[dict[str, Any]]:
+    """The ``played`` records of the request log ``log`` that played the plan (those naming a
+    ``segment``), in order; none when the log cannot be read."""
     try:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return None
-    steps: set[int] = set()
-    found = False
+        return []
+    found = []
     for line in text.splitlines():
         try:
             record = json.loads(line)
@@ -72,31 +71,36 @@ def played_steps(log: Path) -> set[int] | None:
             continue
         played = record.get("played") if type(record) is dict else None
         if type(played) is dict and "segment" in played:
-            found = True
-            listed = played.get("steps")
-            if type(listed) is list:
-                steps.update(i for i in listed if type(i) is int)
-    return steps if found else None
+            found.append(played)
+    return found
+
+
+def played_steps(log: Path) -> set[int] | None:
+    """The plan's steps the scripted model played, as its request log ``log`` names them
+    (``played.steps``); None when no request of the log played the plan (the scripted agent
+    plays it itself; a judge's requests play none of it)."""
+    records = _played(log)
+    if not records:
+        return None
+    steps: set[int] = set()
+    for played in records:
+        listed = played.get("steps")
+        if type(listed) is list:
+            steps.update(i for i in listed if type(i) is int)
+    return steps
 
 
 def exhausted_prompts(log: Path) -> list[int] | None:
     """The prompts (1-based, as the request log ``log`` counts them: ``played.segment``) the
     scripted model answered with only "I have nothing left in my plan." (``played.exhausted``),
     each once, in order; None when no request of the log played the plan."""
-    try:
-        text = log.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    records = _played(log)
+    if not records:
         return None
-    found, exhausted = False, set()
-    for line in text.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        played = record.get("played") if type(record) is dict else None
-        if type(played) is dict and "segment" in played:
-            found = True
-            segment = played["segment"]
-            if played.get("exhausted") is True and type(segment) is int:
-                exhausted.add(segment)
-    return sorted(exhausted) if found else None
+    return sorted(
+        {
+            played["segment"]
+            for played in records
+            if played.get("exhausted") is True and type(played["segment"]) is int
+        }
+    )
