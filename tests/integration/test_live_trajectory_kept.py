@@ -9,19 +9,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import write_case
 
 Run = Any
 
 
-def test_a_worker_that_dies_while_evaluating_keeps_its_collected_trajectory(
-    proctor: Run, tmp_path: Path
+@pytest.mark.parametrize("where", ["evaluators", "teardown"])
+def test_a_worker_that_dies_after_its_transcript_is_read_keeps_its_collected_trajectory(
+    proctor: Run, tmp_path: Path, where: str
 ) -> None:
     # The agent runs long enough to be followed (a look every half second); then the case's
-    # evaluator kills the worker that runs it.
+    # evaluator, or its teardown line (run while the trial is collected, after its
+    # trajectory is written), kills the worker that runs it.
     plan = {"turns": [{"say": "first"}, {"sleep": 1.5}, {"say": "second"}]}
-    kill = [{"use": "command", "run": "kill -9 $PPID; sleep 5", "gate": True}]
-    config = {"agents": ["scripted"], "timeoutSec": 30, "evaluators": kill}
+    kill = "kill -9 $PPID; sleep 5"
+    config: dict[str, Any] = {"agents": ["scripted"], "timeoutSec": 30}
+    if where == "evaluators":
+        config["evaluators"] = [{"use": "command", "run": kill, "gate": True}]
+    else:
+        config["teardown"] = [kill]
     write_case(tmp_path / "cases", "dies", config=config, plan=plan)
     out = tmp_path / "out"
     result = proctor("run", "--source", str(tmp_path / "cases"), "--out", str(out))

@@ -154,17 +154,15 @@ def _stray_shown(word: str) -> str:
     from proctor.addons.shown import command_masked
 
     if "://" in word:
-        try:
+        try:  # (a port that is no number raises only when it is read)
             parts = urlsplit(word)
+            host = parts.hostname or ""
+            port = f":{parts.port}" if parts.port else ""
         except ValueError:
-            return "a URL (not shown)"
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-        return (
-            f"{parts.scheme}://{host}{port}/…"
-            if parts.path.strip("/") or parts.query
-            else (f"{parts.scheme}://{host}{port}")
-        )
+            return "a URL (not shown: it does not parse)"
+        if parts.path.strip("/") or parts.query or parts.fragment:
+            return f"{parts.scheme}://{host}{port}/…"
+        return f"{parts.scheme}://{host}{port}"
     return command_masked(word)
 
 

@@ -286,13 +286,14 @@ def _stop_overrun(proc: BaseProcess, spec: TrialSpec, run: RunPaths, elapsed: fl
         record.status = "timeout"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_record(path, record)
-        drop_left(run.trial(*spec.key).trajectory)
     kill_marked(trial_marker(run, spec))
     if proc.pid is not None:
         try:
             os.kill(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    # (Once the worker is killed: its follower could otherwise write the live file again.)
+    drop_left(run.trial(*spec.key).trajectory)
 
 
 def _collect(
@@ -311,8 +312,8 @@ def _collect(
             return _lost_record(spec, f"trial.json is there but cannot be used: {exc}")
         reason = lost or f"worker process died (exit code {exitcode}) without a result"
         record = _lost_record(spec, reason)
+        drop_left(run.trial(*spec.key).trajectory)  # (first: a record is kept for good)
         write_record(path, record)
-        drop_left(run.trial(*spec.key).trajectory)
         return record
 
 

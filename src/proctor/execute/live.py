@@ -74,15 +74,15 @@ class LiveTrajectory:
         """Remove :attr:`path` when it is still the live file written here: nothing wrote the
         trajectory collected from the whole transcript in its place."""
         self.stop()
-        self.marker.unlink(missing_ok=True)  # (also when the first write failed after it)
-        if self.written_stat is None:
-            return
-        try:
-            st = os.stat(self.path, follow_symlinks=False)
-        except OSError:
-            return
-        if (st.st_ino, st.st_size) == self.written_stat:
-            self.path.unlink(missing_ok=True)
+        if self.written_stat is not None:
+            try:
+                st = os.stat(self.path, follow_symlinks=False)
+            except OSError:
+                st = None
+            if st is not None and (st.st_ino, st.st_size) == self.written_stat:
+                self.path.unlink(missing_ok=True)
+            self.written_stat = None  # (called again, it compares with nothing)
+        self.marker.unlink(missing_ok=True)  # last: a kill in between leaves the mark
 
     def _run(self) -> None:
         while not self.stopping.wait(LOOK_EVERY_SEC):
@@ -119,8 +119,6 @@ class LiveTrajectory:
         """Append the lines not yet written; write the whole file anew when one written
         before changed (or the file is not the one written here any more)."""
         kept = len(self.written)
-        if self.written_stat is None:
-            self.marker.touch()  # (see drop_left)
         appended = lines[:kept] == self.written and self._still_ours()
         if appended and len(lines) == kept:
             return
@@ -132,6 +130,9 @@ class LiveTrajectory:
         self.written = lines
         st = os.stat(self.path, follow_symlinks=False)
         self.written_stat = (st.st_ino, st.st_size)
+        # The mark names the live file as written (see drop_left): the collected trajectory,
+        # written in its place through a rename, is another file, never taken for it.
+        self.marker.write_text(f"{st.st_ino} {st.st_size}\n", encoding="ascii")
 
     def _still_ours(self) -> bool:
         if self.written_stat is None:
@@ -151,11 +152,21 @@ def live_marker(trajectory: Path) -> Path:
 
 def drop_left(trajectory: Path) -> None:
     """Remove a live ``trajectory.jsonl`` a worker that died left (its record, written for it,
-    says it has no result): a trial's folder holds no partial trajectory beside it."""
+    says it has no result): a trial's folder holds no partial trajectory beside it. Only the
+    file the mark names (its inode and size) is removed: a trajectory the worker collected
+    from the whole transcript before it died is kept."""
     marker = live_marker(trajectory)
-    if marker.exists():
+    try:
+        named = marker.read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return
+    try:
+        st = os.stat(trajectory, follow_symlinks=False)
+    except OSError:
+        st = None
+    if st is not None and named == [str(st.st_ino), str(st.st_size)]:
         trajectory.unlink(missing_ok=True)
-        marker.unlink(missing_ok=True)
+    marker.unlink(missing_ok=True)
 
 
 def _line(event: dict[str, Any]) -> str:

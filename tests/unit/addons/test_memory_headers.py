@@ -232,6 +232,11 @@ def test_a_url_given_without_mcp_is_named(proctor: Run) -> None:
     keyed = f"https://example.com/mcp/{SECRET}"
     result = proctor("memory-eval", "--dataset", DATASET, keyed, "--mcp", "http://127.0.0.1:9/")
     assert result.code == 2 and SECRET not in result.out + result.err
+    # A URL whose port is no number (a key where the port goes) is refused, never shown.
+    odd = f"https://api.example.com:{SECRET}/mcp"
+    result = proctor("memory-eval", "--dataset", DATASET, odd, "--mcp", "http://127.0.0.1:9/")
+    assert result.code == 2 and SECRET not in result.out + result.err, result.err
+    assert "a URL (not shown: it does not parse)" in result.err
 
 
 def test_a_command_server_s_plain_words_are_left_alone(proctor: Run, tmp_path: Path) -> None:

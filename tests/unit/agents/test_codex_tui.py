@@ -320,3 +320,9 @@ def test_labels_are_compared_case_folded() -> None:
     assert option_index(options, "STRASSE") == 1
     assert option_indices(options, "weg, STRASSE") == [0, 1]
     assert option_index(options, "Gasse") is None  # control: no label is guessed
+
+
+def test_the_fix_for_the_retired_policy_names_the_sandbox_chosen() -> None:
+    # POLICY/SANDBOX: the sandbox the user chose is the one a command stays in.
+    with pytest.raises(AgentError, match="outside the read-only sandbox"):
+        interactive_permissions("untrusted/read-only")

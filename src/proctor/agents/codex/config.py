@@ -57,11 +57,12 @@ def interactive_permissions(mode: str | None) -> tuple[str, str]:
             "POLICY/SANDBOX or 'yolo'"
         )
     if approval in RETIRED_POLICIES:
+        where = f"the {sandbox} sandbox" if sandbox else "the workspace-write sandbox"
         raise AgentError(
             f"agent 'codex': permissionMode {mode!r}: Codex 0.171.0 no longer supports the "
             f"'{approval}' approval policy (its terminal UI refuses to start, and headless it "
             "is dropped); use 'on-request', which asks before a command the model asks to run "
-            "outside the workspace-write sandbox (one that stays in the sandbox runs unasked)"
+            f"outside {where} (one that stays in the sandbox runs unasked)"
         )
     if approval is None:
         return "never", sandbox or "danger-full-access"
