@@ -39,10 +39,10 @@ from proctor.addons.audit.shared_components import (
     skills,
 )
 from proctor.addons.audit.subagent_front_matter import claude_code_agents
+from proctor.addons.hooks.claude_manifest import manifest_refusal
 from proctor.addons.hooks.claude_schema import (
     claude_refusal,
     hooks_file_refusal,
-    manifest_refusal,
 )
 from proctor.addons.hooks.sources import CLAUDE_SKIPS
 from proctor.models.audit import AuditComponent

@@ -5,7 +5,7 @@ Accepted, as each CLI reads them:
 - a **Claude Code plugin** folder: ``hooks/hooks.json`` and the ``hooks`` of
   ``.claude-plugin/plugin.json`` (an object of events, a path to a file like ``hooks/hooks.json``,
   or a list of those), all of which Claude Code runs; a manifest Claude Code refuses (a
-  ``name`` with a space, a field of the wrong type: :func:`.claude_schema.manifest_refusal`)
+  ``name`` with a space, a field of the wrong type: :func:`.claude_manifest.manifest_refusal`)
   is a configuration error, as Claude Code loads nothing of the plugin;
   ``${CLAUDE_PLUGIN_ROOT}`` in a command is the folder (Claude Code substitutes it and also
   sets it in the environment);
@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from proctor.addons.hooks.claude_manifest import manifest_refusal
 from proctor.addons.hooks.claude_schema import (
     claude_refusal,
     hooks_file_refusal,
-    manifest_refusal,
     mcp_tool_called,
     positive_number,
 )
