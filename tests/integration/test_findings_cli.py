@@ -294,7 +294,7 @@ def test_a_crash_while_writing_the_ledger_keeps_the_previous_one(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     from proctor.models import io
-    from proctor.report import findings as ledger_module
+    from proctor.report import ledger_store as ledger_module
 
     out = tmp_path / "out"
     run_with(proctor, make_case, tmp_path, FAILING)
@@ -474,7 +474,7 @@ def test_a_crash_between_two_runs_keeps_the_first(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from proctor.models.io import write_record
-    from proctor.report import findings as ledger_module
+    from proctor.report import ledger_store as ledger_module
 
     out = tmp_path / "out"
     for name in ("run-20261201T135643Z-0e447e", "run-20261201T140000Z-bbbbbb"):

@@ -16,14 +16,10 @@ taken in while interrupted, from disk and rewrites ``findings.json`` atomically 
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import logging
 import os
-import threading
-import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,10 +27,10 @@ from typing import NamedTuple
 
 from proctor.errors import ConfigError, SchemaVersionError
 from proctor.models.findings import RUN_EVENTS, Finding, FindingEventKind, FindingsLedger
-from proctor.models.io import PARTIAL_WRITE, read_record, write_record
+from proctor.models.io import read_record
 from proctor.models.run import RunManifest
 from proctor.models.suite import FindingChange
-from proctor.paths import LEDGER_FILE, TRIAL_RECORDS, RunPaths, suite_of
+from proctor.paths import TRIAL_RECORDS, RunPaths, suite_of
 from proctor.report.checks import (
     CheckKey,
     CheckResult,
@@ -55,6 +51,12 @@ from proctor.report.ledger_steps import dismissal_reason as dismissal_reason
 from proctor.report.ledger_steps import dismissal_said as dismissal_said
 from proctor.report.ledger_steps import finding_id as finding_id
 from proctor.report.ledger_steps import latest_run as latest_run
+from proctor.report.ledger_store import STALE_TEMP_SEC as STALE_TEMP_SEC
+from proctor.report.ledger_store import ledger_lock as ledger_lock
+from proctor.report.ledger_store import ledger_path as ledger_path
+from proctor.report.ledger_store import load_ledger as load_ledger
+from proctor.report.ledger_store import remove_stale_temp_files as remove_stale_temp_files
+from proctor.report.ledger_store import save_ledger as save_ledger
 from proctor.report.markdown import render_findings
 from proctor.util.logs import shown_as
 from proctor.util.text import plural
@@ -127,61 +129,6 @@ def render_run_events(ledger: FindingsLedger, run_id: str) -> str | None:
     hold the run."""
     changes = run_changes(ledger, run_id)
     return None if changes is None else render_findings(changes)
-
-
-# --- the ledger on disk -------------------------------------------------------------------
-
-
-def ledger_path(results_dir: Path) -> Path:
-    return results_dir / LEDGER_FILE
-
-
-def load_ledger(results_dir: Path) -> FindingsLedger:
-    """The ledger of ``results_dir`` (empty when there is none yet). An unreadable one is a
-    ConfigError naming the file and field; a newer one a SchemaVersionError."""
-    path = ledger_path(results_dir)
-    if not path.exists():
-        return FindingsLedger()
-    return read_record(path, FindingsLedger)
-
-
-STALE_TEMP_SEC = 60.0
-"""How old a temp file of the ledger must be for :func:`save_ledger` to take it for one a
-killed write left behind; a younger one may be another process's write in progress."""
-
-
-def save_ledger(results_dir: Path, ledger: FindingsLedger) -> None:
-    """Write the ledger through a temp file and a rename, flushed to the disk: a crash, or a
-    power loss, leaves the previous one. A failed write is a ConfigError naming the file.
-    Under the ledger's lock, the ledger's temp files that killed writes left (older than
-    :data:`STALE_TEMP_SEC`) are removed first."""
-    path = ledger_path(results_dir)
-    with ledger_lock(results_dir):
-        remove_stale_temp_files(results_dir)
-        try:
-            write_record(path, ledger, durable=True)
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from exc
-
-
-def remove_stale_temp_files(results_dir: Path, now: float | None = None) -> list[Path]:
-    """Remove the ledger's temp files (``.findings.json.XXXXXXXX.tmp``) last written more than
-    :data:`STALE_TEMP_SEC` before ``now`` (default: the time now); the files removed. One that
-    cannot be removed is left for the next write."""
-    now = time.time() if now is None else now
-    removed = []
-    for candidate in results_dir.glob(f".{LEDGER_FILE}.*.tmp"):
-        named = PARTIAL_WRITE.fullmatch(candidate.name)
-        if named is None or named.group("name") != LEDGER_FILE:
-            continue
-        try:
-            if now - candidate.lstat().st_mtime <= STALE_TEMP_SEC:
-                continue
-            candidate.unlink()
-        except OSError:
-            continue
-        removed.append(candidate)
-    return removed
 
 
 @dataclass
@@ -259,41 +206,6 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:  # a file name's bytes that are not UTF-8 (surrogate escapes)
         return False
     return True
-
-
-_LOCKED = threading.local()
-"""Per thread: the results folders whose ledger it holds the lock of, with how deep."""
-
-
-@contextlib.contextmanager
-def ledger_lock(results_dir: Path) -> Iterator[None]:
-    """Hold the ledger of ``results_dir`` for one read-change-write: two commands at once (a
-    ``findings dismiss`` beside another, or beside a ``report``) take turns instead of each
-    writing over the other's change. Taken again inside, it is already held. A folder that
-    cannot be opened is read without it (its ledger cannot be written either)."""
-    key = os.path.realpath(results_dir)
-    held: dict[str, int] = _LOCKED.__dict__.setdefault("held", {})
-    if held.get(key):
-        held[key] += 1
-        try:
-            yield
-        finally:
-            held[key] -= 1
-        return
-    try:  # the folder itself is locked: no lock file is left among the runs
-        fd = os.open(key, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        yield
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        held[key] = 1
-        try:
-            yield
-        finally:
-            held.pop(key, None)
-    finally:
-        os.close(fd)  # closing it lets the lock go
 
 
 def update_ledger(results_dir: Path) -> LedgerUpdate:
