@@ -56,15 +56,18 @@ class LiveTrajectory:
     def follow(self, launch: Launch[Any]) -> None:
         """Start following the session ``launch`` started."""
         self.launch = launch
-        self.thread = threading.Thread(target=self._run, name="live-trajectory", daemon=True)
-        self.thread.start()
+        thread = threading.Thread(target=self._run, name="live-trajectory", daemon=True)
+        thread.start()
+        # Kept once started: a stop that lands (Ctrl-C, SIGTERM) while it starts finds none
+        # to join; a thread it did start ends at its next look, the stop having been set.
+        self.thread = thread
 
     def stop(self) -> None:
         """Stop following (the file stays until the collected trajectory replaces it)."""
         self.stopping.set()
-        if self.thread is not None:
+        if self.thread is not None and self.thread.ident is not None:  # (started)
             self.thread.join()
-            self.thread = None
+        self.thread = None
 
     @property
     def marker(self) -> Path:

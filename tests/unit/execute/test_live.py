@@ -178,3 +178,15 @@ def test_a_live_trajectory_a_dead_worker_left_is_dropped(tmp_path: Path) -> None
     live2.remove_if_left()
     drop_left(path2)
     assert path2.exists()
+
+
+def test_a_stop_while_the_follower_starts_finds_nothing_to_join(tmp_path: Path) -> None:
+    # A stop landing between the thread's making and its start (the interrupt race of a run
+    # of many trials) joined a thread never started: RuntimeError, a traceback per worker.
+    import threading
+
+    live, _, _ = _follower(tmp_path)
+    live.thread = threading.Thread(target=lambda: None)  # made, not started
+    live.stop()
+    live.remove_if_left()
+    assert live.thread is None
