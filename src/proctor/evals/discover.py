@@ -1,4 +1,5 @@
-"""Finding evals: every ``*.eval.py`` under ``DIR/evals/`` defines one eval; its path is its id
+"""Finding evals: every ``*.eval.py`` under ``DIR/evals/`` (hidden folders, ``node_modules`` and
+the like aside: :func:`eval_files`) defines one eval; its path is its id
 (``evals/builds/api.eval.py`` → ``builds/api``; ``index.eval.py`` → its folder). A file with
 ``cases=[...]`` gives ``<fileId>/<caseId>`` for each; ``iterations`` n > 1 expands an id into
 ``…/1`` … ``…/n``. ``evals/evals.config.py`` holds the project's settings."""
@@ -231,13 +232,14 @@ def _points(definition: EvalDefinition, fid: str, path: Path) -> list[EvalPoint]
 
 
 def discover(root: Path) -> EvalProject:
-    """Every eval under ``root/evals`` (sorted by id), and the project's config when present."""
+    """Every eval under ``root/evals`` (sorted by id; its files, :func:`eval_files`, imported
+    in the order of their paths), and the project's config when present."""
     evals_dir = root / "evals"
     set_project_root(root)  # fixture loaders run at import time too
     if not evals_dir.is_dir():
         where = "evals live in DIR/evals/**/*.eval.py"
         if root.name == "evals" and (
-            (root / "evals.config.py").is_file() or next(root.rglob(f"*{SUFFIX}"), None)
+            (root / "evals.config.py").is_file() or eval_files(root)
         ):  # --dir named the evals folder itself, not the project folder that holds it
             where += f"; --dir names the folder that holds evals/: --dir {root.parent}"
         else:
@@ -250,7 +252,7 @@ def discover(root: Path) -> EvalProject:
         return kept
     points: list[EvalPoint] = []
     problems: list[str] = []  # every file that does not load, not only the first
-    for path in sorted(evals_dir.rglob(f"*{SUFFIX}")):
+    for path in eval_files(evals_dir):
         try:
             module = import_file(path, root)
             definition = _one(module, EvalDefinition, path, "define_eval(...)")
@@ -298,9 +300,55 @@ LOOKED_AT = frozenset({".py", ".txt", ".eval", ".evals"})
 ``greet.evals.py``, ``greet.eval.txt``, ``greet.eval``; not a backup (``greet.eval.py.bak``)."""
 READ_AT_MOST = 1_000_000
 """A larger file is no eval file written by hand: :func:`misnamed_files` does not read it."""
-NOT_LOOKED_IN = frozenset({"__pycache__", "node_modules", "site-packages"})
-"""The folders (beside hidden ones: ``.git``, ``.venv``) :func:`misnamed_files` does not enter:
-caches and installed packages, which hold no eval file a person wrote."""
+NOT_LOOKED_IN = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages"})
+"""The folders (beside hidden ones: ``.git``, ``.venv``, ``.tox``) that neither
+:func:`eval_files` nor :func:`misnamed_files` enters: caches and installed packages, which hold
+no eval file a person wrote (a copy of one vendored there is never imported, so never run)."""
+
+
+def _folders(evals_dir: Path) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
+    """Each folder of ``evals_dir`` (itself first) that the evals are looked for in, with its
+    entries other than folders (a link to a file among them): hidden folders and
+    :data:`NOT_LOOKED_IN` are not entered, nor is a link to a folder (so a link to a folder
+    above never loops), nor a folder reached already by another path (a bind mount of one
+    above); a folder that cannot be listed is passed by."""
+    seen: set[tuple[int, int]] = set()
+    todo = [evals_dir]
+    while todo:
+        folder = todo.pop()
+        try:
+            info = os.stat(folder)
+            with os.scandir(folder) as scanned:
+                entries = list(scanned)
+        except OSError:  # (a folder that cannot be listed)
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        files = []
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    name = entry.name
+                    if not name.startswith(".") and name not in NOT_LOOKED_IN:
+                        todo.append(Path(entry.path))
+                    continue
+            except OSError:
+                continue
+            files.append(entry)
+        yield folder, files
+
+
+def eval_files(evals_dir: Path) -> list[Path]:
+    """The eval files of ``evals_dir``, sorted: the files (or links to files) whose name ends
+    ``.eval.py`` in it and its folders, those of :func:`_folders` alone (hidden folders,
+    :data:`NOT_LOOKED_IN` and links to folders are not looked in)."""
+    return sorted(
+        Path(entry.path)
+        for _, files in _folders(evals_dir)
+        for entry in files
+        if entry.name.endswith(SUFFIX)
+    )
 
 
 def misnamed_files(evals_dir: Path) -> tuple[tuple[Path, int], ...]:
@@ -319,23 +367,12 @@ def misnamed_files(evals_dir: Path) -> tuple[tuple[Path, int], ...]:
         if isinstance(file := getattr(module, "__file__", None), str)
     }
     found = []
-    todo = [evals_dir]
-    while todo:
-        folder = todo.pop()
-        try:
-            with os.scandir(folder) as scanned:
-                entries = list(scanned)
-        except OSError:  # (a folder that cannot be listed)
-            continue
+    for folder, entries in _folders(evals_dir):
         for entry in entries:
             name = entry.name
             if name.startswith("."):
                 continue
             try:
-                if entry.is_dir(follow_symlinks=False):
-                    if name not in NOT_LOOKED_IN:
-                        todo.append(Path(entry.path))
-                    continue
                 if not entry.is_file():  # (a FIFO, a device, a broken link: none is read)
                     continue
             except OSError:
