@@ -258,8 +258,9 @@ def _warn_misnamed(request: EvalRequest) -> None:
     """A warning on stderr for each file of the evals folder that looks like an eval file but
     is not run, its name not ending ``.eval.py`` (``greet_eval.py``), by a run, ``--list`` and
     ``--dry-run`` alike. Said once the folder is imported; when it holds no eval file at all,
-    the error that says so names them instead."""
-    from proctor.evals.discover import EvalFileProblems, misnamed_said
+    the error that says so names them instead. A file named much as ``evals.config.py`` but
+    never read (``eval.config.py``) is warned of the same way, once, with the name to give it."""
+    from proctor.evals.discover import EvalFileProblems, misnamed_config_said, misnamed_said
     from proctor.session.evals import project_of
 
     with _stdout_is_ours():
@@ -269,6 +270,9 @@ def _warn_misnamed(request: EvalRequest) -> None:
             project, broken = exc.project, True
         except ConfigError:
             return  # (no evals folder, say): the command's own error says it
+    for path in project.misnamed_config:
+        said = controls_escaped(mask(misnamed_config_said(path)))
+        click.echo(f"proctor: warning: {said}", err=True)
     if not project.points and not broken:
         return  # the sentence that says the folder holds no *.eval.py file names them
     for path, line in project.misnamed:

@@ -99,6 +99,10 @@ class EvalProject:
     """The files of ``evals/`` that look like eval files but are not run, their names not
     ending ``.eval.py`` (:func:`misnamed_files`), each with the line of its
     ``define_eval(...)``."""
+    misnamed_config: tuple[Path, ...] = ()
+    """The files of ``evals/`` named much as ``evals.config.py`` is but not read
+    (``eval.config.py``, ``evals_config.py``, ``evals.config.ts``: :func:`misnamed_configs`),
+    when there is no ``evals.config.py``."""
 
     @property
     def config_where(self) -> str:
@@ -283,7 +287,9 @@ def discover(root: Path) -> EvalProject:
         config,
         config_file if config else None,
         origin_line(config.origin, config_file) if config else None,
-        misnamed_files(evals_dir),  # (after the imports: a module they import is no such file)
+        # (after the imports: a module they import is no such file, nor a config)
+        misnamed_files(evals_dir),
+        () if config_file.is_file() else misnamed_configs(evals_dir),
     )
     found: EvalProject | EvalFileProblems = project
     if problems:
@@ -406,6 +412,57 @@ def misnamed_said(path: Path, line: int) -> str:
     return (
         f"{path} calls define_eval(...) at line {line} but is not run: only a file whose name "
         f"ends .eval.py is an eval file; rename it {stem}{SUFFIX}"
+    )
+
+
+_CONFIG_LIKE = re.compile(
+    r"evals?[._ -]?conf(ig(uration)?s?)?(\.(py|pyw|ts|mts|cts|js|mjs|cjs|json|ya?ml|toml))?"
+)
+"""A name (casefolded) much as ``evals.config.py``'s: ``eval.config.py``, ``evals_config.py``,
+``evals.conf.py``, ``evals-config.py``, ``evals.config.ts`` (as JavaScript eval tools name
+theirs), ``evals.config.json``, ``Evals.Config.py``; not a backup (``evals.config.py.bak``),
+nor a compiled file."""
+
+
+def misnamed_configs(evals_dir: Path) -> tuple[Path, ...]:
+    """The files directly in ``evals_dir`` (sorted) named much as ``evals.config.py`` is
+    (:data:`_CONFIG_LIKE`), and not it: proctor never reads one, so the settings it holds
+    (``max_concurrency``, ``timeout_ms``, ``agent``) would be left out without a word. A module
+    an eval file imported (``evals_config.py`` of shared values) is the eval files' own, no
+    such file."""
+    imported = {
+        Path(file)
+        for module in list(sys.modules.values())
+        if isinstance(file := getattr(module, "__file__", None), str)
+    }
+    try:
+        with os.scandir(evals_dir) as scanned:
+            entries = list(scanned)
+    except OSError:
+        return ()
+    found = []
+    for entry in entries:
+        if entry.name == CONFIG_FILE or not _CONFIG_LIKE.fullmatch(entry.name.casefold()):
+            continue
+        try:
+            if not entry.is_file():
+                continue
+        except OSError:
+            continue
+        if Path(entry.path) not in imported:
+            found.append(Path(entry.path))
+    return tuple(sorted(found))
+
+
+def misnamed_config_said(path: Path) -> str:
+    """The sentence for a file :func:`misnamed_configs` found: that it is not read, and the
+    name proctor reads the project's settings from."""
+    python = path.suffix.casefold() in (".py", ".pyw")
+    what = "" if python else ", a Python file that calls define_eval_config(...)"
+    return (
+        f"{path} is not read: proctor reads the project's settings from "
+        f"{path.parent / CONFIG_FILE} alone, and there is none (did you mean "
+        f"'{CONFIG_FILE}'{what}?)"
     )
 
 
