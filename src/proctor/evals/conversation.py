@@ -328,15 +328,21 @@ class OutOfTime(TimeoutError):
 
 
 def _where(frames: list[traceback.FrameSummary], t: TestContext) -> str | None:
-    """``FILE:LINE`` of the innermost of ``frames`` in an eval file, with the turn that was
-    being sent when it was in one (``, in turn 2``); None when no frame is an eval file's."""
-    own = [f for f in frames if f.filename.endswith(".eval.py")]
-    if not own:
+    """``FILE:LINE`` of the innermost of ``frames`` in an eval file, with the line of a module
+    of the project below it that the test was in (``, inside …/helpers.py:3``: a helper that
+    blocks or awaits, the innermost of the project's own code, as an error a helper raises
+    names it) and the turn that was being sent when it was in one (``, in turn 2``); None when
+    no frame is an eval file's."""
+    at = [i for i, f in enumerate(frames) if f.filename.endswith(".eval.py")]
+    if not at:
         return None
+    line = frames[at[-1]]
+    inner = raised_below(frames, at[-1], project_root())
+    inside = f", inside {inner.filename}:{inner.lineno}" if inner else ""
     sending = t._sending
     if sending is None and t._turns and t._turns[-1].outcome.kind == "timeout":
         sending = len(t._turns)  # its turn ran out of time as the test did, and just ended
-    return f"{own[-1].filename}:{own[-1].lineno}" + (f", in turn {sending}" if sending else "")
+    return f"{line.filename}:{line.lineno}{inside}" + (f", in turn {sending}" if sending else "")
 
 
 def _test_line(error: BaseException) -> traceback.FrameSummary:
