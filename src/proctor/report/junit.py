@@ -21,7 +21,10 @@ the same in every run. A failed trial
 error status an ``error``, a skipped one ``skipped``, each with the reason (a trial a stop cut
 short, recorded as ``infra-error`` with an ``interrupted:`` reason, is ``skipped`` too, its
 message ``cut short by the stop (interrupted): …``: it neither failed nor broke); the score and key
-figures are ``property`` elements of the testcase. A failed trial in a group whose gate passed
+figures are ``property`` elements of the testcase. A ``failure``'s or ``error``'s text is the
+reason (an error's traceback) followed by each evaluator that failed or erred, its message and
+the last of what its program printed (see :func:`_checks_failed`), which the reason leaves out
+and a CI's test view shows. A failed trial in a group whose gate passed
 (a ``minPassRate`` below 1 tolerates it) is a passing testcase whose ``system-out`` says it
 failed and why: the file is green exactly when the exit code is 0. A trial's warnings (which
 decide nothing) are lines of its ``system-out``, ``warning: …``, where CI test views show them,
@@ -151,6 +154,28 @@ def classnames(keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str
     return names
 
 
+def _checks_failed(record: TrialRecord) -> list[str]:
+    """What the trial's reason leaves out, for a CI's test view: each evaluator that failed or
+    erred and counted for the verdict, ``<label or use>: <message>``, followed by the last of
+    what its program printed (``outputTail``, the test run's own output), indented."""
+    lines: list[str] = []
+    for result in record.evaluators:
+        if not result.counted or (result.passed and not result.error):
+            continue
+        said = result.message or ("erred" if result.error else "failed")
+        lines.append(f"{result.label or result.use}: {said}")
+        tail = result.details.get("outputTail")
+        if isinstance(tail, str):
+            lines += [f"  {line}" for line in tail.splitlines() if line.strip()]
+    return lines
+
+
+def _with_checks(text: str, record: TrialRecord) -> str:
+    """``text`` followed, after a blank line, by :func:`_checks_failed` when there are any."""
+    checks = _checks_failed(record)
+    return "\n".join([text, "", *checks]) if checks else text
+
+
 def _testcase(
     suite: ET.Element,
     record: TrialRecord,
@@ -186,10 +211,12 @@ def _testcase(
     )
     reason = record.reason
     if outcome == "failure":
-        ET.SubElement(case, "failure", message=reason, type=record.status).text = reason
+        failure = ET.SubElement(case, "failure", message=reason, type=record.status)
+        failure.text = _with_checks(reason, record)
     elif outcome == "error":
         error = ET.SubElement(case, "error", message=reason, type=record.status)
-        error.text = record.error.traceback if record.error and record.error.traceback else reason
+        traceback = record.error.traceback if record.error else None
+        error.text = _with_checks(traceback or reason, record)
     elif outcome == "skipped":
         if is_cut_short(record):  # "interrupted: the run was stopped …", said once
             reason = f"{CUT_SHORT}: {reason.removeprefix(INTERRUPTED_PREFIX).strip()}"
@@ -197,7 +224,9 @@ def _testcase(
         ET.SubElement(case, "skipped", message=reason).text = reason
     said = [] if own is None else [f"trial {own.where}"]
     if outcome is None and record.status in FAILURE_STATUSES:  # tolerated: said, not failed
-        said.append(f"{record.status}, tolerated by its group's gate: {reason}")
+        said.append(
+            _with_checks(f"{record.status}, tolerated by its group's gate: {reason}", record)
+        )
     said += [f"warning: {warning}" for warning in record.warnings]  # decides nothing
     if said:
         ET.SubElement(case, "system-out").text = "\n".join(said)

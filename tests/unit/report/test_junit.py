@@ -268,3 +268,54 @@ def test_a_stopped_run_whose_other_trials_failed_still_says_it_was_stopped() -> 
     tallies_hold(root)
     names = [c.get("name") for c in root.iter("testcase") if c.get("classname") == "gates"]
     assert "run" in names
+
+
+def test_a_failure_s_text_names_each_check_that_failed_with_what_its_program_printed() -> None:
+    """The reason names the first check that failed and its exit code; the test output a CI
+    user needs (which unit test failed) is the command's output, kept in ``outputTail``."""
+    failed = rec("failed")
+    failed.evaluators = [
+        EvaluatorResult(
+            use="command",
+            passed=False,
+            score=0,
+            gate=True,
+            message="`python3 -m unittest` exited 1 (expected 0)",
+            details={"exitCode": 1, "outputTail": "FAIL: test_add\n\x1b[31mAssertionError\x1b[0m"},
+        ),
+        EvaluatorResult(use="file-exists", passed=True, score=100, message="all present"),
+        EvaluatorResult(use="external", passed=False, score=0, counted=False, message="metrics"),
+        EvaluatorResult(use="trajectory-check", label="ran tests", passed=False, score=0),
+    ]
+    _, root = render([failed], Gate(min_pass_rate=1.0))
+    failure = next(root.iter("failure"))
+    assert failure.get("message") == failed.reason
+    assert failure.text == "\n".join(
+        [
+            failed.reason,
+            "",
+            "command: `python3 -m unittest` exited 1 (expected 0)",
+            "  FAIL: test_add",
+            "  \\x1b[31mAssertionError\\x1b[0m",
+            "ran tests: failed",
+        ]
+    )
+
+
+def test_an_evaluator_error_s_text_names_the_evaluator_that_erred() -> None:
+    erred = rec("eval-error")
+    erred.evaluators = [
+        EvaluatorResult(
+            use="external",
+            passed=False,
+            score=0,
+            error=True,
+            message="no JSON on stdout",
+            details={"outputTail": "Traceback: boom"},
+        )
+    ]
+    _, root = render([erred], Gate())
+    error = next(root.iter("error"))
+    assert error.text == "\n".join(
+        [erred.reason, "", "external: no JSON on stdout", "  Traceback: boom"]
+    )
