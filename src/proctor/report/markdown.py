@@ -60,6 +60,12 @@ def _text(text: str) -> str:
     return markdown_text(markdown_quoting(one_line(text)))
 
 
+def _line_name(text: str) -> str:
+    """A name in a line of text, not a table (a metric an ``external`` program named): on
+    one line, its emphasis marks and tags shown as written (see :func:`markdown_name`)."""
+    return markdown_text(markdown_name(one_line(text)))
+
+
 def _exit_reason(text: str) -> str:
     """The run's exit reason as :func:`_text` shows a reason, its backticks all the names'
     (proctor writes no code span in it): two names holding one each (``a`b``, ``c`d``)
@@ -283,7 +289,7 @@ def render_markdown(
         lines.append(f"- Annotated by hand: {plural(len(annotated), 'trial')}: {marks}")
     if t.metrics:
         named = "; ".join(
-            f"{name} {_num(m.median)} ({_num(m.min)}–{_num(m.max)}, n={m.n})"
+            f"{_line_name(name)} {_num(m.median)} ({_num(m.min)}–{_num(m.max)}, n={m.n})"
             for name, m in t.metrics.items()
         )
         lines.append(f"- Metrics (median, range): {named}")

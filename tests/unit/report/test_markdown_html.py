@@ -184,3 +184,34 @@ def test_the_html_ab_section_lists_each_incomplete_pair_with_its_reason() -> Non
         '<tr><td>fix</td><td>scripted</td><td class="num">2</td>'
         "<td>baseline agent-error</td></tr>" in page
     )
+
+
+def test_the_metrics_line_shows_an_external_program_s_metric_names_as_written() -> None:
+    """A metric's name is what an ``external`` program printed: a tag in it would be dropped
+    by a page rendering the report (and make the rest bold), a line break would end the
+    summary's bullet."""
+    record = TrialRecord.model_validate(
+        {
+            "case": "c",
+            "agent": "scripted",
+            "repeat": 1,
+            "status": "passed",
+            "passed": True,
+            "score": 100.0,
+            "evaluators": [
+                {
+                    "use": "external",
+                    "passed": True,
+                    "score": 100,
+                    "counted": False,
+                    "metrics": {"m<b>\nnext": 3.0, "__init__": 1.0},
+                }
+            ],
+        }
+    )
+    suite = aggregate([record], Gate(), run_id="r")
+    text = render_markdown(suite, [record])
+    (line,) = [line for line in text.splitlines() if line.startswith("- Metrics")]
+    assert "m\\<b> next 3.0 (3.0–3.0, n=1)" in line
+    assert "\\_\\_init\\_\\_ 1.0" in line
+    assert "next 3.0" not in text.replace(line, "")  # no line of its own
