@@ -61,7 +61,8 @@ def _text(text: str) -> str:
 
 
 def _line_name(text: str) -> str:
-    """A name in a line of text, not a table (a metric an ``external`` program named): on
+    """A name in a line of text, not a table (a metric an ``external`` program named, a model
+    as the agent's transcript names it): on
     one line, its emphasis marks and tags shown as written (see :func:`markdown_name`)."""
     return markdown_text(markdown_name(one_line(text)))
 
@@ -192,7 +193,9 @@ def _by_source(t: SuiteTotals) -> list[str]:
             f"| {cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens)} | {dollars} |"
         )
     st = t.source_times
-    models = ", ".join(f"{m} {_secs(ms)}" for m, ms in st.harness_model_ms.items()) or "none"
+    models = (
+        ", ".join(f"{_line_name(m)} {_secs(ms)}" for m, ms in st.harness_model_ms.items()) or "none"
+    )
     out += [
         "",
         f"Agent {_secs(st.agent_ms)} (of which its own work {_secs(st.agent_pure_ms)}), harness "
@@ -302,14 +305,16 @@ def render_markdown(
         )
     if t.cost_usd is not None or t.unpriced_models:
         cost = "n/a" if t.cost_usd is None else dollars_text(t.cost_usd)
-        extra = f" (unpriced: {', '.join(t.unpriced_models)})" if t.unpriced_models else ""
+        unpriced = ", ".join(map(_line_name, t.unpriced_models))
+        extra = f" (unpriced: {unpriced})" if t.unpriced_models else ""
         lines.append(f"- Cost: {cost}{extra}")
     lines.append(f"- Gate: {gate_line(suite, markdown=True)}")  # --config's gate: said so
     if t.usage:
         lines.append(
             "- Tokens: "
             + "; ".join(
-                f"{m}: in {count_text(u.input_tokens)}, out {count_text(u.output_tokens)}, "
+                f"{_line_name(m)}: in {count_text(u.input_tokens)}, "
+                f"out {count_text(u.output_tokens)}, "
                 f"cache read {count_text(u.cache_read_tokens)}, cache write "
                 f"{cache_write_text(u.cache_write_tokens, u.cache_write_1h_tokens)}"
                 for m, u in sorted(t.usage.items())

@@ -215,3 +215,25 @@ def test_the_metrics_line_shows_an_external_program_s_metric_names_as_written() 
     assert "m\\<b> next 3.0 (3.0–3.0, n=1)" in line
     assert "\\_\\_init\\_\\_ 1.0" in line
     assert "next 3.0" not in text.replace(line, "")  # no line of its own
+
+
+def test_the_cost_and_tokens_lines_show_a_model_named_by_the_transcript_as_written() -> None:
+    """A model's name is what the agent's transcript says (a plan's ``model``)."""
+    model = "<b>mod|el</b>\nx"
+    record = TrialRecord.model_validate(
+        {
+            "case": "c",
+            "agent": "scripted",
+            "repeat": 1,
+            "status": "passed",
+            "passed": True,
+            "score": 100.0,
+            "usage": {model: {"inputTokens": 1, "outputTokens": 7}},
+            "cost": {"totalUsd": None, "unpriced": [model]},
+        }
+    )
+    suite = aggregate([record], Gate(), run_id="r")
+    text = render_markdown(suite, [record])
+    assert "- Cost: n/a (unpriced: \\<b>mod|el\\</b> x)" in text
+    assert "- Tokens: \\<b>mod|el\\</b> x: in 1, out 7" in text
+    assert "<b>" not in text.replace("\\<b>", "")
