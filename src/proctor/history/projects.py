@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from proctor.models.io import escape_surrogates
-from proctor.transcripts.lines import HEADER_LINES, decode_line, head_cwd
+from proctor.transcripts.lines import HEADER_LINES, SYNTHETIC_MODEL, decode_line, head_cwd
 from proctor.util.files import open_regular, read_regular
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _counted(answer: _Answer, message: _Message) -> bool:
         answer.type == "assistant"
         and type(message.usage) is dict
         and bool(message.model)
-        and message.model != "<synthetic>"
+        and message.model != SYNTHETIC_MODEL
         and not answer.isApiErrorMessage
     )
 

@@ -22,6 +22,11 @@ except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib is 
 
 HEADER_LINES = 64
 """Lines of a session file (blank ones aside) in which its folder and id are looked for."""
+SYNTHETIC_MODEL = "<synthetic>"
+"""The model Claude Code names on an assistant line it wrote itself, no model's response: an
+API error's message, or its filler reply after a command that asks the model nothing
+(``/compact``). Its usage, if any, is never counted. Kept here, not with the Claude parser, so
+that a history reading a session's first lines need not import the parser."""
 
 
 def decode_line(line: str | bytes) -> Any:

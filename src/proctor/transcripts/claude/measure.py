@@ -68,7 +68,7 @@ from proctor.transcripts.kinds import (
     claude_kind,
     questions_of,
 )
-from proctor.transcripts.lines import decode_line, file_blocks
+from proctor.transcripts.lines import SYNTHETIC_MODEL, decode_line, file_blocks
 
 # The records as a measure reads them. A field the line does not have is None, as the full
 # parse's ``dict.get`` gives. A field typed here must have that type for the line to be read
@@ -338,7 +338,7 @@ class _MeasureParser(_Parser):
         if message is None or record.isApiErrorMessage:
             return None
         model, content = message.model, message.content
-        if model == "<synthetic>" or type(content) is not list or not content:
+        if model == SYNTHETIC_MODEL or type(content) is not list or not content:
             return None
         if len(content) == 1:  # the common line: one block
             block = content[0]

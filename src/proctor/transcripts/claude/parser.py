@@ -68,7 +68,14 @@ from proctor.transcripts.kinds import (
     claude_kind,
     questions_of,
 )
-from proctor.transcripts.lines import decode_line, fast_loads, file_lines, head_cwd, line_text
+from proctor.transcripts.lines import (
+    SYNTHETIC_MODEL,
+    decode_line,
+    fast_loads,
+    file_lines,
+    head_cwd,
+    line_text,
+)
 
 
 class _Parser(SubagentPlacing, BackgroundEnds, UsageCounting):
@@ -298,7 +305,7 @@ class _Parser(SubagentPlacing, BackgroundEnds, UsageCounting):
         message = record.get("message") or {}
         model = message.get("model")
         content = message.get("content") or []
-        if model == "<synthetic>" or record.get("isApiErrorMessage"):
+        if model == SYNTHETIC_MODEL or record.get("isApiErrorMessage"):
             said = result_text(content)
             if said.strip() == NO_RESPONSE and not record.get("isApiErrorMessage"):
                 # The CLI's filler after a command that asks the model nothing: no error.

@@ -24,7 +24,7 @@ from proctor.transcripts.claude.records import (
     response_digest,
     usage_model,
 )
-from proctor.transcripts.lines import decode_line
+from proctor.transcripts.lines import SYNTHETIC_MODEL, decode_line
 
 UsageKey = int
 """A response remembered by the 64-bit hash of its ids (see :class:`UsageDedup`)."""
@@ -170,7 +170,7 @@ def claude_usage_totals(*paths: Path) -> dict[str, ModelUsage]:
             model = message.get("model")
             if not isinstance(usage, dict) or not model:
                 continue
-            if model == "<synthetic>" or record.get("isApiErrorMessage"):
+            if model == SYNTHETIC_MODEL or record.get("isApiErrorMessage"):
                 continue
             side = index > 0 or bool(record.get("isSidechain"))
             final = message.get("stop_reason") is not None
