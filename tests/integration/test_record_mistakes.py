@@ -40,6 +40,57 @@ def test_a_session_is_recorded_once(
     assert _record(proctor, CASE, workspace, out)[0] == 0
 
 
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_session_recorded_already_in_the_results_folder_is_refused_by_record(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A session recorded from a folder ``prepare`` did not make (or its transcript given
+    again from another workspace, or for another prepared session) made a second run folder
+    of it: only ``proctor report`` of the two runs refused them, the results folder counting
+    the session twice meanwhile. ``record`` refuses it, exit 2, naming the transcript and the
+    earlier record, and writes nothing: the earlier run folder and the prepared session are
+    left as they were. Its run folder removed, the session is recorded anew."""
+    from tests.integration.test_record_faithful import CLAUDE
+
+    sid = "f7bdf948-f704-420e-a2dc-ec406924e678"  # the session the transcript holds
+    out = tmp_path / "results"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    again = proctor("prepare", str(CASE), "--out", str(out)).json()["workingDirectory"]
+
+    def record(folder: Path) -> tuple[int, str]:
+        done = proctor(
+            "record", str(CASE), "--workspace", str(folder), "--out", str(out),
+            "--transcript", str(CLAUDE),
+        )  # fmt: skip
+        return done.code, done.err
+
+    assert record(workspace)[0] == 1  # b.txt is missing
+    (first,) = out.glob("run-*")
+    kept, prepared = _tree(out), _tree(Path(again).parent)
+    for folder in (workspace, tmp_path / "elsewhere", Path(again)):
+        folder.mkdir(exist_ok=True)
+        code, err = record(folder)
+        assert code == 2, err
+        assert err.count("\n") == 1, err
+        assert (
+            f"the transcript {CLAUDE} is of session {sid}, recorded already in {first} "
+            "(trials/add-b/claude-code/default/1/trial.json): a second trial of it would count "
+            "twice; record another session, or remove that run folder to record this one anew"
+        ) in err
+        assert _tree(out) == kept and _tree(Path(again).parent) == prepared
+    shutil.rmtree(first)
+    assert record(workspace)[0] == 1
+    (second,) = out.glob("run-*")
+    assert json.loads(next(second.glob(TRIAL)).read_text())["sessionId"] == sid
+
+
+TRIAL = "trials/*/*/*/*/trial.json"
+
+
 def test_a_session_is_not_recorded_under_a_prompt_edited_since_it_was_prepared(
     proctor: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -78,6 +78,7 @@ from proctor.session.recorded import (
     refuse_changed_prompt,
     refuse_recorded_again,
     refuse_session_folder,
+    refuse_session_recorded,
     session_prices,
     session_timings,
     transcript_notes,
@@ -372,6 +373,10 @@ def record_session(
     # The agent's own report is read before the run folder is made: a bad one leaves nothing
     # behind (a run folder without its trial reads as an interrupted run).
     reported = _json_report(result_json) if result_json is not None else None
+    trajectory = PARSERS[fmt](file, None, None)
+    # Before the run folder is made: a session recorded already is refused with nothing
+    # written (its earlier run folder, and the prepared session's folder, left as they are).
+    refuse_session_recorded(out, file, fmt, trajectory.session_id)
     here = current_folder()
     paths = new_run_paths(out)
     # Named in the journal before run.json is written, as a run is: a reader never takes the
@@ -401,7 +406,6 @@ def record_session(
     shutil.copyfile(file, trial.raw_transcript)
     if len(files) > 1:
         copy_session_files(files, trial.transcript_dir)
-    trajectory = PARSERS[fmt](file, None, None)
     write_trajectory(trial.trajectory, trajectory.events)
     prices, warnings = session_prices(spec, model, file, sorted(trajectory.usage))
     warnings += transcript_notes(file, fmt, workspace)

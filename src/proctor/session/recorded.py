@@ -30,6 +30,7 @@ from proctor.models.trajectory import (
     UserMessage,
 )
 from proctor.models.trial import Timings
+from proctor.paths import RUN_NAME, RunPaths
 from proctor.session.handover import SESSION_FILE
 from proctor.transcripts.cut_short import LAST_LINE_CUT, last_line_cut
 from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
@@ -274,6 +275,52 @@ def refuse_recorded_again(prepared: dict[str, Any], workspace: Path) -> None:
             "new session to run the case again (or remove that run folder to record this one "
             "anew)"
         )
+
+
+def _recording_of(run: Path, fmt: str, session_id: str) -> Path | None:
+    """The trial record of ``run``, a run folder of ``proctor record``, that holds the agent's
+    session ``session_id`` (of format ``fmt``); None when it holds none, or is no recording
+    (a run of ``proctor run`` holds no session a person drove)."""
+    try:
+        manifest = json.loads(RunPaths(run).run_json.read_bytes())
+        argv = manifest.get("argv") if isinstance(manifest, dict) else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(argv, list) or argv[:2] != ["proctor", "record"]:
+        return None
+    for path in RunPaths(run).trial_jsons():
+        try:
+            trial = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue  # a record that does not read: `proctor report` says so
+        if not isinstance(trial, dict) or trial.get("sessionId") != session_id:
+            continue
+        info = trial.get("transcript")
+        if not isinstance(info, dict) or info.get("format") in (None, fmt):
+            return path
+    return None
+
+
+def refuse_session_recorded(out: Path, transcript: Path, fmt: str, session_id: str | None) -> None:
+    """The agent's session of ``transcript`` (of format ``fmt``, its id ``session_id``)
+    recorded already in a run folder of the results folder ``out``, from this workspace or
+    another, a prepared session or not: a second trial of it would count twice (``proctor
+    report`` of the two runs refuses them). Its run folder removed, it may be recorded anew.
+    A transcript that names no session id is not told apart."""
+    if session_id is None:
+        return
+    try:
+        runs = sorted(p for p in out.iterdir() if RUN_NAME.fullmatch(p.name) and p.is_dir())
+    except OSError:  # no results folder yet: nothing recorded in it
+        return
+    for run in runs:
+        found = _recording_of(run, fmt, session_id)
+        if found is not None:
+            raise ConfigError(
+                f"the transcript {transcript} is of session {session_id}, recorded already in "
+                f"{run} ({found.relative_to(run)}): a second trial of it would count twice; "
+                "record another session, or remove that run folder to record this one anew"
+            )
 
 
 def refuse_changed_prompt(prepared: dict[str, Any], root: Path, prompt: str, case: str) -> None:
