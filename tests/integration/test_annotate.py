@@ -542,3 +542,60 @@ def test_a_missing_trial_of_a_run_whose_plan_does_not_read_says_the_plan_does_no
         assert f"{paths.root}: no trial zzz/q/w/1 (no trials/zzz/q/w/1/trial.json; " in marked.err
         assert f"{paths.resolved_json}: " in marked.err and why in marked.err
         assert "it holds the run's plan" in marked.err, marked.err
+
+
+def test_remove_takes_a_mark_away_and_says_what_it_was(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    run = str(run_dir)
+    for repeat, note in ((1, "drifted"), (2, "wrong task")):
+        marked = proctor(
+            "annotate", run, f"fix/scripted/default/{repeat}",
+            "--verdict", "failed", "--note", note,
+        )  # fmt: skip
+        assert marked.code == 0, marked.err
+    assert proctor("report", run).code == 1  # control: the marks fail the gate
+    removed = proctor("annotate", run, "fix/scripted/default/01", "--remove")
+    assert removed.code == 0, removed.err
+    assert "fix/scripted/default/1: mark removed" in removed.err
+    assert "failed: drifted" in removed.err  # the note is said, not dropped unseen
+    marks = json.loads((run_dir / "annotations.json").read_text())["annotations"]
+    assert [m["trial"] for m in marks] == ["fix/scripted/default/2"]  # the other mark kept
+    again = proctor("annotate", run, "fix/scripted/default/1", "--remove")
+    assert again.code == 2 and "Traceback" not in again.err
+    assert again.err == (
+        f"proctor: error: {run}: trial fix/scripted/default/1 has no mark to remove (marked: "
+        "fix/scripted/default/2)\n"
+    )
+    missing = proctor("annotate", run, "fix/scripted/default/9", "--remove")
+    assert missing.code == 2 and "no trial fix/scripted/default/9" in missing.err
+    assert proctor("annotate", run, "fix/scripted/default/2", "--remove").code == 0
+    report = proctor("report", run, "--reporter", "json")
+    assert report.code == 0 and json.loads(report.out)["totals"]["passes"] == 2
+    # --remove takes no verdict or note; a mark without --remove still needs both.
+    both = proctor("annotate", run, "fix/scripted/default/1", "--remove", "--note", "x")
+    assert both.code == 2 and "--remove takes the trial's mark away: it takes no --note" in (
+        both.err
+    )
+    bare = proctor("annotate", run, "fix/scripted/default/1", "--note", "x")
+    assert bare.code == 2 and "Missing option '--verdict'" in bare.err
+
+
+def test_remove_never_rewrites_an_annotations_file_that_does_not_read(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    make_case("fix", config=CHECK, plan=WRITES)
+    _, out = run_cases(proctor, tmp_path)
+    run_dir = single_run_dir(out)
+    trial = "fix/scripted/default/1"
+    assert proctor("annotate", str(run_dir), trial, "--verdict", "failed", "--note", "x").code == 0
+    annotations = run_dir / "annotations.json"
+    broken = annotations.read_text().rstrip().rstrip("}") + ",}"
+    annotations.write_text(broken)
+    removed = proctor("annotate", str(run_dir), trial, "--remove")
+    assert removed.code == 2 and str(annotations) in removed.err
+    assert "removing a mark would lose the marks it holds" in removed.err
+    assert annotations.read_text() == broken

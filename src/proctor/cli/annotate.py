@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import click
+
+if TYPE_CHECKING:
+    from proctor.models.run import AnnotationsRecord
+    from proctor.models.trial import TrialAnnotation
+    from proctor.paths import RunPaths
 
 
 @click.command("annotate")
@@ -15,22 +23,31 @@ import click
 @click.option(
     "--verdict",
     type=click.Choice(["failed", "excluded"]),
-    required=True,
-    help="failed: count the trial as a failure; excluded: leave it out of the statistics.",
+    help="failed: count the trial as a failure; excluded: leave it out of the statistics "
+    "(required unless --remove is given).",
 )
-@click.option("--note", required=True, help="Why (kept with the mark and shown in reports).")
-def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
+@click.option(
+    "--note",
+    help="Why (kept with the mark and shown in reports; required unless --remove is given).",
+)
+@click.option(
+    "--remove",
+    is_flag=True,
+    help="Take the trial's mark away: it counts as it ended again (the mark removed is said).",
+)
+def command(run_dir: Path, trial: str, verdict: str | None, note: str | None, remove: bool) -> int:
     """Mark TRIAL (case/agent/condition/repeat) of RUN_DIR, for example when the agent drifted
     to another bug. `report` and `compare` read the run with the mark applied and show it; the
-    trial's own record is left as written. A new mark on a trial replaces the old one."""
-    from proctor.errors import ConfigError, SchemaVersionError
+    trial's own record is left as written. A new mark on a trial replaces the old one;
+    --remove takes it away."""
+    from proctor.errors import ConfigError
     from proctor.models.io import escape_surrogates, write_record
     from proctor.models.trial import TrialAnnotation
-    from proctor.paths import LEDGER_FILE, RunPaths, ledger_holds, newest_run_in, run_holding
-    from proctor.report.annotations import read_annotations
+    from proctor.paths import LEDGER_FILE, RunPaths, ledger_holds
     from proctor.util.clock import now_iso
     from proctor.util.json_shown import WHOLE, json_text
 
+    wanted = _mark_wanted(verdict, note, remove)
     parts = (_inside_trials(run_dir, trial) or trial).split("/")
     if len(parts) > 1 and not parts[-1]:  # one trailing slash, as a shell completes a folder
         parts = parts[:-1]
@@ -57,47 +74,13 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
     for i in range(3):  # a name as reports show it (plug\xff) is the folder it shows
         parts[i] = _entry_named(folder, parts[i])
         folder = folder / parts[i]
-    _refuse_links(paths.trials_dir, parts)
     trial = escape_surrogates("/".join(parts))  # the trial as reports name it, from here on
+    if wanted is None:
+        return _remove_mark(run_dir, parts, trial)
+    verdict, note = wanted
+    _refuse_links(paths.trials_dir, parts)
     if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
-        newest = newest_run_in(run_dir)
-        if newest is not None:
-            raise ConfigError(
-                f"{run_dir}: a results directory, not a run folder; name the run folder of "
-                f"the trial (the newest: {newest})"
-            )
-        holder = run_holding(run_dir) if not paths.run_json.is_file() else None
-        if holder is not None:  # `proctor annotate RUN/trials …`, too deep
-            raise ConfigError(
-                f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
-                "the run folder of the trial"
-            )
-        from proctor.report.planned import planned_cells
-        from proctor.session.journal import live_orchestrator
-
-        running = live_orchestrator(paths.journal)
-        # A plan that does not read is said with the refusal, not read as one planning nothing.
-        unread = None
-        try:
-            planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
-        except (ConfigError, SchemaVersionError) as exc:
-            planned, unread = set(), str(exc)
-        if running is not None and (trial in planned or not planned):
-            raise ConfigError(
-                f"{run_dir}: no trial {trial} yet: the run is still running (process "
-                f"{running}); a trial it plans can be marked once it has ended"
-            )
-        near = _nearest(run_dir, trial)
-        why = "not in the run's plan" if running is not None else f"no trials/{trial}/trial.json"
-        if unread is not None:  # not "not in the run's plan": that is not known
-            why = f"no trials/{trial}/trial.json; {unread}"
-        named = trial
-        if any(part != part.strip() for part in parts):  # ` fix/…`: the space is shown, said
-            why += "; a part of the name begins or ends with a space"
-            named = json_text(trial, WHOLE)
-        raise ConfigError(
-            f"{run_dir}: no trial {named} ({why}{f'; {near.strip()}' if near else ''})"
-        )
+        _refuse_no_trial(run_dir, parts, trial)
     if not note.strip():
         raise ConfigError("--note: say why the trial is marked")
     mark = TrialAnnotation.model_validate(
@@ -108,28 +91,10 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             "at": now_iso(),
         }
     )
-    # One mark at a time: marks made at once (a loop of annotate in parallel) would each
-    # rewrite the file from what they read, and all but the last would be lost.
-    lock = paths.root / ".annotations.lock"
-    try:
-        held = os.open(lock, os.O_CREAT | os.O_WRONLY, 0o600)
-    except OSError as exc:
-        raise ConfigError(f"{lock}: cannot be made ({exc.strerror or exc})") from exc
-    try:
-        fcntl.flock(held, fcntl.LOCK_EX)
-        try:
-            record = read_annotations(run_dir, strict=True)
-        except ConfigError as exc:
-            # The marks already there are a person's work: never replaced by a file without them.
-            raise ConfigError(
-                f"{exc}; a new mark would lose the marks it holds: mend it (or move it away), "
-                "then mark again"
-            ) from exc
+    with _marks_locked(paths) as record:
         replaced = [a for a in record.annotations if a.trial == mark.trial]
         record.annotations = [a for a in record.annotations if a.trial != mark.trial] + [mark]
         write_record(paths.annotations, record)
-    finally:
-        os.close(held)
     click.echo(f"proctor: {mark.trial} marked {verdict}: {mark.note}", err=True)
     for old in replaced:  # the note a person wrote before is said, not dropped unseen
         click.echo(
@@ -146,6 +111,134 @@ def command(run_dir: Path, trial: str, verdict: str, note: str) -> int:
             err=True,
         )
     return 0
+
+
+def _mark_wanted(verdict: str | None, note: str | None, remove: bool) -> tuple[str, str] | None:
+    """The verdict and note of the mark to make; None for ``--remove``, which takes neither."""
+    if remove:
+        given = [o for o, v in (("--verdict", verdict), ("--note", note)) if v is not None]
+        if given:
+            raise click.UsageError(
+                f"--remove takes the trial's mark away: it takes no {' or '.join(given)}"
+            )
+        return None
+    if verdict is None or note is None:
+        missing = "--verdict" if verdict is None else "--note"
+        raise click.UsageError(
+            f"Missing option '{missing}': give it, or --remove to take a mark away"
+        )
+    return verdict, note
+
+
+def _remove_mark(run_dir: Path, parts: list[str], trial: str) -> int:
+    """``--remove``: the run's ``annotations.json`` without the mark of ``trial``, the mark
+    said as it was. A trial with no mark is refused: one the run does not hold as a new mark
+    of it is, one it holds naming the trials that are marked."""
+    from proctor.errors import ConfigError
+    from proctor.models.io import write_record
+    from proctor.models.run import AnnotationsRecord
+    from proctor.paths import RunPaths
+
+    paths = RunPaths(run_dir)
+    removed: list[TrialAnnotation] = []
+    record = AnnotationsRecord()
+    if os.path.lexists(paths.annotations):  # (no lock file made where no mark was ever made)
+        with _marks_locked(paths, "remove the mark") as record:
+            removed = [a for a in record.annotations if a.trial == trial]
+            if removed:
+                record.annotations = [a for a in record.annotations if a.trial != trial]
+                write_record(paths.annotations, record)
+    if not removed:
+        if not paths.trial(parts[0], parts[1], parts[2], int(parts[3])).trial_json.is_file():
+            _refuse_no_trial(run_dir, parts, trial)
+        marked = [a.trial for a in record.annotations]
+        more = f" and {len(marked) - 10} more" if len(marked) > 10 else ""
+        listed = f"marked: {', '.join(marked[:10])}{more}" if marked else "no trial is marked"
+        raise ConfigError(f"{run_dir}: trial {trial} has no mark to remove ({listed})")
+    for old in removed:  # the note a person wrote is said, not dropped unseen
+        click.echo(
+            f"proctor: {trial}: mark removed, it counts as it ended again (the mark was, "
+            f"of {old.at}: {old.verdict}: {old.note})",
+            err=True,
+        )
+    return 0
+
+
+@contextmanager
+def _marks_locked(paths: RunPaths, change: str = "mark") -> Iterator[AnnotationsRecord]:
+    """The run's marks, read while no other ``annotate`` reads or writes them: marks made at
+    once (a loop of annotate in parallel) would each rewrite the file from what they read, and
+    all but the last would be lost. One that does not read is refused (the refusal says what
+    ``change`` would lose), never replaced."""
+    from proctor.errors import ConfigError
+    from proctor.report.annotations import read_annotations
+
+    lock = paths.root / ".annotations.lock"
+    try:
+        held = os.open(lock, os.O_CREAT | os.O_WRONLY, 0o600)
+    except OSError as exc:
+        raise ConfigError(f"{lock}: cannot be made ({exc.strerror or exc})") from exc
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            record = read_annotations(paths.root, strict=True)
+        except ConfigError as exc:
+            # The marks already there are a person's work: never replaced by a file without them.
+            doing = "a new mark" if change == "mark" else "removing a mark"
+            raise ConfigError(
+                f"{exc}; {doing} would lose the marks it holds: mend it (or move it away), "
+                f"then {change} again"
+            ) from exc
+        yield record
+    finally:
+        os.close(held)
+
+
+def _refuse_no_trial(run_dir: Path, parts: list[str], trial: str) -> NoReturn:
+    """Refuse ``trial``, which has no ``trial.json`` in ``run_dir``, saying why: a results
+    directory or a folder inside a run given as the run, a trial of a run still running that
+    has not ended, or one the run does not hold (its nearest named)."""
+    from proctor.errors import ConfigError, SchemaVersionError
+    from proctor.paths import RunPaths, newest_run_in, run_holding
+    from proctor.util.json_shown import WHOLE, json_text
+
+    paths = RunPaths(run_dir)
+    newest = newest_run_in(run_dir)
+    if newest is not None:
+        raise ConfigError(
+            f"{run_dir}: a results directory, not a run folder; name the run folder of "
+            f"the trial (the newest: {newest})"
+        )
+    holder = run_holding(run_dir) if not paths.run_json.is_file() else None
+    if holder is not None:  # `proctor annotate RUN/trials …`, too deep
+        raise ConfigError(
+            f"{run_dir}: a folder inside the run folder {holder}, not a run folder; name "
+            "the run folder of the trial"
+        )
+    from proctor.report.planned import planned_cells
+    from proctor.session.journal import live_orchestrator
+
+    running = live_orchestrator(paths.journal)
+    # A plan that does not read is said with the refusal, not read as one planning nothing.
+    unread = None
+    try:
+        planned = {"/".join(map(str, cell)) for cell in planned_cells(run_dir)}
+    except (ConfigError, SchemaVersionError) as exc:
+        planned, unread = set(), str(exc)
+    if running is not None and (trial in planned or not planned):
+        raise ConfigError(
+            f"{run_dir}: no trial {trial} yet: the run is still running (process "
+            f"{running}); a trial it plans can be marked once it has ended"
+        )
+    near = _nearest(run_dir, trial)
+    why = "not in the run's plan" if running is not None else f"no trials/{trial}/trial.json"
+    if unread is not None:  # not "not in the run's plan": that is not known
+        why = f"no trials/{trial}/trial.json; {unread}"
+    named = trial
+    if any(part != part.strip() for part in parts):  # ` fix/…`: the space is shown, said
+        why += "; a part of the name begins or ends with a space"
+        named = json_text(trial, WHOLE)
+    raise ConfigError(f"{run_dir}: no trial {named} ({why}{f'; {near.strip()}' if near else ''})")
 
 
 _PARTS = ("case", "agent", "condition", "repeat")
