@@ -71,6 +71,19 @@ def _describe(
         known = ""
         inner = without_branches(err["loc"])[:-1]
         owner = _model_at(model, inner) if model else None
+        key = err["loc"][-1]
+        named = next(
+            (f.alias for n, f in (owner.model_fields.items() if owner else ()) if n == key), None
+        )
+        # A model that takes a field by its Python name (``timeout_sec``) refuses that name
+        # only when the key is given too: one field set twice, not an unknown key.
+        by_name = owner is not None and owner.model_config.get("populate_by_name")
+        if by_name and named and named != key:
+            field = format_loc([*([prefix] if prefix else []), *parts[:-1], named])
+            return (
+                f"{where}: keys '{named}' and '{key}' both set field '{field}' ('{key}' is "
+                f"its Python name); keep '{named}' alone"
+            )
         if owner is not None:
             names = sorted(
                 {f.alias or n for n, f in owner.model_fields.items()}

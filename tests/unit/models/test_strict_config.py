@@ -399,3 +399,44 @@ def test_a_document_that_is_not_an_object_names_no_empty_field(document: Any, go
         MetricsConfig.model_validate(document)
     said = describe_validation_error("d.json", info.value, MetricsConfig)
     assert said == f"d.json: expected an object, got {got}"
+
+
+@pytest.mark.parametrize(
+    ("model", "config", "expected"),
+    [
+        (
+            CaseConfig,
+            {"timeoutSec": 60, "timeout_sec": 5},
+            "case/config.json: keys 'timeoutSec' and 'timeout_sec' both set field 'timeoutSec' "
+            "('timeout_sec' is its Python name); keep 'timeoutSec' alone",
+        ),
+        (
+            TopConfig,
+            {"codingagents": {"cc": {"agent": "codex", "agentModel": "a", "agent_model": "b"}}},
+            "case/config.json: keys 'agentModel' and 'agent_model' both set field "
+            "'codingagents.cc.agentModel' ('agent_model' is its Python name); keep 'agentModel' "
+            "alone",
+        ),
+    ],
+)
+def test_a_field_given_by_its_key_and_its_python_name_is_said_set_twice(
+    model: Any, config: dict[str, Any], expected: str
+) -> None:
+    """Not "unknown key 'timeout_sec' (did you mean 'timeoutSec'?)": given alone, that name is
+    taken, so the sentence says the field is set twice."""
+    alone = json.loads(
+        json.dumps(config).replace('"timeoutSec": 60, ', "").replace('"agentModel": "a", ', "")
+    )
+    assert model.model_validate(alone)  # control: the Python name alone is taken
+    with pytest.raises(ValidationError) as info:
+        model.model_validate(config)
+    assert describe_validation_error("case/config.json", info.value, model) == expected
+
+
+def test_a_python_name_a_model_does_not_take_stays_an_unknown_key() -> None:
+    from proctor.addons.install_expect import InstallExpectation
+
+    with pytest.raises(ValidationError) as info:
+        InstallExpectation.model_validate({"claude-code": {}, "claude_code": {}})
+    message = describe_validation_error("expect.json", info.value, InstallExpectation)
+    assert message.startswith("expect.json: unknown key 'claude_code' (did you mean")
