@@ -294,18 +294,48 @@ def _refuse_a_file_that_is_no_task_file(source: Path) -> None:
             f"--source {source}: the top-level configuration, not a task file: give it as "
             "--config, and as --source the folder of cases (or a case folder, or a task file)"
         )
-    if source.suffix.lower() != ".json":  # a task file by another name is read as one
-        data = b""
-        try:
-            data = source.read_bytes()
-            json.loads(data)
-        except (OSError, ValueError):
-            # One that begins as JSON does (`{`, `[`) is a task file with a mistake in it (a
-            # trailing comma): the reader of task files says where.
-            if not data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"[")):
-                kind = f"a {source.suffix} file" if source.suffix else "a file"
-                what = f"{kind} that is not JSON"
-                raise DiscoveryError(not_a_source_kind(source, what)) from None
+    data = b""
+    try:
+        data = source.read_bytes()
+        document = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):  # (JSON nested too deeply to parse)
+        # One that begins as JSON does (`{`, `[`) is a task file with a mistake in it (a
+        # trailing comma): the reader of task files says where.
+        begins = data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith((b"{", b"["))
+        if source.suffix.lower() != ".json" and not begins:  # a task file by another name
+            kind = f"a {source.suffix} file" if source.suffix else "a file"
+            what = f"{kind} that is not JSON"
+            raise DiscoveryError(not_a_source_kind(source, what)) from None
+        return
+    if isinstance(document, dict):
+        _refuse_an_object_that_is_no_task_file(source, document)
+
+
+def _refuse_an_object_that_is_no_task_file(source: Path, document: dict[str, Any]) -> None:
+    """A ``--source`` JSON object that no task file can be (a repeat manifest, a top-level
+    configuration under another name, a ``package.json``) is refused saying what it is, rather
+    than read as one task whose ``id`` is missing."""
+    from proctor.discover.tasks import MANIFEST_KEYS, TASK_KEYS
+    from proctor.models.config import TopConfig
+
+    if all(key in document for key in MANIFEST_KEYS):
+        raise DiscoveryError(
+            f"--source {source}: a repeat manifest (proctor plan-repeats), not a task file: "
+            f"run it with proctor run --manifest {source}"
+        )
+    if any(key in document for key in TASK_KEYS):
+        return
+    top_keys = {field.alias or name for name, field in TopConfig.model_fields.items()}
+    if document and set(document) <= top_keys:
+        raise DiscoveryError(
+            f"--source {source}: a top-level configuration (its keys are proctor.json's), not "
+            "a task file: give it as --config, and as --source the folder of cases (or a case "
+            "folder, or a task file)"
+        )
+    keys = ", ".join(f"'{key}'" for key in TASK_KEYS)
+    raise DiscoveryError(
+        not_a_source_kind(source, f"a JSON object with none of the keys {keys} (no task file)")
+    )
 
 
 def not_a_source_kind(source: Path, what: str) -> str:

@@ -108,6 +108,48 @@ def test_proctor_json_given_as_source_is_said_to_be_the_configuration(tmp_path: 
 
 
 @pytest.mark.parametrize(
+    ("name", "document", "said"),
+    [
+        (
+            "ci.json",
+            {"out": "results", "repeats": 2},
+            "a top-level configuration (its keys are proctor.json's), not a task file: give it "
+            "as --config",
+        ),
+        (
+            "repeats.json",
+            {"tasks": ["fix"], "pairs": [], "runs": []},
+            "a repeat manifest (proctor plan-repeats), not a task file: run it with proctor run "
+            "--manifest",
+        ),
+        (
+            "findings.json",
+            {"schemaVersion": 2, "findings": []},
+            "a JSON object with none of the keys 'tasks', 'id', 'prompt', 'successCriteria' (no "
+            "task file), which --source does not take",
+        ),
+    ],
+)
+def test_a_json_object_no_task_file_can_be_is_said_to_be_none(
+    tmp_path: Path, name: str, document: dict[str, object], said: str
+) -> None:
+    """It was read as one task: `ci.json: tasks[0]: field 'id' is required but missing`."""
+    (tmp_path / name).write_text(json.dumps(document))
+    with pytest.raises(DiscoveryError) as info:
+        discover_cases(tmp_path / name)
+    assert str(info.value).startswith(f"--source {tmp_path / name}: {said}")
+
+
+def test_a_task_file_nested_too_deeply_is_one_sentence_whatever_its_name(tmp_path: Path) -> None:
+    """A file not named .json was parsed to see whether it is JSON, and one nested deeper
+    than Python's parser goes ended `validate` and `run` in a RecursionError traceback."""
+    for name in ("tasks.txt", "tasks.json"):
+        (tmp_path / name).write_text("[" * 100_000 + "]" * 100_000)
+        with pytest.raises(ConfigError, match="JSON nested too deeply to read"):
+            discover_cases(tmp_path / name)
+
+
+@pytest.mark.parametrize(
     ("name", "content", "what"),
     [
         ("notes.txt", b"my notes\n", "a .txt file that is not JSON"),
