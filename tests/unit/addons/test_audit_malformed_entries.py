@@ -732,9 +732,9 @@ OPTION = {"type": "string", "title": "Key", "description": "the key"}
             'http://localhost:8080/hook), got the string "example.test"',
         ),
         (
-            {"name": "p", "dependencies": ["other plugin"]},
-            "field 'dependencies' must be a list of plugin names (\"name\" or "
-            '"name@marketplace", or objects with them), got a list',
+            {"name": "p", "dependencies": ["other", "other plugin"]},
+            'field \'dependencies[1]\' must be a plugin name ("name" or "name@marketplace"), '
+            "or an object with its 'name' (and 'marketplace'), got the string \"other plugin\"",
         ),
         (
             {"name": "p", "agents": ["./agents/a.txt"]},
@@ -747,69 +747,144 @@ OPTION = {"type": "string", "title": "Key", "description": "the key"}
             '"skills/extra"',
         ),
         (
-            {"name": "p", "commands": {"about": {"source": "./a.md", "content": "# About"}}},
+            {"name": "p", "commands": 5},
             "field 'commands' must be a path starting with ./, a list of those, or an object of "
-            "commands each with 'source' or 'content' (not both), got an object",
+            "commands, got 5",
+        ),
+        (
+            {"name": "p", "commands": {"about": {"source": "./a.md", "content": "# About"}}},
+            "field 'commands.about' has both 'source' and 'content' (Claude Code takes one of "
+            "them)",
+        ),
+        (
+            {"name": "p", "mcpServers": 5},
+            "field 'mcpServers' must be a ./….json path, an .mcpb or .dxt bundle (a ./ path or a "
+            "URL), or an object of MCP servers, got 5",
         ),
         *[
-            (
-                {"name": "p", "mcpServers": servers},
-                "field 'mcpServers' must be a ./….json path, an .mcpb or .dxt bundle, an object "
-                "of servers (each an object with a non-empty string 'command', or a 'type' and "
-                f"its 'url', its fields of their type), or a list of those, got {kind}",
-            )
-            for servers, kind in [
-                (5, "5"),
-                ({"s": {"command": 5}}, "an object"),
-                ({"s": "x"}, "an object"),
-                ({"s": {"command": "x", "timeout": 1.5}}, "an object"),
-                ({"s": {"type": "http"}}, "an object"),
-                (["./servers.json", {"s": {"type": None, "command": "x"}}], "a list"),
+            ({"name": "p", "mcpServers": servers}, said)
+            for servers, said in [
+                (
+                    {"ok": {"command": "x"}, "myserver": {"command": 5}},
+                    "field 'mcpServers.myserver.command' must be a non-empty string, got 5",
+                ),
+                (
+                    {"s": "x"},
+                    "field 'mcpServers.s' must be an MCP server (an object with a 'command', or "
+                    "a 'type' and its 'url'), got the string \"x\"",
+                ),
+                (
+                    {"s": {"command": "x", "timeout": 1.5}},
+                    "field 'mcpServers.s.timeout' must be a positive integer, got 1.5",
+                ),
+                (
+                    {"s": {"type": "http"}},
+                    "field 'mcpServers.s.url' is missing (an MCP server of type \"http\" needs a "
+                    "string)",
+                ),
+                (
+                    ["./servers.json", {"s": {"type": None, "command": "x"}}],
+                    'field \'mcpServers[1].s.type\' must be "stdio", "sse", "sse-ide", '
+                    '"ws-ide", "http", "streamable-http", "ws", "sdk" or "claudeai-proxy", got '
+                    "null",
+                ),
+                (
+                    {"s": {"type": "http", "url": "u", "tools": [{"name": "t"}, {}]}},
+                    "field 'mcpServers.s.tools[1].name' is missing (a tool needs a string)",
+                ),
+                (
+                    {"s": {"type": "sse", "url": "u", "toolPermissions": {"Bash": "no"}}},
+                    'field \'mcpServers.s.toolPermissions.Bash\' must be "allow", "ask" or '
+                    '"blocked", got the string "no"',
+                ),
+                (
+                    {"s": {"type": "http", "url": "u", "oauth": {"callbackPort": 0}}},
+                    "field 'mcpServers.s.oauth.callbackPort' must be a positive integer, got 0",
+                ),
             ]
         ],
         *[
-            (
-                {"name": "p", "lspServers": servers},
-                "field 'lspServers' must be a ./….json path, an object of servers (each with a "
-                "'command' and a non-empty 'extensionToLanguage' such as {\".ts\": "
-                '"typescript"}, and no other field than Claude Code\'s), or a list of those, '
-                "got an object",
-            )
-            for servers in [
-                {"s": {"command": "x"}},  # no extensionToLanguage
-                {"s": {"command": "x", "extensionToLanguage": {}}},
-                {"s": {"command": "x --stdio", "extensionToLanguage": {".ts": "typescript"}}},
-                {"s": {"command": "x", "extensionToLanguage": {".ts": "ts"}, "port": 1}},
+            ({"name": "p", "lspServers": servers}, said)
+            for servers, said in [
+                (
+                    {"ts": {"command": "x"}},
+                    "field 'lspServers.ts.extensionToLanguage' is missing (an LSP server needs "
+                    'a non-empty object of file extensions and languages, such as {".ts": '
+                    '"typescript"})',
+                ),
+                (
+                    {"ts": {"command": "x", "extensionToLanguage": {}}},
+                    "field 'lspServers.ts.extensionToLanguage' must be a non-empty object of "
+                    'file extensions and languages, such as {".ts": "typescript"}, got an '
+                    "object",
+                ),
+                (
+                    {"ts": {"command": "x", "extensionToLanguage": {"ts": "typescript"}}},
+                    "field 'lspServers.ts.extensionToLanguage' has a key that is no file "
+                    'extension (a dot and a name, such as ".ts"), got the string "ts"',
+                ),
+                (
+                    {"ts": {"command": "x --stdio", "extensionToLanguage": {".ts": "typescript"}}},
+                    "field 'lspServers.ts.command' must be a non-empty string with no space "
+                    "(unless it starts with /; arguments go in 'args'), got the string "
+                    '"x --stdio"',
+                ),
+                (
+                    [
+                        "./lsp.json",
+                        {"ts": {"command": "x", "extensionToLanguage": {".ts": "ts"}, "port": 1}},
+                    ],
+                    "field 'lspServers[1].ts.port' is not allowed in an LSP server (Claude Code "
+                    "takes only the fields it names)",
+                ),
             ]
-        ],
-        *[
-            (
-                {"name": "p", "monitors": listed},
-                "field 'monitors' must be a ./….json path or a list of monitors (each with "
-                "'name', 'command' and 'description', and no other field than 'when'; names "
-                "unique), got a list",
-            )
-            for listed in [[{"name": "m"}], [MONITOR, MONITOR]]
         ],
         (
-            {"name": "p", "channels": [{}]},
-            "field 'channels' must be a list of channels (each with a 'server', and no other "
-            "field than 'displayName' and 'userConfig'), got a list",
+            {"name": "p", "monitors": [MONITOR, {"name": "m2"}]},
+            "field 'monitors[1].command' is missing (a monitor needs a non-empty string)",
         ),
-        *[
-            (
-                {"name": "p", "userConfig": options},
-                "field 'userConfig' must be an object whose keys are identifiers (letters, "
-                "digits, underscore; no leading digit), each an option with 'type' (string, "
-                "number, boolean, directory or file), 'title' and 'description', got an object",
-            )
-            for options in [{"1st": OPTION}, {"KEY": {"type": "string"}}, {"K": OPTION | {"x": 1}}]
-        ],
+        (
+            {"name": "p", "monitors": [MONITOR, MONITOR]},
+            "field 'monitors[1].name' is the string \"m\", the name of 'monitors[0]' too (Claude "
+            "Code wants monitor names unique in a plugin)",
+        ),
+        (
+            {"name": "p", "channels": [{"server": "s"}, {}]},
+            "field 'channels[1].server' is missing (a channel needs a non-empty string)",
+        ),
+        (
+            {"name": "p", "channels": [{"server": "s", "userConfig": {"k": {"type": "string"}}}]},
+            "field 'channels[0].userConfig.k.title' is missing (a userConfig option needs a "
+            "string)",
+        ),
+        (
+            {"name": "p", "userConfig": {"1st": OPTION}},
+            "field 'userConfig' has a key that is no identifier (letters, digits and "
+            'underscores, no leading digit), got the string "1st"',
+        ),
+        (
+            {"name": "p", "userConfig": {"KEY": {"type": "string"}}},
+            "field 'userConfig.KEY.title' is missing (a userConfig option needs a string)",
+        ),
+        (
+            {"name": "p", "userConfig": {"K": OPTION | {"x": 1}}},
+            "field 'userConfig.K.x' is not allowed in a userConfig option (Claude Code takes "
+            "only the fields it names)",
+        ),
+        (
+            {"name": "p", "userConfig": {"K": OPTION | {"type": "text"}}},
+            'field \'userConfig.K.type\' must be "string", "number", "boolean", '
+            '"directory" or "file", got the string "text"',
+        ),
         (
             {"name": "p", "experimental": {"themes": 5}},
-            "field 'experimental' must be an object whose 'themes', 'monitors', 'outputStyles' "
-            "and 'evals' are as at the top level ('evals' a string or a list of them), got an "
-            "object",
+            "field 'experimental.themes' must be a path starting with ./, or a list of those, "
+            "got 5",
+        ),
+        (
+            {"name": "p", "experimental": {"monitors": [{"name": "m"}]}},
+            "field 'experimental.monitors[0].command' is missing (a monitor needs a non-empty "
+            "string)",
         ),
         *[
             (

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from proctor.addons.hooks.claude_schema import (
@@ -50,11 +51,94 @@ from proctor.models.errors_format import json_kind
 # ``H.preprocess`` of an object (anything else is dropped, and passes) whose ``themes``,
 # ``monitors``, ``outputStyles`` and ``evals`` are checked as at the top level. ``binaries``
 # is ``H.unknown().transform(...)``: anything passes. ``claude plugin validate`` agreed with
-# :func:`manifest_refusal` on each case of the unit tests, these parts' too.
+# :func:`manifest_refusal` on each case of the unit tests, these parts' too. A refusal names the
+# entry at fault by its path (``mcpServers.docs.command``, ``monitors[1].name``), where
+# ``claude plugin validate`` says "mcpServers: Invalid input" of a union it could not match.
 
 DEPENDENCY = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*(@[A-Za-z0-9][-A-Za-z0-9._]*)?(@\^[^@]*)?")
 PLUGIN_NAME_PART = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*")
 OPTION_KEY = re.compile(r"[A-Za-z_]\w*", re.ASCII)
+
+Refuse = Callable[[str, Any], str | None]
+"""Why the value at a field path (``mcpServers.docs``) fails, or None."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """A field holding named entries (servers, monitors, options): ``refuse`` names the entry
+    that fails (``mcpServers.docs.command``), ``expected`` says what the field must be."""
+
+    refuse: Refuse
+    expected: str
+
+
+Rule = Check | Part
+
+
+def _refusal(where: str, rule: Rule, value: Any) -> str | None:
+    """Why ``value``, the field at ``where``, fails ``rule``, or None."""
+    if isinstance(rule, Part):
+        return rule.refuse(where, value)
+    test, expected = rule
+    return None if test(value) else f"field '{where}' must be {expected}, got {json_kind(value)}"
+
+
+def _expected(rule: Rule) -> str:
+    return rule.expected if isinstance(rule, Part) else rule[1]
+
+
+def _object(
+    noun: str, needed: dict[str, Rule], allowed: dict[str, Rule], *, strict: bool
+) -> Refuse:
+    """The refusal of ``noun``: an object with each ``needed`` field, its fields of their
+    rule and, when ``strict`` (zod's ``strictObject``), no field besides."""
+
+    def refuse(where: str, value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return f"field '{where}' must be {noun}, got {json_kind(value)}"
+        for key, rule in needed.items():
+            if key not in value:
+                return f"field '{where}.{key}' is missing ({noun} needs {_expected(rule)})"
+        fields = {**needed, **allowed}
+        for key in value if strict else ():
+            if key not in fields:
+                return (
+                    f"field '{where}.{key}' is not allowed in {noun} (Claude Code takes only the "
+                    "fields it names)"
+                )
+        for key, rule in fields.items():
+            refusal = _refusal(f"{where}.{key}", rule, value[key]) if key in value else None
+            if refusal is not None:
+                return refusal
+        return None
+
+    return refuse
+
+
+def _each(noun: str, rule: Rule) -> Part:
+    """An object of named entries, each checked by ``rule`` at ``<where>.<name>``."""
+
+    def refuse(where: str, value: Any) -> str | None:
+        if not isinstance(value, dict):
+            return f"field '{where}' must be {noun}, got {json_kind(value)}"
+        return _first(_refusal(f"{where}.{name}", rule, item) for name, item in value.items())
+
+    return Part(refuse, noun)
+
+
+def _listed(noun: str, rule: Rule) -> Part:
+    """A list, each item checked by ``rule`` at ``<where>[<index>]``."""
+
+    def refuse(where: str, value: Any) -> str | None:
+        if not isinstance(value, list):
+            return f"field '{where}' must be {noun}, got {json_kind(value)}"
+        return _first(_refusal(f"{where}[{i}]", rule, item) for i, item in enumerate(value))
+
+    return Part(refuse, noun)
+
+
+def _first(refusals: Iterable[str | None]) -> str | None:
+    return next((r for r in refusals if r is not None), None)
 
 
 def _path(suffix: str = "") -> Check:
@@ -82,22 +166,26 @@ def _dependency(value: Any) -> bool:
     return all(isinstance(p, str) and PLUGIN_NAME_PART.fullmatch(p) for p in parts)
 
 
-def _command_entry(value: Any) -> bool:
+COMMAND_FIELDS: dict[str, Rule] = {
+    "source": _path(),
+    "content": STRING,
+    "description": STRING,
+    "argumentHint": STRING,
+    "model": STRING,
+    "allowedTools": STRINGS,
+}
+COMMAND_NOUN = "a command (an object with 'source', a ./ path, or 'content', its markdown)"
+
+
+def _command_entry(where: str, value: Any) -> str | None:
     """A ``commands`` object's entry: its ``source`` (a ``./`` path) or its ``content``
     (inline markdown), not both, and its other fields of their type."""
-    if not isinstance(value, dict):
-        return False
-    fields: dict[str, Check] = {
-        "source": _path(),
-        "content": STRING,
-        "description": STRING,
-        "argumentHint": STRING,
-        "model": STRING,
-        "allowedTools": STRINGS,
-    }
-    if any(key in value and not test(value[key]) for key, (test, _) in fields.items()):
-        return False
-    return bool(value.get("source")) != bool(value.get("content"))
+    refusal = _object(COMMAND_NOUN, {}, COMMAND_FIELDS, strict=False)(where, value)
+    if refusal is not None or bool(value.get("source")) != bool(value.get("content")):
+        return refusal
+    if value.get("source"):
+        return f"field '{where}' has both 'source' and 'content' (Claude Code takes one of them)"
+    return f"field '{where}' needs a non-empty 'source' (a ./ path) or 'content' (its markdown)"
 
 
 def _whole(value: Any, least: int) -> bool:
@@ -111,54 +199,46 @@ def _number(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
 
 
-def _fits(value: Any, needed: dict[str, Check], allowed: dict[str, Check], strict: bool) -> bool:
-    """An object with each ``needed`` field, its fields of their type and, when ``strict``,
-    no field besides."""
-    if not isinstance(value, dict) or any(key not in value for key in needed):
-        return False
-    fields = {**needed, **allowed}
-    if strict and any(key not in fields for key in value):
-        return False
-    return all(test(value[key]) for key, (test, _) in fields.items() if key in value)
-
-
-def _record(test: Callable[[Any], bool]) -> Check:
-    return (lambda v: isinstance(v, dict) and all(test(item) for item in v.values()), "")
-
-
-def _of(test: Callable[[Any], bool]) -> Check:
-    return (lambda v: isinstance(v, list) and all(test(item) for item in v), "")
+def _one_of(*names: str) -> Check:
+    quoted = [f'"{n}"' for n in names]
+    return (lambda v: v in names, f"{', '.join(quoted[:-1])} or {quoted[-1]}")
 
 
 POSITIVE_INT: Check = (lambda v: _whole(v, 1), "a positive integer")
 OPTIONAL_ANY: Check = (lambda v: True, "anything")
-PERMISSIONS = _record(lambda v: v in ("allow", "ask", "blocked"))
-OAUTH: dict[str, Check] = {
+PERMISSIONS = _each(
+    'an object of tool names and "allow", "ask" or "blocked"', _one_of("allow", "ask", "blocked")
+)
+OAUTH: dict[str, Rule] = {
     "clientId": STRING,
     "callbackPort": POSITIVE_INT,
     "authServerMetadataUrl": (lambda v: web_url(v) and v.startswith("https://"), "an https URL"),
     "scopes": NON_EMPTY,
     "xaa": BOOLEAN,
 }
-TOOL: dict[str, Check] = {
-    "permission_policy": (lambda v: v in ("always_allow", "always_ask", "always_deny"), "")
-}
-SERVED: dict[str, Check] = {"timeout": POSITIVE_INT, "alwaysLoad": BOOLEAN}
-REMOTE: dict[str, Check] = {
+TOOL = _object(
+    "a tool",
+    {"name": STRING},
+    {"permission_policy": _one_of("always_allow", "always_ask", "always_deny")},
+    strict=False,
+)
+SERVED: dict[str, Rule] = {"timeout": POSITIVE_INT, "alwaysLoad": BOOLEAN}
+REMOTE: dict[str, Rule] = {
     **SERVED,
     "headers": STRING_VALUES,
     "headersHelper": STRING,
-    "oauth": (lambda v: _fits(v, {}, OAUTH, strict=False), "an object"),
-    "tools": _of(lambda v: _fits(v, {"name": STRING}, TOOL, strict=False)),
+    "oauth": Part(_object("an object", {}, OAUTH, strict=False), "an object"),
+    "tools": _listed("a list of tools", Part(TOOL, "a tool")),
     "toolPermissions": PERMISSIONS,
 }
-IDE: dict[str, Check] = {**SERVED, "ideRunningInWindows": BOOLEAN}
-MCP_SERVERS: dict[str | None, tuple[dict[str, Check], dict[str, Check]]] = {
-    None: ({"command": NON_EMPTY}, {**SERVED, "args": STRINGS, "env": STRING_VALUES}),
+IDE: dict[str, Rule] = {**SERVED, "ideRunningInWindows": BOOLEAN}
+MCP_SERVERS: dict[str, tuple[dict[str, Rule], dict[str, Rule]]] = {
+    "stdio": ({"command": NON_EMPTY}, {**SERVED, "args": STRINGS, "env": STRING_VALUES}),
     "sse": ({"url": STRING}, REMOTE),
     "sse-ide": ({"url": STRING, "ideName": STRING}, IDE),
     "ws-ide": ({"url": STRING, "ideName": STRING}, {**IDE, "authToken": STRING}),
     "http": ({"url": STRING}, REMOTE),
+    "streamable-http": ({"url": STRING}, REMOTE),
     "ws": ({"url": STRING}, {**SERVED, "headers": STRING_VALUES, "headersHelper": STRING}),
     "sdk": ({"name": STRING}, SERVED),
     "claudeai-proxy": (
@@ -169,133 +249,197 @@ MCP_SERVERS: dict[str | None, tuple[dict[str, Check], dict[str, Check]]] = {
             "iconUrl": STRING,
             "toolPermissions": PERMISSIONS,
             "stateless": BOOLEAN,
-            "cachedInitResponse": (lambda v: v is None or isinstance(v, dict), ""),
+            "cachedInitResponse": (lambda v: v is None or isinstance(v, dict), "an object"),
         },
     ),
 }
-"""An MCP server's ``type`` (None: absent or ``stdio``) → the fields it needs and may have."""
+"""An MCP server's ``type`` (absent: ``stdio``) → the fields it needs and may have."""
+MCP_SERVER = "an MCP server (an object with a 'command', or a 'type' and its 'url')"
 
 
-def mcp_server(value: Any) -> bool:
-    """An MCP server object Claude Code's schema takes."""
+def mcp_server_refusal(where: str, value: Any) -> str | None:
+    """Why an MCP server object at ``where`` fails Claude Code's schema, or None."""
     if not isinstance(value, dict):
-        return False
+        return f"field '{where}' must be {MCP_SERVER}, got {json_kind(value)}"
     kind = value.get("type", "stdio")  # (null is no absence)
-    if not isinstance(kind, str) or kind not in (*MCP_SERVERS, "stdio", "streamable-http"):
-        return False
-    kind = {"stdio": None, "streamable-http": "http"}.get(kind, kind)
+    if not isinstance(kind, str) or kind not in MCP_SERVERS:
+        return _refusal(f"{where}.type", _one_of(*MCP_SERVERS), kind)
     needed, allowed = MCP_SERVERS[kind]
-    return _fits(value, needed, allowed, strict=False)
+    noun = f'an MCP server of type "{kind}"'
+    return _object(noun, needed, allowed, strict=False)(where, value)
 
 
-def lsp_server(value: Any) -> bool:
-    """An LSP server object (strict: no field the schema does not name)."""
-    languages = value.get("extensionToLanguage") if isinstance(value, dict) else None
-    if not isinstance(languages, dict) or not languages:
-        return False
-    if not all(len(k) >= 2 and k.startswith(".") for k in languages):
-        return False
-    command: Check = (
-        lambda v: isinstance(v, str) and v != "" and (" " not in v or v.startswith("/")),
-        "",
-    )
-    allowed: dict[str, Check] = {
-        "args": _of(lambda v: isinstance(v, str) and v != ""),
-        "extensionToLanguage": OBJECT,  # (checked above)
-        "transport": (lambda v: v in ("stdio", "socket"), ""),
-        "env": STRING_VALUES,
-        "initializationOptions": OPTIONAL_ANY,
-        "settings": OPTIONAL_ANY,
-        "workspaceFolder": STRING,
-        "startupTimeout": POSITIVE_INT,
-        "shutdownTimeout": POSITIVE_INT,
-        "restartOnCrash": BOOLEAN,
-        "maxRestarts": (lambda v: _whole(v, 0), ""),
-        "diagnostics": BOOLEAN,
-    }
-    names = all(isinstance(v, str) and v != "" for v in languages.values())
-    return names and _fits(value, {"command": command}, allowed, strict=True)
+LSP_FIELDS: dict[str, Rule] = {
+    "args": (
+        lambda v: isinstance(v, list) and all(isinstance(a, str) and a != "" for a in v),
+        "a list of non-empty strings",
+    ),
+    "transport": _one_of("stdio", "socket"),
+    "env": STRING_VALUES,
+    "initializationOptions": OPTIONAL_ANY,
+    "settings": OPTIONAL_ANY,
+    "workspaceFolder": STRING,
+    "startupTimeout": POSITIVE_INT,
+    "shutdownTimeout": POSITIVE_INT,
+    "restartOnCrash": BOOLEAN,
+    "maxRestarts": (lambda v: _whole(v, 0), "a whole number"),
+    "diagnostics": BOOLEAN,
+}
+LSP_COMMAND: Check = (
+    lambda v: isinstance(v, str) and v != "" and (" " not in v or v.startswith("/")),
+    "a non-empty string with no space (unless it starts with /; arguments go in 'args')",
+)
+LANGUAGES = 'a non-empty object of file extensions and languages, such as {".ts": "typescript"}'
 
 
-def _monitor(value: Any) -> bool:
-    when: Check = (
-        lambda v: (
-            v == "always"
-            or (isinstance(v, str) and v.startswith("on-skill-invoke:") and len(v) > 16)
-        ),
-        "",
-    )
-    needed = {"name": NON_EMPTY, "command": NON_EMPTY, "description": NON_EMPTY}
-    return _fits(value, needed, {"when": when}, strict=True)
+def _languages(where: str, value: Any) -> str | None:
+    """``extensionToLanguage``: at least one ``.ext`` key, each a non-empty language name."""
+    if not isinstance(value, dict) or not value:
+        return f"field '{where}' must be {LANGUAGES}, got {json_kind(value)}"
+    for key, language in value.items():
+        if len(key) < 2 or not key.startswith("."):
+            return (
+                f"field '{where}' has a key that is no file extension (a dot and a name, such "
+                f'as ".ts"), got {json_kind(key)}'
+            )
+        if not isinstance(language, str) or language == "":
+            return f"field '{where}.{key}' must be a non-empty string, got {json_kind(language)}"
+    return None
 
 
-def monitors(value: Any) -> bool:
+LSP_SERVER = _object(
+    "an LSP server",
+    {"command": LSP_COMMAND, "extensionToLanguage": Part(_languages, LANGUAGES)},
+    LSP_FIELDS,
+    strict=True,
+)
+"""An LSP server object (strict: no field the schema does not name)."""
+MONITOR = _object(
+    "a monitor",
+    {"name": NON_EMPTY, "command": NON_EMPTY, "description": NON_EMPTY},
+    {
+        "when": (
+            lambda v: (
+                v == "always"
+                or (isinstance(v, str) and v.startswith("on-skill-invoke:") and len(v) > 16)
+            ),
+            '"always" or "on-skill-invoke:" and a skill\'s name',
+        )
+    },
+    strict=True,
+)
+MONITORS = "a ./….json path or a list of monitors"
+
+
+def _monitors(where: str, value: Any) -> str | None:
     """``monitors``: a ``./….json`` file, or a list of monitors with names unique."""
     if _path(".json")[0](value):
-        return True
-    if not (isinstance(value, list) and all(_monitor(m) for m in value)):
-        return False
-    return len({m["name"] for m in value}) == len(value)
+        return None
+    refusal = _listed(MONITORS, Part(MONITOR, "a monitor")).refuse(where, value)
+    if refusal is not None:
+        return refusal
+    seen: dict[str, int] = {}
+    for index, monitor in enumerate(value):
+        first = seen.setdefault(monitor["name"], index)
+        if first != index:
+            return (
+                f"field '{where}[{index}].name' is {json_kind(monitor['name'])}, the name of "
+                f"'{where}[{first}]' too (Claude Code wants monitor names unique in a plugin)"
+            )
+    return None
 
 
-def option(value: Any) -> bool:
-    """A ``userConfig`` option (strict)."""
-    default: Check = (lambda v: isinstance(v, str | bool) or _number(v) or STRINGS[0](v), "")
-    kinds = ("string", "number", "boolean", "directory", "file")
-    needed: dict[str, Check] = {
-        "type": (lambda v: v in kinds, ""),
-        "title": STRING,
-        "description": STRING,
-    }
-    allowed: dict[str, Check] = {
+OPTION_KINDS = _one_of("string", "number", "boolean", "directory", "file")
+OPTION = _object(
+    "a userConfig option",
+    {"type": OPTION_KINDS, "title": STRING, "description": STRING},
+    {
         "required": BOOLEAN,
-        "default": default,
+        "default": (
+            lambda v: isinstance(v, str | bool) or _number(v) or STRINGS[0](v),
+            "a string, a number, true, false or a list of strings",
+        ),
         "multiple": BOOLEAN,
         "sensitive": BOOLEAN,
-        "min": (_number, ""),
-        "max": (_number, ""),
-    }
-    return _fits(value, needed, allowed, strict=True)
+        "min": (_number, "a number"),
+        "max": (_number, "a number"),
+    },
+    strict=True,
+)
+"""A ``userConfig`` option (strict)."""
+OPTIONS = "an object of options (each with 'type', 'title' and 'description')"
+CHANNEL = _object(
+    "a channel",
+    {"server": NON_EMPTY},
+    {"displayName": STRING, "userConfig": _each(OPTIONS, Part(OPTION, "an option"))},
+    strict=True,
+)
 
 
-def _channel(value: Any) -> bool:
-    options: Check = (lambda v: isinstance(v, dict) and all(option(o) for o in v.values()), "")
-    return _fits(
-        value, {"server": NON_EMPTY}, {"displayName": STRING, "userConfig": options}, strict=True
-    )
+def _user_config(where: str, value: Any) -> str | None:
+    """The manifest's ``userConfig``: options whose keys are identifiers."""
+    if isinstance(value, dict):
+        for key in value:
+            if not OPTION_KEY.fullmatch(key):
+                return (
+                    f"field '{where}' has a key that is no identifier (letters, digits and "
+                    f"underscores, no leading digit), got {json_kind(key)}"
+                )
+    return _each(OPTIONS, Part(OPTION, "an option")).refuse(where, value)
 
 
-def _server_files(value: Any) -> bool:
+SERVER_FILES = (
+    "a ./….json path, an .mcpb or .dxt bundle (a ./ path or a URL), or an object of MCP servers"
+)
+
+
+def _server_files(where: str, value: Any) -> str | None:
     """``mcpServers``: a ``./….json`` file, a ``./`` path or URL to an ``.mcpb``/``.dxt``
     bundle, an object of servers, or a list of those."""
 
-    def one(item: Any) -> bool:
+    def one(where: str, item: Any) -> str | None:
         if isinstance(item, dict):
-            return all(mcp_server(server) for server in item.values())
-        if not isinstance(item, str):
-            return False
-        bundle = item.endswith((".mcpb", ".dxt"))
-        if item.startswith("./"):
-            return item.endswith(".json") or bundle
-        return bundle and web_url(item)
+            return _each(SERVER_FILES, Part(mcp_server_refusal, MCP_SERVER)).refuse(where, item)
+        if isinstance(item, str):
+            bundle = item.endswith((".mcpb", ".dxt"))
+            local = item.startswith("./") and (bundle or item.endswith(".json"))
+            if local or (bundle and web_url(item)):
+                return None
+        return f"field '{where}' must be {SERVER_FILES}, got {json_kind(item)}"
 
-    return one(value) or (isinstance(value, list) and all(one(v) for v in value))
-
-
-def _lsp_servers(value: Any) -> bool:
-    """A ``./….json`` file or an object of LSP servers."""
-    return _path(".json")[0](value) or _record(lsp_server)[0](value)
+    if isinstance(value, list):
+        return _first(one(f"{where}[{i}]", item) for i, item in enumerate(value))
+    return one(where, value)
 
 
-EXPERIMENTAL: dict[str, Check] = {
+LSP_FILES = "a ./….json path or an object of LSP servers"
+
+
+def _lsp_servers(where: str, value: Any) -> str | None:
+    """``lspServers``: a ``./….json`` file, an object of LSP servers, or a list of those."""
+
+    def one(where: str, item: Any) -> str | None:
+        if _path(".json")[0](item):
+            return None
+        return _each(LSP_FILES, Part(LSP_SERVER, "an LSP server")).refuse(where, item)
+
+    if isinstance(value, list):
+        return _first(one(f"{where}[{i}]", item) for i, item in enumerate(value))
+    return one(where, value)
+
+
+EXPERIMENTAL: dict[str, Rule] = {
     "themes": _one_or_list(_path()),
-    "monitors": (monitors, ""),
+    "monitors": Part(_monitors, MONITORS),
     "outputStyles": _one_or_list(_path()),
-    "evals": (lambda v: isinstance(v, str) or STRINGS[0](v), ""),
+    "evals": (lambda v: isinstance(v, str) or STRINGS[0](v), "a string or a list of strings"),
 }
-"""What ``experimental`` checks of an object (its other fields pass)."""
+"""What ``experimental`` checks of an object (its other fields pass; anything else than an
+object is dropped)."""
 
-MANIFEST_FIELDS: dict[str, Check] = {
+COMMANDS = "a path starting with ./, a list of those, or an object of commands"
+
+MANIFEST_FIELDS: dict[str, Rule] = {
     "$schema": STRING,
     "displayName": STRING,
     "version": STRING,
@@ -314,66 +458,43 @@ MANIFEST_FIELDS: dict[str, Check] = {
     "license": STRING,
     "keywords": STRINGS,
     "defaultEnabled": BOOLEAN,
-    "dependencies": (
-        lambda v: isinstance(v, list) and all(_dependency(d) for d in v),
-        'a list of plugin names ("name" or "name@marketplace", or objects with them)',
-    ),
-    "commands": (
-        lambda v: (
-            _one_or_list(_path())[0](v)
-            or (isinstance(v, dict) and all(_command_entry(e) for e in v.values()))
+    "dependencies": _listed(
+        "a list of plugin names",
+        (
+            _dependency,
+            'a plugin name ("name" or "name@marketplace"), or an object with its \'name\' '
+            "(and 'marketplace')",
         ),
-        "a path starting with ./, a list of those, or an object of commands each with "
-        "'source' or 'content' (not both)",
+    ),
+    "commands": Part(
+        lambda where, v: (
+            None
+            if _one_or_list(_path())[0](v)
+            else _each(COMMANDS, Part(_command_entry, COMMAND_NOUN)).refuse(where, v)
+        ),
+        COMMANDS,
     ),
     "agents": _one_or_list(_path(".md")),
     "skills": _one_or_list(_path()),
     "outputStyles": _one_or_list(_path()),
     "themes": _one_or_list(_path()),
     "workflows": _one_or_list(_path()),
-    "mcpServers": (
-        _server_files,
-        "a ./….json path, an .mcpb or .dxt bundle, an object of servers (each an object with "
-        "a non-empty string 'command', or a 'type' and its 'url', its fields of their type), "
-        "or a list of those",
-    ),
-    "lspServers": (
-        lambda v: _lsp_servers(v) or (isinstance(v, list) and all(_lsp_servers(i) for i in v)),
-        "a ./….json path, an object of servers (each with a 'command' and a non-empty "
-        '\'extensionToLanguage\' such as {".ts": "typescript"}, and no other field than '
-        "Claude Code's), or a list of those",
-    ),
-    "monitors": (
-        monitors,
-        "a ./….json path or a list of monitors (each with 'name', 'command' and "
-        "'description', and no other field than 'when'; names unique)",
-    ),
-    "channels": (
-        lambda v: isinstance(v, list) and all(_channel(c) for c in v),
-        "a list of channels (each with a 'server', and no other field than 'displayName' and "
-        "'userConfig')",
-    ),
+    "mcpServers": Part(_server_files, SERVER_FILES),
+    "lspServers": Part(_lsp_servers, LSP_FILES),
+    "monitors": Part(_monitors, MONITORS),
+    "channels": _listed("a list of channels", Part(CHANNEL, "a channel")),
     "settings": OBJECT,
-    "userConfig": (
-        lambda v: (
-            isinstance(v, dict)
-            and all(OPTION_KEY.fullmatch(k) for k in v)
-            and all(option(o) for o in v.values())
+    "userConfig": Part(_user_config, OPTIONS),
+    "experimental": Part(
+        lambda where, v: (
+            _object("an object", {}, EXPERIMENTAL, strict=False)(where, v)
+            if isinstance(v, dict)
+            else None
         ),
-        "an object whose keys are identifiers (letters, digits, underscore; no leading digit), "
-        "each an option with 'type' (string, number, boolean, directory or file), 'title' and "
-        "'description'",
-    ),
-    "experimental": (
-        lambda v: (
-            not isinstance(v, dict)
-            or all(test(v[key]) for key, (test, _) in EXPERIMENTAL.items() if key in v)
-        ),
-        "an object whose 'themes', 'monitors', 'outputStyles' and 'evals' are as at the top "
-        "level ('evals' a string or a list of them)",
+        "an object",
     ),
 }
-"""The manifest's fields besides ``name`` and ``hooks``, with their checks."""
+"""The manifest's fields besides ``name`` and ``hooks``, with their rules."""
 
 
 def manifest_refusal(data: Any) -> str | None:
@@ -393,7 +514,8 @@ def manifest_refusal(data: Any) -> str | None:
             f"field 'name' must not contain spaces (kebab-case, such as \"my-plugin\"), got "
             f"{json_kind(name)}"
         )
-    for key, (test, expected) in MANIFEST_FIELDS.items():
-        if key in data and not test(data[key]):
-            return f"field '{key}' must be {expected}, got {json_kind(data[key])}"
+    for key, rule in MANIFEST_FIELDS.items():
+        refusal = _refusal(key, rule, data[key]) if key in data else None
+        if refusal is not None:
+            return refusal
     return manifest_hooks_refusal(data["hooks"]) if "hooks" in data else None
