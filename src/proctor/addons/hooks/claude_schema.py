@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from proctor.addons.hooks.cases import EVENTS
+from proctor.addons.hooks.idna_host import domain_to_ascii
 from proctor.models.errors_format import json_kind
 
 Check = tuple[Callable[[Any], bool], str]
@@ -85,15 +86,17 @@ def special_host(host: str) -> bool:
     percent-escapes decoded (``%41`` is ``a``; ``%25``, ``%zz`` and ``%00`` fail), then no
     forbidden code point, and one that ends in a number (``1.2.3.256``, ``99999999999``,
     ``a.1``) an IPv4 address of at most 4 parts of decimal, ``0x`` hex or ``0`` octal numbers
-    that fit (``0x7f.1`` and ``1.2.3`` pass). What international names (IDNA) refuse is left
-    out: a non-ASCII name passes."""
+    that fit (``0x7f.1`` and ``1.2.3`` pass), once a name that is not all ASCII is mapped and
+    checked as UTS #46 does (:func:`.domain_to_ascii`: a full-width ``０x7f.1`` is ``0x7f.1``;
+    a zero-width joiner or a no-break space fails)."""
     try:
-        text = urllib.parse.unquote_to_bytes(host).decode("utf-8")
+        text = urllib.parse.unquote_to_bytes(host.encode("utf-8", "surrogatepass"))
+        domain = domain_to_ascii(text.decode("utf-8"))
     except UnicodeDecodeError:  # read as U+FFFD, which no domain holds
         return False
-    if not text or FORBIDDEN_HOST.search(text):
+    if not domain or FORBIDDEN_HOST.search(domain):
         return False
-    labels = text.lower().split(".")
+    labels = domain.split(".")
     if labels[-1] == "" and len(labels) > 1:
         labels.pop()
     last = labels[-1]
