@@ -252,3 +252,29 @@ def test_a_file_under_a_folder_that_cannot_be_entered_is_said_unreadable(
     assert f"{settings}: cannot be read (Permission denied)" in result.problems
     assert all(p.endswith("cannot be read (Permission denied)") for p in result.problems)
     assert loaded(result, "permission") == []
+
+
+def test_gemini_cli_extension_hooks_with_comments_are_not_read(tmp_path: Path) -> None:
+    """Gemini CLI 0.61 reads an extension's ``hooks/hooks.json`` with a bare ``JSON.parse``
+    (``gemini extensions list``: "Failed to load extension hooks from …: Expected property
+    name or '}' in JSON at position 4"): a comment there, allowed in ``settings.json``, costs
+    every hook of the file, the extension itself loaded. ``hooks test`` refuses the file too."""
+    from proctor.addons.hooks import load_hooks
+    from proctor.errors import ConfigError
+
+    folder = tmp_path / ".gemini/extensions/e"
+    write(folder / "gemini-extension.json", {"name": "e", "version": "1"})
+    hooks_file = write(
+        folder / "hooks/hooks.json",
+        '{\n  // my hooks\n  "hooks": {"AfterAgent": [{"hooks": [{"type": "command", '
+        '"command": "x.sh"}]}]}\n}\n',
+    )
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == [
+        f"{hooks_file}: not valid JSON (line 2: a comment ('//'): JSON allows no comments); "
+        'Gemini CLI loads none of the extension\'s hooks ("Failed to load extension hooks": '
+        "it strips comments from settings.json, not from hooks/hooks.json)"
+    ]
+    assert loaded(result, "plugin") == ["e"] and loaded(result, "hook") == []
+    with pytest.raises(ConfigError, match="a comment \\('//'\\): JSON allows no comments"):
+        load_hooks(folder)

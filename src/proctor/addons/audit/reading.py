@@ -23,7 +23,7 @@ from typing import Any
 from proctor.addons.audit.repository import ABOVE_ENTRIES
 from proctor.addons.shown import command_masked
 from proctor.models.audit import AuditComponent, ComponentKind
-from proctor.models.errors_format import json_kind
+from proctor.models.errors_format import json_error, json_kind
 
 Scope = str
 PATH_FLAGS = ("--plugin-dir", "--mcp-config")
@@ -169,16 +169,23 @@ class Reader:
                     self.problems.append(problem)
                 return
 
-    def json(self, path: Path, *, comments: bool = False) -> dict[str, Any] | None:
+    def json(
+        self, path: Path, *, comments: bool = False, cost: str | None = None
+    ) -> dict[str, Any] | None:
         """A JSON object file, or None (absent; malformed or not an object is a problem);
-        ``comments``: ``//`` and ``/* */`` comments are blanks (:func:`strip_json_comments`)."""
+        ``comments``: ``//`` and ``/* */`` comments are blanks (:func:`strip_json_comments`);
+        ``cost``: what the agent loses when the file is not JSON, said with what is wrong
+        (else: "ignored", and the line alone)."""
         text = self.text(path)
         if text is None:
             return None
         try:
             data = js_json(strip_json_comments(text) if comments else text)
         except json.JSONDecodeError as exc:
-            self.problems.append(f"{path}: not valid JSON (line {exc.lineno}); ignored")
+            fault = (
+                f"line {exc.lineno}" if cost is None else f"line {exc.lineno}: {json_error(exc)}"
+            )
+            self.problems.append(f"{path}: not valid JSON ({fault}); {cost or 'ignored'}")
             return None
         except RecursionError:
             self.problems.append(f"{path}: JSON nested too deeply to read; ignored")
