@@ -19,6 +19,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from proctor.discover.eval_files import NOT_LOOKED_IN as NOT_LOOKED_IN
+from proctor.discover.eval_files import SUFFIX as SUFFIX
+from proctor.discover.eval_files import eval_files as eval_files
+from proctor.discover.eval_files import folders_looked_in as _folders
 from proctor.discover.folders import is_case_folder
 from proctor.errors import ConfigError
 from proctor.evals.define import EvalConfig, EvalDefinition, TestFn
@@ -27,7 +31,6 @@ from proctor.evals.loaders import set_project_root
 from proctor.models.io import escape_surrogates
 from proctor.util.text import did_you_mean
 
-SUFFIX = ".eval.py"
 CONFIG_FILE = "evals.config.py"
 DEFAULT_TIMEOUT_MS = 180_000
 
@@ -306,55 +309,6 @@ LOOKED_AT = frozenset({".py", ".txt", ".eval", ".evals"})
 ``greet.evals.py``, ``greet.eval.txt``, ``greet.eval``; not a backup (``greet.eval.py.bak``)."""
 READ_AT_MOST = 1_000_000
 """A larger file is no eval file written by hand: :func:`misnamed_files` does not read it."""
-NOT_LOOKED_IN = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages"})
-"""The folders (beside hidden ones: ``.git``, ``.venv``, ``.tox``) that neither
-:func:`eval_files` nor :func:`misnamed_files` enters: caches and installed packages, which hold
-no eval file a person wrote (a copy of one vendored there is never imported, so never run)."""
-
-
-def _folders(evals_dir: Path) -> Iterator[tuple[Path, list[os.DirEntry[str]]]]:
-    """Each folder of ``evals_dir`` (itself first) that the evals are looked for in, with its
-    entries other than folders (a link to a file among them): hidden folders and
-    :data:`NOT_LOOKED_IN` are not entered, nor is a link to a folder (so a link to a folder
-    above never loops), nor a folder reached already by another path (a bind mount of one
-    above); a folder that cannot be listed is passed by."""
-    seen: set[tuple[int, int]] = set()
-    todo = [evals_dir]
-    while todo:
-        folder = todo.pop()
-        try:
-            info = os.stat(folder)
-            with os.scandir(folder) as scanned:
-                entries = list(scanned)
-        except OSError:  # (a folder that cannot be listed)
-            continue
-        if (info.st_dev, info.st_ino) in seen:
-            continue
-        seen.add((info.st_dev, info.st_ino))
-        files = []
-        for entry in entries:
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    name = entry.name
-                    if not name.startswith(".") and name not in NOT_LOOKED_IN:
-                        todo.append(Path(entry.path))
-                    continue
-            except OSError:
-                continue
-            files.append(entry)
-        yield folder, files
-
-
-def eval_files(evals_dir: Path) -> list[Path]:
-    """The eval files of ``evals_dir``, sorted: the files (or links to files) whose name ends
-    ``.eval.py`` in it and its folders, those of :func:`_folders` alone (hidden folders,
-    :data:`NOT_LOOKED_IN` and links to folders are not looked in)."""
-    return sorted(
-        Path(entry.path)
-        for _, files in _folders(evals_dir)
-        for entry in files
-        if entry.name.endswith(SUFFIX)
-    )
 
 
 def misnamed_files(evals_dir: Path) -> tuple[tuple[Path, int], ...]:

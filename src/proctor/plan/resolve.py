@@ -12,6 +12,7 @@ from pathlib import Path
 
 from proctor.agents.base import known_agent_ids, profile_for
 from proctor.agents.spec import unknown_agent
+from proctor.discover.eval_files import eval_files
 from proctor.discover.folders import Discovery, discover_cases
 from proctor.errors import ConfigError, Problems
 from proctor.evaluators.base import registry
@@ -257,7 +258,7 @@ def nothing_runnable(source: object, plan: RunPlan) -> ConfigError:
     else:
         why = "no case folder, one holding prompt.md and config.json, nor a task file there"
     evals = Path(str(source)) / "evals"
-    if evals.is_dir() and next(evals.rglob("*.eval.py"), None) is not None:
+    if eval_files(evals):  # those `proctor eval` would run (none when there is no evals/)
         why += f"; it holds evals written as code: `proctor eval --dir {source}` runs them"
     return ConfigError(f"--source {source}: nothing runnable ({why})")
 

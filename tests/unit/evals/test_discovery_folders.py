@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from proctor.discover import eval_files as walk
 from proctor.evals import discover as discovering
 from proctor.evals.discover import discover
 
@@ -79,3 +80,11 @@ def test_an_evals_folder_whose_eval_files_are_all_in_skipped_folders_has_none(
     _write(tmp_path, ".venv/x.eval.py")
     assert discover(tmp_path).points == []
     assert not (tmp_path / "imported.txt").exists()
+
+
+def test_the_search_is_the_one_proctor_run_hints_with() -> None:
+    """The folder walk lives beside case discovery, so ``proctor run``'s hint that ``proctor
+    eval`` would run a folder looks where discovery does; its names are still this module's."""
+    assert discovering.eval_files is walk.eval_files
+    assert discovering._folders is walk.folders_looked_in
+    assert (discovering.NOT_LOOKED_IN, discovering.SUFFIX) == (walk.NOT_LOOKED_IN, ".eval.py")

@@ -14,7 +14,13 @@ from proctor.models.case import Case
 from proctor.models.config import CaseConfig, CliOverrides, Condition, TopConfig
 from proctor.models.plan import RunPlan, TrialSpec
 from proctor.plan.records import resolved_record
-from proctor.plan.resolve import build_plan, condition_order, resolve_case, select_cases
+from proctor.plan.resolve import (
+    build_plan,
+    condition_order,
+    nothing_runnable,
+    resolve_case,
+    select_cases,
+)
 from proctor.session.repeats import plan_order_note
 
 
@@ -500,3 +506,31 @@ def test_an_ab_gate_adds_to_the_default_gate_of_every_group() -> None:
     empty = TopConfig.model_validate({"gate": {}})
     assert plan([case()], empty).gate.model_dump(exclude_none=True) == {}
     assert plan([case()]).gate.min_pass_rate == 1.0
+
+
+@pytest.mark.parametrize(
+    ("files", "hinted"),
+    [
+        (["evals/a.eval.py"], True),
+        (["evals/node_modules/pkg/a.eval.py", "evals/grp/deep/b.eval.py"], True),
+        (["evals/node_modules/pkg/a.eval.py"], False),
+        (["evals/.venv/lib/python3.11/site-packages/pkg/a.eval.py"], False),
+        (["evals/.git/a.eval.py", "evals/grp/__pycache__/a.eval.py"], False),
+        (["evals/dist-packages/a.eval.py", "evals/notes.eval.py/readme.md"], False),
+        (["a.eval.py", "evals/helpers.py"], False),
+    ],
+)
+def test_nothing_runnable_names_proctor_eval_only_for_the_evals_it_would_run(
+    tmp_path: Path, files: list[str], hinted: bool
+) -> None:
+    """A ``--source`` with no case but ``evals/`` is told of ``proctor eval`` only when that
+    command would run an eval file there: a copy vendored under ``node_modules``, a hidden
+    folder, a cache or an installed package (or a folder named like an eval file) is never
+    run, so no hint names the command for it."""
+    for rel in files:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x = 1\n")
+    said = str(nothing_runnable(tmp_path, plan([])))
+    hint = f"it holds evals written as code: `proctor eval --dir {tmp_path}` runs them"
+    assert (hint in said) is hinted, said
+    assert said.startswith(f"--source {tmp_path}: nothing runnable (no case folder")
