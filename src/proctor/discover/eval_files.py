@@ -54,10 +54,11 @@ def folders_looked_in(evals_dir: Path) -> Iterator[tuple[Path, list[os.DirEntry[
 def eval_files(evals_dir: Path) -> list[Path]:
     """The eval files of ``evals_dir``, sorted: the files (or links to files) whose name ends
     ``.eval.py`` in it and its folders, those of :func:`folders_looked_in` alone (hidden
-    folders, :data:`NOT_LOOKED_IN` and links to folders are not looked in)."""
+    folders, :data:`NOT_LOOKED_IN` and links to folders are not looked in); a hidden file is
+    none (an editor's lock ``.#a.eval.py``, macOS's ``._a.eval.py`` unpacked from an archive)."""
     return sorted(
         Path(entry.path)
         for _, files in folders_looked_in(evals_dir)
         for entry in files
-        if entry.name.endswith(SUFFIX)
+        if entry.name.endswith(SUFFIX) and not entry.name.startswith(".")
     )

@@ -369,21 +369,19 @@ def misnamed_said(path: Path, line: int) -> str:
     )
 
 
-_CONFIG_LIKE = re.compile(
-    r"evals?[._ -]?conf(ig(uration)?s?)?(\.(py|pyw|ts|mts|cts|js|mjs|cjs|json|ya?ml|toml))?"
-)
-"""A name (casefolded) much as ``evals.config.py``'s: ``eval.config.py``, ``evals_config.py``,
-``evals.conf.py``, ``evals-config.py``, ``evals.config.ts`` (as JavaScript eval tools name
-theirs), ``evals.config.json``, ``Evals.Config.py``; not a backup (``evals.config.py.bak``),
-nor a compiled file."""
+_CONFIG_LIKE = re.compile(r"evals?[._ -]?conf(ig(uration)?s?)?\.(py|pyw|ts|mts|cts|js|mjs|cjs)")
+"""A name (casefolded) much as ``evals.config.py``'s, of a file of code: ``eval.config.py``,
+``evals_config.py``, ``evals.conf.py``, ``evals-config.py``, ``evals.config.ts`` (as JavaScript
+eval tools name theirs), ``Evals.Config.py``; not a backup (``evals.config.py.bak``), a compiled
+file, nor a file of data (``eval_config.json``, which eval files may read for values)."""
 
 
 def misnamed_configs(evals_dir: Path) -> tuple[Path, ...]:
     """The files directly in ``evals_dir`` (sorted) named much as ``evals.config.py`` is
     (:data:`_CONFIG_LIKE`), and not it: proctor never reads one, so the settings it holds
     (``max_concurrency``, ``timeout_ms``, ``agent``) would be left out without a word. A module
-    an eval file imported (``evals_config.py`` of shared values) is the eval files' own, no
-    such file."""
+    an eval file imported, or names (``evals_config.py`` of shared values, imported by a
+    test), is the eval files' own, no such file."""
     imported = {
         Path(file)
         for module in list(sys.modules.values())
@@ -405,7 +403,21 @@ def misnamed_configs(evals_dir: Path) -> tuple[Path, ...]:
             continue
         if Path(entry.path) not in imported:
             found.append(Path(entry.path))
+    if found:  # one an eval file imports in a test (not when it loads) is its own too
+        named = _words_of(eval_files(evals_dir))
+        found = [p for p in found if not (p.stem.isidentifier() and p.stem in named)]
     return tuple(sorted(found))
+
+
+def _words_of(files: list[Path]) -> set[str]:
+    """The identifiers the ``files`` name anywhere (a file that does not read names none)."""
+    words: set[str] = set()
+    for file in files:
+        try:
+            words.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", file.read_text(errors="replace")))
+        except OSError:
+            continue
+    return words
 
 
 def misnamed_config_said(path: Path) -> str:

@@ -87,3 +87,29 @@ def test_it_is_warned_of_once_with_the_name_to_give_it(
         f"settings from {evals / 'evals.config.py'} alone, and there is none (did you mean "
         "'evals.config.py', a Python file that calls define_eval_config(...)?)",
     ], result.err
+
+
+def test_a_module_an_eval_file_imports_in_a_test_or_a_file_of_data_is_none(
+    tmp_path: Path,
+) -> None:
+    """A module imported inside a test (after discovery) is the eval file's own, and a file of
+    data an eval file may read (``eval_config.json``) is no configuration of code: neither is
+    warned of, while ``eval.config.py`` beside them still is."""
+    root = _project(tmp_path, ["eval.config.py"])
+    evals = root / "evals"
+    (evals / "evals_config.py").write_text("LIMIT = 3\n")
+    (evals / "eval_config.json").write_text('{"limit": 3}\n')
+    (evals / "b.eval.py").write_text(
+        EVAL.replace('await t.send("hi")', 'import evals_config\n    await t.send("hi")')
+    )
+    assert discover(root).misnamed_config == (evals / "eval.config.py",)
+
+
+def test_a_hidden_file_named_as_an_eval_file_is_none(tmp_path: Path) -> None:
+    """An editor's lock file (``.#a.eval.py``, a dangling link) and macOS's ``._a.eval.py``
+    unpacked from an archive made discovery fail: neither is an eval file."""
+    root = _project(tmp_path, [])
+    evals = root / "evals"
+    (evals / ".#a.eval.py").symlink_to("root@host.1234:1700000000")
+    (evals / "._a.eval.py").write_bytes(b"\x00\x05\x16\x07\x00")
+    assert [p.id for p in discover(root).points] == ["a"]
