@@ -41,25 +41,27 @@ def starting_order(conditions: Iterable[str], asked: Sequence[str]) -> list[str]
     return listed + [n for n in names if n not in listed]
 
 
-def rotation_places(cases: Iterable[Sequence[str]]) -> list[tuple[list[str], int]]:
-    """For each of a run's cases, given by its conditions in its :func:`starting_order`, the
-    order the rows of its Williams square start from and its place in the rotation from case
-    to case: the cases that run the same set of conditions rotate together, from the order the
-    first of them in the run gives, each case's place counted among them only (0 for the
-    first). So each such group balances on its own, whatever the others run: a case that lists
-    the same conditions the other way round, or a case of other conditions between two A/B
-    cases, does not shift its row. A case of fewer than two conditions keeps its order and
-    takes no place."""
+def rotation_places(cells: Iterable[tuple[str, Sequence[str]]]) -> list[tuple[list[str], int]]:
+    """For each case × agent of a run, given as the agent and the case's conditions in its
+    :func:`starting_order`, the order the rows of its Williams square start from and its place
+    in the rotation from case to case. The cases that run the same set of conditions start
+    from one order, the one the first of them in the run gives; each agent's cases of that set
+    rotate on their own, each case's place counted among that agent's cases of that set only
+    (0 for the first). So each agent's order of each set of conditions balances on its own,
+    whatever the other agents or the other cases run: a case that lists the same conditions
+    the other way round, a case of other conditions between two A/B cases, or an A/B case of
+    another agent does not shift its row. A case of fewer than two conditions keeps its order
+    and takes no place."""
     common: dict[frozenset[str], list[str]] = {}
-    placed: Counter[frozenset[str]] = Counter()
+    placed: Counter[tuple[str, frozenset[str]]] = Counter()
     rotation: list[tuple[list[str], int]] = []
-    for names in cases:
+    for agent, names in cells:
         group = frozenset(names)
         if len(group) < 2:
             rotation.append((list(names), 0))
             continue
-        rotation.append((common.setdefault(group, list(names)), placed[group]))
-        placed[group] += 1
+        rotation.append((common.setdefault(group, list(names)), placed[agent, group]))
+        placed[agent, group] += 1
     return rotation
 
 
@@ -75,14 +77,14 @@ def condition_order(
 
     With ``first`` that condition always runs first, the others after it in the order of
     ``names`` (the case's :func:`starting_order`); otherwise repeat r of the case at place
-    ``case`` among the run's cases of the same conditions (:func:`rotation_places`, whose
-    order ``rows_from`` the rows start from; ``names`` when not given) runs row r - 1 +
+    ``case`` among the agent's cases of the same conditions in the run (:func:`rotation_places`,
+    whose order ``rows_from`` the rows start from; ``names`` when not given) runs row r - 1 +
     ``case`` of their Williams square (:func:`williams_orders`, cycling): two conditions
     alternate (A B, B A) from repeat to repeat and from case to case, so that one repeat of an
-    even number of cases is balanced too; three run A B C, B C A, C A B, then the mirror rows
-    C B A, A C B, B A C, so that over 6 repeats (or 6 cases) each one runs before each other
-    one as often as after it, which the rotation alone (A B C, B C A, C A B, again and again)
-    never gave: A ran before B in 2 of every 3 repeats.
+    even number of an agent's cases is balanced too; three run A B C, B C A, C A B, then the
+    mirror rows C B A, A C B, B A C, so that over 6 repeats (or 6 cases) each one runs before
+    each other one as often as after it, which the rotation alone (A B C, B C A, C A B, again
+    and again) never gave: A ran before B in 2 of every 3 repeats.
     """
     if first is not None and first in names:
         return [first, *(n for n in names if n != first)]

@@ -372,54 +372,54 @@ def _trials(
     roles_by_case = resolve_roles(resolved, top, cli, config_path, dotenv)
     trials: list[TrialSpec] = []
     asked, first = cli.conditions or [], cli.first_condition
-    # The order rotates from case to case as from repeat to repeat, among the cases of the
-    # same conditions: one repeat of an even number of A/B cases runs each condition first
-    # equally often. Every agent of a case runs the same order, so that each agent's trials
-    # are balanced on their own.
-    rotation = rotation_places(starting_order(rc.conditions, asked) for rc in resolved)
-    for rc, (rows_from, case_place) in zip(resolved, rotation, strict=True):
+    # The order rotates from case to case as from repeat to repeat, among an agent's cases of
+    # the same conditions: one repeat of an even number of an agent's A/B cases runs each
+    # condition first equally often, so that each agent's trials are balanced on their own,
+    # whichever cases the other agents run.
+    cells = [(rc, agent) for rc in resolved for agent in rc.agents]
+    rotation = rotation_places((agent, starting_order(rc.conditions, asked)) for rc, agent in cells)
+    for (rc, agent), (rows_from, case_place) in zip(cells, rotation, strict=True):
         names = starting_order(rc.conditions, asked)
-        for agent in rc.agents:
-            profile = profile_for(agent, top.codingagents)
-            mode = resolve_mode(rc, agent, profile, cli)
-            check_agent_provision(rc, agent, profile)
-            for repeat in range(1, rc.repeats + 1):
-                for name in condition_order(names, repeat, first, case_place, rows_from):
-                    variant = rc.conditions[name]
-                    effort, effort_from = trial_effort(
-                        rc, agent, name, variant, top.codingagents, cli.agent_efforts, where
+        profile = profile_for(agent, top.codingagents)
+        mode = resolve_mode(rc, agent, profile, cli)
+        check_agent_provision(rc, agent, profile)
+        for repeat in range(1, rc.repeats + 1):
+            for name in condition_order(names, repeat, first, case_place, rows_from):
+                variant = rc.conditions[name]
+                effort, effort_from = trial_effort(
+                    rc, agent, name, variant, top.codingagents, cli.agent_efforts, where
+                )
+                if effort and effort_from != FLAG:  # (the flag's is refused before)
+                    kind = profile.agent or agent
+                    problem = effort_problem(effort, agent, kind, effort_from or "")
+                    if problem is not None:
+                        raise ConfigError(problem)
+                trials.append(
+                    TrialSpec(
+                        case=rc,
+                        agent=agent,
+                        condition=name,
+                        repeat=repeat,
+                        profile=profile,
+                        index=len(trials),
+                        variant=variant,
+                        metrics=top.metrics,
+                        pricing=pricing,
+                        mode=mode,
+                        backend=cli.model or profile.backend or "provider",
+                        agent_model=variant.agent_model
+                        or cli.agent_models.get(agent)
+                        or rc.agent_model
+                        or profile.agent_model,
+                        agent_effort=effort,
+                        agent_effort_from=effort_from,
+                        roles=roles_by_case[rc.name],
+                        collect_cost=cli.collect_cost,
+                        max_turns=variant.max_turns or rc.case.config.max_turns,
+                        max_tool_calls=variant.max_tool_calls or rc.case.config.max_tool_calls,
+                        serial_repeats=rc.case.config.serial_repeats,
                     )
-                    if effort and effort_from != FLAG:  # (the flag's is refused before)
-                        kind = profile.agent or agent
-                        problem = effort_problem(effort, agent, kind, effort_from or "")
-                        if problem is not None:
-                            raise ConfigError(problem)
-                    trials.append(
-                        TrialSpec(
-                            case=rc,
-                            agent=agent,
-                            condition=name,
-                            repeat=repeat,
-                            profile=profile,
-                            index=len(trials),
-                            variant=variant,
-                            metrics=top.metrics,
-                            pricing=pricing,
-                            mode=mode,
-                            backend=cli.model or profile.backend or "provider",
-                            agent_model=variant.agent_model
-                            or cli.agent_models.get(agent)
-                            or rc.agent_model
-                            or profile.agent_model,
-                            agent_effort=effort,
-                            agent_effort_from=effort_from,
-                            roles=roles_by_case[rc.name],
-                            collect_cost=cli.collect_cost,
-                            max_turns=variant.max_turns or rc.case.config.max_turns,
-                            max_tool_calls=variant.max_tool_calls or rc.case.config.max_tool_calls,
-                            serial_repeats=rc.case.config.serial_repeats,
-                        )
-                    )
+                )
     return trials
 
 

@@ -12,9 +12,8 @@ Each run writes an ordinary run folder under ``<out>/<results>`` labelled with i
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -152,30 +151,74 @@ def manifest_order_note(manifest: RepeatManifest) -> str:
 
 
 def plan_order_note(trials: Sequence[TrialSpec], first: str | None) -> str:
-    """:func:`order_note` over a run's plan: the condition each case × agent × repeat of two or
-    more conditions (a case repeat) runs first (none with ``--first-condition``, an order asked
+    """:func:`order_note` over a run's plan, for each agent and set of conditions on its own
+    (:func:`grouped_order_note`): the condition each case × agent × repeat of two or more
+    conditions (a case repeat) runs first (none with ``--first-condition``, an order asked
     for)."""
     if first is not None:
         return ""
     started: dict[tuple[str, str, int], list[str]] = {}
+    repeats: dict[tuple[str, str], int] = {}
     for trial in sorted(trials, key=lambda t: t.index):
         started.setdefault((trial.case.name, trial.agent, trial.repeat), []).append(trial.condition)
-    units = [names for names in started.values() if len(set(names)) > 1]
-    conditions = list(dict.fromkeys(name for names in units for name in names))
-    # A whole Williams square balances it (condition_order runs its rows, from repeat to repeat
-    # and from case to case): k repeats (or cases), 2k for an odd k.
-    squares = {len(williams_orders(sorted(set(names)))) for names in units}
-    size = math.lcm(*squares or {1})
-    balance = f"a multiple of {plural(size, 'repeat')}"
-    # So do as many cases, when they all rotate together (rotation_places: the same set of
-    # conditions) and each runs as many agents and repeats: over them every row of the square
-    # then runs equally often. Cases of other conditions rotate apart, so a count of cases
-    # balances nothing then, nor when one case runs more rows than another.
-    cases = {t.case.name: t.case for t in trials if len(t.case.conditions) > 1}
-    alike = {(frozenset(c.conditions), len(c.agents), c.repeats) for c in cases.values()}
-    if len(alike) == 1:
-        balance += f", or of {plural(size, 'case')},"
-    return order_note(units, conditions, "case repeat", f"{balance} balances it")
+        repeats[trial.case.name, trial.agent] = trial.case.repeats
+    units = [(agent, names) for (_, agent, _), names in started.items() if len(set(names)) > 1]
+    # The cases × agents of each group, each with its repeats.
+    cases: dict[tuple[str, frozenset[str]], dict[str, int]] = {}
+    for (case, agent, _), names in started.items():
+        if len(set(names)) > 1:
+            cases.setdefault((agent, frozenset(names)), {})[case] = repeats[case, agent]
+
+    def balance(agent: str, conditions: frozenset[str]) -> str:
+        # A whole Williams square balances it (condition_order runs its rows, from repeat to
+        # repeat and from case to case among an agent's cases of these conditions): k repeats
+        # (or cases), 2k for an odd k. So do as many cases when each runs as many repeats:
+        # over them every row of the square then runs equally often; when one case runs more
+        # rows than another, a count of cases balances nothing.
+        size = len(williams_orders(sorted(conditions)))
+        said = f"a multiple of {plural(size, 'repeat')}"
+        if len(set(cases[agent, conditions].values())) == 1:
+            said += f", or of {plural(size, 'case')},"
+        return f"{said} balances it"
+
+    return grouped_order_note(units, "case repeat", balance)
+
+
+def grouped_order_note(
+    units: Sequence[tuple[str, Sequence[str]]],
+    unit: str,
+    balance: Callable[[str, frozenset[str]], str | None],
+) -> str:
+    """:func:`order_note` over ``units`` (each an agent and the conditions of one of its case
+    repeats in the order they ran), for each agent and set of conditions on its own: a
+    comparison of two conditions pairs an agent's trials with the same agent's, so an order
+    balanced over all agents together can still be one agent's A first and another's B first,
+    and the repeats of another set of conditions balance nothing of this one's. One agent of
+    one set of conditions is said as :func:`order_note` says it; more, each one not balanced
+    named (``for agent claude-code:``, ``for conditions a, b:``, or both), joined by ``; ``.
+    ``balance``: what balances a group's order (its agent and conditions), or None. Empty when
+    every group is balanced."""
+    groups: dict[tuple[str, frozenset[str]], list[Sequence[str]]] = {}
+    for agent, names in units:
+        groups.setdefault((agent, frozenset(names)), []).append(names)
+    agents = {agent for agent, _ in groups}
+    sets = {conditions for _, conditions in groups}
+    said: list[str] = []
+    for (agent, conditions), orders in groups.items():
+        names = list(dict.fromkeys(name for order in orders for name in order))
+        note = order_note(orders, names, unit, balance(agent, conditions))
+        if not note:
+            continue
+        whose = [f"agent {agent}"] if len(agents) > 1 else []
+        if len(sets) > 1:
+            whose.append(f"conditions {', '.join(names)}")
+        if whose:
+            note = note.replace("not balanced: ", f"not balanced for {' and '.join(whose)}: ", 1)
+        said.append(note)
+    if len(said) > 1:  # one sentence: the later groups by their names alone
+        head = "the order of the conditions is not balanced "
+        said = [said[0], *(s.removeprefix(head) for s in said[1:])]
+    return "; ".join(said)
 
 
 def read_manifest(path: Path) -> RepeatManifest:
@@ -185,23 +228,22 @@ def read_manifest(path: Path) -> RepeatManifest:
 def runs_order_note(
     runs: Sequence[Sequence[tuple[str, str, str, int]]], pairs: Sequence[bool] = ()
 ) -> str:
-    """:func:`order_note` over runs read as one sample set, each given by its planned cells
+    """:func:`order_note` over runs read as one sample set, for each agent and set of
+    conditions on its own (:func:`grouped_order_note`), each run given by its planned cells
     (case, agent, condition, repeat) in the order it ran them: the condition each case × agent
     × repeat of two or more conditions ran first (and before which other), in every run (the
     pairs of a manifest split between machines balance only when every pair's run is read).
     ``pairs``: for each run, whether it is a pair of a repeat manifest (``run --manifest``),
     which decides what the note advises. Empty when balanced."""
-    orders: list[list[str]] = []
-    conditions: list[str] = []
+    units: list[tuple[str, list[str]]] = []
     for cells in runs:
         started: dict[tuple[str, str, int], list[str]] = {}
         for case, agent, condition, repeat in cells:
             started.setdefault((case, agent, repeat), []).append(condition)
-        for names in started.values():
-            if len(set(names)) > 1:
-                orders.append(names)
-                conditions.extend(names)
-    note = order_note(orders, list(dict.fromkeys(conditions)), "case repeat", None)
+        units.extend(
+            (agent, names) for (_, agent, _), names in started.items() if len(set(names)) > 1
+        )
+    note = grouped_order_note(units, "case repeat", lambda agent, conditions: None)
     if not note:
         return ""
     advice = []

@@ -198,22 +198,73 @@ def test_a_case_of_other_conditions_takes_no_place_among_the_a_b_cases() -> None
 
 
 def test_the_note_names_cases_as_a_balance_only_when_a_count_of_cases_balances() -> None:
-    """ "or of 2 cases" is said when every A/B case rotates with the others and runs as many
-    agents and repeats; not of cases that rotate apart, nor of a case running more rows."""
+    """ "or of 2 cases" is said of an agent's cases of one set of conditions when each runs as
+    many repeats; not when one case runs more rows than another. Each agent and each set of
+    conditions is counted on its own, and named when there are several."""
     one = "a runs first in 2 of 3 case repeats, b in 1 (a multiple of 2 repeats, or of 2 cases,"
     turned = [case(n, **_conditions(*o)) for n, o in (("c1", "ab"), ("c2", "ba"), ("c3", "ab"))]
     assert one in plan_order_note(plan(turned).trials, None)
+    # x and y rotate apart: each set's one case repeat is its own, a first in both; together
+    # they were "a first in 2 of 2", which no count of cases of both balances.
     mixed = [case("x", **_conditions("a", "b")), case("y", **_conditions("a", "c"))]
-    said = plan_order_note(plan(mixed).trials, None)
-    assert "a runs first in 2 of 2" in said and "cases" not in said.split("(")[1], said
-    # c1's two agents both run row 1; c2's repeats rows 2 and 1: a first in 3 of 4, and c3,
-    # c4 like c2 would leave it so.
+    assert plan_order_note(plan(mixed).trials, None) == (
+        "the order of the conditions is not balanced for conditions a, b: a runs first in 1 "
+        "of 1 case repeat, b in 0 (a multiple of 2 repeats, or of 2 cases, balances it); for "
+        "conditions a, c: a runs first in 1 of 1 case repeat, c in 0 (a multiple of 2 repeats, "
+        "or of 2 cases, balances it)"
+    )
+    # scripted runs c1 (row 1) and c2's two repeats (rows 2 and 1): a first in 2 of 3, and a
+    # count of its cases, one of 1 repeat and one of 2, balances nothing; claude-code runs c1
+    # alone (row 1). Counted together they were "a first in 3 of 4".
     uneven = [
         case("c1", agents=["scripted", "claude-code"], **_conditions("a", "b")),
         case("c2", agents=["scripted"], repeats=2, **_conditions("a", "b")),
     ]
-    said = plan_order_note(plan(uneven).trials, None)
-    assert "a runs first in 3 of 4 case repeats" in said and "or of" not in said, said
+    assert plan_order_note(plan(uneven).trials, None) == (
+        "the order of the conditions is not balanced for agent scripted: a runs first in 2 of "
+        "3 case repeats, b in 1 (a multiple of 2 repeats balances it); for agent claude-code: "
+        "a runs first in 1 of 1 case repeat, b in 0 (a multiple of 2 repeats, or of 2 cases, "
+        "balances it)"
+    )
+
+
+def test_each_agent_rotates_the_order_over_its_own_cases() -> None:
+    """Cases run by one agent each, in turn (c1 and c3 by scripted, c2 and c4 by claude-code):
+    rotated over the cases regardless of agent, scripted ran a first in both of its cases and
+    claude-code b first in both, the order confounded with the agent, and no note said so
+    (a first in 2 of 4 all together). Each agent's cases of one set of conditions now rotate
+    on their own, from the order the first such case gives, deterministically."""
+    ab = _conditions("a", "b")
+    cases = [
+        case("c1", agents=["scripted"], **ab),
+        case("c2", agents=["claude-code"], **ab),
+        case("c3", agents=["scripted"], **ab),
+        case("c4", agents=["claude-code"], **_conditions("b", "a")),
+    ]
+    trials = plan(cases).trials
+    firsts: dict[tuple[str, str], str] = {}
+    for t in trials:
+        firsts.setdefault((t.agent, t.case.name), t.condition)
+    assert firsts == {
+        ("scripted", "c1"): "a",
+        ("scripted", "c3"): "b",
+        ("claude-code", "c2"): "a",
+        ("claude-code", "c4"): "b",
+    }
+    assert plan_order_note(trials, None) == ""
+    assert [t.key for t in plan(cases).trials] == [t.key for t in trials]
+    # A case both agents run, after one of claude-code's: scripted's first A/B case starts at
+    # row 1 (a first), claude-code's second at row 2.
+    both = [
+        case("d0", agents=["claude-code"], **ab),
+        case("d1", agents=["scripted", "claude-code"], **ab),
+    ]
+    started = [(t.agent, t.case.name, t.condition) for t in plan(both).trials][::2]
+    assert started == [
+        ("claude-code", "d0", "a"),
+        ("scripted", "d1", "a"),
+        ("claude-code", "d1", "b"),
+    ]
 
 
 def test_the_matrix_is_agent_by_repeat_by_condition() -> None:

@@ -80,3 +80,19 @@ def test_who_runs_first_more_often_is_said_before_what_runs_before_what() -> Non
         "(a multiple of 2 pairs balances it)"
     )
     assert order_note([["a", "b"], ["b", "a"]], ["a", "b"], "pair", balance) == ""
+
+
+def test_runs_read_together_count_the_order_of_each_agent_on_its_own() -> None:
+    """x ran a first and y b first: all together each condition ran first once, but each
+    agent's comparison of a and b reads its own trials, the order one with the condition."""
+    cells = [
+        [("t", "x", "a", 1), ("t", "x", "b", 1), ("t", "y", "b", 1), ("t", "y", "a", 1)],
+    ]
+    assert runs_order_note(cells).startswith(
+        "over the runs read, the order of the conditions is not balanced for agent x: a runs "
+        "first in 1 of 1 case repeat, b in 0; for agent y: b runs first in 1 of 1 case repeat, "
+        "a in 0: a difference may come from the order"
+    )
+    balanced = [[*cells[0], ("u", "x", "b", 1), ("u", "x", "a", 1)], [("u", "y", "a", 1)]]
+    balanced[1].append(("u", "y", "b", 1))
+    assert runs_order_note(balanced) == ""
