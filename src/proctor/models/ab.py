@@ -46,8 +46,9 @@ class MetricComparison(CamelModel):
     when paired, Fisher's otherwise; of another measure the sign test of the pairs, or the
     rank-sum test unpaired), None without a CI, past 60 unpaired values and in records
     written before it: a change is claimed only when the CI excludes 0 and ``exactP`` is at
-    most 1 − confidence; a CI that excludes 0 with a larger ``exactP`` is kept, its verdict
-    "insufficient-data".
+    most 1 − confidence, the test pointing the way the CI does; a CI that excludes 0 with a
+    larger ``exactP``, or with a test pointing the other way, is kept, its verdict
+    "insufficient-data" (its ``note`` says which).
     """
 
     metric: str

@@ -13,7 +13,12 @@ from proctor.stats.bootstrap import (
     unpaired_bootstrap_delta_ci,
 )
 from proctor.stats.descriptive import statistic_named
-from proctor.stats.ranks import RANK_SUM_MOST, rank_sum_exact_p, sign_test_p
+from proctor.stats.ranks import (
+    RANK_SUM_MOST,
+    rank_sum_direction,
+    rank_sum_exact_p,
+    sign_test_p,
+)
 from proctor.stats.rates import (
     fisher_exact_p,
     mcnemar_exact_p,
@@ -46,8 +51,9 @@ class Comparison:
     p-value (of a rate McNemar's of the discordant pairs when paired, Fisher's otherwise; of
     another measure the sign test of the pairs when paired, the rank-sum test otherwise), None
     without a CI or past :data:`~proctor.stats.ranks.RANK_SUM_MOST` unpaired values: a claim
-    needs it at most 1 - confidence as well as a CI that excludes 0, so a comparison can keep
-    its CI and make no claim.
+    needs it at most 1 - confidence, the test pointing the way the CI does, as well as a CI that
+    excludes 0, so a comparison can keep its CI and make no claim (a withheld claim with
+    `exact_p` at most 1 - confidence is one whose test pointed the other way).
     """
 
     metric: str
@@ -112,8 +118,11 @@ def compare_samples(
     level: three pairs where only the treatment passed give a score interval of [+0.21, +1]
     but p = 0.25 by McNemar's exact test, and three pairs that each took one more tool call
     the bootstrap's [1, 1] but p = 0.25 by the sign test: each is "insufficient-data", the
-    interval kept. Unpaired, a measure other than a rate takes the rank-sum test, up to
-    :data:`~proctor.stats.ranks.RANK_SUM_MOST` values in all (past them, the interval alone).
+    interval kept. The test must agree in direction too: an interval above 0 with a sign test
+    that finds most pairs lower (p ≤ 1 - confidence all the same) is "insufficient-data",
+    the interval kept, its note saying they disagree. Unpaired, a measure other than a rate
+    takes the rank-sum test, up to :data:`~proctor.stats.ranks.RANK_SUM_MOST` values in all
+    (past them, the interval alone).
 
     With fewer than `min_samples` on either side (including empty) the verdict is
     "insufficient-data" and `ci` is None. Raises ValueError for an unknown statistic,
@@ -179,50 +188,72 @@ def compare_samples(
             f"{confidence:.0%} claim needs p ≤ {alpha:.6g}: no claim."
         )
         return result(ci, "insufficient-data", note, exact_p)
+    if exact is not None and verdict != "unchanged" and exact[2] != (1 if ci.low > 0 else -1):
+        # Both significant, but they point opposite ways: most pairs went down while the
+        # median went up (a few pairs far up), say. Neither direction is the treatment's.
+        side = {1: "above", -1: "below"}[1 if ci.low > 0 else -1]
+        moved = {1: "higher", -1: "lower", 0: "neither higher nor lower"}[exact[2]]
+        note = (
+            f"{shown} ({side} it), but {exact[1]} gives p = {p_value_text(exact[0], alpha)} "
+            f"the other way (the treatment {moved}): the interval and the exact test disagree "
+            "in direction, no claim."
+        )
+        return result(ci, "insufficient-data", note, exact_p)
     note = f"{shown} ({direction} is better): {verdict}."
     return result(ci, verdict, note, exact_p)
 
 
 def _exact_test(
     treatment: Sequence[float], baseline: Sequence[float], paired: bool
-) -> tuple[float, str]:
-    """The exact test of two rates' difference, two-sided, and what it was: McNemar's of the
-    discordant pairs (the sign test: only the treatment passed against only the baseline),
-    or unpaired Fisher's of the two shares. Its p-value needs no large-sample approximation,
-    where a score interval, built from one, can exclude 0 on evidence an exact test calls
-    chance: all of 3 discordant pairs one way (p = 0.25), of 5 (p = 0.0625); it takes 6
-    (p = 0.031) for p ≤ 0.05."""
+) -> tuple[float, str, int]:
+    """The exact test of two rates' difference, two-sided, what it was and its direction (1:
+    the treatment's rate higher, -1 lower, 0 alike): McNemar's of the discordant pairs (the
+    sign test: only the treatment passed against only the baseline), or unpaired Fisher's of
+    the two shares. Its p-value needs no large-sample approximation, where a score interval,
+    built from one, can exclude 0 on evidence an exact test calls chance: all of 3 discordant
+    pairs one way (p = 0.25), of 5 (p = 0.0625); it takes 6 (p = 0.031) for p ≤ 0.05."""
     if paired:
         pairs = list(zip(treatment, baseline, strict=True))
         up, down = pairs.count((1.0, 0.0)), pairs.count((0.0, 1.0))
         return (
             mcnemar_exact_p(up, down),
             f"McNemar's exact test of the {up + down} discordant pairs ({up} vs {down})",
+            (up > down) - (up < down),
         )
     after, before = (int(sum(treatment)), len(treatment)), (int(sum(baseline)), len(baseline))
+    away = after[0] * before[1] - before[0] * after[1]
     return (
         fisher_exact_p(after, before),
         f"Fisher's exact test of {after[0]}/{after[1]} vs {before[0]}/{before[1]}",
+        (away > 0) - (away < 0),
     )
 
 
 def _rank_test(
     treatment: Sequence[float], baseline: Sequence[float], paired: bool
-) -> tuple[float, str] | None:
-    """The exact test of a measure other than a rate, two-sided, and what it was: the sign
-    test of the pairs that differ (only the direction of each pair's difference counts), or
-    the rank-sum test of two independent samples; None past
-    :data:`~proctor.stats.ranks.RANK_SUM_MOST` unpaired values. A bootstrap interval of
-    three pairs that each moved by the same amount is that one value and excludes 0, yet the
-    sign test gives p = 0.25, as McNemar's does of three pairs where only one side passed."""
+) -> tuple[float, str, int] | None:
+    """The exact test of a measure other than a rate, two-sided, what it was and its
+    direction (1: the treatment higher, -1 lower, 0 neither): the sign test of the pairs that
+    differ (only the direction of each pair's difference counts; its direction, the way more
+    of them went), or the rank-sum test of two independent samples (the treatment ranked
+    higher or lower); None past :data:`~proctor.stats.ranks.RANK_SUM_MOST` unpaired values. A
+    bootstrap interval of three pairs that each moved by the same amount is that one value and
+    excludes 0, yet the sign test gives p = 0.25, as McNemar's does of three pairs where only
+    one side passed. Neither test is of the median: 15 of 20 pairs a little lower, 5 far
+    higher, can move the median up while the sign test finds the treatment lower."""
     if paired:
         p, higher, lower = sign_test_p(treatment, baseline)
-        return p, f"the sign test of the {higher + lower} pairs that differ ({higher} vs {lower})"
+        return (
+            p,
+            f"the sign test of the {higher + lower} pairs that differ ({higher} vs {lower})",
+            (higher > lower) - (higher < lower),
+        )
     if len(treatment) + len(baseline) > RANK_SUM_MOST:
         return None
     return (
         rank_sum_exact_p(treatment, baseline),
         f"the rank-sum test of {len(treatment)} vs {len(baseline)} samples",
+        rank_sum_direction(treatment, baseline),
     )
 
 

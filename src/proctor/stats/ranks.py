@@ -10,7 +10,7 @@ from math import comb
 
 from proctor.stats.rates import mcnemar_exact_p
 
-__all__ = ["RANK_SUM_MOST", "rank_sum_exact_p", "sign_test_p"]
+__all__ = ["RANK_SUM_MOST", "rank_sum_direction", "rank_sum_exact_p", "sign_test_p"]
 
 RANK_SUM_MOST = 60
 """The most values, both sides together, :func:`rank_sum_exact_p` counts through: its count
@@ -22,7 +22,8 @@ def sign_test_p(first: Sequence[float], second: Sequence[float]) -> tuple[float,
     """The exact sign test of paired values, two-sided, and its counts: the pairs where the
     first is higher and where it is lower (pairs alike do not count), each way 1/2 under no
     difference, as McNemar's test of outcomes (:func:`mcnemar_exact_p`): all of 3 pairs one
-    way give 0.25, of 6 0.03125. Raises ValueError for unequal lengths."""
+    way give 0.25, of 6 0.03125. The counts give its direction: the first higher in more pairs
+    than lower, or lower. Raises ValueError for unequal lengths."""
     if len(first) != len(second):
         raise ValueError(f"paired values need equal lengths, got {len(first)} and {len(second)}")
     higher = sum(a > b for a, b in zip(first, second, strict=True))
@@ -74,3 +75,21 @@ def rank_sum_exact_p(first: Sequence[float], second: Sequence[float]) -> float:
         if abs(i // step - centre) >= far
     )
     return min(1.0, extreme / comb(n1 + n2, n1))
+
+
+def rank_sum_direction(first: Sequence[float], second: Sequence[float]) -> int:
+    """The direction of the rank-sum test (:func:`rank_sum_exact_p`): 1 when the first
+    sample's rank sum, ties at their mean rank, lies above its mean under no difference, n1
+    (n1 + n2 + 1) / 2 (the first ranked higher), -1 below it, 0 at it or when a side is
+    empty. [1, 2, 3] against [4, 5, 6] is -1."""
+    n1, n2 = len(first), len(second)
+    if n1 == 0 or n2 == 0:
+        return 0
+    doubled: dict[float, int] = {}
+    start = 0
+    for value, tied in groupby(sorted([*first, *second])):
+        m = len(list(tied))
+        doubled[value] = 2 * start + m + 1
+        start += m
+    away = sum(doubled[value] for value in first) - n1 * (n1 + n2 + 1)
+    return (away > 0) - (away < 0)

@@ -102,8 +102,9 @@ def rate_claimed_on_its_interval_alone(fx: ABFixture) -> dict[str, Any]:
 
     real = stats_ab._exact_test
 
-    def ignored(*args: Any) -> tuple[float, str]:
-        return 0.0, real(*args)[1]
+    def ignored(*args: Any) -> tuple[float, str, int]:
+        _, said, direction = real(*args)
+        return 0.0, said, direction
 
     with mock.patch.object(stats_ab, "_exact_test", ignored):
         actual = ab_actual(fx)

@@ -283,6 +283,31 @@ def test_ab_markdown_never_shows_an_interval_excluding_zero_as_reaching_it() -> 
     assert row.endswith("| exact test p = 0.25: no claim |"), row
 
 
+def test_a_claim_withheld_for_pointing_the_other_way_says_so_in_the_markdown() -> None:
+    """20 pairs of tool calls (see SPLIT_BASELINE in the stats tests): the median rose by 49
+    with an interval above 0, while 15 of the 20 pairs went down (the sign test: p = 0.0414).
+    A p-value under 0.05 beside "no claim" would read as a contradiction: the row says the
+    test pointed the other way, as the viewer's and the HTML report's figures do."""
+    from proctor.report.ab.markdown import comparison_figure
+    from tests.unit.stats.test_stats_ab import SPLIT_BASELINE, SPLIT_TREATMENT
+
+    trials = [
+        {"case": f"c{pair}", "agent": "scripted", "condition": condition, "repeat": 1,
+         "status": "passed", "passed": True, "score": 0, "toolCalls": int(calls)}
+        for pair, (after, before) in enumerate(zip(SPLIT_TREATMENT, SPLIT_BASELINE, strict=True))
+        for condition, calls in (("with-plugin", after), ("baseline", before))
+    ]  # fmt: skip
+    report = analyse_ab(records_of(trials), "with-plugin", "baseline")
+    calls = report.overall.comparisons["toolCalls"]
+    assert (calls.verdict, calls.delta) == ("insufficient-data", 49.0)
+    assert calls.exact_p == pytest.approx(0.0414, abs=1e-4)
+    assert "disagree in direction" in calls.note
+    row = next(line for line in render_ab_markdown(report).splitlines() if "| median tool" in line)
+    assert row.endswith("| exact test p = 0.0414 the other way: no claim |"), row
+    assert comparison_figure(calls).startswith("55 → 104 (+49, CI [")
+    assert comparison_figure(calls).endswith("; exact test p = 0.0414 the other way: no claim)")
+
+
 def test_bound_text_keeps_a_digit_of_a_bound_that_rounds_to_zero() -> None:
     from proctor.util.text import bound_text
 

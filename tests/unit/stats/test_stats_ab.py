@@ -372,3 +372,61 @@ def test_a_p_value_at_the_threshold_of_a_90_percent_claim_is_claimed() -> None:
         "score", BETTER[:3], BASE[:3], higher_is_better=True, confidence=0.9
     )
     assert varying.verdict == "improved" and varying.ci is not None
+
+
+# 20 pairs of tool calls. 5 pairs where the baseline made 1 call and the treatment 200; 15
+# where the treatment made one call fewer: 10 → 9, 20 → 19, …, 150 → 149. Sorted, the baseline
+# is 1 ×5, 10, 20, …, 150: its median the mean of the 10th and 11th, (50 + 60) / 2 = 55; the
+# treatment is 9, 19, …, 149, 200 ×5: (99 + 109) / 2 = 104. The median rose by 49, and every
+# resample of pairs holding one of the 5 keeps it up (the 200s leave the bottom of the
+# baseline's values for the top of the treatment's), so the interval lies above 0. But 15 of
+# the 20 pairs went down: the sign test gives 2 · (C(20,0) + … + C(20,5)) / 2^20 = 2 · 21700 /
+# 1048576 = 0.0414, significant the other way.
+SPLIT_BASELINE = [1.0] * 5 + [10.0 * k for k in range(1, 16)]
+SPLIT_TREATMENT = [200.0] * 5 + [10.0 * k - 1 for k in range(1, 16)]
+
+
+def test_a_claim_needs_the_exact_test_to_point_the_way_the_interval_does() -> None:
+    """The interval of the median's delta lies above 0 (more tool calls: "regressed"), while
+    the sign test finds the treatment lower in 15 of 20 pairs (p = 0.0414): each is
+    significant, in opposite directions, and neither is claimed; the interval is kept."""
+    c = compare_samples(
+        "toolCalls",
+        SPLIT_TREATMENT,
+        SPLIT_BASELINE,
+        higher_is_better=False,
+        statistic="median",
+        paired=True,
+    )
+    assert (c.treatment, c.baseline, c.delta) == (104.0, 55.0, 49.0)
+    assert c.ci is not None and c.ci.low > 0
+    assert c.exact_p == pytest.approx(2 * 21700 / 2**20)
+    assert c.verdict == "insufficient-data"
+    assert c.note == (
+        f"95% CI of the median delta [{c.ci.low:.4g}, {c.ci.high:.4g}] excludes 0 (above it), "
+        "but the sign test of the 20 pairs that differ (5 vs 15) gives p = 0.0414 the other "
+        "way (the treatment lower): the interval and the exact test disagree in direction, "
+        "no claim."
+    )
+    # Mirrored, the interval below 0 and the sign test higher: no claim either.
+    mirrored = compare_samples(
+        "toolCalls",
+        [-v for v in SPLIT_TREATMENT],
+        [-v for v in SPLIT_BASELINE],
+        higher_is_better=False,
+        statistic="median",
+        paired=True,
+    )
+    assert mirrored.ci is not None and mirrored.ci.high < 0
+    assert mirrored.verdict == "insufficient-data"
+    assert "(below it)" in mirrored.note and "(the treatment higher)" in mirrored.note
+    # The 15 pairs alone agree with their interval: a claim.
+    agreed = compare_samples(
+        "toolCalls",
+        SPLIT_TREATMENT[5:],
+        SPLIT_BASELINE[5:],
+        higher_is_better=False,
+        statistic="median",
+        paired=True,
+    )
+    assert agreed.verdict == "improved", agreed.note

@@ -7,7 +7,12 @@ import random
 
 import pytest
 
-from proctor.stats.ranks import RANK_SUM_MOST, rank_sum_exact_p, sign_test_p
+from proctor.stats.ranks import (
+    RANK_SUM_MOST,
+    rank_sum_direction,
+    rank_sum_exact_p,
+    sign_test_p,
+)
 
 
 def _rank_sum_by_hand(first: list[float], second: list[float]) -> float:
@@ -46,3 +51,16 @@ def test_the_sign_test_counts_the_pairs_that_differ() -> None:
     assert sign_test_p([1.0, 3.0], [2.0, 2.0]) == (1.0, 1, 1)
     with pytest.raises(ValueError, match="equal lengths"):
         sign_test_p([1.0], [])
+
+
+def test_the_rank_sum_test_says_which_side_ranked_higher() -> None:
+    """Its p-value is two-sided; the direction is the first side's rank sum against its mean
+    under no difference, n1 (n1 + n2 + 1) / 2: [1, 2, 3] against [4, 5, 6] sums 6 against 10.5;
+    ties at their mean rank ([1, 5] against [3, 3]: ranks 1 + 4 against 2.5 + 2.5, at it)."""
+    assert rank_sum_direction([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == -1
+    assert rank_sum_direction([4.0, 5.0, 6.0], [1.0, 2.0, 3.0]) == 1
+    assert rank_sum_direction([1.0, 5.0], [3.0, 3.0]) == 0
+    assert rank_sum_direction([], [1.0]) == 0 and rank_sum_direction([2.0] * 3, [2.0] * 3) == 0
+    # Ties: [1, 2, 2] against [2, 3]: ranks 1, 3, 3 (the three 2s share 2, 3, 4) sum 7, its
+    # mean 3 · 6 / 2 = 9: the first ranked lower.
+    assert rank_sum_direction([1.0, 2.0, 2.0], [2.0, 3.0]) == -1

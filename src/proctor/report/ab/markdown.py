@@ -105,11 +105,14 @@ def no_claim(min_samples: int, noun: str) -> str:
 def _exact_withheld(c: MetricComparison) -> str | None:
     """``"exact test p = 0.25: no claim"`` when ``c``'s interval excludes 0 and its exact
     test does not agree (its note says which test), else None. The p-value never reads as
-    the threshold it missed (0.05001, not 0.05)."""
+    the threshold it missed (0.05001, not 0.05). A p-value that reaches the threshold withheld
+    the claim for pointing the other way than the interval (most pairs lower, the median
+    higher): ``"exact test p = 0.0414 the other way: no claim"``."""
     if c.verdict != "insufficient-data" or c.exact_p is None or c.ci_low is None:
         return None
     alpha = alpha_of(c.confidence if c.confidence is not None else 0.95)
-    return f"exact test p = {p_value_text(c.exact_p, alpha)}: no claim"
+    other_way = " the other way" if c.exact_p <= alpha else ""
+    return f"exact test p = {p_value_text(c.exact_p, alpha)}{other_way}: no claim"
 
 
 def _claim(c: MetricComparison, min_samples: int, noun: str) -> str:
