@@ -35,6 +35,7 @@ from proctor.session.handover import SESSION_FILE
 from proctor.transcripts.cut_short import LAST_LINE_CUT, last_line_cut
 from proctor.transcripts.gemini.records import GEMINI_CANCELLED, cancelled_by_user
 from proctor.transcripts.lines import decode_line, file_lines
+from proctor.util.files import read_regular
 from proctor.util.native_paths import first_record
 
 RECORDED_IN = "recordedIn"
@@ -281,17 +282,21 @@ def _recording_of(run: Path, fmt: str, session_id: str) -> Path | None:
     """The trial record of ``run``, a run folder of ``proctor record``, that holds the agent's
     session ``session_id`` (of format ``fmt``); None when it holds none, or is no recording
     (a run of ``proctor run`` holds no session a person drove)."""
-    try:
-        manifest = json.loads(RunPaths(run).run_json.read_bytes())
+    try:  # a regular file alone: a named pipe would block, a device never end
+        manifest = json.loads(read_regular(RunPaths(run).run_json))
         argv = manifest.get("argv") if isinstance(manifest, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     if not isinstance(argv, list) or argv[:2] != ["proctor", "record"]:
         return None
-    for path in RunPaths(run).trial_jsons():
+    try:
+        trials = RunPaths(run).trial_jsons()
+    except OSError:  # a folder of it that cannot be listed: `proctor report` says so
+        return None
+    for path in trials:
         try:
-            trial = json.loads(path.read_bytes())
-        except (OSError, ValueError):
+            trial = json.loads(read_regular(path))
+        except (OSError, ValueError, RecursionError):
             continue  # a record that does not read: `proctor report` says so
         if not isinstance(trial, dict) or trial.get("sessionId") != session_id:
             continue
