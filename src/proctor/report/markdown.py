@@ -63,8 +63,13 @@ def _text(text: str) -> str:
 def _line_name(text: str) -> str:
     """A name in a line of text, not a table (a metric an ``external`` program named, a model
     as the agent's transcript names it): on
-    one line, its emphasis marks and tags shown as written (see :func:`markdown_name`)."""
-    return markdown_text(markdown_name(one_line(text)))
+    one line, its emphasis marks and tags shown as written (see :func:`markdown_name`), a
+    backtick too: several names share the line, and one backtick each would pair into a code
+    span across them."""
+    name = markdown_name(one_line(text))
+    if "\\`" not in name:  # (one backtick, which markdown_name leaves as it is)
+        name = name.replace("`", "\\`")
+    return markdown_text(name)
 
 
 def _exit_reason(text: str) -> str:

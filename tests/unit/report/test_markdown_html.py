@@ -237,3 +237,12 @@ def test_the_cost_and_tokens_lines_show_a_model_named_by_the_transcript_as_writt
     assert "- Cost: n/a (unpriced: \\<b>mod|el\\</b> x)" in text
     assert "- Tokens: \\<b>mod|el\\</b> x: in 1, out 7" in text
     assert "<b>" not in text.replace("\\<b>", "")
+
+
+def test_names_holding_one_backtick_each_on_one_line_pair_into_no_code_span() -> None:
+    """The Metrics, Tokens and Cost lines join several names: ``a`b`` and ``c`d`` paired
+    their backticks into a code span across the two."""
+    from proctor.report.markdown import _line_name
+
+    line = f"{_line_name('a`b')} 1.0; {_line_name('c`d')} 2.0"
+    assert line == "a\\`b 1.0; c\\`d 2.0"
