@@ -12,6 +12,7 @@ from proctor.errors import ProctorError
 from proctor.execute.context import WorkerOptions, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialStarted
 from proctor.execute.executor import EXECUTORS, RunOutcome
+from proctor.execute.refused import StopOnRefusedKey
 from proctor.models.compact import compact, is_compact
 from proctor.models.io import read_record, write_record
 from proctor.models.plan import RunPlan, TrialSpec
@@ -77,6 +78,7 @@ def execute_and_finish(
     try:
         if stops is not None:
             stops.release()  # a stop noted since the run folder was made is raised here
+        refused = StopOnRefusedKey()  # a key a provider refused: no further trial starts
         factory = EXECUTORS[request.executor]
         executor = factory(request.executor_address) if request.executor_address else factory()
         outcome = executor.run(
@@ -90,8 +92,17 @@ def execute_and_finish(
                 limits=plan.top.limits,
                 dotenv_dir=request.key_folder(),
             ),
-            subscribers=[LoadReportingEarly(), journal.Journal(paths.journal), *subscribers],
+            subscribers=[
+                LoadReportingEarly(),
+                journal.Journal(paths.journal),
+                refused,
+                *subscribers,
+            ],
+            stop_requested=refused.requested,
         )
+        stopped = refused.sentence(len(trials) - outcome.count)
+        if stopped is not None:
+            warn(stopped)
         late.hold()  # the trials are done: a stop is noted until the aggregate is written
     except KeyboardInterrupt:
         # A Ctrl-C or SIGTERM the executor's own stop did not take (before it began, or the

@@ -1,0 +1,62 @@
+"""A run that starts no further trial once a provider refused a key: the agent's key (its
+trial ended ``authentication failed: …``), or the key of proctor's own answering model or
+judge (a key revoked after the check before the run). Every trial after it would meet the
+same refusal, each after its agent's whole ``timeoutSec`` (Claude Code goes on retrying a
+401 until it is stopped) or after its agent ran for nothing but a judge's error.
+
+The trials already running finish; the others are not started, and the run ends as a stopped
+one (``interrupted``, exit 130), so that ``proctor run --resume`` runs them once the key is
+mended.
+"""
+
+from __future__ import annotations
+
+import re
+
+from proctor.execute.events import RunEvent, TrialFinished
+from proctor.llm.failures import LABELS
+from proctor.models.trial import TrialRecord
+
+_AUTH = LABELS["auth"]
+_ROLE_REFUSED = re.compile(
+    rf"(?:answering model|judge) \S+ failed: {re.escape(_AUTH)}(?: \(\d+\))?: "
+)
+"""Where the reason of a trial whose answering model or judge was refused its key says so."""
+
+
+def refused_key(record: TrialRecord) -> bool:
+    """Whether ``record``'s trial ended because a provider refused a key: its agent could not
+    authenticate, or proctor's answering model or judge was refused."""
+    if record.status == "agent-error":
+        return record.reason.startswith((f"{_AUTH}:", f"{_AUTH} ("))
+    if record.status in ("infra-error", "eval-error"):
+        return _ROLE_REFUSED.search(record.reason) is not None
+    return False
+
+
+class StopOnRefusedKey:
+    """A subscriber that notes the first trial that ended on a refused key; ``requested``
+    (the executor's ``stop_requested``) then says to start no further trial."""
+
+    def __init__(self) -> None:
+        self.first: TrialRecord | None = None
+
+    def __call__(self, event: RunEvent) -> None:
+        if self.first is None and isinstance(event, TrialFinished) and refused_key(event.record):
+            self.first = event.record
+
+    def requested(self) -> bool:
+        return self.first is not None
+
+    def sentence(self, not_started: int) -> str | None:
+        """Why the run stopped short, for stderr (None when it did not stop for a key)."""
+        if self.first is None or not_started <= 0:
+            return None
+        record = self.first
+        trial = f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+        many = "trials were" if not_started != 1 else "trial was"
+        return (
+            f"a provider refused a key in trial {trial} ({record.reason}); every trial after it "
+            f"would fail the same way, so the {not_started} {many} not started: mend the key, "
+            "then `proctor run --resume` runs them"
+        )
