@@ -112,6 +112,21 @@ def _subfolders(folder: Path) -> list[Path]:
 LIVE_MARKER = ".trajectory.live"
 """The file beside a trial's ``trajectory.jsonl`` while it is the one written as the agent ran
 (see :mod:`proctor.execute.live`), removed once the worker has its collected trajectory."""
+LIVE_DIFF_MARKER = ".workspace.diff.live"
+"""The file beside a trial's ``workspace.diff`` while it is the diff so far, written as the
+agent ran (see :mod:`proctor.execute.live`), removed once the worker has its collected diff."""
+
+
+def names_live(marker: Path, path: Path) -> bool:
+    """Whether the mark ``marker`` (a line ``INODE SIZE`` for each file it names) names the
+    file ``path`` is now: ``path`` is then still the file written while the agent ran, not the
+    one collected at the end (another file, written in its place through a rename)."""
+    try:
+        named = marker.read_text(encoding="ascii").splitlines()
+        st = os.stat(path, follow_symlinks=False)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return f"{st.st_ino} {st.st_size}" in (line.strip() for line in named)
 
 
 @dataclass(frozen=True)

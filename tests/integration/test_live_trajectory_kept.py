@@ -1,7 +1,7 @@
 """A trial's trajectory written while its agent ran (see :mod:`proctor.execute.live`) is no
 longer the live one once the worker collected the whole transcript: a worker that dies while
 its case is evaluated (its record written for it, "worker process died") keeps the collected
-trajectory in the trial's folder, and no worker's mark is left beside it."""
+trajectory (and workspace diff) in the trial's folder, and no worker's mark is left beside it."""
 
 from __future__ import annotations
 
@@ -23,7 +23,14 @@ def test_a_worker_that_dies_after_its_transcript_is_read_keeps_its_collected_tra
     # The agent runs long enough to be followed (a look every half second); then the case's
     # evaluator, or its teardown line (run while the trial is collected, after its
     # trajectory is written), kills the worker that runs it.
-    plan = {"turns": [{"say": "first"}, {"sleep": 1.5}, {"say": "second"}]}
+    plan = {
+        "turns": [
+            {"shell": "echo one > b.txt"},
+            {"say": "first"},
+            {"sleep": 1.5},
+            {"say": "second"},
+        ]
+    }
     kill = "kill -9 $PPID; sleep 5"
     config: dict[str, Any] = {"agents": ["scripted"], "timeoutSec": 30}
     if where == "evaluators":
@@ -40,3 +47,6 @@ def test_a_worker_that_dies_after_its_transcript_is_read_keeps_its_collected_tra
     said = [json.loads(line).get("text") for line in lines]
     assert "first" in said and "second" in said  # the collected trajectory, whole
     assert not (folder / ".trajectory.live").exists()
+    # So is the diff collected at the end (the diff so far was written in its place).
+    assert "+one" in (folder / "workspace.diff").read_text()
+    assert not (folder / ".workspace.diff.live").exists()

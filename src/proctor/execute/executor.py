@@ -50,7 +50,7 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.limits import Throttle
-from proctor.execute.live import drop_left
+from proctor.execute.live import drop_live
 from proctor.execute.prepare import SETUP_TIMEOUT_SEC
 from proctor.execute.retry import Attempts
 from proctor.execute.trial import run_trial
@@ -293,7 +293,7 @@ def _stop_overrun(proc: BaseProcess, spec: TrialSpec, run: RunPaths, elapsed: fl
         except ProcessLookupError:
             pass
     # (Once the worker is killed: its follower could otherwise write the live file again.)
-    drop_left(run.trial(*spec.key).trajectory)
+    drop_live(run.trial(*spec.key))
 
 
 def _collect(
@@ -312,7 +312,7 @@ def _collect(
             return _lost_record(spec, f"trial.json is there but cannot be used: {exc}")
         reason = lost or f"worker process died (exit code {exitcode}) without a result"
         record = _lost_record(spec, reason)
-        drop_left(run.trial(*spec.key).trajectory)  # (first: a record is kept for good)
+        drop_live(run.trial(*spec.key))  # (first: a record is kept for good)
         write_record(path, record)
         return record
 

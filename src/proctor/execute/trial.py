@@ -23,7 +23,7 @@ from proctor.execute.collect import Collected, collect, cut_short_cost, keep_cut
 from proctor.execute.context import TrialContext, WorkerOptions, was_interrupted
 from proctor.execute.driving import Driven, drive
 from proctor.execute.evaluate import Evaluated, evaluate
-from proctor.execute.live import LiveTrajectory
+from proctor.execute.live import LiveDiff, LiveTrajectory
 from proctor.execute.prepare import Prepared, prepare
 from proctor.execute.verdict import Verdict, decide, failure_verdict, talked_verdict
 from proctor.models.audit import AUDITED_AGENTS, AuditReport
@@ -87,7 +87,8 @@ class Phases:
     kept: tuple[Trajectory, TranscriptInfo] | None = None
     """What a session cut short left in the trial folder (see :func:`keep_cut_short`)."""
     live: LiveTrajectory | None = None
-    """The trajectory written while the agent runs (see :mod:`proctor.execute.live`)."""
+    """The trajectory (and the workspace's diff) written while the agent runs (see
+    :mod:`proctor.execute.live`)."""
     times: dict[str, float] = field(default_factory=dict)
 
 
@@ -97,7 +98,8 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
     done.times["prepare"] = ms_since(t)
     t = time.monotonic()
     adapter = done.prepared.adapter
-    done.live = LiveTrajectory(adapter, ctx.paths.trajectory)
+    diff = LiveDiff(done.prepared.before, ctx.workspace, ctx.paths.workspace_diff)
+    done.live = LiveTrajectory(adapter, ctx.paths.trajectory, diff)
 
     def launched(launch: Launch[Any]) -> None:
         done.launch = launch
@@ -124,8 +126,8 @@ def _run_phases(ctx: TrialContext, done: Phases) -> None:
         done.times["agent"] = ms_since(t)
     t = time.monotonic()
     done.collected = collect(ctx, done.prepared, done.driven)
-    # The collected trajectory is in place (or none was): no longer the live one, which a
-    # worker that dies while evaluating must not have dropped with it (see drop_left).
+    # The collected trajectory and diff are in place (or none was): no longer the live ones,
+    # which a worker that dies while evaluating must not have dropped with them (drop_live).
     done.live.remove_if_left()
     done.times["collect"] = ms_since(t)
     t = time.monotonic()

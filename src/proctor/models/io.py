@@ -7,7 +7,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -72,11 +72,19 @@ its group ``name`` the file being written): one that is still there was cut off 
 process."""
 
 
-def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
+def write_text_atomic(
+    path: Path,
+    text: str,
+    *,
+    durable: bool = False,
+    placing: Callable[[os.stat_result], None] | None = None,
+) -> None:
     """Write ``text`` to ``path`` through a temp file and a rename, so readers never see half.
     ``durable``: the file and the rename are also flushed to the disk before this returns, so
     that a power loss leaves the old file or the new one (the findings ledger, which holds what
-    a user wrote); records a run can write again need not pay for it."""
+    a user wrote); records a run can write again need not pay for it. ``placing`` is called
+    with the written file's ``stat`` (its inode and size are those ``path`` will have) just
+    before the rename puts it in place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -86,6 +94,9 @@ def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
+            if placing is not None:
+                fh.flush()
+                placing(os.fstat(fh.fileno()))
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)

@@ -190,3 +190,159 @@ def test_a_stop_while_the_follower_starts_finds_nothing_to_join(tmp_path: Path) 
     live.stop()
     live.remove_if_left()
     assert live.thread is None
+
+
+def _diff_follower(tmp_path: Path) -> tuple[LiveTrajectory, Path, Path, Path]:
+    """A follower of a session whose workspace holds ``a.txt``; the trial's folder is
+    ``tmp_path/trial``."""
+    from proctor.execute.live import LiveDiff
+    from proctor.workspace.diff import take_snapshot
+
+    workspace, trial = tmp_path / "ws", tmp_path / "trial"
+    workspace.mkdir()
+    trial.mkdir()
+    (workspace / "a.txt").write_text("old\n")
+    before = take_snapshot(workspace, None, tmp_path / "kept")
+    transcript = tmp_path / "session.jsonl"
+    diff = LiveDiff(before, workspace, trial / "workspace.diff")
+    live = LiveTrajectory(_Claude(transcript), trial / "trajectory.jsonl", diff)  # type: ignore[arg-type]
+    live.launch = Launch(argv=[], env={}, cwd=tmp_path, state=None)
+    return live, transcript, workspace, trial
+
+
+def test_the_workspace_diff_so_far_is_written_after_each_step(tmp_path: Path) -> None:
+    from proctor.paths import LIVE_DIFF_MARKER, names_live
+
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    diff, marker = trial / "workspace.diff", trial / LIVE_DIFF_MARKER
+    _look(live)
+    assert not diff.exists()  # no step yet: nothing looked at
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    _look(live)
+    assert "-old\n+new\n" in diff.read_text() and names_live(marker, diff)
+    (workspace / "b.txt").write_text("made\n")
+    _look(live)
+    assert "b.txt" not in diff.read_text()  # no step since: not diffed again
+    _said(transcript, "b", "made b.txt", "a")
+    _look(live)
+    assert "+made\n" in diff.read_text() and "-old\n+new\n" in diff.read_text()
+    assert names_live(marker, diff)
+    assert marker.read_text().count("\n") == 1  # the file replaced is named no more
+
+
+def test_the_diff_so_far_masks_every_secret(tmp_path: Path) -> None:
+    from proctor.util import masking
+
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    (workspace / "a.txt").write_text("key sk-live-0123456789abcdef\n")
+    _said(transcript, "a", "wrote it")
+    saved = set(masking._SECRETS)
+    try:
+        masking.register_secret("sk-live-0123456789abcdef", named=True)
+        _look(live)
+    finally:
+        masking._SECRETS.clear()
+        masking._SECRETS.update(saved)
+    text = (trial / "workspace.diff").read_text()
+    assert "+key ***" in text and "0123456789abcdef" not in text
+
+
+def test_a_huge_workspace_s_diff_so_far_says_it_is_not_followed(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    from proctor.execute import live as live_module
+
+    monkeypatch.setattr(live_module, "LIVE_DIFF_MAX_FILES", 0)
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    _look(live)
+    text = (trial / "workspace.diff").read_text()
+    assert text.startswith("Not followed while the trial runs: the workspace held 1 files")
+    assert "+new" not in text
+
+
+def test_the_diff_so_far_goes_unless_the_collected_one_replaced_it(tmp_path: Path) -> None:
+    from proctor.models.io import write_text_atomic
+    from proctor.paths import LIVE_DIFF_MARKER
+
+    for collected in (False, True):
+        folder = tmp_path / str(collected)
+        folder.mkdir()
+        live, transcript, workspace, trial = _diff_follower(folder)
+        (workspace / "a.txt").write_text("new\n")
+        _said(transcript, "a", "edited a.txt")
+        _look(live)
+        assert (trial / "workspace.diff").exists()
+        if collected:
+            write_text_atomic(trial / "workspace.diff", "the collected diff\n")  # as collect
+        live.remove_if_left()
+        assert not (trial / LIVE_DIFF_MARKER).exists()
+        if collected:
+            assert (trial / "workspace.diff").read_text() == "the collected diff\n"
+        else:
+            assert not (trial / "workspace.diff").exists()  # cut short: no diff recorded
+
+
+def test_a_diff_so_far_a_dead_worker_left_is_dropped_a_collected_one_kept(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    from proctor.execute import live as live_module
+    from proctor.execute.live import drop_live
+    from proctor.models.io import write_text_atomic
+    from proctor.paths import LIVE_DIFF_MARKER, TrialPaths
+
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    _look(live)
+    drop_live(TrialPaths(trial))  # the worker died: its record says it has no result
+    assert not (trial / "workspace.diff").exists()
+    assert not (trial / LIVE_DIFF_MARKER).exists()
+    # Killed just after a diff was put in place, before its mark was written again: the
+    # mark made before the rename names it.
+    marks = live_module._write_mark
+
+    def killed_after_the_rename(marker: Path, lines: list[str]) -> None:
+        if len(lines) == 1 and (trial / "workspace.diff").exists():
+            raise SystemExit("killed")
+        marks(marker, lines)
+
+    (tmp_path / "b").mkdir()
+    live, transcript, workspace, trial = _diff_follower(tmp_path / "b")
+    monkeypatch.setattr(live_module, "_write_mark", killed_after_the_rename)
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    try:
+        _look(live)
+    except SystemExit:
+        pass
+    assert "+new" in (trial / "workspace.diff").read_text()
+    drop_live(TrialPaths(trial))
+    assert not (trial / "workspace.diff").exists()
+    monkeypatch.undo()
+    # The diff collected at the end (its mark gone, or not yet) is never dropped.
+    (tmp_path / "c").mkdir()
+    live, transcript, workspace, trial = _diff_follower(tmp_path / "c")
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    _look(live)
+    write_text_atomic(trial / "workspace.diff", "the collected diff\n")
+    drop_live(TrialPaths(trial))  # died between collect and the mark's removal
+    assert (trial / "workspace.diff").read_text() == "the collected diff\n"
+    live.remove_if_left()
+    assert (trial / "workspace.diff").read_text() == "the collected diff\n"
+
+
+def test_a_workspace_replaced_by_a_link_is_not_followed(tmp_path: Path) -> None:
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.txt").write_text("outside\n")
+    (workspace / "a.txt").unlink()
+    workspace.rmdir()
+    workspace.symlink_to(elsewhere)
+    _said(transcript, "a", "swapped")
+    _look(live)
+    assert not (trial / "workspace.diff").exists()

@@ -19,7 +19,7 @@ def test_an_agent_phase_cut_short_counts_as_the_agents_time_not_the_harnesss() -
         time.sleep(0.2)  # the agent at work, until Ctrl-C
         raise Interrupted("stopped")
 
-    prepared = SimpleNamespace(adapter=SimpleNamespace(name="scripted"))
+    prepared = SimpleNamespace(adapter=SimpleNamespace(name="scripted"), before=None)
     done = Phases()
     with (
         mock.patch.object(trial, "prepare", return_value=prepared),
