@@ -347,3 +347,36 @@ def test_a_trial_without_a_folder_of_a_run_whose_plan_does_not_read_says_so(
     assert "whether the run planned it is not known" in page.text
     assert f"{paths.resolved_json}: " in unescape(page.text)
     assert "it holds the run&#39;s plan" in page.text
+
+
+def test_a_running_trial_shows_its_workspace_diff_so_far(tmp_path: Path) -> None:
+    """The diff its worker writes while the agent runs (marked as the live one) is shown as
+    what the agent changed so far, and the part followed shows it change; the diff collected
+    at the end, as the trial's diff."""
+    from proctor.models.io import write_text_atomic
+    from proctor.paths import LIVE_DIFF_MARKER
+
+    paths = _running(tmp_path)
+    trial = paths.trial("case-000", "scripted", "default", 2)  # type: ignore[attr-defined]
+
+    def live_diff(text: str) -> None:  # as the worker's follower writes it, and marks it
+        write_text_atomic(trial.workspace_diff, text)
+        st = trial.workspace_diff.stat()
+        (trial.root / LIVE_DIFF_MARKER).write_text(f"{st.st_ino} {st.st_size}\n")
+
+    live_diff("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+first\n")
+    url = f"/fragments/runs/{RUN}/trials/{KEY}?shown=running&page=1"
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        page = client.get(f"/runs/{RUN}/trials/{KEY}").text
+        live_diff(
+            "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-old\n+second\n"
+        )
+        part = client.get(url).text
+        write_text_atomic(trial.workspace_diff, "")  # collected (its mark not yet removed)
+        collected = client.get(url).text
+    for shown, change in ((page, "first"), (part, "second")):
+        text = unescape(shown)
+        assert "Workspace diff so far" in text and "what the agent has changed so far" in text
+        assert f"+{change}" in text
+        assert LIVE_DIFF_MARKER not in text  # the worker's mark is not one of the trial's files
+    assert "Workspace diff so far" not in collected and "no change" in collected

@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from proctor.paths import LIVE_MARKER, TrialPaths
+from proctor.paths import LIVE_DIFF_MARKER, LIVE_MARKER, TrialPaths, names_live
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
@@ -56,8 +56,8 @@ def trial_files(folder: Path) -> list[str]:
     """The trial's own files (and its evaluator logs), trial-relative, for the files list."""
     names = []
     for path in sorted(folder.iterdir()):
-        if path.name == LIVE_MARKER:
-            continue  # (a mark of the worker's, while its trajectory is the live one)
+        if path.name in (LIVE_MARKER, LIVE_DIFF_MARKER, f"{LIVE_DIFF_MARKER}.tmp"):
+            continue  # (a mark of the worker's, while its trajectory or diff is the live one)
         if path.is_file():
             names.append(path.name)
         elif path.name == "evaluators" and path.is_dir():
@@ -168,6 +168,10 @@ def trial_context(request: Request) -> dict[str, Any] | None:
     follow = f"/fragments{base_of(run, key)}?shown=running&page={timeline.page}"
     follow += f"&step={step}" if running and step >= steps else ""
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
+    # The diff so far, written by the worker while the agent runs (not the one collected).
+    diff_live = running and names_live(
+        own(folder, folder / LIVE_DIFF_MARKER), own(folder, paths.workspace_diff)
+    )
     # A terminal wraps its lines: a key may be split over two of them.
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT, wrapped=True)
     base = base_of(run, key)
@@ -189,6 +193,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         diff=highlight_diff(diff) if diff else None,
         diff_cut=diff_cut,
         diff_recorded=diff is not None,  # an empty diff is no change; none is no record
+        diff_live=diff_live,
         screen=None if screen is None else mask_wrapped(screen),
         screen_cut=screen_cut,
         files=trial_files(folder),
