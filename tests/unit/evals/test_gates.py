@@ -417,5 +417,35 @@ def test_called_tool_that_matched_no_call_shows_what_the_calls_of_that_name_had(
     assert messages[1].endswith("; 1 call of 'shell': Bash (status completed)")
     assert messages[2].endswith("; 1 call of 'read': Read (output \"out1\")")
     assert (
-        messages[3].startswith("0 matching calls; calls seen: [") and "call of" not in (messages[3])
+        messages[3].startswith("0 matching calls; calls seen: ") and "call of" not in (messages[3])
     )
+
+
+def test_order_and_call_failures_name_the_missing_tool_and_each_calls_kinds() -> None:
+    """On Codex CLI every call is an ``exec_command``: ``tool_order`` failed with "matched 2 of
+    3 in order; calls: ['exec_command', 'exec_command', 'exec_command']", which said neither
+    which name was missing nor why the first two matched. The name that stopped the order is
+    named, and each call with the kinds a gate matches it by."""
+    codex: list[Event] = [
+        *call(1, "exec_command", "shell", cmd="grep -rnE -- 'def mean' ."),
+        *call(2, "exec_command", "shell", cmd="cat stats.py"),
+        *call(3, "exec_command", "shell", cmd="python3 - <<'EOF'\nprint(1)\nEOF"),
+    ]
+    g = Planted(codex)
+    g.tool_order(["search", "read", "edit"])
+    g.called_tool("edit")
+    g.tool_order(["edit"])
+    assert [a.message for a in g.recorded] == [
+        "matched 2 of 3 in order (no call matches 'edit' after the one that matched 'read'); "
+        "calls: exec_command (shell, search), exec_command (shell, read), exec_command (shell)",
+        "0 matching calls; calls seen: exec_command (shell, read, search)",
+        "matched 0 of 1 in order (no call matches 'edit'); calls: exec_command (shell, search), "
+        "exec_command (shell, read), exec_command (shell)",
+    ]
+    empty = Planted([])
+    empty.called_tool("edit")
+    empty.tool_order(["edit"])
+    assert [a.message for a in empty.recorded] == [
+        "0 matching calls; calls seen: none",
+        "matched 0 of 1 in order (no call matches 'edit'); calls: none",
+    ]

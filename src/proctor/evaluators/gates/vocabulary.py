@@ -28,6 +28,7 @@ from proctor.evaluators.gates.matching import (
     calls_of,
     describe,
     event_matches,
+    kinds_of,
     name_matches,
     value_matches,
 )
@@ -187,8 +188,7 @@ class Gates:
         parts += [f"output={describe(output)}"] if output is not None else []
         parts += [f"count={count}"] if count is not None else []
         parts += [f"status={status!r}"] if status is not None else []
-        seen = sorted({v.name for v in self._views()})
-        message = f"{plural(len(found), 'matching call')}; calls seen: {seen or 'none'}"
+        message = f"{plural(len(found), 'matching call')}; calls seen: {_seen(self._views())}"
         if not found:
             message += self._misses(name, input, output, status)
         return self._gate(f"called_tool({', '.join(parts)})", ok, message)
@@ -239,8 +239,12 @@ class Gates:
             if at < len(names) and name_matches(view.call, names[at]):
                 at += 1
         ok = at == len(names)
-        seen = [v.name for v in calls]
-        message = f"matched {at} of {len(names)} in order; calls: {seen}"
+        # Which name stopped the order, and what each call is (its kinds: Codex CLI's calls
+        # are all exec_command), so a failure says why without the transcript.
+        stop = f"no call matches {names[at]!r}" if not ok else ""
+        stop += f" after the one that matched {names[at - 1]!r}" if not ok and at else ""
+        shown = ", ".join(_called(v) for v in calls) or "none"
+        message = f"matched {at} of {len(names)} in order ({stop}); calls: {shown}"
         return self._gate(f"tool_order({list(names)})", ok, message)
 
     def used_no_tools(self) -> Handle:
@@ -472,6 +476,30 @@ def _score_number(name: str, value: float) -> float:
             "outside it is refused, not clamped"
         )
     return min(max(number, 0.0), 1.0)
+
+
+def _called(view: CallView) -> str:
+    """A call as a failure message shows it: its own name and the kinds a gate matches it by
+    (``exec_command (shell, search)``, ``Edit (edit)``), the kind the agent gave it first."""
+    kinds = kinds_of(view.call)
+    first = [view.call.kind] if view.call.kind in kinds else []
+    return f"{view.name} ({', '.join(first + sorted(kinds - set(first))) or 'no kind'})"
+
+
+def _seen(views: Sequence[CallView]) -> str:
+    """The calls of a trajectory, each name once (sorted) with every kind its calls had:
+    ``Bash (shell, search), Edit (edit)``; ``none`` for no call."""
+    kinds: dict[str, set[str]] = {}
+    first: dict[str, str] = {}
+    for view in views:
+        kinds.setdefault(view.name, set()).update(kinds_of(view.call))
+        first.setdefault(view.name, view.call.kind or "")
+    shown = []
+    for name in sorted(kinds):
+        lead = [first[name]] if first[name] in kinds[name] else []
+        listed = lead + sorted(kinds[name] - set(lead))
+        shown.append(f"{name} ({', '.join(listed) or 'no kind'})")
+    return ", ".join(shown) or "none"
 
 
 def _named(value: Any, where: str, what: str, arg: str = "name") -> None:
