@@ -100,7 +100,9 @@ def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path
         "finalText",
         "error",
     }
-    assert {"toolName": "Edit", "isError": False} in greeting["toolCalls"]
+    assert {"toolName": "Edit", "isError": False, "kind": "edit", "turn": 2} in greeting[
+        "toolCalls"
+    ]
     assert set(greeting["assertions"][0]) == {"name", "passed", "soft", "score", "message", "at"}
     assert by_id["tools/order/2"]["logs"] == ["iteration 2 of 3"]
     judge = next(

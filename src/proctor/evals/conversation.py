@@ -407,7 +407,10 @@ def _write_eval_json(
         metrics=t.recorded.metrics,
         inputs=t.inputs,
         tool_calls=[
-            EvalToolCall(tool_name=c.name, is_error=c.is_error) for c in calls_of(t.events)
+            EvalToolCall(
+                tool_name=c.name, is_error=c.is_error, kind=c.call.kind, turn=t._turn_of(c)
+            )
+            for c in calls_of(t.events)
         ],
         turn_outcomes=[turn.outcome for turn in t.turns],
         skipped=skipped,

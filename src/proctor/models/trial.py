@@ -343,8 +343,16 @@ class EvalAssertionRecord(CamelModel):
 
 
 class EvalToolCall(CamelModel):
+    """One tool call of an eval's conversation, in the order the agent made them."""
+
     tool_name: str
+    """The agent's own name of the tool (``Bash``, ``exec_command``, ``run_shell_command``)."""
     is_error: bool = False
+    kind: str | None = None
+    """Its normalised kind (``shell``, ``read``, ``edit`` …), the same on every agent."""
+    turn: int | None = None
+    """The turn (1-based, the test's send) it was made in; None in a record written before
+    proctor kept it."""
 
 
 class EvalResultRecord(RecordModel):
