@@ -194,6 +194,11 @@ class TrialPaths:
         return self.root / "workspace"
 
     @property
+    def eval_result(self) -> Path:
+        """``eval.json``: an eval's assertions, logs, metrics and messages sent."""
+        return self.root / "eval.json"
+
+    @property
     def evaluators_dir(self) -> Path:
         return self.root / "evaluators"
 

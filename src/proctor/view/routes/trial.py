@@ -16,6 +16,7 @@ from proctor.paths import LIVE_DIFF_MARKER, LIVE_MARKER, TrialPaths, names_live
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
+from proctor.view.eval_turns import eval_of
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
@@ -190,6 +191,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         base=base,
         step_url=lambda n: f"{base}?step={n}#step-{n}",
         questions=questions_of(questions),
+        eval_view=eval_of(own(folder, paths.eval_result)),
         diff=highlight_diff(diff) if diff else None,
         diff_cut=diff_cut,
         diff_recorded=diff is not None,  # an empty diff is no change; none is no record
