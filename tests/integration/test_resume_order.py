@@ -99,6 +99,11 @@ def test_a_run_of_an_order_that_did_not_alternate_from_case_to_case_resumes(
         for case in ("c", "d")
         for name in ("a", "b")
     ]
+    # Each case's trials' settings as that proctor listed them: in its planned order too (a
+    # resume was refused at cases[1].trials[0].condition).
+    (case_d,) = (c for c in resolved["cases"] if c["case"] == "d")
+    assert [t["condition"] for t in case_d["trials"]] == ["b", "a"]
+    case_d["trials"].reverse()
     (run_dir / "resolved.json").write_text(json.dumps(resolved))
     for name in ("a", "b"):
         (run_dir / f"trials/d/scripted/{name}/1/trial.json").unlink()

@@ -88,6 +88,12 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path | None) -> RunPlan:
             f"--resume {paths.root}: the cases changed since the run started ({cases}); start "
             "a new run instead"
         )
+    # Each case's trials' settings are listed in the order the run planned them (its first
+    # condition first): a proctor that orders the conditions otherwise lists the same ones in
+    # another order, which is the same plan (the order to run in is the matrix's, below).
+    for case in (*stored_cases, *now_cases):
+        if isinstance(case.get("trials"), list):
+            case["trials"] = sorted(case["trials"], key=_settings_key)
     stored_matrix, now_matrix = stored.pop("matrix", None), now.pop("matrix", None)
     changed = first_difference(_absolute(stored, cwd), _absolute(now, cwd))
     if not changed and isinstance(stored_matrix, list) and isinstance(now_matrix, list):
@@ -104,6 +110,12 @@ def same_plan(paths: RunPaths, plan: RunPlan, cwd: Path | None) -> RunPlan:
     if isinstance(stored_matrix, list) and stored_matrix != now_matrix:
         return in_recorded_order(plan, stored_matrix)
     return plan
+
+
+def _settings_key(entry: Any) -> str:
+    """A trial's settings as text, to list a case's trials in one order whatever their
+    planned order was."""
+    return json.dumps(entry, sort_keys=True, default=str)
 
 
 def _named(where: str, cases: Any) -> str:
