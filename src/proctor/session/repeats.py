@@ -248,7 +248,11 @@ def runs_order_note(
         return ""
     advice = []
     if any(pairs):  # the share of a manifest split between machines, read without the others
-        advice.append("read the run folders of every pair of the repeat manifest together")
+        advice.append(
+            "read the run folders of every pair of the repeat manifest together, or, if these "
+            "are all its pairs, plan a number of pairs that balances it (`proctor "
+            "plan-repeats` says how many)"
+        )
     if not pairs or not all(pairs):
         advice.append(
             "a run of the same cases and repeats runs the conditions in the same order again, "

@@ -60,7 +60,11 @@ def test_runs_read_together_are_advised_as_what_they_are() -> None:
     which a manifest's advice does not fit, that more of them keep their order."""
     cells = [[("t", "x", "a", 1), ("t", "x", "b", 1)], [("u", "x", "a", 1), ("u", "x", "b", 1)]]
     said = "a difference may come from the order as much as from the conditions ("
-    manifest = "read the run folders of every pair of the repeat manifest together"
+    manifest = (  # (every pair read: their number is the cause, which it names too)
+        "read the run folders of every pair of the repeat manifest together, or, if these are "
+        "all its pairs, plan a number of pairs that balances it (`proctor plan-repeats` says "
+        "how many)"
+    )
     ordinary = (
         "a run of the same cases and repeats runs the conditions in the same order again, so "
         "more such runs leave it as it is; `proctor plan-repeats` plans runs whose orders "
