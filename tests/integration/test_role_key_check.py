@@ -26,6 +26,9 @@ VERDICT = {"score": 85, "confidenceLevel": 70, "rationale": "The notes cover the
 class Provider:
     status = 200
     seen: list[str] = []
+    models: list[str] | None = None
+    """The models the server has (None: any asked for): another is answered 404 as
+    Anthropic answers it."""
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -41,11 +44,30 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _no_model(self, model: str) -> bool:
+        if Provider.models is None or model in Provider.models or Provider.status != 200:
+            return False
+        Provider.seen.append(f"{self.command} {self.path}")
+        said = {"type": "error", "error": {"type": "not_found_error", "message": f"model: {model}"}}
+        data = json.dumps(said).encode()
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        return True
+
     def do_GET(self) -> None:
-        self._answer({"data": [], "has_more": False, "first_id": None, "last_id": None})
+        _, _, model = self.path.partition("/v1/models/")
+        if model and self._no_model(model):
+            return
+        listed = [{"id": m, "type": "model"} for m in Provider.models or []]
+        self._answer({"data": listed, "has_more": False, "first_id": None, "last_id": None})
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        if self._no_model(asked.get("model", "")):
+            return
         self._answer(
             {
                 "id": "m",
@@ -64,7 +86,7 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    Provider.status, Provider.seen = 200, []
+    Provider.status, Provider.seen, Provider.models = 200, [], None
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -124,6 +146,35 @@ def test_a_refused_judge_key_stops_the_run_before_any_trial(
     assert KEY not in result.out + result.err
     assert Provider.seen == ["GET /v1/models?limit=1"]  # the judge was never asked
     assert not list((tmp_path / "out").glob("run-*/trials/*"))
+
+
+def test_a_judge_model_the_provider_does_not_have_stops_the_run_before_any_trial(
+    proctor: Run, tmp_path: Path, anthropic: str
+) -> None:
+    """The key is taken, but the judge's model does not exist: every trial ran its agent, then
+    ended ``eval-error`` on the judge's ``API error (404): not_found_error: model: …``."""
+    Provider.models = ["claude-x-4-5", "claude-other"]
+    result = run(proctor, tmp_path)
+    assert result.code == 2, result.err
+    config = tmp_path / "proctor.json"
+    assert (
+        f"proctor: error: {config}: field 'models.judge': the judge role (anthropic/claude-x): "
+        f"anthropic at {anthropic} has no model 'claude-x' (API error (404): not_found_error: "
+        "model: claude-x); did you mean 'claude-x-4-5'"
+    ) in result.err, result.err
+    assert "name a model it has there (checked before any trial)" in result.err
+    assert Provider.seen == [
+        "GET /v1/models?limit=1",
+        "GET /v1/models/claude-x",
+        "POST /v1/messages",  # (one token, to confirm the lookup's 404)
+        "GET /v1/models?limit=1000",
+    ]
+    assert not list((tmp_path / "out").glob("run-*/trials/*"))
+    # validate --check-keys says it too, as a problem.
+    args = ("validate", "--source", str(tmp_path / "cases"), "--check-keys", "--config")
+    checked = proctor(*args, str(config))
+    assert checked.code == 2 and "has no model 'claude-x'" in checked.err, checked.err
+    assert "trial)" not in checked.err
 
 
 def test_a_taken_judge_key_lets_the_run_go_on(proctor: Run, tmp_path: Path, anthropic: str) -> None:
@@ -223,6 +274,7 @@ def test_validate_check_keys_says_what_it_checked(
     result = proctor(*args, str(tmp_path / "proctor.json"))
     assert result.code == 0, result.err
     assert f"keys     anthropic at {anthropic} took the key in ANTHROPIC_API_KEY (in" in result.out
+    assert "characters); has claude-x\n" in result.out
     assert KEY not in result.out + result.err
     scripted = tmp_path / "scripted.json"
     scripted.write_text(json.dumps({"models": {"judge": "scripted/judge"}}))

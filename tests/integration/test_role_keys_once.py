@@ -173,8 +173,9 @@ def test_a_resume_from_another_folder_reads_the_keys_where_the_run_was_started(
     resumed = proctor("run", "--resume", str(run_dir))
     assert resumed.code == 0, resumed.err
     assert "1 kept, 1 run now" in resumed.err
-    assert [key for _request, key in Provider.seen] == [KEY, KEY], Provider.seen
-    assert [request for request, _key in Provider.seen] == [MODELS, "POST /v1/messages"]
+    assert [key for _request, key in Provider.seen] == [KEY, KEY, KEY], Provider.seen
+    asked = [request for request, _key in Provider.seen]
+    assert asked == [MODELS, "GET /v1/models/claude-x", "POST /v1/messages"]
     assert load_trial(run_dir, "judged", repeat=2)["status"] == "passed"
     notes = [line for line in resumed.err.splitlines() if line.startswith("proctor: note:")]
     # The folder is there: nothing to say of it (the findings ledger's own note aside).
@@ -199,5 +200,5 @@ def test_a_resume_whose_starting_folder_is_gone_reads_the_keys_here_and_says_so(
         f"its provider keys are read from the environment and {elsewhere / '.env'}\n"
     )
     assert note in resumed.err
-    assert [key for _request, key in Provider.seen] == [KEY, KEY], Provider.seen
+    assert [key for _request, key in Provider.seen] == [KEY, KEY, KEY], Provider.seen
     assert load_trial(run_dir, "judged", repeat=2)["status"] == "passed"

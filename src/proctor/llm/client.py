@@ -77,6 +77,16 @@ class Provider(Protocol):
         """One cheap authenticated request; raises :class:`ProviderError` when it fails."""
         ...
 
+    def check_model(self, model: str, timeout: float) -> None:
+        """The provider's lookup of one model (free, as the models list is); raises
+        :class:`ProviderError` when it fails, with status 404 when there is no such model (or
+        no such lookup: a gateway without one)."""
+        ...
+
+    def model_ids(self, timeout: float) -> list[str]:
+        """The ids of the models the provider lists (its models list)."""
+        ...
+
     client: Any
     """The SDK's client the calls are made with."""
 

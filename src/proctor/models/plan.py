@@ -70,6 +70,10 @@ class RoleModels(FrozenModel):
     urls: dict[str, str | None] = {}
     max_output_tokens: dict[str, int] = {}
     """Each role's reply token limit, where its configuration sets one."""
+    given: dict[str, str] = {}
+    """Where each model was chosen (``proctor.json: field 'models.judge'``, ``--judge-model``,
+    ``cases/x/config.json: field 'evaluators[0].model'``): by role, and an llm-judge's own
+    model by its reference. A model the provider does not have is named with it."""
 
     def uses_scripted(self) -> bool:
         return any(r.startswith("scripted/") for r in [*self.refs.values(), *self.extra])

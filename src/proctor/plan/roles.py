@@ -60,5 +60,9 @@ def resolve_roles(
             extra=[str(ref) for ref in roles.extra_refs],
             urls=dict(roles.urls),
             max_output_tokens={role: n for role, n in limits.items() if role in roles.refs},
+            given={
+                **{str(ref): ref.where for ref in reversed(roles.extra_refs) if ref.where},
+                **{role: ref.where for role, ref in roles.refs.items() if ref.where},
+            },
         )
     return out

@@ -4,6 +4,7 @@ the providers: a refused key stops, a taken one passes, an unreachable server is
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
@@ -32,6 +33,11 @@ class Answers:
     refusal: Any = None
     """The body of a refusal, when not Anthropic's."""
     seen: list[tuple[str, str]] = []
+    models: list[str] | None = None
+    """The models the server has (None: any asked for), answered 404 as its provider does."""
+    lookup = True
+    """Whether it has the models lookup (``GET /v1/models/ID``); without, any 404 says
+    nothing of the model, or (``"echo"``) quotes the path, as a web framework's page does."""
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -45,11 +51,23 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:
-        ok = {"data": [], "has_more": False, "first_id": None, "last_id": None, "object": "list"}
+        listed = [{"id": m, "type": "model", "object": "model"} for m in Answers.models or []]
+        ok: Any = {"data": listed, "has_more": False, "first_id": None, "last_id": None}
+        ok["object"] = "list"
+        _, _, model = self.path.partition("/models/")
+        if Answers.get == 200 and model:
+            if Answers.lookup is not True:
+                echo = f"Cannot GET {self.path}" if Answers.lookup == "echo" else "not found"
+                return self._answer(404, {"error": echo})
+            if Answers.models is not None and model not in Answers.models:
+                return self._answer(404, no_model(model, self.headers))
+            ok = {"id": model, "type": "model", "object": "model", "display_name": model}
         self._answer(Answers.get, ok if Answers.get == 200 else error(Answers.get))
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        asked = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        if Answers.models is not None and asked["model"] not in Answers.models:
+            return self._answer(404, no_model(asked["model"], self.headers))
         reply = {
             "id": "m",
             "type": "message",
@@ -65,6 +83,14 @@ class Handler(BaseHTTPRequestHandler):
         """Quiet."""
 
 
+def no_model(model: str, headers: Any) -> Any:
+    """A 404 for a model the provider does not have, as Anthropic or OpenAI words it."""
+    if not (headers.get("User-Agent") or "").startswith("Anthropic/"):
+        said = f"The model `{model}` does not exist or you do not have access to it."
+        return {"error": {"message": said, "type": "invalid_request_error", "param": None}}
+    return {"type": "error", "error": {"type": "not_found_error", "message": f"model: {model}"}}
+
+
 def error(status: int) -> Any:
     if Answers.refusal is not None:
         return Answers.refusal
@@ -75,6 +101,7 @@ def error(status: int) -> Any:
 @pytest.fixture
 def server() -> Iterator[str]:
     Answers.get, Answers.post, Answers.refusal, Answers.seen = 200, 200, None, []
+    Answers.models, Answers.lookup = None, True
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
@@ -152,7 +179,7 @@ def test_another_400_on_the_models_list_lets_the_run_go_on(server: str) -> None:
     assert check([models], {"OPENAI_API_KEY": KEY}, {}) == []
 
 
-def test_a_taken_key_passes_with_one_request_per_provider(server: str) -> None:
+def test_a_taken_key_passes_with_one_request_per_provider_and_model(server: str) -> None:
     models = [
         RoleModels(
             refs={"judge": "anthropic/claude-x", "fast": "anthropic/claude-y"},
@@ -162,7 +189,12 @@ def test_a_taken_key_passes_with_one_request_per_provider(server: str) -> None:
         judge_on(server),
     ]
     assert check(models, {"ANTHROPIC_API_KEY": KEY}, {}) == []
-    assert Answers.seen == [("GET", "/v1/models?limit=1")]
+    assert Answers.seen == [
+        ("GET", "/v1/models?limit=1"),
+        ("GET", "/v1/models/claude-x"),
+        ("GET", "/v1/models/claude-y"),
+        ("GET", "/v1/models/claude-z"),
+    ]
 
 
 def test_a_403_on_the_models_list_is_confirmed_by_a_completion(server: str) -> None:
@@ -310,3 +342,110 @@ def test_providers_are_checked_at_once_and_said_in_the_roles_order(tricklers: st
     assert f"openai at {tricklers}/v1 could not" in warnings[1]
     assert f"anthropic at {down} could not" in warnings[2]
     assert "no answer within 2 s" in warnings[0] and "no answer within 2 s" in warnings[1]
+
+
+def missing_judge(url: str, provider: str = "anthropic", model: str = "claude-nope") -> RoleModels:
+    return RoleModels(
+        refs={"judge": f"{provider}/{model}", "fast": f"{provider}/claude-x"},
+        urls={provider: url},
+        given={"judge": "proctor.json: field 'models.judge'", "fast": "--fast-model"},
+    )
+
+
+def test_a_model_the_provider_does_not_have_is_a_config_error_naming_where(server: str) -> None:
+    """A judge whose model does not exist was let pass: every trial ran its agent, then ended
+    ``eval-error`` on the judge's ``API error (404): not_found_error: model: …``."""
+    Answers.models = ["claude-x", "claude-nope-4-5", "claude-other"]
+    with pytest.raises(ConfigError) as caught:
+        check([missing_judge(server)], {"ANTHROPIC_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert said.startswith(
+        "proctor.json: field 'models.judge': the judge role (anthropic/claude-nope): "
+        f"anthropic at {server} has no model 'claude-nope' "
+        "(API error (404): not_found_error: model: claude-nope); "
+        "did you mean 'claude-nope-4-5'"
+    ), said
+    assert "name a model it has there (checked before any trial)" in said
+    # The lookup's 404 confirmed by a completion of one token, then the list for the advice.
+    assert Answers.seen == [
+        ("GET", "/v1/models?limit=1"),
+        ("GET", "/v1/models/claude-nope"),
+        ("POST", "/v1/messages"),
+        ("GET", "/v1/models?limit=1000"),
+        ("GET", "/v1/models/claude-x"),
+    ]
+
+
+def test_openai_s_missing_model_is_refused_too(server: str) -> None:
+    Answers.models = ["gpt-x"]
+    models = RoleModels(
+        refs={"workhorse": "openai/gpt-nope"},
+        urls={"openai": server + "/v1"},
+        given={"workhorse": "cases/a/config.json: field 'models.workhorse'"},
+    )
+    with pytest.raises(ConfigError) as caught:
+        check([models], {"OPENAI_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert said.startswith(
+        "cases/a/config.json: field 'models.workhorse': the workhorse role (openai/gpt-nope): "
+        f"openai at {server}/v1 has no model 'gpt-nope' (API error (404): invalid_request_error:"
+    ), said
+
+
+def test_an_llm_judge_s_own_model_is_named_by_its_field(server: str) -> None:
+    Answers.models = []
+    where = "cases/a/config.json: field 'evaluators[0].model'"
+    models = RoleModels(
+        extra=["anthropic/claude-gone"],
+        urls={"anthropic": server},
+        given={"anthropic/claude-gone": where},
+    )
+    with pytest.raises(
+        ConfigError,
+        match=rf"^{re.escape(where)}: an llm-judge's model \(anthropic/claude-gone\): anthropic at",
+    ):
+        check([models], {"ANTHROPIC_API_KEY": KEY}, {})
+
+
+def test_a_model_found_by_the_completion_alone_passes(server: str) -> None:
+    """A gateway without the lookup whose 404 page quotes the path (and so the model): the
+    completion of one token finds the model, and the run goes on."""
+    Answers.lookup = "echo"
+    assert check([judge_on(server)], {"ANTHROPIC_API_KEY": KEY}, {}) == []
+    assert ("POST", "/v1/messages") in Answers.seen
+
+
+def test_a_gateway_without_the_lookup_finds_the_model_by_a_completion(server: str) -> None:
+    Answers.lookup = False
+    warnings: list[str] = []
+    env = {"ANTHROPIC_API_KEY": KEY}
+    answered = check_role_keys([judge_on(server)], env, {}, warnings.append, timeout=2.0)
+    assert warnings == [] and len(answered) == 1
+    assert "took the key in ANTHROPIC_API_KEY" in answered[0] and "; has claude-x" in answered[0]
+    assert Answers.seen[-1] == ("POST", "/v1/messages")
+
+
+def test_a_completion_s_404_naming_no_model_says_the_address(server: str) -> None:
+    """A base URL leading to no API (an OpenAI-compatible server's without its /v1): the
+    models list and the lookup are answered 404 (let pass), and so is every judge call."""
+    Answers.get, Answers.post = 404, 404
+    Answers.refusal = {"detail": "Not Found"}
+    models = RoleModels(refs={"judge": "openai/qwen3"}, urls={"openai": server})
+    with pytest.raises(ConfigError) as caught:
+        check([models], {"OPENAI_API_KEY": KEY}, {})
+    said = str(caught.value)
+    assert f"openai at {server} answered a completion of 'qwen3' with API error (404)" in said
+    assert "/chat/completions was not found: check the base URL" in said, said
+
+
+def test_a_refused_key_and_a_missing_model_are_said_together(server: str) -> None:
+    Answers.models = ["claude-x"]
+    with pytest.raises(ConfigError) as caught:
+        check(
+            [missing_judge(server), missing_judge(server, "openai", "gpt-nope")],
+            {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY},
+            {},
+        )
+    said = str(caught.value)
+    assert "has no model 'claude-nope'" in said and "has no model 'gpt-nope'" in said
+    assert said.count("checked before any trial") == 1

@@ -61,6 +61,22 @@ class AnthropicProvider(RenewedClient):
         except Exception as exc:
             raise provider_error(exc) from exc
 
+    def check_model(self, model: str, timeout: float) -> None:
+        """The models lookup of ``model`` (``GET /v1/models/{model}``, an alias too)."""
+        try:
+            self.client.models.retrieve(model, timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+
+    def model_ids(self, timeout: float) -> list[str]:
+        """The ids of the models list's first page (of up to 1,000)."""
+        try:
+            page = self.client.models.list(limit=1000, timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+        ids = [getattr(m, "id", None) for m in getattr(page, "data", None) or []]
+        return [i for i in ids if isinstance(i, str)]
+
     def _completion(self, message: Any, max_tokens: int) -> Completion:
         """The reply as a :class:`Completion`; a reply of another shape (an HTML page, ``{}``)
         is a :class:`ProviderError`, never an AttributeError from deep inside."""

@@ -75,6 +75,22 @@ class OpenAIProvider(RenewedClient):
         except Exception as exc:
             raise provider_error(exc) from exc
 
+    def check_model(self, model: str, timeout: float) -> None:
+        """The models lookup of ``model`` (``GET /models/{model}``)."""
+        try:
+            self.client.models.retrieve(model, timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+
+    def model_ids(self, timeout: float) -> list[str]:
+        """The ids of the models list."""
+        try:
+            page = self.client.models.list(timeout=timeout)
+        except Exception as exc:
+            raise provider_error(exc) from exc
+        ids = [getattr(m, "id", None) for m in getattr(page, "data", None) or []]
+        return [i for i in ids if isinstance(i, str)]
+
     def _create(
         self, client: Any, system: str, user: str, max_tokens: int, logprobs: bool, timeout: float
     ) -> Any:
