@@ -55,17 +55,34 @@ def test_an_agent_key_refused_starts_no_further_trial(
     trial = load_trial(run_dir, "a", agent="claude-code")
     assert trial["reason"].startswith("authentication failed: API Error: 401"), trial
     assert not (run_dir / "trials/a/claude-code/default/2").exists()
-    assert (
-        "proctor: warning: a provider refused a key in trial a/claude-code/default/1 "
-        "(authentication failed: API Error: 401"
-    ) in result.err
-    assert "so the 2 trials were not started: mend the key" in result.err
-    assert "interrupted after 1 of 3 trials finished (2 not started)" in result.err
+    # Why it stopped, said once, in the run's exit reason: no "interrupted" line before it,
+    # as of a Ctrl-C; the reports and run.json say it too.
+    why = (
+        "interrupted after 1 of 3 trials finished (2 not started), as a provider refused a key "
+        "in trial a/claude-code/default/1 (authentication failed) and every trial after it "
+        "would meet the same refusal until the key is mended; of the finished ones: "
+    )
+    lines = result.err.splitlines()
+    assert "proctor: interrupted" not in lines, result.err
+    assert result.err.count("refused a key") == 1, result.err
+    assert f"proctor: exit 130: {why}" in result.err
+    assert lines[-1].startswith("proctor: `proctor run --resume "), result.err
+    suite = json.loads((run_dir / "suite.json").read_text())
+    assert suite["exitReason"].startswith(why), suite["exitReason"]
+    said = json.loads((run_dir / "run.json").read_text())["stoppedBecause"]
+    assert said.startswith("a provider refused a key in trial a/claude-code/default/1 ")
+    report = proctor("report", str(run_dir))
+    assert report.code == 130 and f"(interrupted): {why}" in report.out, report.out
     assert KEY not in result.out + result.err
     # Mended, the resume runs the two left.
     result = proctor("run", "--resume", str(run_dir))
     assert calls(tmp_path) == 2, result.err  # one more: the first of the two refused again
-    assert result.code == 130 and "1 trial was not started" in result.err
+    assert (
+        result.code == 130
+        and "(1 not started), as a provider refused a key in trial "
+        "a/claude-code/default/2 (authentication failed)"
+        in result.err
+    )
 
 
 def test_control_another_agent_error_runs_every_trial(
@@ -102,5 +119,7 @@ def test_an_answering_model_s_key_refused_starts_no_further_trial(
     assert result.code == 130, result.err
     trial = load_trial(single_run_dir(out), "ask")
     assert trial["reason"].startswith("answering model scripted/workhorse failed: "), trial
-    assert "trial ask/scripted/default/1 (answering model" in result.err
-    assert "so the 1 trial was not started" in result.err
+    assert (
+        "(1 not started), as a provider refused a key in trial ask/scripted/default/1 "
+        "(answering model scripted/workhorse failed: authentication failed (401)) and every"
+    ) in result.err, result.err

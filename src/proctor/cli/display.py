@@ -99,8 +99,8 @@ class PlainProgress:
                 self._print(f"    warning: {mask(one_line(warning))}")
         elif isinstance(event, Tick):
             self._beat()
-        elif isinstance(event, RunFinished) and event.interrupted:
-            self._print("proctor: interrupted")
+        elif isinstance(event, RunFinished) and event.interrupted and not event.requested:
+            self._print("proctor: interrupted")  # (a stop asked for: the exit line says why)
 
     def _beat(self) -> None:
         now = self.clock()

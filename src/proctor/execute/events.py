@@ -61,6 +61,9 @@ class TrialRetried:
 class RunFinished:
     finished: int
     interrupted: bool
+    requested: bool = False
+    """The run stopped as its caller asked (``stop_requested``: a key a provider refused),
+    not on a signal: the caller says why."""
 
 
 @dataclass(frozen=True)

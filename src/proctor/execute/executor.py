@@ -80,6 +80,8 @@ class RunOutcome:
     trials it runs, so forking a worker stays cheap."""
 
     interrupted: bool = False
+    requested: bool = False
+    """It stopped early as ``stop_requested`` asked (not on a signal)."""
     kept: list[bytes] = field(default_factory=list)
     keys: set[tuple[str, str, str, int]] = field(default_factory=set)
 
@@ -429,7 +431,7 @@ def _run_workers(
                             throttle.started(spec, time.monotonic())
                             emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
                     if stop_requested() and not running:
-                        outcome.interrupted = True
+                        outcome.interrupted = outcome.requested = True
                         break
                     timeout = throttle.wait(pending, time.monotonic(), 0.5) if pending else 0.5
                     if running:
@@ -493,7 +495,8 @@ def _wind_up(
         remove_temporary(scratch)
         if came:
             outcome.interrupted = True
-        emit(subscribers, RunFinished(outcome.count, outcome.interrupted), stopping=True)
+        asked = outcome.requested and not came
+        emit(subscribers, RunFinished(outcome.count, outcome.interrupted, asked), stopping=True)
     finally:
         if came:
             outcome.interrupted = True

@@ -204,7 +204,7 @@ class _Loop:
                         if not self._start_one():
                             break
                     if stop_requested() and not self.running:
-                        self.outcome.interrupted = True
+                        self.outcome.interrupted = self.outcome.requested = True
                         break
                     self._wait_and_collect()
             except KeyboardInterrupt:
@@ -213,7 +213,7 @@ class _Loop:
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
                 self._stop_tasks()
-        ended = RunFinished(self.outcome.count, self.outcome.interrupted)
+        ended = RunFinished(self.outcome.count, self.outcome.interrupted, self.outcome.requested)
         emit(self.subscribers, ended, stopping=True)  # nothing left to stop
         return self.outcome
 

@@ -22,6 +22,9 @@ _ROLE_REFUSED = re.compile(
     rf"(?:answering model|judge) \S+ failed: {re.escape(_AUTH)}(?: \(\d+\))?: "
 )
 """Where the reason of a trial whose answering model or judge was refused its key says so."""
+_REFUSAL = re.compile(rf"{re.escape(_AUTH)}(?: \(\d+\))?")
+"""The refusal in a trial's reason (``authentication failed (401)``), its end where a cause
+stops quoting the reason."""
 
 
 def refused_key(record: TrialRecord) -> bool:
@@ -48,15 +51,18 @@ class StopOnRefusedKey:
     def requested(self) -> bool:
         return self.first is not None
 
-    def sentence(self, not_started: int) -> str | None:
-        """Why the run stopped short, for stderr (None when it did not stop for a key)."""
+    def cause(self, not_started: int) -> str | None:
+        """Why the run stopped short, for its exit reason after ``interrupted after 1 of 3
+        trials finished (2 not started), as``: the trial, what refused it (its reason up to
+        the refusal: the trial's line said the rest), and what to do; None when it did not
+        stop for a key."""
         if self.first is None or not_started <= 0:
             return None
         record = self.first
         trial = f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
-        many = "trials were" if not_started != 1 else "trial was"
+        refusal = _REFUSAL.search(record.reason)
+        what = record.reason[: refusal.end()] if refusal else record.reason
         return (
-            f"a provider refused a key in trial {trial} ({record.reason}); every trial after it "
-            f"would fail the same way, so the {not_started} {many} not started: mend the key, "
-            "then `proctor run --resume` runs them"
+            f"a provider refused a key in trial {trial} ({what}) and every trial after it "
+            "would meet the same refusal until the key is mended"
         )

@@ -64,6 +64,10 @@ class RunManifest(RecordModel):
     trials_planned: int = 0
     trials_finished: int = 0
     interrupted: bool = False
+    stopped_because: str | None = None
+    """Why proctor itself stopped the run before every trial ran (``a provider refused a key
+    in trial a/claude-code/default/1 (authentication failed), …``), which its exit reason
+    says; None when it did not (it finished, or a person or a signal stopped it)."""
     resumed_at: list[str] = []
     """When ``proctor run --resume`` took the run up again, each time."""
     reporters: list[str] = []

@@ -330,9 +330,11 @@ def aggregate(
     cells: Sequence[Cell] = (),
     wall_lower_bound: bool = False,
     wall_session: bool = False,
+    stopped_because: str | None = None,
 ) -> SuiteRecord:
     """The suite's aggregate. ``cells`` is the run's matrix, when known: the A/B section lists
     the repeats an interrupted run never started on either side as incomplete pairs.
+    ``stopped_because``: why proctor stopped the run itself, said in its exit reason.
 
     The records are taken in one order (case, agent, condition, repeat), whatever order they
     come in: a run's, or ``proctor report`` reading them back, gives the same figures."""
@@ -347,7 +349,7 @@ def aggregate(
     ab_report, gate_result = ab_sections(records, gate, cells)
     code, reason = exit_code_for(groups, records, gate_result)
     if interrupted:
-        said = _interrupted_reason(records, gate, gate_result, planned, unrecorded)
+        said = _interrupted_reason(records, gate, gate_result, planned, unrecorded, stopped_because)
         code, reason = ExitCode.INTERRUPTED, said
     counts = Counter(r.status for r in records)
     scored = [r for r in records if r.status in SCORED_STATUSES]
@@ -431,14 +433,17 @@ def _interrupted_reason(
     ab_gate_result: ABGateResult | None,
     planned: int | None,
     unrecorded: int = 0,
+    because: str | None = None,
 ) -> str:
     """What a stopped run did: the trials that finished, those it cut short (recorded in an
     error status, as interrupted), those that started and left no record, and those it never
-    started, each counted once; then what
+    started, each counted once; why proctor stopped it, when it did (``because``); then what
     the finished trials say (an interrupted one is no error of the suite's)."""
     stopped = sum(1 for r in records if r.reason.startswith(INTERRUPTED_PREFIX))
     finished = [r for r in records if not r.reason.startswith(INTERRUPTED_PREFIX)]
     said = stopped_progress(len(finished), stopped, planned, unrecorded)
+    if because:
+        said += f", as {because}"
     if not finished:
         return said
     groups = [group_stats(rs, gate) for rs in group_records(finished).values()]

@@ -117,6 +117,9 @@ def recompute(
         cells=run.cells,
         wall_lower_bound=wall[1],
         wall_session=run.manifest is not None and run.manifest.by_record,
+        stopped_because=run.manifest.stopped_because
+        if run.manifest is not None and run.stopped_short
+        else None,
     )
     own = run.gate if run.resolved is not None else None
     if config is not None and own != gate:  # the report says its gate is not the run's own

@@ -100,23 +100,26 @@ def execute_and_finish(
             ],
             stop_requested=refused.requested,
         )
-        stopped = refused.sentence(len(trials) - outcome.count)
-        if stopped is not None:
-            warn(stopped)
+        # Why it stopped short, when it did for a refused key: its exit reason says it (the
+        # line on stderr, the reports, run.json), once.
+        because = refused.cause(len(trials) - outcome.count) if outcome.requested else None
         late.hold()  # the trials are done: a stop is noted until the aggregate is written
     except KeyboardInterrupt:
         # A Ctrl-C or SIGTERM the executor's own stop did not take (before it began, or the
         # instant after its end): the trials that ended are read back from their records.
         late.ignore()
         outcome = _read_back(trials, paths)
+        because = None
     try:
         outcome.interrupted = outcome.interrupted or bool(late.came)
-        result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms)
+        result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms, because)
         if late.came and not outcome.interrupted:
             # It came while the aggregate was written: written again, as interrupted, so that
             # the run's files and its exit code (130) agree.
             outcome.interrupted = True
-            result = _finish(plan, request, paths, manifest, kept, outcome, started, before_ms)
+            result = _finish(
+                plan, request, paths, manifest, kept, outcome, started, before_ms, because
+            )
     except BaseException:
         late.release()
         raise
@@ -161,6 +164,7 @@ def _finish(
     outcome: RunOutcome,
     started: float,
     before_ms: float = 0.0,
+    because: str | None = None,
 ) -> RunResult:
     from proctor.report.aggregate import aggregate  # loaded by now (LoadReportingEarly)
     from proctor.report.annotations import annotator, read_annotations
@@ -192,12 +196,14 @@ def _finish(
         wall_ms=round(before_ms + ms_since(started), 3),
         wall_lower_bound=journal.earlier_cut(paths.journal),
         cells=[spec.key for spec in plan.trials],
+        stopped_because=because if outcome.interrupted else None,
     )
     now = tuple(name for name in request.reporters if name != "html")  # html: after the ledger
     outputs = write_reports(paths, suite, records, now, step_summary=False)
     manifest.finished_at = now_iso()
     manifest.trials_finished = len(records)
     manifest.interrupted = outcome.interrupted
+    manifest.stopped_because = because if outcome.interrupted else None
     write_record(paths.run_json, manifest)
     journal.note(paths.journal, "run-finished")
     ended = sum(not was_interrupted(r.reason) for r in records)

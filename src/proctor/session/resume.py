@@ -492,6 +492,7 @@ def _resume(
     try:
         kept, todo, rerunnable, rerun = _sorted_out(paths, plan, annotate, again)
         manifest.resumed_at.append(now_iso())
+        manifest.stopped_because = None  # (this stretch's own end says why it stops)
         manifest.reporters = list(reporters)
         write_record(paths.run_json, manifest)  # now: a resume killed before its end is listed
         journal.note(paths.journal, "run-resumed")

@@ -149,3 +149,16 @@ def test_a_trial_that_runs_again_is_said_above_the_bar(monkeypatch: pytest.Monke
     shown = sys.stderr.getvalue()
     assert "retrying c/a/default/1 (attempt 2 of 3): agent-error: rate limited: 429" in shown
     assert "\x1b[2J" not in shown
+
+
+def test_a_stop_the_run_asked_for_is_not_said_as_an_interruption() -> None:
+    """A run that stopped starting trials as a key was refused printed ``proctor:
+    interrupted``, as for a Ctrl-C, before its reason; its exit line says why, once."""
+    from proctor.execute.events import RunFinished
+
+    out = io.StringIO()
+    shown = PlainProgress(out, heartbeat=None)
+    shown(RunFinished(1, True, requested=True))
+    assert out.getvalue() == ""
+    shown(RunFinished(1, True))  # a Ctrl-C, a SIGTERM
+    assert out.getvalue() == "proctor: interrupted\n"
