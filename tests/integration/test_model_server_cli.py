@@ -257,3 +257,80 @@ def test_a_log_under_a_file_is_said_to_be_under_a_file(
     result = proctor("model", "serve", "--plan", str(plan), "--log", str(log))
     assert result.code == 2 and result.out == ""
     assert result.err.strip() == f"proctor: error: --log {log}: {plan} is not a folder"
+
+
+def test_serve_warns_on_stderr_of_requests_that_did_not_go_as_planned(tmp_path: Path) -> None:
+    """Run by hand, the server's terminal is where a user looks: a plan tool call the client
+    did not offer, a prompt past the plan's last turn, an unknown path and a body it cannot
+    read are each one warning there (and in the log, the 404's reason); a request played as
+    planned, and an error the plan injects, are not said."""
+    plan = tmp_path / "plan.json"
+    steps = [{"tool": "Frobnicate", "input": {"x": 1}}, {"say": "after"}]
+    plan.write_text(json.dumps({"turns": steps, "errors": {"3": {"status": 429}}}))
+    log = tmp_path / "requests.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "proctor", "model", "serve", "--plan", str(plan), "--log", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+    def post(path: str, body: object) -> int:
+        request = urllib.request.Request(url + path, data=json.dumps(body).encode())
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                response.read()
+                return int(response.status)
+        except urllib.error.HTTPError as exc:
+            exc.close()
+            return exc.code
+
+    tools = [{"name": "Bash", "input_schema": {"type": "object"}}]
+    first = [{"role": "user", "content": "hi"}]
+    call = {"type": "tool_use", "id": "t1", "name": "Frobnicate", "input": {"x": 1}}
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "no such tool"}
+    played = [
+        *first,
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+    second = [
+        *played,
+        {"role": "assistant", "content": "after"},
+        {"role": "user", "content": "more"},
+    ]
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert post("/v1/messages", {"model": "m", "messages": first, "tools": tools}) == 200
+        assert post("/v1/messages", {"model": "m", "messages": played, "tools": tools}) == 200
+        assert post("/v1/messages", {"model": "m", "messages": second, "tools": tools}) == 200
+        assert post("/v1/messages", {"model": "m", "messages": first, "tools": tools}) == 429
+        assert post("/v1/nowhere", {}) == 404
+        assert post("/v1/messages", {"messages": 5}) == 400
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    # Each request is said once answered: a request sent at once after it may be said first.
+    warnings = sorted(line for line in err.splitlines() if line.startswith("warning: "))
+    assert warnings == sorted(
+        [
+            "warning: POST /v1/messages (request 0, anthropic): the plan called Frobnicate (turn 1, "
+            "response 1), which the client did not offer the model (it offered Bash): the CLI "
+            "answers such a call as an unknown tool; a read, search, write, edit or shell step is "
+            "played with the CLI's own tool",
+            "warning: POST /v1/messages (request 2, anthropic): prompt 2 comes after the plan's "
+            "last turn, so the model replied 'I have nothing left in my plan.'",
+            "warning: POST /v1/nowhere answered 404: no endpoint for POST /v1/nowhere",
+            "warning: POST /v1/messages answered 400: malformed request: messages: expected a "
+            "list of messages, got 5",
+        ]
+    )
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [r["error"] for r in records if r["status"] == 404] == [
+        "no endpoint for POST /v1/nowhere"
+    ]

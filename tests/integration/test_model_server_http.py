@@ -177,3 +177,21 @@ def test_a_condition_own_roles_answer_on_its_server() -> None:
             assert status == 200
             answers[condition] = json.loads(raw)["choices"][0]["message"]["content"]
     assert answers == {"a": "top", "b": "own"}
+
+
+def test_an_on_request_that_fails_is_said_once_and_never_breaks_answering(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    seen: list[int] = []
+
+    def broken(record: Any) -> None:
+        seen.append(record.status)
+        raise RuntimeError("watcher bug")
+
+    with ScriptedModelServer(PLAN, on_request=broken) as server:
+        for _ in range(2):
+            with urllib.request.urlopen(server.base_url + "/", timeout=10) as response:
+                assert response.status == 200
+    assert seen == [200, 200]
+    said = [r.getMessage() for r in caplog.records if "on_request" in r.getMessage()]
+    assert said == ["scripted model: on_request failed: RuntimeError: watcher bug"]

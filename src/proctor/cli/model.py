@@ -5,8 +5,12 @@ from __future__ import annotations
 import ipaddress
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from proctor.models.logs import RequestRecord
 
 
 def _load_plan(path: Path) -> dict[str, object]:
@@ -45,6 +49,44 @@ def _check_log(path: Path) -> None:
             pass
     except OSError as exc:
         raise ConfigError(f"--log {path}: cannot be written ({exc.strerror or exc})") from exc
+
+
+def notice(record: RequestRecord) -> str | None:
+    """What ``serve`` says on stderr of a request that did not go as planned, or None.
+
+    A request the server refused (an unknown path, a body it cannot read: the status and why),
+    a plan tool call the request did not offer the model, and a prompt past the plan's last
+    turn. An injected error is the plan's own doing and a client that went away is no fault
+    of the plan: neither is said.
+    """
+    from proctor.scripted.offered import unoffered_sentence, unoffered_tool
+    from proctor.scripted.plan import NOTHING_LEFT
+
+    asked = f"{record.method} {record.path}"
+    if record.status >= 400 and record.played != "error":
+        return f"{asked} answered {record.status}: {record.error or 'no reason recorded'}"
+    played = record.played
+    if not isinstance(played, dict):
+        return None
+    request = f"{asked} (request {record.index}, {record.dialect})"
+    tool = unoffered_tool(played, record.tools)
+    if tool is not None:
+        turn, response = played.get("segment", 0), played.get("response", 0)
+        said = unoffered_sentence(tool, turn, response, "the client", record.tools)
+        return f"{request}: {said}"
+    if played.get("exhausted") is True:
+        return (
+            f"{request}: prompt {played.get('segment')} comes after the plan's last turn, "
+            f"so the model replied '{NOTHING_LEFT}'"
+        )
+    return None
+
+
+def _say_notice(record: RequestRecord) -> None:
+    """Say :func:`notice` of ``record`` on stderr, as a warning."""
+    said = notice(record)
+    if said is not None:
+        click.echo(f"warning: {said}", err=True)
 
 
 def _is_loopback(host: str) -> bool:
@@ -130,6 +172,7 @@ def serve(
         repeat=repeat,
         condition=condition,
         errors=plan_errors(plan, condition),  # as a trial's server plays them
+        on_request=_say_notice,
     )
     if log_path is not None:
         _check_log(log_path)

@@ -34,19 +34,32 @@ def unoffered_calls(log: Path, agent: str) -> list[str]:
         if type(record) is not dict:
             continue
         played, tools = record.get("played"), record.get("tools")
-        if type(played) is not dict or type(tools) is not list or not tools:
-            continue  # a side request, or one that offered no tools at all
-        tool = played.get("tool")
-        if type(tool) is not str or tool in tools or tool in found:
+        tool = unoffered_tool(played, tools)
+        if tool is None or tool in found:
             continue
+        assert type(played) is dict and type(tools) is list  # as unoffered_tool checked
         found[tool] = (played.get("segment", 0), played.get("response", 0), tools)
     return [
-        _sentence(tool, turn, response, agent, tools)
+        unoffered_sentence(tool, turn, response, agent, tools)
         for tool, (turn, response, tools) in found.items()
     ]
 
 
-def _sentence(tool: str, turn: object, response: object, agent: str, tools: list[str]) -> str:
+def unoffered_tool(played: object, tools: object) -> str | None:
+    """The tool a request's answer called (its log line's ``played.tool``) that the request
+    did not offer (``tools``); None when it called none, an offered one, or the request
+    offered no tools at all (a side request)."""
+    if type(played) is not dict or type(tools) is not list or not tools:
+        return None
+    tool = played.get("tool")
+    return tool if type(tool) is str and tool not in tools else None
+
+
+def unoffered_sentence(
+    tool: str, turn: object, response: object, agent: str, tools: list[str]
+) -> str:
+    """The warning that the scripted model called ``tool`` (in prompt ``turn``, its tool
+    response ``response``) although ``agent`` offered the model only ``tools``."""
     names = ", ".join(str(name) for name in tools[:SHOWN_TOOLS])
     more = f" and {len(tools) - SHOWN_TOOLS} more" if len(tools) > SHOWN_TOOLS else ""
     return (

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from proctor.models.logs import RequestRecord
 from proctor.scripted.plan import (
     PlanError,
     plan_for_condition,
@@ -21,6 +23,8 @@ from proctor.scripted.server.harness import HarnessScript
 from proctor.scripted.server.log import RequestLog
 from proctor.scripted.server.player import PlanRole
 from proctor.scripted.server.side import SideRole
+
+log = logging.getLogger("proctor")
 
 STOP_GRACE = 5.0
 """Seconds :meth:`ScriptedModelServer.stop` lets in-flight requests finish."""
@@ -68,6 +72,7 @@ class ScriptedModelServer:
         errors: Mapping[int, Mapping[str, Any]] | None = None,
         host: str = "127.0.0.1",
         roles: Sequence[Role] | None = None,
+        on_request: Callable[[RequestRecord], None] | None = None,
     ) -> None:
         validate_plan(plan)
         if repeat < 1:
@@ -80,6 +85,8 @@ class ScriptedModelServer:
         self.harness = HarnessScript(plan_roles(plan, condition))
         self.errors = _check_errors(errors or {})
         self.log = RequestLog(log_path)
+        self.on_request = on_request
+        self._watch_failed = False
         self._address = (host, port)
         self._httpd: ModelHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -143,6 +150,19 @@ class ScriptedModelServer:
         with self._lock:
             index, self._requests = self._requests, self._requests + 1
         return index
+
+    def recorded(self, record: RequestRecord) -> None:
+        """A request was answered: write its log line and tell ``on_request``. A failing
+        ``on_request`` is said once on the ``proctor`` logger and never breaks answering."""
+        self.log.write(record)
+        if self.on_request is None:
+            return
+        try:
+            self.on_request(record)
+        except Exception as exc:
+            if not self._watch_failed:
+                self._watch_failed = True
+                log.warning("scripted model: on_request failed: %s: %s", type(exc).__name__, exc)
 
     def injected_error(self, index: int) -> dict[str, Any] | None:
         return self.errors.get(index)

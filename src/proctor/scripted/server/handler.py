@@ -18,7 +18,7 @@ from proctor.scripted.server.body import BodyError, read_body
 from proctor.scripted.server.dialect import new_id
 from proctor.scripted.server.exchange import ModelRequest, Reply
 from proctor.scripted.server.harness import ROLE_HEADER, HarnessScript
-from proctor.scripted.server.log import RequestLog, describe
+from proctor.scripted.server.log import describe
 from proctor.scripted.server.shapes import explain
 
 MALFORMED = (KeyError, TypeError, ValueError, AttributeError, RecursionError)
@@ -30,8 +30,9 @@ LISTEN_BACKLOG = 256
 class Backend(Protocol):
     """What the handler needs from :class:`ScriptedModelServer`."""
 
-    log: RequestLog
     harness: HarnessScript
+
+    def recorded(self, record: RequestRecord) -> None: ...
 
     def next_index(self) -> int: ...
 
@@ -142,7 +143,7 @@ class Handler(BaseHTTPRequestHandler):
                     self._json(record, 500, _error("api_error", "scripted model server bug"))
             finally:
                 record.duration_ms = (time.monotonic() - started) * 1000
-                self.server.backend.log.write(record)
+                self.server.backend.recorded(record)
 
     def _harness(self, record: RequestRecord, role: str, dialect: Any, request: Any) -> None:
         """A call from one of proctor's own roles: the role's next scripted reply."""
@@ -161,6 +162,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _head(self, record: RequestRecord) -> None:
         record.status = 200 if record.path == "/" else 404
+        if record.status == 404:
+            record.error = f"no endpoint for HEAD {record.path}"
         self.send_response(record.status)
         self.send_header("Content-Length", "0")
         self.end_headers()
@@ -168,14 +171,15 @@ class Handler(BaseHTTPRequestHandler):
     def _get(self, record: RequestRecord) -> None:
         answer = routes.probe(record.path)
         if answer is None:
-            self._json(record, 404, _error("not_found_error", f"no endpoint for GET {record.path}"))
+            record.error = f"no endpoint for GET {record.path}"
+            self._json(record, 404, _error("not_found_error", record.error))
         else:
             self._json(record, 200, answer)
 
     def _other(self, record: RequestRecord) -> None:
         """A method no route takes: a JSON 404 as for an unknown path (not the standard
         library's HTML 501), then close: a body it may carry is never read."""
-        message = f"no endpoint for {self.command} {record.path}"
+        message = record.error = f"no endpoint for {self.command} {record.path}"
         self._json(record, 404, _error("not_found_error", message), close=True)
 
     def _post(self, record: RequestRecord) -> None:
@@ -188,7 +192,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         record.request_bytes = len(raw)
         if target is None:
-            message = f"no endpoint for POST {record.path}"
+            message = record.error = f"no endpoint for POST {record.path}"
             self._json(record, 404, _error("not_found_error", message))
             return
         dialect = target.dialect
