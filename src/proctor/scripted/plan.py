@@ -139,6 +139,19 @@ def validate_step(step: Any, where: str, path: str) -> None:
     also = (  # {"say": "a", "endturn": true}: the slip is an action, not one of say's keys
         f"; '{other[0]}' is an action of its own: give it a step of its own" if other else ""
     )
+    inside = {*FILE_STEP_KEYS.get(action, ()), *(("replaceAll",) if action == "edit" else ())}
+    if not other and action in FILE_STEP_KEYS and extra <= inside:
+        # {"write": "f.txt", "content": "x"}: the file's fields laid beside the action
+        fields = ", ".join(f'"{key}": …' for key in FILE_STEP_KEYS[action])
+        article = "an" if action == "edit" else "a"
+        also = f'; {article} {action} step\'s fields go inside it: {{"{action}": {{{fields}}}}}'
+    elif (
+        not other
+        and action == "tool"
+        and not any(difflib.get_close_matches(key, ACTIONS["tool"], n=1) for key in extra)
+    ):
+        # {"tool": "Bash", "command": "ls"}: the call's arguments laid beside its name
+        also = '; the call\'s arguments go under \'input\': {"tool": NAME, "input": {…}}'
     _require(
         not extra,
         where,

@@ -114,6 +114,28 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
             r"unknown key 'endturn' \(known keys: say\), for action 'say'; 'endTurn' is an "
             r"action of its own: give it a step of its own$",
         ),
+        (  # a file step's fields laid beside the action: said where they go
+            {"turns": [{"write": "hello.txt", "content": "hi\n"}]},
+            r"field 'turns\[0\]': unknown key 'content' \(known keys: write\), for action "
+            r"'write'; a write step's fields go inside it: "
+            r'\{"write": \{"path": …, "content": …\}\}$',
+        ),
+        (
+            {"turns": [{"edit": "f.py", "old": "a", "new": "b", "replaceAll": True}]},
+            r"an edit step's fields go inside it: "
+            r'\{"edit": \{"path": …, "old": …, "new": …\}\}$',
+        ),
+        (  # a tool call's arguments beside its name: said to go under input
+            {"turns": [{"tool": "Bash", "command": "ls"}]},
+            r"unknown key 'command' \(known keys: fromResults, input, isError, output, tool\), "
+            r"for action 'tool'; the call's arguments go under 'input': "
+            r'\{"tool": NAME, "input": \{…\}\}$',
+        ),
+        (  # a near miss is said as one, with no other hint
+            {"turns": [{"tool": "Bash", "inputs": {}}]},
+            r"unknown key 'inputs' \(did you mean 'input'\? known keys: fromResults, input, "
+            r"isError, output, tool\), for action 'tool'$",
+        ),
         (
             {"roles": {"judg": [{"text": "x"}]}},
             r"field 'roles.judg': unknown role \(did you mean 'judge'\? known: judge, workhorse, fast\)",
