@@ -132,14 +132,14 @@ def test_a_failed_gate_names_the_line_that_called_it(proctor: Run, tmp_path: Pat
     assert [(a["name"], a["at"]) for a in case["assertions"]] == [
         ("turn 1: message_includes('hi')", f"{file}:7"),
         ("turn 2: message_includes('hi')", f"{file}:8"),
-        ("judge.factuality", f"{file}:9"),
+        ("judge.factuality('hi')", f"{file}:9"),
         ("message_includes('again')", f"{file}:11"),
     ]
     # The trial's reason (what JUnit, the Markdown report and `proctor report` show) names
     # the turn and the line of each failed gate.
     assert case["reason"] == (
         "gate failed: turn 2: message_includes('hi'): the reply does not include 'hi' "
-        f"(at {file}:8); judge.factuality: ok; score 0.90 < 0.95 (at {file}:9)"
+        f"(at {file}:8); judge.factuality('hi'): ok; score 0.90 < 0.95 (at {file}:9)"
     )
     text = proctor("eval", "--dir", str(root), "--out", str(tmp_path / "o2"), "--no-stream")
     assert (

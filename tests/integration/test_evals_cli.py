@@ -106,7 +106,9 @@ def test_the_example_project_runs_every_gate_family(proctor: Run, tmp_path: Path
     assert set(greeting["assertions"][0]) == {"name", "passed", "soft", "score", "message", "at"}
     assert by_id["tools/order/2"]["logs"] == ["iteration 2 of 3"]
     judge = next(
-        a for a in by_id["judged/summary"]["assertions"] if a["name"] == "judge.factuality"
+        a
+        for a in by_id["judged/summary"]["assertions"]
+        if a["name"] == "judge.factuality('Notes are kept in SQLite and served over HTTP.')"
     )
     assert judge["score"] == 0.9 and judge["passed"]
     # Every case × iteration is a trial that report reads like any run.
@@ -366,9 +368,9 @@ def test_judges_grade_and_an_unusable_judge_is_an_error(proctor: Run, tmp_path: 
     (case,) = out["results"]
     names = [(a["name"], a["passed"], a["score"]) for a in case["assertions"]]
     assert names[:3] == [
-        ("judge.sql", True, 0.8),
+        ("judge.sql('SELECT name FROM users WHERE id=1')", True, 0.8),
         ("check(equals 0.8)", True, 1.0),
-        ("judge.closed_qa", False, 0.3),
+        ("judge.closed_qa('mentions the users table')", False, 0.3),
     ]
     assert case["status"] == "eval-error" and "unusable reply" in case["error"]
     assert result.code == 1  # the failed hard gate (closed_qa 0.3 < 0.5) decides, not the error

@@ -94,6 +94,10 @@ def to_result(a: Assertion) -> EvaluatorResult:
             "turn": a.turn,
             "why": a.message,
             "at": a.at,
+            # A judge's kind: the findings ledger takes up what an earlier release named
+            # ``judge.<kind>`` alone (see proctor.report.checks.earlier_checks).
+            **({"judge": a.judge} if a.judge else {}),
+            **({"bar": a.bar} if a.bar is not None else {}),
         },
     )
 

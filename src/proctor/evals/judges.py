@@ -5,6 +5,7 @@ the case, never a low score."""
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -50,6 +51,9 @@ class Judge:
         self._model = model
         self._made: list[Tracked[Any]] = [] if made is None else made
         """Where each call's awaitable is kept, to find one the test never awaited."""
+        self._called: Counter[str] = Counter()
+        """How many judges of each name the test called so far: the second of a name is
+        ``#2``, in the order of the calls, whichever grade comes back first."""
 
     def _client(self, model: str | None) -> Any:
         roles = self._roles()
@@ -77,17 +81,36 @@ class Judge:
         return str(reply.text)
 
     def _track(
-        self, kind: str, reference: str, label: str, on: Any, model: str | None
+        self,
+        kind: str,
+        reference: str,
+        label: str,
+        on: Any,
+        model: str | None,
+        name: str | None,
     ) -> Tracked[Handle]:
-        grade = self._grade(kind, reference, label, on, model)
+        # Named when called, not when graded: two judges gathered keep the order of their calls.
+        base = f"judge.{kind}({_shown(name if name is not None else reference)})"
+        self._called[base] += 1
+        count = self._called[base]
+        named = base if count == 1 else f"{base}#{count}"
+        grade = self._grade(kind, reference, label, on, model, name, named)
         return Tracked(grade, f"t.judge.{kind}(...)", self._made)
 
     async def _grade(
-        self, kind: str, reference: str, label: str, on: Any, model: str | None
+        self,
+        kind: str,
+        reference: str,
+        label: str,
+        on: Any,
+        model: str | None,
+        name: str | None,
+        named: str,
     ) -> Handle:
         where = f"t.judge.{kind}()"
         argtypes.text(reference, where, "criteria" if kind == "closed_qa" else "expected")
         argtypes.text(model, where, "model", optional=True)
+        argtypes.text(name, where, "name", optional=True)
         value = self._reply() if on is None else on
         prompt = (
             f"{TASKS[kind]}\n\n<{label}>\n{reference}\n</{label}>\n\n<output>\n{value}\n</output>\n"
@@ -103,30 +126,47 @@ class Judge:
         score = float(verdict["score"]) / 100
         handle = self._record(
             Assertion(
-                f"judge.{kind}",
+                named,
                 True,
                 soft=True,
                 score=score,
                 message=str(verdict["rationale"]),
                 needs_bar=True,
+                judge=kind,
             )
         )
         return handle
 
     def factuality(
-        self, expected: str, *, on: Any = None, model: str | None = None
+        self, expected: str, *, on: Any = None, model: str | None = None, name: str | None = None
     ) -> Tracked[Handle]:
-        return self._track("factuality", expected, "expected", on, model)
+        return self._track("factuality", expected, "expected", on, model, name)
 
     def summarizes(
-        self, expected: str, *, on: Any = None, model: str | None = None
+        self, expected: str, *, on: Any = None, model: str | None = None, name: str | None = None
     ) -> Tracked[Handle]:
-        return self._track("summarizes", expected, "text", on, model)
+        return self._track("summarizes", expected, "text", on, model, name)
 
     def closed_qa(
-        self, criteria: str, *, on: Any = None, model: str | None = None
+        self, criteria: str, *, on: Any = None, model: str | None = None, name: str | None = None
     ) -> Tracked[Handle]:
-        return self._track("closed_qa", criteria, "criteria", on, model)
+        return self._track("closed_qa", criteria, "criteria", on, model, name)
 
-    def sql(self, expected: str, *, on: Any = None, model: str | None = None) -> Tracked[Handle]:
-        return self._track("sql", expected, "expected", on, model)
+    def sql(
+        self, expected: str, *, on: Any = None, model: str | None = None, name: str | None = None
+    ) -> Tracked[Handle]:
+        return self._track("sql", expected, "expected", on, model, name)
+
+
+SHOWN_CHARS = 60
+"""How much of a judge's criteria (or expected text) its name shows."""
+
+
+def _shown(text: Any) -> str:
+    """A judge's criteria, expected text or ``name=`` as its assertion's name shows it: one
+    line, cut to :data:`SHOWN_CHARS` (``'Does the reply say what was wrong…'``), quoted as a
+    gate quotes what it checks; ``…`` for a value that is no text (refused when graded)."""
+    if not isinstance(text, str):
+        return "…"
+    line = " ".join(text.split())
+    return repr(line if len(line) <= SHOWN_CHARS else line[: SHOWN_CHARS - 1] + "…")

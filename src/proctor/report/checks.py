@@ -51,6 +51,10 @@ class CheckResult:
     key: CheckKey
     failed: bool
     message: str = ""
+    earlier: str | None = None
+    """The name an earlier release gave the check, when it was another: a judge of an eval
+    written as code was ``eval: judge.closed_qa`` (``#2`` for the second of its kind) before
+    its name said its criteria. The ledger's finding of that name is taken up by this check."""
 
 
 Labels = Sequence[tuple[str, str | None]]
@@ -74,6 +78,20 @@ def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
     return numbered_checks(names)
 
 
+def earlier_checks(record: TrialRecord) -> list[str | None]:
+    """The name an earlier release gave each of ``record``'s evaluator results' checks, where
+    it was another (see :attr:`CheckResult.earlier`): a judge's assertion was named by its
+    kind alone, ``eval: judge.<kind>``, and the second of a kind in the trial ``#2``; None for
+    every other result."""
+    kinds = [
+        result.details.get("judge") if result.use == "eval" else None
+        for result in record.evaluators
+    ]
+    named = numbered_checks([f"eval: judge.{kind}" for kind in kinds if isinstance(kind, str)])
+    earlier = iter(named)
+    return [next(earlier) if isinstance(kind, str) else None for kind in kinds]
+
+
 def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
     """What one trial says about its checks: nothing unless its own outcome is evidence (see
     :func:`is_evidence`); an evaluator that errored, a result the verdict leaves out
@@ -82,9 +100,12 @@ def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
     if not is_evidence(record):
         return []
     cell = (record.case, record.agent, record.condition)
+    names = evaluator_checks(record, labels)
     results = [
-        CheckResult(CheckKey(*cell, name), not result.passed, result.message)
-        for name, result in zip(evaluator_checks(record, labels), record.evaluators, strict=True)
+        CheckResult(CheckKey(*cell, name), not result.passed, result.message, earlier)
+        for name, earlier, result in zip(
+            names, earlier_checks(record), record.evaluators, strict=True
+        )
         if not result.error and result.counted
     ]
     results += [

@@ -216,6 +216,14 @@ def _apply_checks(
                     finding.suite = suite
                     by_check[(suite, *result.key)] = finding
                     break
+        if finding is None and result.earlier is not None:
+            # Named otherwise by an earlier release (a judge by its kind alone): the finding
+            # keeps its id and history under the check's name now.
+            cell = (*result.key[:3], result.earlier)
+            finding = by_check.pop((suite, *cell), None)
+            if finding is not None:
+                finding.check = result.key.check
+                by_check[(suite, *result.key)] = finding
         if result.key in held_back:
             if finding is not None and result.failed:
                 # A resumed run's pass of it, if any; the newer run that checked it since

@@ -35,6 +35,8 @@ class Assertion:
     """Only a bar can fail it (``t.score``, a judge): it measures, and passes until given one."""
     at: str | None = None
     """Where the test called the gate (``FILE:LINE`` of the eval file), when known."""
+    judge: str | None = None
+    """The kind of judge that recorded it (``closed_qa``, …); None for any other gate."""
 
     def to_json(self) -> dict[str, Any]:
         return {
