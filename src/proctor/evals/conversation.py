@@ -102,6 +102,34 @@ def to_result(a: Assertion) -> EvaluatorResult:
     )
 
 
+EVAL_METRICS = "eval-metrics"
+"""The ``use`` of the evaluator result that carries a case's ``t.metric`` values into
+``trial.json``: measurements, never part of the verdict, rolled up by name as an ``external``
+program's metrics without a ``scoreMetric`` are."""
+METRIC_PREFIX = "eval."
+"""What a ``t.metric`` name is prefixed with in ``trial.json`` and the reports (``eval.calls``),
+so that it never adds up with a metric of proctor's own evaluators (``exit_code``, …)."""
+
+
+def metrics_result(metrics: dict[str, float]) -> EvaluatorResult | None:
+    """The result carrying the test's ``t.metric`` values (see :data:`EVAL_METRICS`); None
+    when it recorded none."""
+    if not metrics:
+        return None
+    named = {f"{METRIC_PREFIX}{name}": value for name, value in metrics.items()}
+    shown = ", ".join(f"{name} {value:g}" for name, value in named.items())
+    return EvaluatorResult(
+        use=EVAL_METRICS,
+        passed=True,
+        score=100.0,
+        gate=False,
+        weight=0.0,
+        counted=False,
+        message=f"t.metric: {shown} (not scored)",
+        metrics=named,
+    )
+
+
 def _at(a: Assertion) -> str:
     """`` (at FILE:LINE)``: where the test called a failed gate, as an error names its line."""
     return f" (at {a.at})" if a.at else ""
@@ -188,7 +216,8 @@ def conversation_for(case: EvalCaseRun) -> Callable[[Talk], Talked]:
             _warn_late(case.run_id(talk.repeat), gate)
         return Talked(
             outcome=last,
-            results=[to_result(a) for a in list(t.recorded.assertions)],
+            results=[to_result(a) for a in list(t.recorded.assertions)]
+            + [m for m in [metrics_result(dict(t.recorded.metrics))] if m is not None],
             skipped=skipped,
             error=error,
             turns_done=sum(1 for turn in turns if turn.ok),

@@ -212,7 +212,9 @@ def talked_verdict(
             return Verdict("failed", False, 0.0, f"no explicit gate, and {why}")
         return Verdict("passed", True, 100.0, "no explicit gate; a turn completed")
     failed = [r for r in hard if not r.passed]
-    scored = [r.score for r in results if not r.error]
+    # Every assertion as it scored, a soft one's too; the result carrying the test's t.metric
+    # values (proctor.evals.conversation.EVAL_METRICS) is no assertion.
+    scored = [r.score for r in results if not r.error and r.use != "eval-metrics"]
     score = round(sum(scored) / len(scored), 4) if scored else 0.0
     if failed:
         reason = "gate failed: " + "; ".join(r.message for r in failed[:5])

@@ -31,6 +31,7 @@ from proctor.report.ab.markdown import (
 from proctor.report.ab.measures import ELAPSED_MEANS
 from proctor.report.annotations import reason_before_annotation
 from proctor.report.cut_short import CUT_SHORT, no_scored_trial_of
+from proctor.report.eval_rows import eval_row
 from proctor.report.html_model import Cell, figures, matrix, point_of
 from proctor.report.pooled_runs import gate_line
 from proctor.util.masking import mask
@@ -88,6 +89,7 @@ def template_environment(*extra: Path) -> jinja2.Environment:
     env.filters["labelled"] = lambda slices: bool(slices) and set(slices) != {UNLABELLED}
     env.filters["verdict"] = verdict_word
     env.filters["reason_before_annotation"] = reason_before_annotation
+    env.filters["eval_row"] = eval_row  # an eval's assertion, read as a case's evaluator
     env.filters["ab_overall"] = ab_overall_table
     env.filters["runs_overall"] = runs_overall_table
     env.globals["no_claim"] = no_claim  # a verdict withheld, in the Markdown's words
