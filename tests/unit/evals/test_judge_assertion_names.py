@@ -59,11 +59,13 @@ def test_two_judges_of_a_kind_are_named_by_their_criteria() -> None:
     recorded = _judged(
         lambda j: [j.closed_qa("the first criteria"), j.closed_qa("Says the tests ran?")]
     )
-    # The second one's grade came back first: it is recorded first, under its own name.
-    assert [(a.name, a.score) for a in recorded] == [
-        ("judge.closed_qa('Says the tests ran?')", 0.2),
-        ("judge.closed_qa('the first criteria')", 0.9),
-    ]
+    # The second one's grade came back first (which is recorded first is the threads' race):
+    # each is under its own name, with its own grade.
+    assert {a.name: a.score for a in recorded} == {
+        "judge.closed_qa('Says the tests ran?')": 0.2,
+        "judge.closed_qa('the first criteria')": 0.9,
+    }
+    assert len(recorded) == 2
     assert {a.judge for a in recorded} == {"closed_qa"}
 
 
