@@ -138,7 +138,7 @@ class TestContext(Gates):
         """Set when the case's time is up."""
         self.recorded = Recorded()
         self._turns: list[TurnState] = []
-        self._turn_by_call: tuple[tuple[int, ...], dict[str, int]] = ((), {})
+        self._turn_by_call: tuple[tuple[int, ...], dict[str | None, int]] = ((), {})
         """The turn of each call id, and the turns' event lists it was made of (see
         :meth:`_turn_of`)."""
         self._events_all: list[Event] = []
@@ -428,7 +428,7 @@ class TestContext(Gates):
         # every call, a scan of every event each time cost calls x events: 35 s for 10,000).
         made_of = tuple(id(state.events) for state in self._turns)
         if self._turn_by_call[0] != made_of:
-            turns: dict[str, int] = {}
+            turns: dict[str | None, int] = {}
             for state in self._turns:
                 for e in state.events:
                     if isinstance(e, ToolCall):
