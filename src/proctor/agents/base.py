@@ -129,6 +129,13 @@ class AgentAdapter(Generic[S]):
         events tell none."""
         return None
 
+    def refused_key(self, launch: Launch[S], event: dict[str, Any]) -> str | None:
+        """One JSON event of a headless turn still running, when it says the provider refused
+        the agent's key and the CLI goes on retrying it anyway (a key refused once is refused
+        again, until the trial's time runs out): the failure as the CLI says it, and the turn
+        is ended there. None for any other event, and for a login the CLI may yet renew."""
+        return None
+
     def state(self, terminal: Terminal, launch: Launch[S]) -> AgentState:
         """What the terminal shows: starting, ready (with turns done), working, or a question."""
         raise AgentError(f"agent '{self.name}' has no terminal UI")

@@ -7,10 +7,11 @@ stdout/stderr appended to files in the trial directory; the adapter reads what e
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,12 @@ from proctor.drive.driver import SessionLog, TurnOutcome
 from proctor.llm.failures import describe_agent_failure
 from proctor.util.jsonl import decode_object
 from proctor.util.processes import kill_group
+
+STOP_GRACE_SEC = 5.0
+"""How long a program asked to end (SIGTERM) has to write what it holds (Claude Code's
+transcript, which it writes some time after the events it prints) before its group is killed."""
+KEY_REFUSED = "key refused"
+"""What the headless driver's ``stop_when`` returns for a key the provider refused."""
 
 
 @dataclass(frozen=True)
@@ -41,10 +48,13 @@ def run_headless(
     stderr: Path,
     append: bool = False,
     stop_when: Callable[[], str | None] | None = None,
+    graceful: Collection[str] = (),
 ) -> HeadlessOutcome:
     """Run to completion or until ``deadline`` (a ``time.monotonic`` value); ``append`` adds
     to the output files of an earlier run of the same session. ``stop_when`` is polled while
-    the program runs; when it returns a reason, the program's group is killed (``stopped``)."""
+    the program runs; when it returns a reason, the program's group is killed (``stopped``),
+    after asking it to end and waiting up to :data:`STOP_GRACE_SEC` for it when the reason
+    is one of ``graceful``."""
     started = time.monotonic()
     mode = "ab" if append else "wb"
     with open(stdout, mode) as out, open(stderr, mode) as err:
@@ -58,14 +68,17 @@ def run_headless(
             start_new_session=True,
         )
         try:
-            code, kind = _wait(proc, deadline, stop_when)
+            code, kind = _wait(proc, deadline, stop_when, graceful)
         finally:
             kill_group(proc.pid)
     return HeadlessOutcome(kind, code, (time.monotonic() - started) * 1000)
 
 
 def _wait(
-    proc: subprocess.Popen[bytes], deadline: float, stop_when: Callable[[], str | None] | None
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    stop_when: Callable[[], str | None] | None,
+    graceful: Collection[str],
 ) -> tuple[int | None, Literal["exited", "timeout", "stopped"]]:
     step = 0.05 if stop_when is not None else None
     while True:
@@ -74,8 +87,15 @@ def _wait(
             return proc.wait(timeout=left if step is None else min(step, left)), "exited"
         except subprocess.TimeoutExpired:
             pass
-        if stop_when is not None and stop_when() is not None:
+        reason = stop_when() if stop_when is not None else None
+        if reason is not None:
             kind: Literal["timeout", "stopped"] = "stopped"
+            if reason in graceful:
+                kill_group(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=max(min(STOP_GRACE_SEC, deadline - time.monotonic()), 0))
+                except subprocess.TimeoutExpired:
+                    pass
         elif time.monotonic() >= deadline:
             kind = "timeout"
         else:
@@ -99,6 +119,36 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
+
+
+class RefusalWatch:
+    """Reads a running turn's stdout as it grows, one whole line at a time, and asks the
+    adapter of each JSON event whether it says the provider refused the agent's key
+    (:meth:`~proctor.agents.base.AgentAdapter.refused_key`); ``found`` keeps the first such
+    failure."""
+
+    def __init__(self, adapter: AgentAdapter[Any], launch: Launch[Any], stdout: Path, at: int):
+        self.adapter = adapter
+        self.launch = launch
+        self.stdout = stdout
+        self.at = at
+        self.partial = b""
+        """The start of a line not yet ended."""
+        self.found: str | None = None
+
+    def check(self) -> str | None:
+        if self.found is not None or _size(self.stdout) <= self.at:
+            return self.found
+        chunk = _read_from(self.stdout, self.at)
+        self.at += len(chunk)
+        *lines, self.partial = (self.partial + chunk).split(b"\n")
+        for line in lines:
+            record = decode_object(line)
+            said = self.adapter.refused_key(self.launch, record) if record is not None else None
+            if said is not None:
+                self.found = said
+                break
+        return self.found
 
 
 class HeadlessDriver:
@@ -140,6 +190,7 @@ class HeadlessDriver:
         self.session_turns += 1
         append = self.begun  # the first turn run starts both files afresh
         out_at, err_at = (_size(self.stdout), _size(self.stderr)) if append else (0, 0)
+        refusal = RefusalWatch(self.adapter, self.launch, self.stdout, out_at)
         run = run_headless(
             self.adapter.headless_argv(self.launch, message, self.session_turns),
             cwd=self.launch.cwd,
@@ -148,13 +199,21 @@ class HeadlessDriver:
             stdout=self.stdout,
             stderr=self.stderr,
             append=append,
-            stop_when=self._stop_when(stop),
+            stop_when=self._stop_when(stop, refusal),
+            # Asked to end, a CLI writes what it holds (Claude Code its transcript): the
+            # session is collected as at any turn's end.
+            graceful=(KEY_REFUSED,),
         )
         self.begun = True
         self.log.exit_code = run.exit_code
         if run.kind == "stopped" and stop is not None and stop.is_set():
             self._interrupted(out_at, err_at)
             return TurnOutcome("interrupted", elapsed_ms=run.elapsed_ms)
+        if run.kind == "stopped" and refusal.found is not None:
+            # The provider refused the key: the CLI would retry it until the time ran out.
+            # The turn ends there, as an agent that exited on the refusal (agent-error).
+            self.log.failure = describe_agent_failure(refusal.found)
+            return TurnOutcome("exited", elapsed_ms=run.elapsed_ms)
         if run.kind == "timeout":
             # A provider that kept failing until the time ran out is the trial's failure
             # (agent-error, named), not a slow agent's timeout.
@@ -176,15 +235,18 @@ class HeadlessDriver:
             return TurnOutcome("turn-end", elapsed_ms=run.elapsed_ms)
         return TurnOutcome("exited", elapsed_ms=run.elapsed_ms)
 
-    def _stop_when(self, stop: threading.Event | None) -> Callable[[], str | None] | None:
-        """What ``run_headless`` polls: the step budget, and the turn's ``stop_turn``."""
+    def _stop_when(
+        self, stop: threading.Event | None, refusal: RefusalWatch
+    ) -> Callable[[], str | None]:
+        """What ``run_headless`` polls: the turn's ``stop_turn``, a key the provider refused,
+        and the step budget."""
         watch = self.watch
-        if stop is None:
-            return watch.check if watch is not None else None
 
         def stopped() -> str | None:
-            if stop.is_set():
+            if stop is not None and stop.is_set():
                 return "interrupted"
+            if refusal.check() is not None:
+                return KEY_REFUSED
             return watch.check() if watch is not None else None
 
         return stopped

@@ -1,8 +1,9 @@
 """A run that starts no further trial once a provider refused a key: the agent's key (its
 trial ended ``authentication failed: …``), or the key of proctor's own answering model or
 judge (a key revoked after the check before the run). Every trial after it would meet the
-same refusal, each after its agent's whole ``timeoutSec`` (Claude Code goes on retrying a
-401 until it is stopped) or after its agent ran for nothing but a judge's error.
+same refusal (a headless Claude Code turn on a key is stopped at its first retry of a 401,
+which it would retry until its ``timeoutSec``), or its agent would run for nothing but a
+judge's error.
 
 The trials already running finish; the others are not started, and the run ends as a stopped
 one (``interrupted``, exit 130), so that ``proctor run --resume`` runs them once the key is

@@ -28,6 +28,9 @@ class Sleeper:
     def provider_failing(self, stdout: list[dict[str, Any]]) -> str | None:
         return None
 
+    def refused_key(self, launch: Any, event: dict[str, Any]) -> str | None:
+        return None
+
     def headless_report(self, launch: Any, stdout: list[dict[str, Any]], stderr: str) -> Any:
         return HeadlessReport()
 

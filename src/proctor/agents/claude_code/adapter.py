@@ -57,6 +57,9 @@ ASK_WAIT_SEC = 2.0
 Claude Code draws the picker before it writes the call (a fraction of a second later on an idle
 machine). A picker whose call is not written by then is answered as the screen shows it."""
 HEADLESS_FLAGS = ("-p", "--output-format", "stream-json", "--verbose")
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+"""The variables of a key Claude Code sends as it is (``x-api-key``, ``Authorization:
+Bearer``), in the order it prefers them; either wins over a login."""
 
 
 @dataclass
@@ -289,6 +292,25 @@ class ClaudeCode(RealCli[ClaudeSession]):
 
     def provider_failing(self, stdout: list[dict[str, Any]]) -> str | None:
         return _still_retrying(stdout)
+
+    def refused_key(self, launch: Launch[ClaudeSession], event: dict[str, Any]) -> str | None:
+        """A retry of a request the provider answered 401 while the agent runs on a key
+        (:data:`KEY_VARIABLES`): Claude Code retries it, with the same key, until it is
+        stopped. On a login (``CLAUDE_CODE_OAUTH_TOKEN``, ``.credentials.json``) a 401 may be
+        an expired token Claude Code renews (a refused ``CLAUDE_CODE_OAUTH_TOKEN`` ends by
+        itself after two retries); a 403 it does not retry. The TUI shows such a retry as any
+        other (``API error · Retrying in 14s``), with no status to tell a refused key by."""
+        if event.get("type") != "system" or event.get("subtype") != "api_retry":
+            return None
+        if event.get("error_status") != 401:
+            return None
+        variable = next((v for v in KEY_VARIABLES if launch.env.get(v)), None)
+        if variable is None:
+            return None
+        return (
+            f"API Error: 401 {event.get('error') or ''} (the key in {variable}, which Claude "
+            f"Code retries until it is stopped; stopped at attempt {event.get('attempt')})"
+        )
 
     def annotate(self, trajectory: Trajectory, launch: Launch[ClaudeSession]) -> None:
         """Headless runs list permission denials only in the result event: mark those results
