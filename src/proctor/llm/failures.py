@@ -5,8 +5,9 @@ and the provider SDKs' exceptions get the same kinds and the same words.
 kind       said as                      recognised by
 ========== ============================ ===========================================
 quota      quota exhausted              "insufficient_quota", "credit balance", "billing"
-auth       authentication failed        401/403, the SDKs' AuthenticationError and
-                                        PermissionDeniedError, rejected-key phrases,
+auth       authentication failed        401/403 as an API error says it, the SDKs'
+                                        AuthenticationError and PermissionDeniedError,
+                                        the CLIs' rejected-key phrases,
                                         a 400 naming an invalid key (Google's
                                         "API_KEY_INVALID")
 rate-limit rate limited                 429, RateLimitError, "rate limit"
@@ -57,9 +58,12 @@ BODY_EXCERPT = 200
 _STATUS_CONTEXT = r"(?:status|code|error|api|http(?:/[\d.]+)?)[\"'\s:=]{0,4}"
 #: The reason phrase that may follow a bare status: "403 Forbidden".
 _STATUS_REASON = r"\s+(?:unauthorized|forbidden|too many requests|bad request|overloaded)"
-#: Messages of a rejected or missing credential, from Claude, Codex and Gemini.
+#: Messages of a rejected or missing credential, from Claude, Codex and Gemini, as their own
+#: API errors word them (not a word such as "authentication" anywhere in the text: a Node
+#: crash ``(reading 'authentication')``, or an MCP server's ``authentication required``, is
+#: no provider refusing the agent's key).
 _AUTH_PHRASES = (
-    "authentication",
+    "authentication_error",
     "failed to authenticate",
     "invalid x-api-key",
     "invalid api key",
@@ -74,6 +78,21 @@ _AUTH_PHRASES = (
     "api key not found",
     "missing api key",
 )
+_AUTH_STATUS = re.compile(
+    r"(?i)(?:api error|\bstatus(?:[ _]?code)?|\"code\")[\"'\s:=]{0,4}(?:401|403)(?!\d|[.:]\d)"
+)
+"""A 401 or 403 as a provider's API answer is said: ``API Error: 401`` (Claude Code),
+``unexpected status 403 Forbidden`` (Codex), ``"code": 403`` and ``"status": 401`` (a JSON
+error body), ``statusCode: 401``; not after a word such as "error" alone, which a tool's
+own failure quotes (``curl: (22) The requested URL returned error: 403``)."""
+_AUTH_LINE = re.compile(
+    r"(?im)(?:^|\()\s*(?:error:\s*)?"
+    r"(?:(?:401|403)\s+(?:unauthorized|forbidden)|authentication required)\b"
+)
+"""A line (or the stderr a reason quotes in brackets) that is the refusal alone: ``Error: 401
+Unauthorized`` (Codex's stderr), ACP's ``Authentication required``; not ``HTTP 403 Forbidden
+fetching …`` (a page the agent fetched) nor ``MCP server "github": authentication
+required``."""
 AUTH_FIX = (
     "the agent's key or login is missing or was refused: proctor lends it the key variables "
     "in your environment and the login in your home unless its profile says "
@@ -154,7 +173,9 @@ def kind_of_text(text: str) -> FailureKind:
     lowered = text.lower()
     if any(p in lowered for p in _QUOTA_PHRASES):
         return "quota"
-    if has_status(text, "401|403") or any(p in lowered for p in _AUTH_PHRASES):
+    if _AUTH_STATUS.search(text) or _AUTH_LINE.search(text):
+        return "auth"
+    if any(p in lowered for p in _AUTH_PHRASES):
         return "auth"
     if has_status(text, "429") or "rate limit" in lowered or "too many requests" in lowered:
         return "rate-limit"

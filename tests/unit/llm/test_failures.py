@@ -67,6 +67,32 @@ def test_classify_error(text: str, kind: str) -> None:
     assert classify_error(text) == f"{kind}: {text.strip()[:300]}{fix}"
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        (
+            "TypeError: Cannot read properties of undefined (reading 'authentication')\n"
+            "    at /usr/lib/node_modules/x.js:12",
+            "agent error",
+        ),
+        (
+            'Error: MCP server "github": authentication required (GITHUB_TOKEN not set)',
+            "agent error",
+        ),
+        ("Bash tool error: curl: (22) The requested URL returned error: 403", "API error"),
+        ("Error: HTTP 403 Forbidden fetching https://example.com/docs (WebFetch)", "API error"),
+        ("fatal: Authentication failed for 'https://github.com/o/r.git/'", "agent error"),
+    ],
+)
+def test_a_401_403_or_authentication_word_not_from_the_agent_s_provider_is_no_refused_key(
+    text: str, kind: str
+) -> None:
+    """A word or a status of the agent's tools (a crash reading a property, an MCP server's
+    login, a page fetched, a git push) is no provider refusing the agent's key: classified as
+    one, it stopped the run's further trials of the agent."""
+    assert classify_error(text) == f"{kind}: {text.strip()[:300]}"
+
+
 def test_an_authentication_failure_names_the_fix() -> None:
     reason = classify_error("Not logged in · Please run /login")
     assert reason.startswith("authentication failed: Not logged in")
