@@ -1,6 +1,8 @@
-"""A key a provider refused stops the run from starting further trials: every one of them would
-meet the same refusal (Claude Code goes on retrying a 401 until its whole timeoutSec is spent).
-The trials not started are left for `--resume`."""
+"""A key a provider refused stops the run from starting further trials that would meet it (of the
+same agent, or calling the same model of proctor's): every one of them would meet the same
+refusal (Claude Code goes on retrying a 401 until its whole timeoutSec is spent). The other
+trials run on; those not started are left for `--resume`, which runs again the trials that met
+the refusal too."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from tests.conftest import MakeCase, Run, load_trial, run_cases, single_run_dir
 
 KEY = "sk-ant-api03-refused-test-key-0003"
 
-# Counts its calls in $CALLS; a key refused, or (with $OTHER) another failure.
+# Counts its calls in $CALLS; a key refused, or (with $OTHER) another failure, or (with $SAID)
+# that text on stderr.
 STAND_IN = """#!/bin/sh
 case "$1" in --version) echo '2.1.197 (Claude Code)'; exit 0;; esac
 echo x >> "$CALLS"
 if [ -n "$OTHER" ]; then echo "Segmentation fault" >&2; exit 139; fi
+if [ -n "$SAID" ]; then echo "$SAID" >&2; exit 1; fi
 echo 'API Error: 401 {"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}' >&2
 exit 1
 """
@@ -33,6 +37,7 @@ def refusing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CALLS", str(tmp_path / "calls"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.delenv("OTHER", raising=False)
+    monkeypatch.delenv("SAID", raising=False)
     config = tmp_path / "proctor.json"
     profile = {"binary": str(binary), "mode": "headless"}
     config.write_text(json.dumps({"codingagents": {"claude-code": profile}}))
@@ -59,8 +64,9 @@ def test_an_agent_key_refused_starts_no_further_trial(
     # as of a Ctrl-C; the reports and run.json say it too.
     why = (
         "interrupted after 1 of 3 trials finished (2 not started), as a provider refused a key "
-        "in trial a/claude-code/default/1 (authentication failed) and every trial after it "
-        "would meet the same refusal until the key is mended; of the finished ones: "
+        "in trial a/claude-code/default/1 (authentication failed) and every trial of agent "
+        "claude-code not started would meet the same refusal until the key is mended; of the "
+        "finished ones: "
     )
     lines = result.err.splitlines()
     assert "proctor: interrupted" not in lines, result.err
@@ -74,13 +80,13 @@ def test_an_agent_key_refused_starts_no_further_trial(
     report = proctor("report", str(run_dir))
     assert report.code == 130 and f"(interrupted): {why}" in report.out, report.out
     assert KEY not in result.out + result.err
-    # Mended, the resume runs the two left.
+    # Not mended, the resume runs the refused trial again, refused again: the two left wait.
     result = proctor("run", "--resume", str(run_dir))
-    assert calls(tmp_path) == 2, result.err  # one more: the first of the two refused again
+    assert calls(tmp_path) == 2, result.err
     assert (
         result.code == 130
-        and "(1 not started), as a provider refused a key in trial "
-        "a/claude-code/default/2 (authentication failed)"
+        and "(2 not started), as a provider refused a key in trial "
+        "a/claude-code/default/1 (authentication failed)"
         in result.err
     )
 
@@ -123,3 +129,110 @@ def test_an_answering_model_s_key_refused_starts_no_further_trial(
         "(1 not started), as a provider refused a key in trial ask/scripted/default/1 "
         "(answering model scripted/workhorse failed: authentication failed (401)) and every"
     ) in result.err, result.err
+
+
+def test_an_agent_s_refused_key_leaves_only_that_agent_s_trials(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, refusing: Path
+) -> None:
+    """The scripted agent uses no key: its trials run, those of the agent refused do not."""
+    make_case("a", config={"agents": ["claude-code", "scripted"], "repeats": 2})
+    argv = ("--config", str(refusing), "--concurrency", "1")
+    result, out = run_cases(proctor, tmp_path, *argv)
+    assert result.code == 130, result.err
+    assert calls(tmp_path) == 1
+    run_dir = single_run_dir(out)
+    for repeat in (1, 2):
+        assert load_trial(run_dir, "a", repeat)["status"] == "passed"
+    assert not (run_dir / "trials/a/claude-code/default/2").exists()
+    assert (
+        "proctor: exit 130: interrupted after 3 of 4 trials finished (1 not started), as a "
+        "provider refused a key in trial a/claude-code/default/1 (authentication failed) and "
+        "every trial of agent claude-code not started would meet the same refusal until the "
+        "key is mended"
+    ) in result.err, result.err
+
+
+def test_a_resume_runs_again_the_trials_that_met_a_refused_key(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    refusing: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Authentication is no error --retry-errors runs again; a trial that met a refused key
+    still never measured the agent: the resume runs it again, its first attempt kept."""
+    make_case("a", config={"agents": ["claude-code"], "repeats": 2})
+    result, out = run_cases(proctor, tmp_path, "--config", str(refusing), "--concurrency", "2")
+    assert result.code == 3, result.err  # both started at once: none was left waiting
+    assert calls(tmp_path) == 2
+    run_dir = single_run_dir(out)
+    monkeypatch.setenv("OTHER", "1")  # mended: the stand-in now fails another way
+    result = proctor("run", "--resume", str(run_dir))
+    assert calls(tmp_path) == 4, result.err
+    assert "0 kept, 2 run now (2 run again as they had met a refused key)" in result.err
+    trial = load_trial(run_dir, "a", 1, "claude-code")
+    assert not trial["reason"].startswith("authentication failed"), trial["reason"]
+    assert [a["folder"] for a in trial["attempts"]] == ["attempts/1"]
+    assert trial["attempts"][0]["reason"].startswith("authentication failed: API Error: 401")
+    # Its other error is kept as it is.
+    result = proctor("run", "--resume", str(run_dir))
+    assert calls(tmp_path) == 4 and "nothing left to run" in result.err, result.err
+
+
+def test_a_manifest_starts_no_further_pair_once_a_pair_met_a_refused_key(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    refusing: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both trials of a pair start at once and are refused: the pair ends with none left,
+    and each pair after it would be refused alike."""
+    make_case(
+        "t1", config={"agents": ["claude-code"], "conditions": {"baseline": {}, "treatment": {}}}
+    )
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    args = ("--goal-labels", str(labels), "--pairs", "2", "--output", str(manifest))
+    assert proctor("plan-repeats", *args).code == 0
+    out = tmp_path / "out"
+    argv = (
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(out), "--config", str(refusing), "--concurrency", "2",
+    )  # fmt: skip
+    result = proctor(*argv)
+    assert result.code == 130, result.err
+    assert calls(tmp_path) == 2, result.err
+    assert [p.name for p in out.glob("pair-*")] == ["pair-1"]
+    assert "of all-pair-1, and every pair after it would meet the same refusal; 1 run of" in (
+        result.err
+    )
+    # Mended: the same command runs the refused pair's trials again, then the other pairs.
+    monkeypatch.setenv("OTHER", "1")
+    result = proctor(*argv)
+    assert result.code == 3, result.err
+    assert calls(tmp_path) == 6, result.err
+    assert "all-pair-1: resuming" in result.err
+
+
+def test_a_word_of_the_agent_s_tools_is_no_refused_key(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    refusing: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A crash reading a property named 'authentication', a page fetched with a 403: no
+    provider refused the agent's key, and every trial runs."""
+    make_case("a", config={"agents": ["claude-code"], "repeats": 2})
+    for said in (
+        "TypeError: Cannot read properties of undefined (reading 'authentication')",
+        "Error: HTTP 403 Forbidden fetching https://example.com/docs (WebFetch)",
+    ):
+        monkeypatch.setenv("SAID", said)
+        (tmp_path / "calls").write_text("")
+        result, _out = run_cases(proctor, tmp_path, "--config", str(refusing), "--concurrency", "1")
+        assert result.code == 3, result.err
+        assert calls(tmp_path) == 2
+        assert "refused a key" not in result.err and "authentication failed" not in result.err

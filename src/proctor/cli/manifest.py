@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from proctor.models.config import CliOverrides
     from proctor.models.plan import RunPlan, TrialSpec
     from proctor.models.run import ManifestRun, RepeatManifest
+    from proctor.models.trial import TrialRecord
     from proctor.session import RunRequest
     from proctor.session.resume import ResumePlan
 
@@ -194,6 +195,8 @@ def _run_pairs(
             run_dirs.append(resumed.paths.root)
             if resumed.suite.exit_code == ExitCode.INTERRUPTED:
                 return _manifest_interrupted(path, plan_of.runs, entry)
+            if (met := _met_refusal(resumed.report_records)) is not None:
+                return _manifest_refused(path, plan_of.runs, entry, met)
             continue
         assert pair.plan is not None  # (planned above: the pair runs)
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
@@ -204,7 +207,40 @@ def _run_pairs(
         run_dirs.append(result.paths.root)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
             return _manifest_interrupted(path, plan_of.runs, entry)
+        # Every trial of the pair started at once and met a refused key, none left waiting:
+        # the pair ended whole, and each pair after it would meet the same refusal.
+        if (met := _met_refusal(result.report_records)) is not None:
+            return _manifest_refused(path, plan_of.runs, entry, met)
     return run_dirs
+
+
+def _met_refusal(records: list[TrialRecord]) -> TrialRecord | None:
+    """The first of a pair's trials that ended on a key a provider refused, or None."""
+    from proctor.execute.refused import refused_key
+
+    return next((record for record in records if refused_key(record)), None)
+
+
+def _manifest_refused(
+    path: Path, runs: list[ManifestRun], stopped: ManifestRun, met: TrialRecord
+) -> int:
+    """The manifest stopped after the pair ``stopped``, a trial of which (``met``) met a key
+    a provider refused: the pairs after it are not started (each would meet the refusal,
+    Claude Code's trials each after their whole timeoutSec); exit 130."""
+    from proctor.exit_codes import ExitCode
+
+    left = len(runs) - runs.index(stopped) - 1
+    trial = f"{met.case}/{met.agent}/{met.condition}/{met.repeat}"
+    again = " (the same manifest piped in again)" if str(path) == "-" else ""
+    click.echo(
+        f"proctor: stopped: a provider refused a key in trial {mask(one_line(trial))} of "
+        f"{stopped.session}, and every pair after it would meet the same refusal; "
+        f"{plural(left, 'run')} of {manifest_shown(path)} not started: mend the key, then the "
+        f"same command{again} keeps the pairs that finished, runs again the trials that met "
+        "the refusal and runs the others",
+        err=True,
+    )
+    return int(ExitCode.INTERRUPTED)
 
 
 @dataclass
@@ -524,8 +560,26 @@ def _manifest_run(
                 "differs): give another --out, or move that run away"
             )
         done = manifest.finished_at is not None and not manifest.interrupted
-        return manifest_file.parent, done
+        # A trial that met a refused key never measured the agent: its resume runs it again.
+        return manifest_file.parent, done and not _refused_in(manifest_file.parent)
     return None
+
+
+def _refused_in(run_dir: Path) -> bool:
+    """Whether a trial of the run in ``run_dir`` ended on a key a provider refused (a pair's
+    run holds few trials: each record is read)."""
+    from proctor.errors import ProctorError
+    from proctor.execute.refused import refused_key
+    from proctor.models.io import read_record
+    from proctor.models.trial import TrialRecord
+
+    for found in run_dir.glob("trials/*/*/*/*/trial.json"):
+        try:
+            if refused_key(read_record(found, TrialRecord)):
+                return True
+        except (ProctorError, OSError):
+            continue
+    return False
 
 
 def _option_of(path: str) -> str:

@@ -50,8 +50,11 @@ def resume_command(
         f" ({n} of them {('an error', 'errors')[n > 1]} --retry-errors would run again (a worker "
         f"that died or a provider's transient failure): {how} to run {('it', 'them')[n > 1]} again)"
     )
-    again = result.errors_rerun and f" ({result.errors_rerun} retried after an error)"
-    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{again or ''}{left}"
+    again = [f"{result.errors_rerun} retried after an error"] if result.errors_rerun else []
+    if n := result.refused_rerun:  # (kept apart from the trials it kept)
+        again.append(f"{n} run again as {('it', 'they')[n > 1]} had met a refused key")
+    ran = f" ({'; '.join(again)})" if again else ""
+    done = f"{kept} kept{errors or ''}, {result.ended_now} run now{ran}{left}"
     echo_unless_gone(f"proctor: resumed {result.paths.root}: {done}", err=True)
     echo_unless_gone(
         f"proctor: exit {result.suite.exit_code}: {mask(one_line(result.suite.exit_reason))}",

@@ -62,8 +62,8 @@ class RunFinished:
     finished: int
     interrupted: bool
     requested: bool = False
-    """The run stopped as its caller asked (``stop_requested``: a key a provider refused),
-    not on a signal: the caller says why."""
+    """The run left trials not started as its caller asked (``held_back``: a key a provider
+    refused), not on a signal: the caller says why."""
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ class RunOutcome:
 
     interrupted: bool = False
     requested: bool = False
-    """It stopped early as ``stop_requested`` asked (not on a signal)."""
+    """It left trials not started as ``held_back`` asked (not on a signal)."""
     kept: list[bytes] = field(default_factory=list)
     keys: set[tuple[str, str, str, int]] = field(default_factory=set)
 
@@ -321,8 +321,9 @@ def _collect(
 
 class Executor(Protocol):
     """Runs every trial of a matrix once, each through :func:`run_trial`, and returns their
-    records; emits run events to the subscribers; stops early (``interrupted``) on Ctrl-C or
-    when ``stop_requested`` says so."""
+    records; emits run events to the subscribers; stops early (``interrupted``) on Ctrl-C, and
+    starts no trial ``held_back`` says to leave (the run then ends ``interrupted`` and
+    ``requested``, the trials left not started)."""
 
     @property
     def name(self) -> str: ...
@@ -335,7 +336,7 @@ class Executor(Protocol):
         concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
-        stop_requested: Callable[[], bool] = ...,
+        held_back: Callable[[TrialSpec], bool] = ...,
     ) -> RunOutcome:
         """Run ``trials`` into ``run``, at most ``concurrency`` at a time (None: as many as
         the executor's machines offer, see each executor)."""
@@ -357,7 +358,7 @@ class LocalExecutor:
         concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
-        stop_requested: Callable[[], bool] = lambda: False,
+        held_back: Callable[[TrialSpec], bool] = lambda spec: False,
     ) -> RunOutcome:
         concurrency = concurrency or DEFAULT_CONCURRENCY
         # Objects that exist before the workers fork are left out of the workers' collections,
@@ -365,9 +366,7 @@ class LocalExecutor:
         # worker; the caller's heap is collectable again once the run is over.
         gc.freeze()
         try:
-            return _run_workers(
-                list(trials), run, concurrency, options, subscribers, stop_requested
-            )
+            return _run_workers(list(trials), run, concurrency, options, subscribers, held_back)
         finally:
             gc.unfreeze()
 
@@ -390,7 +389,7 @@ def _run_workers(
     concurrency: int,
     options: WorkerOptions,
     subscribers: list[Subscriber],
-    stop_requested: Callable[[], bool],
+    held_back: Callable[[TrialSpec], bool],
 ) -> RunOutcome:
     ctx = multiprocessing.get_context("fork")
     load_prctl()  # once here, not once per worker
@@ -414,7 +413,9 @@ def _run_workers(
                 # SystemExit) leaves a run stopped as by Ctrl-C, its end told to the others.
                 emit(subscribers, RunStarted(len(trials), scratch=tmp))
                 while pending or running:
-                    while pending and len(running) < concurrency and not stop_requested():
+                    if leave_held(pending, held_back):
+                        outcome.interrupted = outcome.requested = True
+                    while pending and len(running) < concurrency:
                         taken = throttle.take(pending, time.monotonic())
                         if taken is None:
                             break  # every waiting trial's provider is at its limit for now
@@ -430,8 +431,7 @@ def _run_workers(
                             began[proc.sentinel] = time.monotonic()
                             throttle.started(spec, time.monotonic())
                             emit(subscribers, TrialStarted(*spec.key, pid=proc.pid))
-                    if stop_requested() and not running:
-                        outcome.interrupted = outcome.requested = True
+                    if not pending and not running:
                         break
                     timeout = throttle.wait(pending, time.monotonic(), 0.5) if pending else 0.5
                     if running:
@@ -474,6 +474,16 @@ def _run_workers(
         raise
     _wind_up(scratch_folder, outcome, subscribers)
     return outcome
+
+
+def leave_held(pending: deque[TrialSpec], held_back: Callable[[TrialSpec], bool]) -> int:
+    """Remove from ``pending`` the trials ``held_back`` says not to start; how many."""
+    kept = [spec for spec in pending if not held_back(spec)]
+    left = len(pending) - len(kept)
+    if left:
+        pending.clear()
+        pending.extend(kept)
+    return left
 
 
 def _wind_up(

@@ -41,7 +41,7 @@ from proctor.execute.events import (
     emit,
 )
 from proctor.execute.events import TrialStarted as Started
-from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome, scratch_name
+from proctor.execute.executor import STOP_GRACE_SEC, RunOutcome, leave_held, scratch_name
 from proctor.execute.limits import Throttle
 from proctor.execute.ray_cluster import Cluster, Node, import_ray, scheduled_on
 from proctor.execute.ray_node import run_on_node, unpack_trial
@@ -91,7 +91,7 @@ class RayExecutor:
         concurrency: int | None,
         options: WorkerOptions,
         subscribers: list[Subscriber],
-        stop_requested: Callable[[], bool] = lambda: False,
+        held_back: Callable[[TrialSpec], bool] = lambda spec: False,
     ) -> RunOutcome:
         """``concurrency`` None: one trial per CPU of the checked nodes, the nodes that join
         during the run included."""
@@ -99,7 +99,7 @@ class RayExecutor:
         with connected(ray, self.address):
             cluster = Cluster.checked(ray, trials)
             loop = _Loop(ray, cluster, run, options, subscribers)
-            return loop.run(list(trials), concurrency, stop_requested)
+            return loop.run(list(trials), concurrency, held_back)
 
 
 def check_reachable(address: str | None) -> None:
@@ -190,21 +190,25 @@ class _Loop:
         self.outcome = RunOutcome()
 
     def run(
-        self, trials: list[TrialSpec], concurrency: int | None, stop_requested: Callable[[], bool]
+        self,
+        trials: list[TrialSpec],
+        concurrency: int | None,
+        held_back: Callable[[TrialSpec], bool],
     ) -> RunOutcome:
         self.pending.extend(trials)
         with first_stop_only():  # a second signal never cuts the stop short
             try:
                 emit(self.subscribers, RunStarted(len(trials)))  # within the stop's reach
                 while self.pending or self.running:
+                    if leave_held(self.pending, held_back):
+                        self.outcome.interrupted = self.outcome.requested = True
                     if self.pending:
                         self.cluster.look_for_new(time.monotonic())
                     most = concurrency or self.cluster.capacity()
-                    while self.pending and len(self.running) < most and not stop_requested():
+                    while self.pending and len(self.running) < most:
                         if not self._start_one():
                             break
-                    if stop_requested() and not self.running:
-                        self.outcome.interrupted = self.outcome.requested = True
+                    if not self.pending and not self.running:
                         break
                     self._wait_and_collect()
             except KeyboardInterrupt:

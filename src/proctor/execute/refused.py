@@ -1,13 +1,14 @@
-"""A run that starts no further trial once a provider refused a key: the agent's key (its
-trial ended ``authentication failed: …``), or the key of proctor's own answering model or
-judge (a key revoked after the check before the run). Every trial after it would meet the
-same refusal (a headless Claude Code turn on a key is stopped at its first retry of a 401,
-which it would retry until its ``timeoutSec``), or its agent would run for nothing but a
-judge's error.
+"""A run that starts no further trial that would meet a key a provider refused: the agent's
+key (its trial ended ``authentication failed: …``: no further trial of that agent starts), or
+the key of proctor's own answering model or judge (a key revoked after the check before the
+run: no further trial that calls that model starts). Every such trial would meet the same
+refusal, each after its agent's whole ``timeoutSec`` (a headless Claude Code turn on a key is
+stopped at its first retry of a 401, which it would retry until its ``timeoutSec``) or after its agent ran for nothing but a judge's error. The other trials (of
+another agent, that call no such model) run on.
 
-The trials already running finish; the others are not started, and the run ends as a stopped
+The trials already running finish; those left are not started, and the run ends as a stopped
 one (``interrupted``, exit 130), so that ``proctor run --resume`` runs them once the key is
-mended.
+mended (and runs again the trials that met the refusal: they never measured the agent).
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ import re
 
 from proctor.execute.events import RunEvent, TrialFinished
 from proctor.llm.failures import LABELS
+from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 
 _AUTH = LABELS["auth"]
 _ROLE_REFUSED = re.compile(
-    rf"(?:answering model|judge) \S+ failed: {re.escape(_AUTH)}(?: \(\d+\))?: "
+    rf"(?:answering model|judge) (\S+) failed: {re.escape(_AUTH)}(?: \(\d+\))?: "
 )
-"""Where the reason of a trial whose answering model or judge was refused its key says so."""
+"""Where the reason of a trial whose answering model or judge was refused its key says so
+(and the model, ``provider/model``)."""
 _REFUSAL = re.compile(rf"{re.escape(_AUTH)}(?: \(\d+\))?")
 """The refusal in a trial's reason (``authentication failed (401)``), its end where a cause
 stops quoting the reason."""
@@ -31,39 +34,74 @@ stops quoting the reason."""
 def refused_key(record: TrialRecord) -> bool:
     """Whether ``record``'s trial ended because a provider refused a key: its agent could not
     authenticate, or proctor's answering model or judge was refused."""
-    if record.status == "agent-error":
-        return record.reason.startswith((f"{_AUTH}:", f"{_AUTH} ("))
-    if record.status in ("infra-error", "eval-error"):
-        return _ROLE_REFUSED.search(record.reason) is not None
-    return False
+    return refused_model(record) is not None or _agent_refused(record)
+
+
+def _agent_refused(record: TrialRecord) -> bool:
+    return record.status == "agent-error" and record.reason.startswith((f"{_AUTH}:", f"{_AUTH} ("))
+
+
+def refused_model(record: TrialRecord) -> str | None:
+    """The model (``provider/model``) of proctor's answering model or judge whose key was
+    refused in ``record``'s trial; None when none was."""
+    if record.status not in ("infra-error", "eval-error"):
+        return None
+    found = _ROLE_REFUSED.search(record.reason)
+    return found.group(1) if found is not None else None
+
+
+def meets(record: TrialRecord, spec: TrialSpec) -> bool:
+    """Whether ``spec``'s trial would meet the refusal ``record``'s trial met: it runs the same
+    agent (an agent's key), or calls the same model for a role or an llm-judge (a role's)."""
+    model = refused_model(record)
+    if model is None:
+        return spec.agent == record.agent
+    roles = spec.roles
+    return roles is not None and model in (*roles.refs.values(), *roles.extra)
+
+
+def _whose(record: TrialRecord) -> str:
+    """The trials a refusal holds back, as a sentence names them."""
+    model = refused_model(record)
+    return f"of agent {record.agent}" if model is None else f"calling {model}"
 
 
 class StopOnRefusedKey:
-    """A subscriber that notes the first trial that ended on a refused key; ``requested``
-    (the executor's ``stop_requested``) then says to start no further trial."""
+    """A subscriber that notes each trial that ended on a refused key (the first of each
+    agent, or of each model of proctor's); ``holds`` (the executor's ``held_back``) then says
+    which trials not to start: those that would meet one of those refusals."""
 
     def __init__(self) -> None:
-        self.first: TrialRecord | None = None
+        self.refused: list[TrialRecord] = []
 
     def __call__(self, event: RunEvent) -> None:
-        if self.first is None and isinstance(event, TrialFinished) and refused_key(event.record):
-            self.first = event.record
+        if not isinstance(event, TrialFinished) or not refused_key(event.record):
+            return
+        record = event.record
+        if not any(_whose(r) == _whose(record) for r in self.refused):
+            self.refused.append(record)
 
-    def requested(self) -> bool:
-        return self.first is not None
+    def holds(self, spec: TrialSpec) -> bool:
+        return bool(self.refused) and any(meets(record, spec) for record in self.refused)
 
     def cause(self, not_started: int) -> str | None:
         """Why the run stopped short, for its exit reason after ``interrupted after 1 of 3
-        trials finished (2 not started), as``: the trial, what refused it (its reason up to
-        the refusal: the trial's line said the rest), and what to do; None when it did not
-        stop for a key."""
-        if self.first is None or not_started <= 0:
+        trials finished (2 not started), as``: the trials that met a refusal, what refused
+        them (each reason up to the refusal: the trial's line said the rest), the trials left
+        for it, and what to do; None when it did not stop for a key."""
+        if not self.refused or not_started <= 0:
             return None
-        record = self.first
-        trial = f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
-        refusal = _REFUSAL.search(record.reason)
-        what = record.reason[: refusal.end()] if refusal else record.reason
+        said = []
+        for record in self.refused:
+            trial = f"{record.case}/{record.agent}/{record.condition}/{record.repeat}"
+            refusal = _REFUSAL.search(record.reason)
+            what = record.reason[: refusal.end()] if refusal else record.reason
+            said.append(f"trial {trial} ({what})")
+        one = len(said) == 1
+        whose = " or ".join(_whose(record) for record in self.refused)
+        keys = "the key is" if one else "the keys are"
         return (
-            f"a provider refused a key in trial {trial} ({what}) and every trial after it "
-            "would meet the same refusal until the key is mended"
+            f"{'a provider' if one else 'providers'} refused {'a key' if one else 'keys'} in "
+            f"{' and '.join(said)} and every trial {whose} not started would meet the same "
+            f"refusal until {keys} mended"
         )

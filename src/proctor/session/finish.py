@@ -78,7 +78,7 @@ def execute_and_finish(
     try:
         if stops is not None:
             stops.release()  # a stop noted since the run folder was made is raised here
-        refused = StopOnRefusedKey()  # a key a provider refused: no further trial starts
+        refused = StopOnRefusedKey()  # a key a provider refused: no trial that meets it starts
         factory = EXECUTORS[request.executor]
         executor = factory(request.executor_address) if request.executor_address else factory()
         outcome = executor.run(
@@ -98,7 +98,7 @@ def execute_and_finish(
                 refused,
                 *subscribers,
             ],
-            stop_requested=refused.requested,
+            held_back=refused.holds,
         )
         # Why it stopped short, when it did for a refused key: its exit reason says it (the
         # line on stderr, the reports, run.json), once.

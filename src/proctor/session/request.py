@@ -99,6 +99,7 @@ class RunResult:
     """The reporters the run printed, in order (a resume given none: the run's own)."""
     kept_rerunnable: int = 0  # of the trials a resume kept, those --retry-errors would rerun
     errors_rerun: int = 0  # trials it retried after an error (kept ones, or as they ran now)
+    refused_rerun: int = 0  # trials a resume ran again as they had met a refused key
 
     @cached_property
     def records(self) -> list[TrialRecord]:

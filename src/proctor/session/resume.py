@@ -6,11 +6,12 @@ The run is planned again from what it recorded (``run.json``'s source and folder
 ``resolved.json`` it wrote: otherwise the cases or the configuration changed, and resuming
 would mix two suites. Then every trial with a usable ``trial.json`` is kept as it is (given
 ``--retry-errors N``, one that ended in an error it retries is moved aside as an attempt and
-runs again, with fewer than N attempts kept); every other one (never started, cut off, or
-recorded as interrupted) is cleared, but for the attempts it already kept (``attempts/``,
-which still count), and runs again, after the worker a dead orchestrator left behind (found
-through the journal) and the trial's own processes are stopped and the temp file of any record
-a killed write cut off is removed. The aggregate and the
+runs again, with fewer than N attempts kept; one that ended on a key a provider refused is
+moved aside so and runs again at every resume, as it never measured the agent); every other
+one (never started, cut off, or recorded as interrupted) is cleared, but for the attempts it
+already kept (``attempts/``, which still count), and runs again, after the worker a dead
+orchestrator left behind (found through the journal) and the trial's own processes are stopped
+and the temp file of any record a killed write cut off is removed. The aggregate and the
 reporters are written anew over all of them, with the run's annotations applied.
 """
 
@@ -35,7 +36,14 @@ from proctor.errors import ConfigError, ProctorError
 from proctor.execute.context import trial_marker, was_interrupted
 from proctor.execute.events import RunEvent, Subscriber, TrialRetried
 from proctor.execute.executor import SCRATCH_MARK
-from proctor.execute.retry import clear_for_rerun, due_again, is_transient, keep_attempt
+from proctor.execute.refused import refused_key
+from proctor.execute.retry import (
+    clear_for_rerun,
+    due_again,
+    earlier_attempts,
+    is_transient,
+    keep_attempt,
+)
 from proctor.models.compact import compact
 from proctor.models.config import SAFE_NAME, CliOverrides
 from proctor.models.io import read_record, remove_partial_writes, write_record
@@ -212,7 +220,8 @@ class ResumePlan:
     """The request :func:`request_of` rebuilt from the run's records (no reporters)."""
     plan: RunPlan
     unfinished: list[TrialSpec]
-    """The trials without a finished record when it was planned: those the resume runs."""
+    """The trials without a finished record when it was planned, or whose record met a key
+    a provider refused: those the resume runs."""
 
 
 def plan_resume(run_dir: Path) -> ResumePlan:
@@ -224,7 +233,7 @@ def plan_resume(run_dir: Path) -> ResumePlan:
         manifest, config = _read(paths)
         request = request_of(paths, manifest, config, ())
         plan = _replanned(request)
-    unfinished = [spec for spec in plan.trials if finished_record(paths, spec) is None]
+    unfinished = [spec for spec in plan.trials if _to_run(paths, spec, 0)]
     return ResumePlan(paths.root, request, plan, unfinished)
 
 
@@ -490,7 +499,7 @@ def _resume(
     # (raised here, it left the old aggregate counting trials that were cleared).
     stops = HeldStops().hold()
     try:
-        kept, todo, rerunnable, rerun = _sorted_out(paths, plan, annotate, again)
+        kept, todo, rerunnable, rerun, refused = _sorted_out(paths, plan, annotate, again)
         manifest.resumed_at.append(now_iso())
         manifest.stopped_because = None  # (this stretch's own end says why it stops)
         manifest.reporters = list(reporters)
@@ -521,6 +530,7 @@ def _resume(
     finally:
         stops.release()  # (released at the start of execute_and_finish, unless it failed first)
     result.kept_rerunnable, result.errors_rerun = rerunnable, len(retried_keys)
+    result.refused_rerun = len(refused)
     return result, len(kept)
 
 
@@ -531,7 +541,17 @@ def _key_of(record: TrialRecord) -> tuple[str, str, str, int]:
 def _to_run(paths: RunPaths, spec: TrialSpec, retry_errors: int) -> bool:
     record = finished_record(paths, spec)
     root = paths.trial(*spec.key).root
-    return record is None or due_again(root, record, retry_errors) is not None
+    return record is None or _again(root, record, retry_errors) is not None
+
+
+def _again(root: Path, record: TrialRecord, retry_errors: int) -> int | None:
+    """The number of the attempt a finished trial's files become when the resume runs it
+    again: it ended on a key a provider refused (it never measured the agent: every resume
+    runs it again, the key mended or not), or in an error ``--retry-errors`` (``retry_errors``)
+    runs again; else None."""
+    if refused_key(record):
+        return len(earlier_attempts(root)) + 1
+    return due_again(root, record, retry_errors) if retry_errors else None
 
 
 def _sorted_out(
@@ -539,26 +559,31 @@ def _sorted_out(
     plan: RunPlan,
     annotate: Callable[[TrialRecord], TrialRecord],
     retry_errors: int = 0,
-) -> tuple[list[TrialRecord], list[TrialSpec], int, list[TrialRetried]]:
+) -> tuple[list[TrialRecord], list[TrialSpec], int, list[TrialRetried], list[TrialRecord]]:
     """The records of the trials that finished, kept, the trials to run again, cleared (but
     for their earlier attempts), how many of those kept ended in an error ``--retry-errors``
     runs again (a worker that died, a provider's transient failure): they have a result, so
     they are kept too, and such errors that run again instead (each as the event its journal
     line is written from), ``retry_errors`` (a resume's ``--retry-errors N``) given: those
     with fewer than N attempts kept, their files kept as the next one (see
-    :func:`~proctor.execute.retry.due_again`)."""
+    :func:`~proctor.execute.retry.due_again`); then the records of the trials that ended on a
+    key a provider refused, which run again too (their files kept as their next attempt)."""
     kept: list[TrialRecord] = []
     todo: list[TrialSpec] = []
     rerunnable = 0
     rerun: list[TrialRetried] = []
+    refused: list[TrialRecord] = []
     for spec in plan.trials:
         record = finished_record(paths, spec)
         root = paths.trial(*spec.key).root
-        number = due_again(root, record, retry_errors) if record and retry_errors else None
+        number = _again(root, record, retry_errors) if record else None
         if record is not None and number is not None:
             folder = keep_attempt(root, number)  # (its record lists it once it ends)
             todo.append(spec)
-            rerun.append(TrialRetried(record, number, retry_errors + 1, folder))
+            if refused_key(record):
+                refused.append(record)
+            else:
+                rerun.append(TrialRetried(record, number, retry_errors + 1, folder))
             continue
         if record is not None:
             rerunnable += is_transient(record)
@@ -568,4 +593,4 @@ def _sorted_out(
             continue
         todo.append(spec)
         clear_for_rerun(root)  # its earlier attempts stay
-    return kept, todo, rerunnable, rerun
+    return kept, todo, rerunnable, rerun, refused
