@@ -3,8 +3,9 @@ key (its trial ended ``authentication failed: …``: no further trial of that ag
 the key of proctor's own answering model or judge (a key revoked after the check before the
 run: no further trial that calls that model starts). Every such trial would meet the same
 refusal, each after its agent's whole ``timeoutSec`` (a headless Claude Code turn on a key is
-stopped at its first retry of a 401, which it would retry until its ``timeoutSec``) or after its agent ran for nothing but a judge's error. The other trials (of
-another agent, that call no such model) run on.
+stopped at its first retry of a 401, which it would retry until its ``timeoutSec``) or after
+its agent ran for nothing but a judge's error. The other trials (of another agent, that call no
+such model) run on.
 
 The trials already running finish; those left are not started, and the run ends as a stopped
 one (``interrupted``, exit 130), so that ``proctor run --resume`` runs them once the key is
