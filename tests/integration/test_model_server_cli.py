@@ -324,7 +324,8 @@ def test_serve_warns_on_stderr_of_requests_that_did_not_go_as_planned(tmp_path: 
             "answers such a call as an unknown tool; a read, search, write, edit or shell step is "
             "played with the CLI's own tool",
             "warning: POST /v1/messages (request 2, anthropic): prompt 2 comes after the plan's "
-            "last turn, so the model replied 'I have nothing left in my plan.'",
+            "last turn (it has 1 turn, split by endTurn), so the model replied 'I have nothing "
+            "left in my plan.'",
             "warning: POST /v1/nowhere answered 404: no endpoint for POST /v1/nowhere",
             "warning: POST /v1/messages answered 400: malformed request: messages: expected a "
             "list of messages, got 5",
@@ -334,3 +335,86 @@ def test_serve_warns_on_stderr_of_requests_that_did_not_go_as_planned(tmp_path: 
     assert [r["error"] for r in records if r["status"] == 404] == [
         "no endpoint for POST /v1/nowhere"
     ]
+
+
+def test_a_plan_with_no_turn_is_served_with_a_warning_naming_its_field(tmp_path: Path) -> None:
+    """A plan with no turn is served, as ``proctor run`` plays one, but said before the URL:
+    every prompt would end at once with 'Done.' and a '0 steps' note alone hid why."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"variants": [[{"say": "hi"}], [{"endTurn": True}]]}))
+    serve = [sys.executable, "-m", "proctor", "model", "serve", "--plan", str(plan)]
+    for repeat, said in (("1", None), ("2", "only endTurn steps")):
+        proc = subprocess.Popen(
+            [*serve, "--repeat", repeat],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None
+            assert proc.stdout.readline().startswith("http://127.0.0.1:")
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        assert proc.returncode == 0 and "Traceback" not in err, err
+        warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+        if said is None:
+            assert warnings == []
+            continue
+        assert warnings == [
+            f"warning: --plan {plan} has no turn to play (field 'variants[1]', the variant "
+            f"--repeat 2 plays, has {said}): every prompt ends at once, with no tool call and "
+            "the reply 'Done.' (or 'I have nothing left in my plan.' past the plan's end)"
+        ]
+
+
+def test_an_empty_turns_list_is_said_so(tmp_path: Path) -> None:
+    from proctor.cli.model import _empty_plan_warning
+
+    plan = tmp_path / "plan.json"
+    said = _empty_plan_warning({"turns": []}, plan, "default", 1)
+    assert (
+        said is not None
+        and f"--plan {plan} has no turn to play (field 'turns' has no step)" in said
+    )
+    split = {"conditions": {"a": {"turns": [{"say": "x"}]}, "b": {"turns": []}}}
+    assert _empty_plan_warning(split, plan, "a", 1) is None
+    said = _empty_plan_warning(split, plan, "b", 1)
+    assert said is not None and "(field 'conditions.b.turns' has no step)" in said
+
+
+def test_a_condition_given_for_a_plan_not_split_by_condition_is_refused(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    """As a condition a split plan lacks is refused: the option would be ignored silently."""
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "hi"}]}))
+    result = proctor("model", "serve", "--plan", str(plan), "--condition", "with-map")
+    assert result.code == 2 and result.out == ""
+    assert result.err.strip() == (
+        f"proctor: error: --condition with-map: --plan {plan} is not split by condition (it "
+        "has no 'conditions'), so it plays the same for every condition; leave --condition "
+        "out, or give the plan a 'conditions' object"
+    )
+
+
+def test_a_port_in_use_names_the_port_option_and_port_0(
+    tmp_path: Path, proctor: Callable[..., CliResult]
+) -> None:
+    import socket
+
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"turns": [{"say": "hi"}]}))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = proctor("model", "serve", "--plan", str(plan), "--port", str(port))
+    assert result.code == 2 and result.out == "" and "Traceback" not in result.err
+    assert result.err.strip() == (
+        f"proctor: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in "
+        "use); --port 0 picks a free port"
+    )

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import errno
+import functools
 import ipaddress
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from proctor.errors import ConfigError
     from proctor.models.logs import RequestRecord
 
 
@@ -51,16 +54,19 @@ def _check_log(path: Path) -> None:
         raise ConfigError(f"--log {path}: cannot be written ({exc.strerror or exc})") from exc
 
 
-def notice(record: RequestRecord) -> str | None:
+def notice(record: RequestRecord, turns: int | None = None, asks: bool = False) -> str | None:
     """What ``serve`` says on stderr of a request that did not go as planned, or None.
 
     A request the server refused (an unknown path, a body it cannot read: the status and why),
     a plan tool call the request did not offer the model, and a prompt past the plan's last
-    turn. An injected error is the plan's own doing and a client that went away is no fault
-    of the plan: neither is said.
+    turn, with how many ``turns`` the plan has (split by ``endTurn``; ``asks``: it has an
+    ``ask`` step, which a CLI may ask as plain text, ending a turn there too). An injected
+    error is the plan's own doing and a client that went away is no fault of the plan: neither
+    is said.
     """
     from proctor.scripted.offered import unoffered_sentence, unoffered_tool
     from proctor.scripted.plan import NOTHING_LEFT
+    from proctor.util.text import plural
 
     asked = f"{record.method} {record.path}"
     if record.status >= 400 and record.played != "error":
@@ -75,18 +81,90 @@ def notice(record: RequestRecord) -> str | None:
         said = unoffered_sentence(tool, turn, response, "the client", record.tools)
         return f"{request}: {said}"
     if played.get("exhausted") is True:
+        has = ""
+        if turns is not None:
+            count = "no turn" if turns == 0 else plural(turns, "turn")
+            also = "; an ask asked as plain text ends one too" if asks else ""
+            has = f" (it has {count}, split by endTurn{also})"
         return (
-            f"{request}: prompt {played.get('segment')} comes after the plan's last turn, "
+            f"{request}: prompt {played.get('segment')} comes after the plan's last turn{has}, "
             f"so the model replied '{NOTHING_LEFT}'"
         )
     return None
 
 
-def _say_notice(record: RequestRecord) -> None:
+def _say_notice(record: RequestRecord, turns: int | None = None, asks: bool = False) -> None:
     """Say :func:`notice` of ``record`` on stderr, as a warning."""
-    said = notice(record)
+    said = notice(record, turns, asks)
     if said is not None:
         click.echo(f"warning: {said}", err=True)
+
+
+def _check_condition(plan: dict[str, Any], plan_path: Path, condition: str) -> None:
+    """Refuse a ``--condition`` the plan cannot play: one a plan split by condition has no
+    entry for, and any but the default for a plan that is not split (it plays the same for
+    every condition, so the option would be ignored)."""
+    from proctor.errors import ConfigError
+    from proctor.scripted.plan import plan_for_condition
+
+    if "conditions" not in plan:
+        if condition != "default":
+            raise ConfigError(
+                f"--condition {condition}: --plan {plan_path} is not split by condition (it has "
+                "no 'conditions'), so it plays the same for every condition; leave --condition "
+                "out, or give the plan a 'conditions' object"
+            )
+        return
+    if plan_for_condition(plan, condition) is None:
+        names = ", ".join(plan["conditions"])
+        raise ConfigError(
+            f"--condition {condition}: --plan {plan_path} has no entry for it under "
+            f"'conditions' (conditions: {names})"
+        )
+
+
+def _empty_plan_warning(
+    plan: dict[str, Any], plan_path: Path, condition: str, repeat: int
+) -> str | None:
+    """The warning for a plan that has no turn for the agent's model (no step, or only
+    ``endTurn`` steps): it is served, as ``proctor run`` plays such a plan, but every prompt
+    ends at once. None when it has a turn."""
+    from proctor.scripted.plan import NOTHING_LEFT, _field, steps_for_repeat
+    from proctor.scripted.server.player import DONE
+    from proctor.scripted.turns import plan_turns
+
+    if plan_turns(plan, condition, repeat):
+        return None
+    at = _field("conditions", condition) if "conditions" in plan else ""
+    chosen = plan["conditions"][condition] if "conditions" in plan else plan
+    steps = steps_for_repeat(chosen, repeat)
+    has = "only endTurn steps" if steps else "no step"
+    if "variants" in chosen:
+        at = _field(_field(at, "variants"), (repeat - 1) % len(chosen["variants"]))
+        why = f"field '{at}', the variant --repeat {repeat} plays, has {has}"
+    elif "turns" in chosen:
+        why = f"field '{_field(at, 'turns')}' has {has}"
+    else:
+        why = "it has neither 'turns' nor 'variants'"
+    return (
+        f"--plan {plan_path} has no turn to play ({why}): every prompt ends at once, with no "
+        f"tool call and the reply '{DONE}' (or '{NOTHING_LEFT}' past the plan's end)"
+    )
+
+
+def _listen_error(exc: OSError, host: str, port: int) -> ConfigError:
+    """The error for a server that could not bind ``host:port``, worded as ``proctor view``
+    words it: a port taken or reserved names ``--port`` and the free port ``--port 0`` picks;
+    anything else names ``--host``."""
+    import socket
+
+    from proctor.errors import ConfigError
+
+    said = f"cannot listen on {host}:{port} ({exc.strerror or exc})"
+    taken = not isinstance(exc, socket.gaierror) and exc.errno in (errno.EADDRINUSE, errno.EACCES)
+    if taken and port != 0:
+        return ConfigError(f"--port {port}: {said}; --port 0 picks a free port")
+    return ConfigError(f"--host {host}: {said}")
 
 
 def _is_loopback(host: str) -> bool:
@@ -134,7 +212,7 @@ def command() -> None:
     "--condition",
     default="default",
     show_default=True,
-    help="A/B condition: selects the plan under 'conditions'.",
+    help="A/B condition: selects the plan under 'conditions' (none but default without them).",
 )
 def serve(
     plan_path: Path,
@@ -150,20 +228,27 @@ def serve(
     provider whose base_url is URL/v1, Gemini CLI with GOOGLE_GEMINI_BASE_URL=URL.
     """
     from proctor.errors import ConfigError
-    from proctor.scripted.plan import PlanError, plan_errors, plan_for_condition, validate_plan
+    from proctor.scripted.plan import (
+        PlanError,
+        plan_errors,
+        plan_for_condition,
+        steps_for_repeat,
+        validate_plan,
+    )
     from proctor.scripted.server import ScriptedModelServer
+    from proctor.scripted.turns import plan_turns
 
     plan = _load_plan(plan_path)
     try:  # named as given, not as "plan.json"
         validate_plan(plan, where=f"--plan {plan_path}")
     except PlanError as exc:
         raise ConfigError(str(exc)) from exc
-    if plan_for_condition(plan, condition) is None:
-        names = ", ".join(plan["conditions"])  # type: ignore[arg-type]
-        raise ConfigError(
-            f"--condition {condition}: --plan {plan_path} has no entry for it under "
-            f"'conditions' (conditions: {names})"
-        )
+    _check_condition(plan, plan_path, condition)
+    turns = len(plan_turns(plan, condition, repeat))
+    asks = any(
+        "ask" in step
+        for step in steps_for_repeat(plan_for_condition(plan, condition) or {}, repeat)
+    )
     server = ScriptedModelServer(
         plan,
         port=port,
@@ -172,20 +257,23 @@ def serve(
         repeat=repeat,
         condition=condition,
         errors=plan_errors(plan, condition),  # as a trial's server plays them
-        on_request=_say_notice,
+        on_request=functools.partial(_say_notice, turns=turns, asks=asks),
     )
     if log_path is not None:
         _check_log(log_path)
     try:
         server.start()
     except OSError as exc:
-        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        raise _listen_error(exc, host, port) from exc
     try:  # from here on a Ctrl-C or SIGTERM, even one that comes as the URL is printed, stops it
         if not _is_loopback(host):
             click.echo(
                 f"warning: listening on {host}, not loopback; anyone who can reach it can use it",
                 err=True,
             )
+        empty = _empty_plan_warning(plan, plan_path, condition, repeat)
+        if empty is not None:
+            click.echo(f"warning: {empty}", err=True)
         # The note before the URL: a script that reads the URL and stops the server at once
         # has had the note (said after it, a stop that came first left it unsaid).
         steps = len(server.steps)
