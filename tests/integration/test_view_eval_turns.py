@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 
 from proctor.models.io import write_record
 from proctor.models.trial import EvalResultRecord, EvalToolCall
+from proctor.report.eval_turns import eval_of
 from proctor.view import ViewSettings, build_app
-from proctor.view.eval_turns import eval_of
 from tests.conftest import Run
 from tests.integration.test_evals_cli import project, run_json
 

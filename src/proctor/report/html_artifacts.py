@@ -1,6 +1,7 @@
 """What a trial's page shows beyond ``trial.json``, for the self-contained HTML report: the
 first steps of its trajectory (each tool call beside its result), its workspace diff and its
-terminal, each read with a bound so one report stays small whatever the trials hold. Only
+terminal, and an eval's turns, ``t.log`` lines and ``t.metric`` values (its ``eval.json``),
+each read with a bound so one report stays small whatever the trials hold. Only
 files inside the trial's own folder are read (a link leading out is left alone)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from proctor.models.io import unescape_bytes
 from proctor.models.trial import TrialRecord
 from proctor.paths import RunPaths
+from proctor.report.eval_turns import BoundedEval, bounded_eval
 from proctor.util.cutting import clear_cut, mask_wrapped, read_head
 
 MAX_STEPS = 200
@@ -43,6 +45,8 @@ class Artifacts:
     diff_cut: bool = False
     screen: str | None = None
     screen_cut: bool = False
+    eval: BoundedEval | str | None = None
+    """An eval's ``eval.json`` (:func:`bounded_eval`): None for a case folder's trial."""
 
 
 def _own(folder: Path, name: str) -> Path | None:
@@ -122,10 +126,13 @@ def trial_artifacts(run_dir: Path, record: TrialRecord) -> Artifacts:
 
 
 def folder_artifacts(root: Path) -> Artifacts:
-    """The first steps, the diff and the terminal of the trial whose folder is ``root``."""
+    """The first steps, the diff, the terminal and an eval's ``eval.json`` of the trial whose
+    folder is ``root``."""
     if not root.is_dir():
         return Artifacts()
     steps, more = _steps(_own(root, "trajectory.jsonl"))
     diff, diff_cut = _head(_own(root, "workspace.diff"))
     screen, screen_cut = _head(_own(root, "screen.log"), wrapped=True)
-    return Artifacts(steps, more, diff, diff_cut, screen, screen_cut)
+    found = _own(root, "eval.json")
+    shown = bounded_eval(found) if found is not None else None
+    return Artifacts(steps, more, diff, diff_cut, screen, screen_cut, shown)

@@ -13,10 +13,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.paths import LIVE_DIFF_MARKER, LIVE_MARKER, TrialPaths, names_live
+from proctor.report.eval_turns import eval_of
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
-from proctor.view.eval_turns import eval_of
 from proctor.view.index import ResultsIndex
 from proctor.view.offsets import read_lines
 from proctor.view.questions import questions_of
