@@ -104,6 +104,6 @@ def test_a_huge_eval_json_is_shown_bounded_and_said_cut(
     assert isinstance(big, BoundedEval) and big.view is None
     assert big.cut is not None and big.cut.startswith("eval.json is ")
     assert big.cut.endswith(
-        "bytes, more than the 1,000 this report reads: see it in the trial's folder"
+        "bytes, more than the 1,000 read to show it: see it in the trial's folder"
     )
     assert bounded_eval(tmp_path / "none.json") is None

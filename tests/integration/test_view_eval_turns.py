@@ -79,3 +79,23 @@ def test_an_older_record_keeps_its_calls_apart_and_a_broken_one_is_said(tmp_path
     said = eval_of(path)
     assert isinstance(said, str) and said.startswith("eval.json does not read ("), said
     assert eval_of(tmp_path / "none.json") is None
+
+
+def test_the_trial_page_shows_an_eval_s_log_cut_as_the_html_report_does(
+    proctor: Run, tmp_path: Path
+) -> None:
+    """A test that logged a large file made the page as large as the file: the page shows the
+    first log lines and says what it left out, as the HTML report does."""
+    root = project(tmp_path, {"two.eval.py": TWO_TURNS})
+    result, out = run_json(proctor, root, tmp_path)
+    assert result.code == 0, result.err
+    run_dir = Path(out["runDir"])
+    path = run_dir / "trials/two/scripted/default/1/eval.json"
+    record = json.loads(path.read_text())
+    record["logs"] = [f"line {i}" for i in range(1, 501)]
+    path.write_text(json.dumps(record))
+    with TestClient(build_app(ViewSettings(results=tmp_path / "out"))) as client:
+        page = client.get(f"/runs/{run_dir.name}/trials/two/scripted/default/1")
+    shown = _text(page.text)
+    assert "line 200" in shown and "line 201" not in shown, shown[-400:]
+    assert "Cut: 300 more log lines; all of it is eval.json in the trial's folder." in shown

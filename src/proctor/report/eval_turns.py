@@ -106,8 +106,8 @@ def _calls(calls: list[str]) -> list[str]:
 
 
 def bounded_eval(path: Path) -> BoundedEval | str | None:
-    """The ``eval.json`` at ``path`` as the HTML report shows it: at most :data:`MAX_TURNS`
-    turns, :data:`MAX_CALLS` calls named per turn, :data:`MAX_LOGS` log lines and
+    """The ``eval.json`` at ``path`` as the HTML report and the viewer show it: at most
+    :data:`MAX_TURNS` turns, :data:`MAX_CALLS` calls named per turn, :data:`MAX_LOGS` log lines and
     :data:`MAX_METRICS` metrics, each message and log line cut at :data:`MAX_TEXT` characters
     (never through a registered secret); a file over :data:`MAX_EVAL_FILE` bytes is not read.
     None and a sentence as :func:`eval_of` gives them."""
@@ -118,8 +118,8 @@ def bounded_eval(path: Path) -> BoundedEval | str | None:
     if size is not None and size > MAX_EVAL_FILE:
         return BoundedEval(
             None,
-            cut=f"{path.name} is {size:,} bytes, more than the {MAX_EVAL_FILE:,} this report "
-            "reads: see it in the trial's folder",
+            cut=f"{path.name} is {size:,} bytes, more than the {MAX_EVAL_FILE:,} read to show "
+            "it: see it in the trial's folder",
         )
     view = eval_of(path)
     if view is None or isinstance(view, str):

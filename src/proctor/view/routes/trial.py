@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from proctor.paths import LIVE_DIFF_MARKER, LIVE_MARKER, TrialPaths, names_live
-from proctor.report.eval_turns import eval_of
+from proctor.report.eval_turns import BoundedEval, bounded_eval
 from proctor.report.html import clean_text
 from proctor.util.cutting import mask_wrapped, read_head
 from proctor.view.confine import inside, run_folder, trial_folder
@@ -176,6 +176,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
     # A terminal wraps its lines: a key may be split over two of them.
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT, wrapped=True)
     base = base_of(run, key)
+    bounded = bounded_eval(own(folder, paths.eval_result))
     raw_name = (record.transcript.raw if record else None) or paths.raw_transcript.name
     raw = inside(folder, raw_name)
     return dict(
@@ -191,7 +192,10 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         base=base,
         step_url=lambda n: f"{base}?step={n}#step-{n}",
         questions=questions_of(questions),
-        eval_view=eval_of(own(folder, paths.eval_result)),
+        # Cut as the HTML report cuts it: a test that logged a large file made the page as
+        # large as the file.
+        eval_view=bounded.view if isinstance(bounded, BoundedEval) else bounded,
+        eval_cut=bounded.cut if isinstance(bounded, BoundedEval) else None,
         diff=highlight_diff(diff) if diff else None,
         diff_cut=diff_cut,
         diff_recorded=diff is not None,  # an empty diff is no change; none is no record
