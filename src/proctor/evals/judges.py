@@ -5,6 +5,7 @@ the case, never a low score."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -161,12 +162,21 @@ class Judge:
 SHOWN_CHARS = 60
 """How much of a judge's criteria (or expected text) its name shows."""
 
+DIGEST_CHARS = 8
+"""How many hex digits of the SHA-256 of a cut criteria's line its name adds."""
+
 
 def _shown(text: Any) -> str:
     """A judge's criteria, expected text or ``name=`` as its assertion's name shows it: one
-    line, cut to :data:`SHOWN_CHARS` (``'Does the reply say what was wrong…'``), quoted as a
-    gate quotes what it checks; ``…`` for a value that is no text (refused when graded)."""
+    line, quoted as a gate quotes what it checks; a longer line is cut to :data:`SHOWN_CHARS`
+    and followed by the first :data:`DIGEST_CHARS` hex digits of the SHA-256 of the whole
+    line (``'The final answer explains the change made to the file named…' 0049fff5``), so
+    two criteria that differ only after the cut (``…the file named {f}``) have two names.
+    ``…`` for a value that is no text (refused when graded)."""
     if not isinstance(text, str):
         return "…"
     line = " ".join(text.split())
-    return repr(line if len(line) <= SHOWN_CHARS else line[: SHOWN_CHARS - 1] + "…")
+    if len(line) <= SHOWN_CHARS:
+        return repr(line)
+    digest = hashlib.sha256(line.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_CHARS]
+    return f"{line[: SHOWN_CHARS - 1] + '…'!r} {digest}"

@@ -6,6 +6,7 @@ order their grades came back."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import threading
 from types import SimpleNamespace
@@ -97,6 +98,24 @@ def test_identical_judges_gathered_keep_the_order_of_their_calls() -> None:
     }
 
 
-def test_long_criteria_are_cut_to_a_line() -> None:
+def test_long_criteria_are_cut_to_a_line_and_told_apart_by_a_digest_of_the_whole() -> None:
     (a,) = _judged(lambda j: [j.summarizes("word " * 40 + "\nend")])
-    assert a.name == "judge.summarizes('" + ("word " * 12)[:59] + "…')", a.name
+    whole = " ".join(("word " * 40 + "\nend").split())
+    digest = hashlib.sha256(whole.encode()).hexdigest()[:8]
+    assert a.name == "judge.summarizes('" + ("word " * 12)[:59] + f"…' {digest})", a.name
+
+
+def test_criteria_that_differ_after_the_cut_are_two_names() -> None:
+    template = "The final answer explains the change made to the file named {}"
+    recorded = _judged(
+        lambda j: [j.closed_qa(template.format(f), on="x") for f in ("a.py", "b.py")]
+    )
+    names = {a.name for a in recorded}
+    assert len(names) == 2, names  # two judges, two assertions: neither is #2
+    assert all(name.startswith(f"judge.closed_qa('{template[:59]}…' ") for name in names)
+    assert not any("#" in name for name in names)
+
+
+def test_short_criteria_are_named_as_written() -> None:
+    (a,) = _judged(lambda j: [j.closed_qa("x" * 60, on="y")])
+    assert a.name == f"judge.closed_qa('{'x' * 60}')"
