@@ -7,8 +7,9 @@ scored trial says of it; :func:`stored_run_checks` reads a stored run folder's.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -52,9 +53,11 @@ class CheckResult:
     failed: bool
     message: str = ""
     earlier: str | None = None
-    """The name an earlier release gave the check, when it was another: a judge of an eval
-    written as code was ``eval: judge.closed_qa`` (``#2`` for the second of its kind) before
-    its name said its criteria. The ledger's finding of that name is taken up by this check."""
+    """The name an earlier release gave the check, when it was another and is certain: a
+    trial's one judge of a kind, of an eval written as code, was ``eval: judge.closed_qa``
+    before its name said its criteria. The ledger's finding of that name is taken up by this
+    check, unless the name may be another check's too (see
+    :func:`proctor.report.ledger_steps.apply_run`)."""
 
 
 Labels = Sequence[tuple[str, str | None]]
@@ -80,16 +83,20 @@ def evaluator_checks(record: TrialRecord, labels: Labels = ()) -> list[str]:
 
 def earlier_checks(record: TrialRecord) -> list[str | None]:
     """The name an earlier release gave each of ``record``'s evaluator results' checks, where
-    it was another (see :attr:`CheckResult.earlier`): a judge's assertion was named by its
-    kind alone, ``eval: judge.<kind>``, and the second of a kind in the trial ``#2``; None for
-    every other result."""
+    it was another and is certain (see :attr:`CheckResult.earlier`): a judge's assertion was
+    named by its kind alone, ``eval: judge.<kind>``, which names the judge only when it is the
+    trial's one judge of that kind. Two or more of a kind were ``eval: judge.<kind>``, ``#2``,
+    … by the order their grades came back, which says nothing of which judge each was: they
+    have none. None for every other result."""
     kinds = [
         result.details.get("judge") if result.use == "eval" else None
         for result in record.evaluators
     ]
-    named = numbered_checks([f"eval: judge.{kind}" for kind in kinds if isinstance(kind, str)])
-    earlier = iter(named)
-    return [next(earlier) if isinstance(kind, str) else None for kind in kinds]
+    counts = Counter(kind for kind in kinds if isinstance(kind, str))
+    return [
+        f"eval: judge.{kind}" if isinstance(kind, str) and counts[kind] == 1 else None
+        for kind in kinds
+    ]
 
 
 def trial_checks(record: TrialRecord, labels: Labels = ()) -> list[CheckResult]:
@@ -125,13 +132,19 @@ def case_labels(resolved: ResolvedRecord | None) -> dict[str, list[tuple[str, st
 
 def merge_checks(results: Iterable[CheckResult]) -> list[CheckResult]:
     """One result per check, in order of first appearance: failed when any result failed
-    (with the first failure's message), else passed."""
+    (with the first failure's message), else passed. Its earlier name is the one all its
+    results give, else none (trials that disagree on it leave it uncertain)."""
     merged: dict[CheckKey, CheckResult] = {}
+    earlier: dict[CheckKey, str | None] = {}
     for result in results:
         before = merged.get(result.key)
+        if before is None:
+            earlier[result.key] = result.earlier
+        elif earlier[result.key] != result.earlier:
+            earlier[result.key] = None
         if before is None or (result.failed and not before.failed):
             merged[result.key] = result
-    return list(merged.values())
+    return [replace(result, earlier=earlier[key]) for key, result in merged.items()]
 
 
 def run_checks(

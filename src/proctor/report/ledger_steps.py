@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Container, Iterable
 
 from proctor.errors import ConfigError
@@ -126,7 +127,9 @@ def apply_run(
     Checks are the ``suite``'s: a finding of another suite sharing the results directory is
     never moved. A finding that names no suite (proposed before proctor kept it) is taken up
     by the first suite whose run checks it. A new finding's id is :func:`finding_id` of its
-    check, or, when another suite's finding already has that id, of its suite and check."""
+    check, or, when another suite's finding already has that id, of its suite and check. A
+    finding an earlier release named otherwise (:attr:`CheckResult.earlier`) is taken up by
+    the check, unless that name may be another's (see :func:`_taken_up`)."""
     if run_id in ledger.runs:
         return ledger
     updated = ledger.model_copy(deep=True)
@@ -204,6 +207,8 @@ def _apply_checks(
     failed: set[str] = set()
     ids = {finding.id for finding in ledger.findings}
     by_check = {(f.suite, f.case, f.agent, f.condition, f.check): f for f in ledger.findings}
+    results = list(results)
+    claimed = Counter((*r.key[:3], r.earlier) for r in results if r.earlier is not None)
     for result in results:
         finding = by_check.get((suite, *result.key))
         if finding is None and suite is not None:
@@ -217,13 +222,7 @@ def _apply_checks(
                     by_check[(suite, *result.key)] = finding
                     break
         if finding is None and result.earlier is not None:
-            # Named otherwise by an earlier release (a judge by its kind alone): the finding
-            # keeps its id and history under the check's name now.
-            cell = (*result.key[:3], result.earlier)
-            finding = by_check.pop((suite, *cell), None)
-            if finding is not None:
-                finding.check = result.key.check
-                by_check[(suite, *result.key)] = finding
+            finding = _taken_up(by_check, suite, result, claimed)
         if result.key in held_back:
             if finding is not None and result.failed:
                 # A resumed run's pass of it, if any; the newer run that checked it since
@@ -246,6 +245,44 @@ def _apply_checks(
             if result.failed:
                 failed.add(finding.id)
     return failed
+
+
+def _taken_up(
+    by_check: dict[tuple[str | None, str, str, str, str], Finding],
+    suite: str | None,
+    result: CheckResult,
+    claimed: Counter[tuple[str, str, str, str]],
+) -> Finding | None:
+    """The finding an earlier release named by ``result``'s earlier name (a judge by its kind
+    alone), which keeps its id and history under the check's name now (moved in
+    ``by_check``); None when there is none, or when that name may be another check's: another
+    check of the run has the same earlier name, or the ledger holds ``#2`` (or on) of it in
+    the cell (that release had two judges of the kind, numbered by the order their grades
+    came back). Such a finding is left as it is, unchecked: a dismissal never passes to a
+    judge it may not be about."""
+    assert result.earlier is not None
+    cell = (result.key.case, result.key.agent, result.key.condition)
+    if claimed[(*cell, result.earlier)] > 1:
+        return None
+    suites = (
+        (suite,)
+        if suite is None
+        else (suite, None, posixpath.normpath(f"{suite}/{result.key.case}"))
+    )
+    numbered = f"{result.earlier}#"
+    if any(
+        held[0] in suites and held[1:4] == cell and held[4].startswith(numbered)
+        for held in by_check
+    ):
+        return None
+    for earlier in suites:
+        finding = by_check.pop((earlier, *cell, result.earlier), None)
+        if finding is not None:
+            finding.suite = suite
+            finding.check = result.key.check
+            by_check[(suite, *result.key)] = finding
+            return finding
+    return None
 
 
 def recorded_since(ledger: FindingsLedger, start: str, suite: str | None = None) -> set[CheckKey]:
