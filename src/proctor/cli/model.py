@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import errno
-import functools
 import ipaddress
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,8 +62,25 @@ def notice(record: RequestRecord, turns: int | None = None, asks: bool = False) 
     turn, with how many ``turns`` the plan has (split by ``endTurn``; ``asks``: it has an
     ``ask`` step, which a CLI may ask as plain text, ending a turn there too). An injected
     error is the plan's own doing and a client that went away is no fault of the plan: neither
-    is said.
+    is said. A registered secret in it (a key a refused body held) is masked, and its control
+    characters (a path's escape sequence) are shown, not obeyed.
     """
+    said = _notice(record, True, turns, asks)
+    return None if said is None else _shown(said)
+
+
+def _shown(said: str) -> str:
+    from proctor.util.masking import mask
+    from proctor.util.text import escaped_line
+
+    return escaped_line(mask(said))
+
+
+def _notice(
+    record: RequestRecord, numbered: bool, turns: int | None = None, asks: bool = False
+) -> str | None:
+    """:func:`notice`'s sentence as it is (``numbered``: with the request's number, which
+    tells apart requests said alike)."""
     from proctor.scripted.offered import unoffered_sentence, unoffered_tool
     from proctor.scripted.plan import NOTHING_LEFT
     from proctor.util.text import plural
@@ -74,7 +91,8 @@ def notice(record: RequestRecord, turns: int | None = None, asks: bool = False) 
     played = record.played
     if not isinstance(played, dict):
         return None
-    request = f"{asked} (request {record.index}, {record.dialect})"
+    number = f"request {record.index}, " if numbered else ""
+    request = f"{asked} ({number}{record.dialect})"
     tool = unoffered_tool(played, record.tools)
     if tool is not None:
         turn, response = played.get("segment", 0), played.get("response", 0)
@@ -93,11 +111,55 @@ def notice(record: RequestRecord, turns: int | None = None, asks: bool = False) 
     return None
 
 
-def _say_notice(record: RequestRecord, turns: int | None = None, asks: bool = False) -> None:
-    """Say :func:`notice` of ``record`` on stderr, as a warning."""
-    said = notice(record, turns, asks)
-    if said is not None:
-        click.echo(f"warning: {said}", err=True)
+class Notices:
+    """What ``serve`` says on stderr of the requests that did not go as planned (see
+    :func:`notice`), one line each the first time; a request said alike again (but for its
+    number: a client retrying after the plan's last turn, a loop of the same unoffered tool)
+    is counted, and said with its count as the count reaches 10, 100, 1,000, …, and when the
+    server stops (:meth:`stopped`), not a line each. Called from the server's threads."""
+
+    def __init__(
+        self, echo: Callable[[str], None], turns: int | None = None, asks: bool = False
+    ) -> None:
+        self._echo = echo
+        self._turns, self._asks = turns, asks
+        self._counts: dict[str, int] = {}
+        self._said: dict[str, int] = {}
+        """Each sentence's count when it was last said."""
+        self._lock = threading.Lock()
+
+    def __call__(self, record: RequestRecord) -> None:
+        first = notice(record, self._turns, self._asks)
+        if first is None:
+            return
+        alike = _shown(_notice(record, False, self._turns, self._asks) or "")
+        with self._lock:
+            count = self._counts[alike] = self._counts.get(alike, 0) + 1
+            if count == 1:
+                line = first
+            elif _is_power_of_ten(count):
+                line = f"{alike} ({count} times so far)"
+            else:
+                return
+            self._said[alike] = count
+            self._echo(f"warning: {line}")
+
+    def stopped(self) -> None:
+        """Say the count of each sentence said alike again since it was last said."""
+        with self._lock:
+            for alike, count in self._counts.items():
+                if count != self._said.get(alike):
+                    self._said[alike] = count
+                    self._echo(f"warning: {alike} ({count} times in all)")
+
+
+def _is_power_of_ten(count: int) -> bool:
+    text = str(count)
+    return text[0] == "1" and set(text[1:]) == {"0"}
+
+
+def _say(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def _check_condition(plan: dict[str, Any], plan_path: Path, condition: str) -> None:
@@ -227,6 +289,7 @@ def serve(
     Prints the base URL. Point Claude Code at it with ANTHROPIC_BASE_URL=URL, Codex with a
     provider whose base_url is URL/v1, Gemini CLI with GOOGLE_GEMINI_BASE_URL=URL.
     """
+    from proctor.agents.credentials import register_user_keys
     from proctor.errors import ConfigError
     from proctor.scripted.plan import (
         PlanError,
@@ -238,6 +301,7 @@ def serve(
     from proctor.scripted.server import ScriptedModelServer
     from proctor.scripted.turns import plan_turns
 
+    register_user_keys()  # masked in what it says (a refused body's value) and its log
     plan = _load_plan(plan_path)
     try:  # named as given, not as "plan.json"
         validate_plan(plan, where=f"--plan {plan_path}")
@@ -249,6 +313,7 @@ def serve(
         "ask" in step
         for step in steps_for_repeat(plan_for_condition(plan, condition) or {}, repeat)
     )
+    notices = Notices(_say, turns, asks)
     server = ScriptedModelServer(
         plan,
         port=port,
@@ -257,7 +322,7 @@ def serve(
         repeat=repeat,
         condition=condition,
         errors=plan_errors(plan, condition),  # as a trial's server plays them
-        on_request=functools.partial(_say_notice, turns=turns, asks=asks),
+        on_request=notices,
     )
     if log_path is not None:
         _check_log(log_path)
@@ -286,4 +351,5 @@ def serve(
         pass
     finally:
         server.stop()
+        notices.stopped()
     return 0

@@ -23,6 +23,7 @@ from proctor.scripted.server.harness import HarnessScript
 from proctor.scripted.server.log import RequestLog
 from proctor.scripted.server.player import PlanRole
 from proctor.scripted.server.side import SideRole
+from proctor.util.masking import mask
 
 log = logging.getLogger("proctor")
 
@@ -152,8 +153,12 @@ class ScriptedModelServer:
         return index
 
     def recorded(self, record: RequestRecord) -> None:
-        """A request was answered: write its log line and tell ``on_request``. A failing
+        """A request was answered: write its log line and tell ``on_request``, a registered
+        secret in its path or error (the value of a body it refused) masked. A failing
         ``on_request`` is said once on the ``proctor`` logger and never breaks answering."""
+        record.path = mask(record.path)
+        if record.error is not None:
+            record.error = mask(record.error)
         self.log.write(record)
         if self.on_request is None:
             return
