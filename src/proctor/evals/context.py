@@ -489,6 +489,10 @@ class TestContext(Gates):
 
     def metric(self, name: str, value: float) -> None:
         argtypes.text(name, "t.metric()", "name")
+        if not name.strip():  # eval.'' would name no figure of the report
+            raise argtypes.wrong_value(
+                "t.metric()", "name", "a metric name (a string that is not blank)", name
+            )
         argtypes.real(value, "t.metric()", "value")  # float("0.8") would take a text
         number = float(value)
         if not math.isfinite(number):  # JSON has no NaN or infinity: the record must stay JSON

@@ -462,3 +462,18 @@ def test_a_misspelt_status_or_event_type_is_told_the_near_one(call: Call, said: 
     with pytest.raises(ValueError) as raised:
         call(TestContext(None))
     assert str(raised.value).endswith(said)
+
+
+@pytest.mark.parametrize("name", ["", " \t"])
+def test_a_blank_metric_name_is_a_value_error_naming_the_argument(name: str) -> None:
+    """``eval.`` would name no figure of the report: refused as an empty tool name is."""
+    t = TestContext(None)
+    with pytest.raises(ValueError) as raised:
+        t.metric(name, 7)
+    assert str(raised.value) == (
+        "t.metric(): argument 'name': expected a metric name (a string that is not blank), "
+        f"got the string {name!r}"
+    )
+    assert t.recorded.metrics == {}
+    t.metric("files", 7)  # control
+    assert t.recorded.metrics == {"files": 7.0}
