@@ -139,12 +139,8 @@ def validate_step(step: Any, where: str, path: str) -> None:
     also = (  # {"say": "a", "endturn": true}: the slip is an action, not one of say's keys
         f"; '{other[0]}' is an action of its own: give it a step of its own" if other else ""
     )
-    inside = {*FILE_STEP_KEYS.get(action, ()), *(("replaceAll",) if action == "edit" else ())}
-    if not other and action in FILE_STEP_KEYS and extra <= inside:
-        # {"write": "f.txt", "content": "x"}: the file's fields laid beside the action
-        fields = ", ".join(f'"{key}": …' for key in FILE_STEP_KEYS[action])
-        article = "an" if action == "edit" else "a"
-        also = f'; {article} {action} step\'s fields go inside it: {{"{action}": {{{fields}}}}}'
+    if not other and action in FILE_STEP_KEYS and _file_fields(action, extra):
+        also = _file_fields_hint(action, step[action], extra)
     elif (
         not other
         and action == "tool"
@@ -248,13 +244,46 @@ FILE_STEP_KEYS = {"edit": ("path", "old", "new"), "write": ("path", "content")}
 """The string fields of an ``edit`` and a ``write`` step."""
 
 
+def _inside(action: str) -> tuple[str, ...]:
+    """The keys of an ``edit`` or ``write`` step's object: its string fields, and for
+    ``edit`` its ``replaceAll`` flag."""
+    return (*FILE_STEP_KEYS[action], *(("replaceAll",) if action == "edit" else ()))
+
+
+def _file_fields(action: str, extra: set[str]) -> dict[str, str] | None:
+    """Each of ``extra``, keys beside a file step's action, as the field of its object it is
+    or is near (``contents``: ``content``); None unless every one is one."""
+    inside = _inside(action)
+    fields = {key: next(iter(difflib.get_close_matches(key, inside, n=1)), "") for key in extra}
+    return fields if all(fields.values()) else None
+
+
+def _file_fields_hint(action: str, value: Any, extra: set[str]) -> str:
+    """What to do of a file step's fields laid beside its action, as ``extra`` is: put them
+    inside it (``{"write": "f.txt", "content": "x"}``), or, its object holding them already,
+    leave out those beside it."""
+    fields = _file_fields(action, extra) or {}
+    named = ", ".join(f"'{key}'" for key in sorted(extra))
+    if isinstance(value, dict):
+        if all(field in value for field in fields.values()):
+            held = ", ".join(f"'{field}'" for field in sorted(set(fields.values())))
+            return f"; '{action}' holds {held} already: leave out {named} beside it"
+        return f"; put {named} inside '{action}', with its other fields"
+    shape = ", ".join(f'"{key}": …' for key in _inside(action))
+    optional = " ('replaceAll' is optional)" if action == "edit" else ""
+    article = "an" if action == "edit" else "a"
+    return (
+        f'; {article} {action} step\'s fields go inside it: {{"{action}": {{{shape}}}}}{optional}'
+    )
+
+
 def _validate_file_step(action: str, value: Any, where: str, here: str) -> None:
     """An ``edit`` or ``write`` step's object: its string fields, and for ``edit`` its
     ``replaceAll`` flag."""
     keys = FILE_STEP_KEYS[action]
     listed = ", ".join(f"'{k}'" for k in keys[:-1]) + f" and '{keys[-1]}'"
     _expect(isinstance(value, dict), where, here, f"an object with string {listed}", value)
-    known = {*keys, "replaceAll"} if action == "edit" else set(keys)
+    known = set(_inside(action))
     extra = set(value) - known
     _require(not extra, where, here, unknown_keys(extra, known))
     for key in keys:

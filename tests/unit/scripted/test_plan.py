@@ -123,7 +123,22 @@ def test_a_condition_scripts_its_own_roles_and_errors() -> None:
         (
             {"turns": [{"edit": "f.py", "old": "a", "new": "b", "replaceAll": True}]},
             r"an edit step's fields go inside it: "
-            r'\{"edit": \{"path": …, "old": …, "new": …\}\}$',
+            r'\{"edit": \{"path": …, "old": …, "new": …, "replaceAll": …\}\} '
+            r"\('replaceAll' is optional\)$",
+        ),
+        (  # a near miss of a field beside the action: said to go inside it too
+            {"turns": [{"write": "hello.txt", "contents": "hi"}]},
+            r"unknown key 'contents' \(known keys: write\), for action 'write'; a write "
+            r'step\'s fields go inside it: \{"write": \{"path": …, "content": …\}\}$',
+        ),
+        (  # beside an object that holds it already: not said to go inside
+            {"turns": [{"write": {"path": "f", "content": "x"}, "content": "y"}]},
+            r"for action 'write'; 'write' holds 'content' already: leave out 'content' beside "
+            r"it$",
+        ),
+        (
+            {"turns": [{"write": {"path": "f"}, "content": "y"}]},
+            r"for action 'write'; put 'content' inside 'write', with its other fields$",
         ),
         (  # a tool call's arguments beside its name: said to go under input
             {"turns": [{"tool": "Bash", "command": "ls"}]},
