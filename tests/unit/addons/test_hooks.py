@@ -131,6 +131,24 @@ def test_public_names() -> None:
         ("gemini-cli", "BeforeTool", 2, "[]", "", "silent"),
         ("gemini-cli", "BeforeTool", 0, "5", "", "silent"),
         ("gemini-cli", "BeforeTool", 0, json.dumps(json.dumps({"decision": "deny"})), "", "deny"),
+        # Claude Code 2.1.197 ignores a blocking result on SessionStart (a session with such a
+        # hook went on and ran its tools): exit 2 is the hook's error, shown to the user only;
+        # decision:block and continue:false are dropped, the rest of the output kept.
+        ("claude-code", "SessionStart", 2, "", "not here", "error"),
+        ("claude-code", "SubagentStart", 2, "", "not here", "error"),
+        ("claude-code", "SessionStart", 0, '{"decision": "block", "reason": "x"}', "", "silent"),
+        ("claude-code", "SessionStart", 0, '{"continue": false, "stopReason": "s"}', "", "silent"),
+        (
+            "claude-code",
+            "SessionStart",
+            0,
+            '{"continue": false, "systemMessage": "hello"}',
+            "",
+            "nudge",
+        ),
+        ("claude-code", "SessionStart", 0, "plain text", "", "nudge"),
+        ("codex", "SessionStart", 2, "", "stop", "block"),
+        ("claude-code", "Stop", 2, "", "keep going", "block"),
     ],
 )
 def test_results_read_as_the_cli_reads_them(

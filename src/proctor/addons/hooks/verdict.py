@@ -3,7 +3,9 @@ a case's expectations against it.
 
 Decisions, strongest first (several hooks on one event: the strongest wins):
 
-- ``block``: exit 2 (stderr fed back), ``decision: "block"``, or ``continue: false``;
+- ``block``: exit 2 (stderr fed back), ``decision: "block"``, or ``continue: false`` (on a
+  Claude Code ``SessionStart``, ``SubagentStart`` or ``Setup`` none of them blocks: an exit 2 is
+  an ``error``, the other two are dropped);
 - ``deny``: ``hookSpecificOutput.permissionDecision: "deny"`` (Claude Code, Codex), or
   Gemini CLI's ``decision: "deny"``/``"block"`` on ``BeforeTool``;
 - ``ask``: ``permissionDecision: "ask"`` (or ``"defer"``), Gemini's ``decision: "ask"``;
@@ -33,6 +35,10 @@ from proctor.util.masking import mask
 
 RANK = ("block", "deny", "ask", "stop", "allow", "nudge", "error", "silent")
 CLAUDE_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "UserPromptExpansion", "SessionStart"})
+CLAUDE_UNBLOCKABLE_EVENTS = frozenset({"SessionStart", "SubagentStart", "Setup"})
+"""Events whose blocking result Claude Code 2.1.197 ignores ("Blocking errors are ignored", its
+own hook help says): an exit 2 is the hook's error, shown to the user only, and
+``decision: "block"`` or ``continue: false`` stops nothing (the session goes on)."""
 CODEX_PRE_UNSUPPORTED = {"allow", "ask"}
 GEMINI_CONTEXT_EVENTS = frozenset({"AfterTool", "BeforeAgent", "SessionStart"})
 """Gemini CLI 0.61.0 reads ``additionalContext`` on these events only; on ``BeforeTool`` it
@@ -82,6 +88,10 @@ def _text(value: Any) -> str:
 
 def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> Reading:
     """Claude Code's reading (Codex shares it, refusing what Codex 0.171.0 does not support)."""
+    unblockable = agent == "claude-code" and event in CLAUDE_UNBLOCKABLE_EVENTS
+    if code == 2 and unblockable:
+        said = stderr.strip() or "no stderr output"
+        return Reading("error", f"exit 2 does not block {event}, Claude Code ignores it: {said}")
     if code == 2:
         return Reading("block", stderr.strip())
     if code != 0:
@@ -102,13 +112,15 @@ def read_claude(agent: str, event: str, code: int, stdout: str, stderr: str) -> 
     if codex_pre and (permission in CODEX_PRE_UNSUPPORTED or data.get("continue") is False):
         what = f"permissionDecision:{permission}" if permission else "continue:false"
         return Reading("error", f"Codex does not support {what} in PreToolUse")
-    if data.get("continue") is False:
+    if data.get("continue") is False and not unblockable:
         stop = _text(data.get("stopReason")) or _text(data.get("reason"))
         if agent == "claude-code" and event == "PreToolUse":
             # Claude Code runs the tool, then ends the session: nothing was blocked.
             return Reading("stop", stop)
         return Reading("block", stop)
     reason = _text(specific.get("permissionDecisionReason")) or _text(data.get("reason"))
+    if unblockable:  # its decision and continue are dropped; its context and message stay
+        return _context(data, specific)
     if agent == "claude-code" and data.get("decision") == "block":
         # Its blocking error stands whatever permissionDecision says after it.
         return Reading("deny" if event == "PreToolUse" else "block", _text(data.get("reason")))
