@@ -225,6 +225,25 @@ json.dump(seen, open({str(dump)!r}, "w"))
     assert env["HOME"] != os.environ.get("HOME") and str(tmp_path) in env["HOME"]
 
 
+def test_each_cli_hands_the_command_to_its_own_shell(proctor: Run, tmp_path: Path) -> None:
+    """Claude Code 2.1.197 runs a hook's command with ``/bin/sh -c`` (Node's ``shell: true``: a
+    real session's hook ran under dash, where ``[[`` is no command), Gemini CLI with
+    ``bash -c``; ``$0`` names the shell."""
+    says = 'echo "shell=$0" >&2; exit 2'
+    claude = settings(tmp_path / "claude" / "settings.json", "PreToolUse", "Bash", says)
+    gemini = settings(tmp_path / "gemini" / "settings.json", "BeforeTool", ".*", says)
+    for source, agent, event, tool, shell in (
+        (claude, "claude-code", "PreToolUse", "Bash", "shell=/bin/sh"),
+        (gemini, "gemini-cli", "BeforeTool", "run_shell_command", "shell=bash"),
+    ):
+        case = {"id": "c", "agent": agent, "event": event, "tool": tool}
+        case |= {"input": {"command": "ls"}, "expect": {"decision": "block"}}
+        cases = write(tmp_path / f"{agent}.json", [case])
+        code, report = run_json(proctor, str(source), "--cases", str(cases))
+        assert code == 0, report["results"][0]["message"]
+        assert report["results"][0]["hooks"][0]["stderr"].strip() == shell
+
+
 def test_case_with_no_matching_hook_fails_unless_it_expects_silence(
     proctor: Run, tmp_path: Path
 ) -> None:

@@ -1,6 +1,7 @@
-"""Running one hook command as its CLI would: ``bash -c`` in the scratch project, the CLI's
-stdin JSON and variables, the scratch home as ``HOME``, secrets filtered out of the
-environment, a timeout, and its whole process group killed afterwards."""
+"""Running one hook command as its CLI would: ``/bin/sh -c`` (Claude Code) or ``bash -c``
+(Codex, Gemini CLI) in the scratch project, the CLI's stdin JSON and variables, the scratch
+home as ``HOME``, secrets filtered out of the environment, a timeout, and its whole process
+group killed afterwards."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from proctor.workspace.environment import agent_environment
 
 DEFAULT_TIMEOUT_SEC = {"claude-code": 600.0, "codex": 600.0, "gemini-cli": 60.0}
 """What each CLI waits for a hook that declares no timeout."""
+SHELL = {"claude-code": "/bin/sh", "codex": "bash", "gemini-cli": "bash"}
+"""The shell each CLI hands a hook's command to (``SHELL -c COMMAND``). Claude Code 2.1.197
+spawns it with Node's ``shell: true``, which is ``/bin/sh`` on Linux and macOS (dash on Debian
+and Ubuntu, so ``[[ … ]]`` or ``source`` written in the command fail there), whatever the
+handler's ``shell`` says short of ``powershell``; Gemini CLI 0.61.0 runs ``bash -c``."""
 OUTPUT_KEEP = 4000
 NOT_RUNNABLE = {126: "is not executable", 127: "was not found"}
 
@@ -51,14 +57,15 @@ def run_hook(
     started = time.monotonic()
     try:
         outcome = run_captured(
-            ["bash", "-c", command],
+            [SHELL[agent], "-c", command],
             cwd=session.project,
             env=env,
             timeout=timeout,
             stdin=json.dumps(stdin),
         )
     except OSError as exc:
-        return _not_run(hook, started, f"could not start bash ({exc.strerror or exc})")
+        why = f"could not start {SHELL[agent]} ({exc.strerror or exc})"
+        return _not_run(hook, started, why)
     stdout, stderr = mask(outcome.stdout), mask(outcome.stderr)
     flooded = outcome.stopped_for_output()
     if outcome.timed_out or flooded:
