@@ -323,6 +323,8 @@ def test_hook_that_cannot_run_exits_3(
         ("#!/no/such/interpreter", "names /no/such/interpreter in its #! line, which does not"),
         ("#!/usr/bin/env no-such-python-xyz", "names no-such-python-xyz in its #! line"),
         ("", "is not executable (chmod +x"),
+        # the shell runs the file itself: a Python script's syntax errors exit 2, a "block"
+        ("\ufeff#!/usr/bin/env python3", "starts with a UTF-8 byte order mark before its #!"),
     ],
 )
 def test_a_hook_script_that_cannot_start_says_why(

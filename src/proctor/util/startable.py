@@ -94,3 +94,25 @@ def shebang_problem(script: Path, shown: str, path: str) -> str | None:
         if named and shutil.which(named[0], path=path) is None:
             return f"{shown} names {named[0]} in its #! line, which is not a command on PATH"
     return None
+
+
+def hidden_shebang(program: str, cwd: Path, path: str) -> str | None:
+    """Why ``program``'s ``#!`` line is never read: the file starts with a UTF-8 byte order
+    mark before it, so the kernel refuses to execute it and the calling shell runs the file as
+    a shell script of its own (a Python script then fails with shell syntax errors, and a
+    syntax error exits 2). None when the program is no such file."""
+    where = program if "/" in program else shutil.which(program, mode=os.F_OK, path=path)
+    if where is None:
+        return None
+    try:
+        with (cwd / where).open("rb") as fh:  # an absolute path stays itself
+            head = fh.read(5)
+    except OSError:
+        return None
+    if head != b"\xef\xbb\xbf#!":
+        return None
+    return (
+        f"{program} starts with a UTF-8 byte order mark before its #! line, so its interpreter "
+        "never starts and the shell runs the file as a shell script instead, as the CLI's "
+        "shell does; save it as UTF-8 without a BOM"
+    )

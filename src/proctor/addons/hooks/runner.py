@@ -18,7 +18,7 @@ from proctor.addons.hooks.verdict import Reading, read_result
 from proctor.errors import ConfigError
 from proctor.util.masking import mask
 from proctor.util.processes import run_captured
-from proctor.util.startable import first_program, why_unstartable
+from proctor.util.startable import first_program, hidden_shebang, why_unstartable
 from proctor.workspace.environment import agent_environment
 
 DEFAULT_TIMEOUT_SEC = {"claude-code": 600.0, "codex": 600.0, "gemini-cli": 60.0}
@@ -75,6 +75,12 @@ def run_hook(
     error = None
     if code in NOT_RUNNABLE:
         error = _not_runnable(command, code, stderr, session.project, env)
+    program = first_program(command)
+    hidden = (
+        None if program is None else hidden_shebang(program, session.project, env.get("PATH", ""))
+    )
+    if error is None and hidden is not None:
+        error = f"the hook's program cannot be started: {mask(hidden)} (exit {code})"
     reading = read_result(agent, event, code, stdout, stderr)
     if agent == "claude-code" and hook.background and not error:
         # ``async``: Claude Code does not wait for it, so nothing it says blocks or decides.
