@@ -107,3 +107,34 @@ def test_a_huge_eval_json_is_shown_bounded_and_said_cut(
         "bytes, more than the 1,000 read to show it: see it in the trial's folder"
     )
     assert bounded_eval(tmp_path / "none.json") is None
+
+
+def test_long_names_are_cut_too_and_a_record_that_does_not_read_is_named_by_its_file(
+    tmp_path: Path,
+) -> None:
+    """A metric's name, a call's name and a turn's outcome went through whole (a 6.9 MB
+    section for one trial, said cut nowhere); a record that does not read was said with the
+    reader's own folder, in a report made to be shared."""
+    from proctor.report.eval_turns import BoundedEval, bounded_eval
+
+    path = tmp_path / "eval.json"
+    record = EvalResultRecord(
+        id="a",
+        iteration=1,
+        inputs=["go"],
+        turn_outcomes=["x" * 5000],
+        tool_calls=[EvalToolCall(tool_name="T" * 3000, turn=1)],
+        metrics={"m" * 3000: 1.0},
+    )
+    write_record(path, record)
+    shown = bounded_eval(path)
+    assert isinstance(shown, BoundedEval) and shown.view is not None
+    (turn,) = shown.view.turns
+    assert len(turn.outcome) < 300 and turn.outcome.endswith("… (5000 characters)")
+    assert len(turn.calls[0]) < 300 and turn.calls[0].endswith("… (3000 characters)")
+    assert [len(name) < 300 for name in shown.view.metrics] == [True]
+    assert shown.cut == "Cut: 3 long texts cut short; all of it is eval.json in the trial's folder."
+    path.write_bytes(b"\xff not json")
+    said = bounded_eval(path)
+    assert isinstance(said, str) and str(tmp_path) not in said, said
+    assert said.startswith("eval.json does not read ("), said

@@ -27,6 +27,8 @@ MAX_METRICS = 200
 """``t.metric`` values the report shows per trial."""
 MAX_TEXT = 2000
 """Characters of one message sent or one log line the report shows."""
+MAX_NAME = 200
+"""Characters of one name the report shows: a call's, a metric's, a turn's outcome."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,8 @@ def eval_of(path: Path) -> EvalView | str | None:
     try:
         record = read_record(path, EvalResultRecord)
     except (ConfigError, SchemaVersionError, OSError) as exc:
-        return f"{path.name} does not read ({exc})"
+        # (named by its file's name: a report is shared, its folders are the reader's own)
+        return f"{path.name} does not read ({str(exc).removeprefix(f'{path}: ')})"
     count = max(len(record.inputs), len(record.turn_outcomes))
     turns = [
         EvalTurn(
@@ -99,17 +102,25 @@ def _text(text: str) -> tuple[str, bool]:
     return text[: clear_cut(text, MAX_TEXT)] + f"… ({len(text)} characters)", True
 
 
+def _name(text: str) -> tuple[str, bool]:
+    if len(text) <= MAX_NAME:
+        return text, False
+    return text[: clear_cut(text, MAX_NAME)] + f"… ({len(text)} characters)", True
+
+
 def _calls(calls: list[str]) -> list[str]:
+    named = [_name(call)[0] for call in calls[:MAX_CALLS]]
     if len(calls) <= MAX_CALLS:
-        return calls
-    return [*calls[:MAX_CALLS], f"and {len(calls) - MAX_CALLS} more"]
+        return named
+    return [*named, f"and {len(calls) - MAX_CALLS} more"]
 
 
 def bounded_eval(path: Path) -> BoundedEval | str | None:
     """The ``eval.json`` at ``path`` as the HTML report and the viewer show it: at most
     :data:`MAX_TURNS` turns, :data:`MAX_CALLS` calls named per turn, :data:`MAX_LOGS` log lines and
     :data:`MAX_METRICS` metrics, each message and log line cut at :data:`MAX_TEXT` characters
-    (never through a registered secret); a file over :data:`MAX_EVAL_FILE` bytes is not read.
+    (never through a registered secret), each name (a call's, a metric's, an outcome) at
+    :data:`MAX_NAME`; a file over :data:`MAX_EVAL_FILE` bytes is not read.
     None and a sentence as :func:`eval_of` gives them."""
     try:
         size = path.stat().st_size if path.is_file() else None
@@ -128,8 +139,9 @@ def bounded_eval(path: Path) -> BoundedEval | str | None:
     turns, long = [], 0
     for turn in view.turns[:MAX_TURNS]:
         message, was_cut = _text(turn.message)
-        long += was_cut
-        turns.append(replace(turn, message=message, calls=_calls(turn.calls)))
+        outcome, outcome_cut = _name(turn.outcome)
+        long += was_cut + outcome_cut + sum(_name(call)[1] for call in turn.calls[:MAX_CALLS])
+        turns.append(replace(turn, message=message, outcome=outcome, calls=_calls(turn.calls)))
     if len(view.turns) > MAX_TURNS:
         left.append(plural(len(view.turns) - MAX_TURNS, "more turn"))
     logs = []
@@ -142,16 +154,17 @@ def bounded_eval(path: Path) -> BoundedEval | str | None:
     names = sorted(view.metrics)
     if len(names) > MAX_METRICS:
         left.append(plural(len(names) - MAX_METRICS, "more metric"))
+    metrics = {}
+    for name in names[:MAX_METRICS]:
+        shown_name, was_cut = _name(name)
+        long += was_cut
+        metrics[shown_name] = view.metrics[name]
+    long += sum(_name(call)[1] for call in view.unturned[:MAX_CALLS])
     if long:
         left.append(f"{plural(long, 'long text')} cut short")
     if any(len(t.calls) > MAX_CALLS for t in view.turns) or len(view.unturned) > MAX_CALLS:
         left.append(f"calls past the first {MAX_CALLS} of a turn")
-    shown = EvalView(
-        turns,
-        logs,
-        {name: view.metrics[name] for name in names[:MAX_METRICS]},
-        _calls(view.unturned),
-    )
+    shown = EvalView(turns, logs, metrics, _calls(view.unturned))
     cut = (
         f"Cut: {', '.join(left)}; all of it is {path.name} in the trial's folder." if left else None
     )
