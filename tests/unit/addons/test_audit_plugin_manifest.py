@@ -278,3 +278,36 @@ def test_gemini_cli_extension_hooks_with_comments_are_not_read(tmp_path: Path) -
     assert loaded(result, "plugin") == ["e"] and loaded(result, "hook") == []
     with pytest.raises(ConfigError, match="a comment \\('//'\\): JSON allows no comments"):
         load_hooks(folder)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("", "line 1: it is empty (expected a JSON value)"),
+        (
+            '{"hooks": {},}',
+            "line 1: a comma before the closing '}' (JSON allows no trailing comma)",
+        ),
+        (
+            '\ufeff{"hooks": {}}',
+            "line 1: it starts with a byte-order mark (BOM), which JSON does not allow: save it "
+            "as UTF-8 without a BOM",
+        ),
+        ('{"hooks": {}} # mine', "line 1: a comment ('#'): JSON allows no comments"),
+    ],
+)
+def test_gemini_cli_extension_hooks_not_json_for_another_reason_say_no_word_of_comments(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    """Only a ``//`` or ``/* */`` comment, which Gemini CLI strips from ``settings.json``, is
+    said to be stripped there and not here; an empty file, a trailing comma, a byte-order mark
+    or a ``#`` line cost the hooks without it."""
+    folder = tmp_path / ".gemini/extensions/e"
+    write(folder / "gemini-extension.json", {"name": "e", "version": "1"})
+    hooks_file = write(folder / "hooks/hooks.json", text)
+    result = audit_agent("gemini-cli", tmp_path, None)
+    assert result.problems == [
+        f"{hooks_file}: not valid JSON ({said}); Gemini CLI loads none of the extension's hooks "
+        '("Failed to load extension hooks")'
+    ]
+    assert loaded(result, "plugin") == ["e"] and loaded(result, "hook") == []

@@ -318,17 +318,22 @@ def extensions(
         )
         subagents(reader, folder / "agents", "plugin", nested=False, off=agents_off)
         hooks_file = folder / "hooks" / "hooks.json"
-        table = as_dict(reader.json(hooks_file, cost=HOOKS_NOT_JSON)).get("hooks")
+        table = as_dict(reader.json(hooks_file, cost=hooks_not_json)).get("hooks")
         hooks(reader, table, hooks_file, "plugin", off, disabled_hooks, agent="gemini-cli")
 
 
 EXTENSION_NAME = re.compile(r"[a-zA-Z0-9-]+")
-HOOKS_NOT_JSON = (
-    'Gemini CLI loads none of the extension\'s hooks ("Failed to load extension hooks": it '
-    "strips comments from settings.json, not from hooks/hooks.json)"
-)
-"""What Gemini CLI 0.61 does with an extension's ``hooks/hooks.json`` that is not JSON: it
-strips no comments there (``loadExtensionHooks``), and keeps the extension's other parts."""
+
+
+def hooks_not_json(fault: str) -> str:
+    """What Gemini CLI 0.61 does with an extension's ``hooks/hooks.json`` that is not JSON
+    (``fault``: what is wrong): it loads none of its hooks ("Failed to load extension hooks"),
+    the extension's other parts kept; a ``//`` or ``/* */`` comment, which it strips from
+    ``settings.json``, it strips not there (``loadExtensionHooks``), which is said then."""
+    cost = 'Gemini CLI loads none of the extension\'s hooks ("Failed to load extension hooks"'
+    if fault.startswith(("a comment ('//')", "a comment ('/*')")):
+        return cost + ": it strips comments from settings.json, not from hooks/hooks.json)"
+    return cost + ")"
 
 
 def unloadable(manifest: dict[str, Any]) -> str | None:

@@ -15,7 +15,7 @@ import itertools
 import json
 import re
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,22 +170,28 @@ class Reader:
                 return
 
     def json(
-        self, path: Path, *, comments: bool = False, cost: str | None = None
+        self,
+        path: Path,
+        *,
+        comments: bool = False,
+        cost: str | Callable[[str], str] | None = None,
     ) -> dict[str, Any] | None:
         """A JSON object file, or None (absent; malformed or not an object is a problem);
         ``comments``: ``//`` and ``/* */`` comments are blanks (:func:`strip_json_comments`);
         ``cost``: what the agent loses when the file is not JSON, said with what is wrong
-        (else: "ignored", and the line alone)."""
+        (else: "ignored", and the line alone), or a function of what is wrong saying it."""
         text = self.text(path)
         if text is None:
             return None
         try:
             data = js_json(strip_json_comments(text) if comments else text)
         except json.JSONDecodeError as exc:
-            fault = (
-                f"line {exc.lineno}" if cost is None else f"line {exc.lineno}: {json_error(exc)}"
-            )
-            self.problems.append(f"{path}: not valid JSON ({fault}); {cost or 'ignored'}")
+            if cost is None:
+                self.problems.append(f"{path}: not valid JSON (line {exc.lineno}); ignored")
+                return None
+            fault = json_error(exc)
+            said = cost(fault) if callable(cost) else cost
+            self.problems.append(f"{path}: not valid JSON (line {exc.lineno}: {fault}); {said}")
             return None
         except RecursionError:
             self.problems.append(f"{path}: JSON nested too deeply to read; ignored")
