@@ -985,6 +985,7 @@ def test_control_a_manifest_with_every_field_of_its_type_loads_the_plugin(tmp_pa
         },
         {"experimental": {"themes": ["./t"], "monitors": [MONITOR], "evals": "e", "other": 5}},
         {"experimental": None},
+        {"userConfig": {"n": OPTION | {"type": "number", "min": 10**300, "max": 1e308}}},
     ],
 )
 def test_control_manifest_parts_claude_code_takes_load_the_plugin(
@@ -997,6 +998,63 @@ def test_control_manifest_parts_claude_code_takes_load_the_plugin(
     result = audit_agent("claude-code", tmp_path, None)
     assert result.problems == []
     assert loaded(result, "plugin") == ["p@mk"] and loaded(result, "hook") == ["Stop"]
+
+
+HUGE = 10**400
+"""An integer of 401 digits, which JavaScript reads as infinity."""
+
+
+@pytest.mark.parametrize(
+    ("fields", "said"),
+    [
+        (
+            {
+                "hooks": {
+                    "Stop": [{"hooks": [{"type": "command", "command": "c", "timeout": HUGE}]}]
+                }
+            },
+            "field 'hooks.Stop[0].hooks[0].timeout' must be a positive number",
+        ),
+        (
+            {"mcpServers": {"a": {"command": "c", "timeout": HUGE}}},
+            "field 'mcpServers.a.timeout' must be a positive integer",
+        ),
+        (
+            {"userConfig": {"n": OPTION | {"type": "number", "min": HUGE}}},
+            "field 'userConfig.n.min' must be a number",
+        ),
+        (
+            {"userConfig": {"n": OPTION | {"type": "number", "max": -HUGE}}},
+            "field 'userConfig.n.max' must be a number",
+        ),
+        (
+            {"userConfig": {"n": OPTION | {"default": HUGE}}},
+            "field 'userConfig.n.default' must be a string, a number, true, false or a list of "
+            "strings",
+        ),
+        (
+            {
+                "lspServers": {
+                    "x": {"command": "c", "extensionToLanguage": {".x": "x"}, "maxRestarts": HUGE}
+                }
+            },
+            "field 'lspServers.x.maxRestarts' must be a whole number",
+        ),
+    ],
+)
+def test_an_integer_too_large_for_javascript_is_infinity_which_claude_code_refuses(
+    tmp_path: Path, fields: dict[str, Any], said: str
+) -> None:
+    """``claude plugin validate`` (2.1.197) refuses each manifest: JavaScript reads the number
+    as infinity, which is no positive number, no integer, no number zod takes."""
+    folder = installed_plugin(tmp_path)
+    manifest = write(folder / ".claude-plugin/plugin.json", {"name": "p", **fields})
+    result = audit_agent("claude-code", tmp_path, None)
+    whole = "Claude Code skips this whole plugin (its manifest is invalid)"
+    (problem,) = result.problems
+    assert problem.startswith(f"{manifest}: {said}, got ")
+    assert problem.endswith(f"; {whole}")
+    assert loaded(result, "plugin") == [] and loaded(result, "skill") == []
 
 
 def test_an_mcp_tool_hook_is_listed_as_the_tool_it_calls(tmp_path: Path) -> None:

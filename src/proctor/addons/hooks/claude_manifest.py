@@ -20,6 +20,8 @@ from proctor.addons.hooks.claude_schema import (
     STRINGS,
     URL,
     Check,
+    finite_number,
+    js_number,
     manifest_hooks_refusal,
     web_url,
 )
@@ -190,13 +192,10 @@ def _command_entry(where: str, value: Any) -> str | None:
 
 def _whole(value: Any, least: int) -> bool:
     """A JSON number zod's ``int()`` takes (a safe integer), at least ``least``."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    number = js_number(value)
+    if number is None or not math.isfinite(number):
         return False
-    return math.isfinite(value) and value == int(value) and least <= value <= 2**53 - 1
-
-
-def _number(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+    return number == int(number) and least <= number <= 2**53 - 1
 
 
 def _one_of(*names: str) -> Check:
@@ -356,13 +355,13 @@ OPTION = _object(
     {
         "required": BOOLEAN,
         "default": (
-            lambda v: isinstance(v, str | bool) or _number(v) or STRINGS[0](v),
+            lambda v: isinstance(v, str | bool) or finite_number(v) or STRINGS[0](v),
             "a string, a number, true, false or a list of strings",
         ),
         "multiple": BOOLEAN,
         "sensitive": BOOLEAN,
-        "min": (_number, "a number"),
-        "max": (_number, "a number"),
+        "min": (finite_number, "a number"),
+        "max": (finite_number, "a number"),
     },
     strict=True,
 )

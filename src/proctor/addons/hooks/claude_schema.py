@@ -35,9 +35,28 @@ Check = tuple[Callable[[Any], bool], str]
 """A field's test and what the field must be, said to the user."""
 
 
+def js_number(value: Any) -> float | None:
+    """A JSON number as JavaScript reads it (an integer too large for a double, such as one of
+    400 digits, is infinity), or None for anything else (``true`` is no number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def finite_number(value: Any) -> bool:
+    """A JSON number JavaScript reads as a finite one (zod's ``number()``)."""
+    number = js_number(value)
+    return number is not None and math.isfinite(number)
+
+
 def positive_number(value: Any) -> bool:
-    """A JSON number above 0 (``true`` is no number; NaN and infinity are none either)."""
-    return not isinstance(value, bool) and isinstance(value, int | float) and 0 < value < math.inf
+    """A JSON number above 0 (``true`` is no number; NaN and infinity, a 400-digit integer
+    too, are none either)."""
+    number = js_number(value)
+    return number is not None and 0 < number < math.inf
 
 
 SPECIAL_SCHEMES = ("http", "https", "ws", "wss", "ftp")
