@@ -21,6 +21,7 @@ loads nothing of the plugin.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 import urllib.parse
@@ -93,10 +94,25 @@ def web_url(value: Any) -> bool:
     if port and (not port.isascii() or not port.isdigit() or int(port) > 65535):
         return False
     if ipv6:
-        return "]" in host_port and len(host) > 1
+        return "]" in host_port and ipv6_address(host[1:])
     if not special:
         return not OPAQUE_FORBIDDEN_HOST.search(host)
     return special_host(host)
+
+
+def ipv6_address(text: str) -> bool:
+    """Whether ``new URL`` takes ``text``, what a host holds between its brackets, as an IPv6
+    address (the WHATWG IPv6 parser, as Claude Code 2.1.197 runs it): up to eight groups of at
+    most 4 ASCII hex digits, one ``::``, an IPv4 address of 4 decimal numbers without leading
+    zeros in the last two groups' place; no zone id (``fe80::1%25eth0``), no percent-escape,
+    no full-width colon or Arabic digit."""
+    if not text.isascii() or "%" in text:
+        return False
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def special_host(host: str) -> bool:
