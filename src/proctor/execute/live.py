@@ -290,14 +290,25 @@ class LiveDiff:
         if self._still_ours():
             self.path.unlink(missing_ok=True)
         self.written_stat = None  # (called again, it compares with nothing)
+        _mark_tmp(self.marker).unlink(missing_ok=True)  # a write of the mark that failed
         self.marker.unlink(missing_ok=True)  # last: a kill in between leaves the mark
 
 
+def _mark_tmp(marker: Path) -> Path:
+    """The file a mark is written to before it is renamed into place."""
+    return marker.with_name(marker.name + ".tmp")
+
+
 def _write_mark(marker: Path, lines: list[str]) -> None:
-    """Write a mark whole, through a rename: a kill leaves the mark before or after."""
-    tmp = marker.with_name(marker.name + ".tmp")
-    tmp.write_text("".join(line + "\n" for line in lines), encoding="ascii")
-    os.replace(tmp, marker)
+    """Write a mark whole, through a rename: a kill leaves the mark before or after; a write
+    that fails (a full disk) leaves no temp file."""
+    tmp = _mark_tmp(marker)
+    try:
+        tmp.write_text("".join(line + "\n" for line in lines), encoding="ascii")
+        os.replace(tmp, marker)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def live_marker(trajectory: Path) -> Path:

@@ -434,3 +434,31 @@ def test_a_new_snapshot_while_the_agent_runs_makes_every_part_anew(
     before.kept, before.kept_paths = fresh.kept, fresh.kept_paths
     diff.look()
     assert (trial / "workspace.diff").read_text() == ""
+
+
+def test_a_mark_whose_write_failed_leaves_no_temp_file(tmp_path: Path, monkeypatch: Any) -> None:
+    """A full disk while the diff so far was written left .workspace.diff.live.tmp in the
+    trial's folder: the end of the trial removed only the mark."""
+    import errno
+
+    import pytest
+
+    from proctor.paths import LIVE_DIFF_MARKER
+
+    live, transcript, workspace, trial = _diff_follower(tmp_path)
+    real_write = Path.write_text
+
+    def full_disk(self: Path, data: str, *args: Any, **kwargs: Any) -> int:
+        if self.name == LIVE_DIFF_MARKER + ".tmp":
+            real_write(self, data[:3], *args, **kwargs)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    (workspace / "a.txt").write_text("new\n")
+    _said(transcript, "a", "edited a.txt")
+    with pytest.raises(OSError):
+        _look(live)
+    monkeypatch.undo()
+    live.remove_if_left()
+    assert [name for name in os.listdir(trial) if "live" in name] == []
