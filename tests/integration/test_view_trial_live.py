@@ -380,3 +380,36 @@ def test_a_running_trial_shows_its_workspace_diff_so_far(tmp_path: Path) -> None
         assert f"+{change}" in text
         assert LIVE_DIFF_MARKER not in text  # the worker's mark is not one of the trial's files
     assert "Workspace diff so far" not in collected and "no change" in collected
+
+
+def test_a_diff_so_far_a_killed_run_left_is_shown_as_a_part_not_the_trial_s(
+    tmp_path: Path,
+) -> None:
+    """A run killed whole (its orchestrator gone) leaves its running trial's diff so far and
+    its mark, which nothing dropped: the page showed it under "Workspace diff" as the diff
+    the trial recorded."""
+    import os
+    import re
+
+    from proctor.paths import LIVE_DIFF_MARKER
+
+    paths = write_run(tmp_path, RUN, trials=1, cases=1, finished=False)
+    _plan(paths, 2)
+    journal = paths.journal
+    journal.write_text(journal.read_text().replace(f'"pid":{os.getpid()}', '"pid":4000000'))
+    trial = paths.trial("case-000", "scripted", "default", 2)
+    write_trajectory_lines(trial.trajectory, 3)
+    trial.workspace_diff.write_text("diff --git a/half.txt b/half.txt\nnew file\n+PARTIAL\n")
+    st = os.stat(trial.workspace_diff)
+    (trial.root / LIVE_DIFF_MARKER).write_text(f"{st.st_ino} {st.st_size}\n")
+    with TestClient(build_app(ViewSettings(results=tmp_path))) as client:
+        left = client.get(f"/runs/{RUN}/trials/{KEY}").text
+        os.unlink(trial.root / LIVE_DIFF_MARKER)  # the control: the diff collected at the end
+        collected = client.get(f"/runs/{RUN}/trials/{KEY}").text
+    (section,) = re.findall(r'<section id="diff">.*?</section>', left, re.S)
+    assert "still running" not in section
+    assert "Workspace diff so far" in section and "+PARTIAL" in section
+    assert "a partial diff: what the agent had changed as of its last step before" in section
+    assert "the trial was cut short (no diff was recorded" in section
+    (section,) = re.findall(r'<section id="diff">.*?</section>', collected, re.S)
+    assert "so far" not in section and "partial" not in section and "+PARTIAL" in section

@@ -169,10 +169,10 @@ def trial_context(request: Request) -> dict[str, Any] | None:
     follow = f"/fragments{base_of(run, key)}?shown=running&page={timeline.page}"
     follow += f"&step={step}" if running and step >= steps else ""
     diff, diff_cut = read_head(own(folder, paths.workspace_diff), DIFF_LIMIT)
-    # The diff so far, written by the worker while the agent runs (not the one collected).
-    diff_live = running and names_live(
-        own(folder, folder / LIVE_DIFF_MARKER), own(folder, paths.workspace_diff)
-    )
+    # The diff so far, written by the worker while the agent runs (not the one collected);
+    # of a trial not running, one a run killed whole left (nothing dropped it): a part.
+    marked = names_live(own(folder, folder / LIVE_DIFF_MARKER), own(folder, paths.workspace_diff))
+    diff_live, diff_left = running and marked, not running and marked
     # A terminal wraps its lines: a key may be split over two of them.
     screen, screen_cut = read_head(own(folder, paths.screen_log), SCREEN_LIMIT, wrapped=True)
     base = base_of(run, key)
@@ -200,6 +200,7 @@ def trial_context(request: Request) -> dict[str, Any] | None:
         diff_cut=diff_cut,
         diff_recorded=diff is not None,  # an empty diff is no change; none is no record
         diff_live=diff_live,
+        diff_left=diff_left,
         screen=None if screen is None else mask_wrapped(screen),
         screen_cut=screen_cut,
         files=trial_files(folder),
