@@ -296,7 +296,8 @@ class AcpDriver:
         try:
             prompt.result()
         except acp.RequestError as exc:
-            self.log.failure = describe_agent_failure(_error_text(exc))
+            refused = exc.code == AUTH_REQUIRED
+            self.log.failure = describe_agent_failure(_error_text(exc), "auth" if refused else None)
             return TurnOutcome("exited", elapsed_ms=elapsed)
         except (ConnectionError, OSError, concurrent.futures.CancelledError):
             self.log.exit_code = _exit_code(self.process)

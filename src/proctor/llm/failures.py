@@ -70,7 +70,6 @@ _AUTH_PHRASES = (
     "incorrect api key",
     "api key not valid",
     "permission_denied",
-    "not logged in",
     "please run /login",
     "please log in",
     "login required",
@@ -78,21 +77,23 @@ _AUTH_PHRASES = (
     "api key not found",
     "missing api key",
 )
+_AUTH_WORDS = re.compile(r"(?i)\bnot logged in\b|\"status\"\s*:\s*\"unauthenticated\"")
+"""Claude Code's ``Not logged in`` (not ``not logged into any GitHub hosts``, gh's) and a
+Google error body's ``"status": "UNAUTHENTICATED"``."""
 _AUTH_STATUS = re.compile(
-    r"(?i)(?:api error|\bstatus(?:[ _]?code)?|\"code\")[\"'\s:=]{0,4}(?:401|403)(?!\d|[.:]\d)"
+    r"(?i)(?:\bapi error:?\s*(?:\{\s*\"error\"\s*:\s*\{\s*\"code\"\s*:\s*)?"
+    r"|\bunexpected status\s+|\berror code:\s*|^\s*\{\s*\"status\"\s*:\s*)"
+    r"(?:401|403)(?!\d|[.:]\d)"
 )
-"""A 401 or 403 as a provider's API answer is said: ``API Error: 401`` (Claude Code),
-``unexpected status 403 Forbidden`` (Codex), ``"code": 403`` and ``"status": 401`` (a JSON
-error body), ``statusCode: 401``; not after a word such as "error" alone, which a tool's
-own failure quotes (``curl: (22) The requested URL returned error: 403``)."""
-_AUTH_LINE = re.compile(
-    r"(?im)(?:^|\()\s*(?:error:\s*)?"
-    r"(?:(?:401|403)\s+(?:unauthorized|forbidden)|authentication required)\b"
-)
-"""A line (or the stderr a reason quotes in brackets) that is the refusal alone: ``Error: 401
-Unauthorized`` (Codex's stderr), ACP's ``Authentication required``; not ``HTTP 403 Forbidden
-fetching …`` (a page the agent fetched) nor ``MCP server "github": authentication
-required``."""
+"""A 401 or 403 as the agent CLIs and SDKs word their provider's answer: ``API Error: 401``
+(Claude Code), ``[API Error: {"error":{"code":403`` (Gemini CLI), ``unexpected status 403
+Forbidden`` (Codex), ``Error code: 401 -`` (the OpenAI SDK), a reply that is a JSON error body
+``{"status": 401``. Not a status a tool or a test quotes: ``Request failed with status code
+403`` (axios), ``assert response.status_code == 403``, ``"code": 403`` in a tool's JSON, a line
+``Error: 403 Forbidden``, ``curl: (22) The requested URL returned error: 403``."""
+_CODEX_REFUSAL = re.compile(r"(?im)^\s*error:\s*(?:401\s+unauthorized|403\s+forbidden)\b")
+"""Codex's own stderr line for a refused key, ``Error: 401 Unauthorized``: read on Codex's
+stderr only (see :func:`codex_refused`), where no tool's output goes."""
 AUTH_FIX = (
     "the agent's key or login is missing or was refused: proctor lends it the key variables "
     "in your environment and the login in your home unless its profile says "
@@ -173,7 +174,7 @@ def kind_of_text(text: str) -> FailureKind:
     lowered = text.lower()
     if any(p in lowered for p in _QUOTA_PHRASES):
         return "quota"
-    if _AUTH_STATUS.search(text) or _AUTH_LINE.search(text):
+    if _AUTH_STATUS.search(text) or _AUTH_WORDS.search(text):
         return "auth"
     if any(p in lowered for p in _AUTH_PHRASES):
         return "auth"
@@ -188,12 +189,20 @@ def kind_of_text(text: str) -> FailureKind:
     return "agent"
 
 
-def describe_agent_failure(text: str) -> str:
+def codex_refused(stderr: str) -> bool:
+    """Whether Codex's stderr ends on its own refused-key line (``Error: 401 Unauthorized``)."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return bool(lines) and bool(_CODEX_REFUSAL.match(lines[-1]))
+
+
+def describe_agent_failure(text: str, kind: FailureKind | None = None) -> str:
     """``<what failed>: <the agent's own words>`` for a trial's reason, their first
     :data:`AGENT_TEXT_CHARS` characters, marked when cut (``… (cut: 1,234 characters in
     all)``, after the label ``--retry-errors`` reads, so that a cut changes nothing of how the
-    reason is classified); an authentication failure also says what to do about it."""
-    kind = kind_of_text(text)
+    reason is classified); an authentication failure also says what to do about it. ``kind``:
+    what the caller knows the failure to be (Codex's own refused-key line on its stderr, an
+    ACP agent's ``auth_required`` error), else :func:`kind_of_text` reads it."""
+    kind = kind or kind_of_text(text)
     # Masked before it is cut (see excerpt): a key the message quotes, cut in two, is no longer
     # the key the masker knows, and its first part would be kept.
     said = f"{LABELS[kind]}: {excerpt(text.strip(), AGENT_TEXT_CHARS)}"

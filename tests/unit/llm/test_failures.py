@@ -82,6 +82,12 @@ def test_classify_error(text: str, kind: str) -> None:
         ("Bash tool error: curl: (22) The requested URL returned error: 403", "API error"),
         ("Error: HTTP 403 Forbidden fetching https://example.com/docs (WebFetch)", "API error"),
         ("fatal: Authentication failed for 'https://github.com/o/r.git/'", "agent error"),
+        ("AxiosError: Request failed with status code 403", "API error"),
+        ("Error: MCP server github failed to start (authentication required)", "agent error"),
+        ("You are not logged into any GitHub hosts. To log in, run: gh auth login", "agent error"),
+        ("E   assert response.status_code == 403", "API error"),
+        ("Error: 403 Forbidden", "API error"),
+        ('{"message": "Resource not accessible by integration", "code": 403}', "API error"),
     ],
 )
 def test_a_401_403_or_authentication_word_not_from_the_agent_s_provider_is_no_refused_key(

@@ -31,7 +31,7 @@ from proctor.agents.protocol import (
 from proctor.agents.provisioning import hook_groups, materialise_addon
 from proctor.agents.spec import CODEX
 from proctor.errors import AgentError
-from proctor.llm.failures import describe_agent_failure
+from proctor.llm.failures import codex_refused, describe_agent_failure
 from proctor.models.config import AgentProfile
 from proctor.transcripts.codex.threads import subagent_threads
 from proctor.util.masking import mask
@@ -177,7 +177,10 @@ class Codex(RealCli[CodexSession]):
         elif not stdout:
             # Classified by what stderr's end says (a refused key, a rate limit, a network
             # failure), as every other failure of an agent is: `--retry-errors` reads the label.
-            error = describe_agent_failure(f"no events on stdout ({stderr_tail(stderr)})")
+            error = describe_agent_failure(
+                f"no events on stdout ({stderr_tail(stderr)})",
+                "auth" if codex_refused(stderr) else None,
+            )
         model = launch.state.model
         reported = reported_usage(stdout, model) if model else None
         return HeadlessReport(
