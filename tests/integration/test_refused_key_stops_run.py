@@ -131,6 +131,37 @@ def test_an_answering_model_s_key_refused_starts_no_further_trial(
     ) in result.err, result.err
 
 
+def test_a_judge_s_refused_key_holds_back_only_the_trials_that_call_a_judge(
+    proctor: Run, make_case: MakeCase, tmp_path: Path
+) -> None:
+    """``models.judge`` gives every trial the judge role: a trial whose case has no llm-judge
+    never calls it, so a refused judge leaves it to run."""
+    write = [{"say": "Writing it."}, {"write": {"path": "hello.txt", "content": "hello\n"}}]
+    gate = {"use": "file-exists", "must": ["hello.txt"], "gate": True}
+    judge = {"use": "llm-judge", "rubric": "evaluation.md", "label": "notes"}
+    judged = make_case(
+        "a-judged",
+        config={"agents": ["scripted"], "repeats": 2, "evaluators": [gate, judge]},
+        plan={"turns": write, "roles": {"judge": [{"status": 401}, {"status": 401}]}},
+    )
+    (judged / "evaluation.md").write_text("Score 0-100: is hello.txt there?")
+    make_case(
+        "b-plain",
+        config={"agents": ["scripted"], "repeats": 2, "evaluators": [gate]},
+        plan={"turns": write},
+    )
+    config = tmp_path / "proctor.json"
+    config.write_text(json.dumps({"models": {"judge": "scripted/judge"}}))
+    result, out = run_cases(proctor, tmp_path, "--config", str(config), "--concurrency", "1")
+    assert result.code == 130, result.err
+    run_dir = single_run_dir(out)
+    assert "judge scripted/judge failed: " in load_trial(run_dir, "a-judged")["reason"]
+    assert not (run_dir / "trials/a-judged/scripted/default/2").exists()
+    for repeat in (1, 2):
+        assert load_trial(run_dir, "b-plain", repeat)["status"] == "passed", result.err
+    assert "interrupted after 3 of 4 trials finished (1 not started)" in result.err, result.err
+
+
 def test_an_agent_s_refused_key_leaves_only_that_agent_s_trials(
     proctor: Run, make_case: MakeCase, tmp_path: Path, refusing: Path
 ) -> None:

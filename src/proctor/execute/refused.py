@@ -53,12 +53,38 @@ def refused_model(record: TrialRecord) -> str | None:
 
 def meets(record: TrialRecord, spec: TrialSpec) -> bool:
     """Whether ``spec``'s trial would meet the refusal ``record``'s trial met: it runs the same
-    agent (an agent's key), or calls the same model for a role or an llm-judge (a role's)."""
+    agent (an agent's key), or calls the same model (a role's): see :func:`calls`."""
     model = refused_model(record)
     if model is None:
         return spec.agent == record.agent
+    return calls(spec, model)
+
+
+def calls(spec: TrialSpec, model: str) -> bool:
+    """Whether ``spec``'s trial may call ``model`` (``provider/model``): as its answering
+    model or classifier (the ``workhorse`` and ``fast`` roles: any trial's agent may ask a
+    question), or as the judge of an llm-judge of its case that runs for its condition (the
+    model the llm-judge names, else the ``judge`` role). A trial whose evaluators call no judge
+    (a case without an llm-judge, one not evaluated) does not call the judge role's model,
+    though ``models.judge`` gives every trial that role."""
     roles = spec.roles
-    return roles is not None and model in (*roles.refs.values(), *roles.extra)
+    if roles is None:
+        return False
+    if model in (roles.refs.get("workhorse"), roles.refs.get("fast")):
+        return True
+    if not spec.case.evaluated:
+        return False
+    for evaluator in spec.case.evaluators:
+        if evaluator.use != "llm-judge":
+            continue
+        if evaluator.conditions and spec.condition not in evaluator.conditions:
+            continue
+        named = evaluator.params.get("model")
+        if (
+            named.strip() if isinstance(named, str) and named else roles.refs.get("judge")
+        ) == model:
+            return True
+    return False
 
 
 def _whose(record: TrialRecord) -> str:
