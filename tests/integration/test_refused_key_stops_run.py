@@ -7,7 +7,12 @@ the refusal too."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import stat
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -181,6 +186,51 @@ def test_an_agent_s_refused_key_leaves_only_that_agent_s_trials(
         "every trial of agent claude-code not started would meet the same refusal until the "
         "key is mended"
     ) in result.err, result.err
+
+
+def test_a_stop_by_hand_after_a_refusal_is_said_as_a_stop_not_the_refusal(
+    make_case: MakeCase, tmp_path: Path, refusing: Path
+) -> None:
+    """A SIGTERM (as Ctrl-C) while another agent's trial runs, after claude-code's key was
+    refused: the trials left are left by the stop, which is what the run says."""
+    slow = tmp_path / "bin" / "slow"
+    slow.write_text(
+        "#!/bin/sh\ncase \"$1\" in --version) echo '2.1.197 (Claude Code)'; exit 0;; esac\n"
+        'echo s >> "$CALLS"\nsleep 60\n'
+    )
+    slow.chmod(slow.stat().st_mode | stat.S_IEXEC)
+    config = json.loads(refusing.read_text())
+    config["codingagents"]["slow"] = {"agent": "claude-code", "binary": str(slow)}
+    config["codingagents"]["slow"]["mode"] = "headless"
+    refusing.write_text(json.dumps(config))
+    make_case("a", config={"agents": ["claude-code", "slow"], "repeats": 2, "timeoutSec": 90})
+    out = tmp_path / "out"
+    argv = [sys.executable, "-m", "proctor", "run", "--source", str(tmp_path / "cases")]
+    argv += ["--out", str(out), "--config", str(refusing), "--concurrency", "1"]
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    process = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "s" not in calls_text(tmp_path) and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()[1]
+            time.sleep(0.1)
+        assert "s" in calls_text(tmp_path), "the slow trial never started"
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, err
+    assert "proctor: interrupted" in err.splitlines(), err
+    assert "refused a key" not in err.partition("proctor: exit 130:")[2], err
+    run_dir = single_run_dir(out)
+    assert json.loads((run_dir / "run.json").read_text()).get("stoppedBecause") is None
+
+
+def calls_text(tmp_path: Path) -> str:
+    path = tmp_path / "calls"
+    return path.read_text() if path.exists() else ""
 
 
 def test_a_resume_runs_again_the_trials_that_met_a_refused_key(

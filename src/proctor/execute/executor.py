@@ -81,7 +81,9 @@ class RunOutcome:
 
     interrupted: bool = False
     requested: bool = False
-    """It left trials not started as ``held_back`` asked (not on a signal)."""
+    """It left trials not started as ``held_back`` asked, and no signal stopped it (a Ctrl-C or
+    SIGTERM after a refusal makes the run one stopped by hand, which the refusal is not said
+    to have stopped)."""
     kept: list[bytes] = field(default_factory=list)
     keys: set[tuple[str, str, str, int]] = field(default_factory=set)
 
@@ -465,7 +467,8 @@ def _run_workers(
                         del running[sentinel]
                         emit(subscribers, TrialFinished(record, spec.profile.agent or spec.agent))
             except KeyboardInterrupt:
-                outcome.interrupted = True
+                # A signal stopped it: the trials left are left by the stop, not the key.
+                outcome.interrupted, outcome.requested = True, False
                 # Further Ctrl-C or SIGTERM must not break the clean stop; the caller restores them.
                 ignore_stops()
                 _stop_workers(running, run, outcome, subscribers)
@@ -504,8 +507,8 @@ def _wind_up(
     try:
         remove_temporary(scratch)
         if came:
-            outcome.interrupted = True
-        asked = outcome.requested and not came
+            outcome.interrupted, outcome.requested = True, False
+        asked = outcome.requested
         emit(subscribers, RunFinished(outcome.count, outcome.interrupted, asked), stopping=True)
     finally:
         if came:

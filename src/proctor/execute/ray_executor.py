@@ -212,7 +212,8 @@ class _Loop:
                         break
                     self._wait_and_collect()
             except KeyboardInterrupt:
-                self.outcome.interrupted = True
+                # A signal stopped it: the trials left are left by the stop, not the key.
+                self.outcome.interrupted, self.outcome.requested = True, False
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 signal.signal(signal.SIGHUP, signal.SIG_IGN)
