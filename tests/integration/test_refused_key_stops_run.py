@@ -260,6 +260,31 @@ def test_a_resume_runs_again_the_trials_that_met_a_refused_key(
     assert calls(tmp_path) == 4 and "nothing left to run" in result.err, result.err
 
 
+def test_a_refused_attempt_is_no_retry_of_retry_errors(
+    proctor: Run,
+    make_case: MakeCase,
+    tmp_path: Path,
+    refusing: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The attempt that met a refused key does not use up ``--retry-errors``: mended, the
+    trial meets an overloaded provider and is retried once; the report says each apart."""
+    make_case("a", config={"agents": ["claude-code"]})
+    argv = ("--config", str(refusing), "--retry-errors", "1")
+    _result, out = run_cases(proctor, tmp_path, *argv)
+    run_dir = single_run_dir(out)
+    overloaded = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}'
+    monkeypatch.setenv("SAID", overloaded)  # mended: the provider is overloaded now
+    result = proctor("run", "--resume", str(run_dir), "--retry-errors", "1")
+    assert calls(tmp_path) == 3, result.err
+    trial = load_trial(run_dir, "a", agent="claude-code")
+    reasons = [a["reason"] for a in trial["attempts"]]
+    assert [r.split(":")[0] for r in reasons] == ["authentication failed", "provider overloaded"]
+    report = proctor("report", str(run_dir)).out
+    assert "- Retries: 1 trial ran again after a transient error (1 earlier attempt" in report
+    assert "- Run again: 1 trial ran again after a refused key (1 earlier attempt" in report
+
+
 def test_a_manifest_starts_no_further_pair_once_a_pair_met_a_refused_key(
     proctor: Run,
     make_case: MakeCase,

@@ -17,16 +17,11 @@ from __future__ import annotations
 import re
 
 from proctor.execute.events import RunEvent, TrialFinished
-from proctor.llm.failures import LABELS
+from proctor.llm.failures import LABELS, refused_model_in, refused_said
 from proctor.models.plan import TrialSpec
 from proctor.models.trial import TrialRecord
 
 _AUTH = LABELS["auth"]
-_ROLE_REFUSED = re.compile(
-    rf"(?:answering model|judge) (\S+) failed: {re.escape(_AUTH)}(?: \(\d+\))?: "
-)
-"""Where the reason of a trial whose answering model or judge was refused its key says so
-(and the model, ``provider/model``)."""
 _REFUSAL = re.compile(rf"{re.escape(_AUTH)}(?: \(\d+\))?")
 """The refusal in a trial's reason (``authentication failed (401)``), its end where a cause
 stops quoting the reason."""
@@ -35,20 +30,13 @@ stops quoting the reason."""
 def refused_key(record: TrialRecord) -> bool:
     """Whether ``record``'s trial ended because a provider refused a key: its agent could not
     authenticate, or proctor's answering model or judge was refused."""
-    return refused_model(record) is not None or _agent_refused(record)
-
-
-def _agent_refused(record: TrialRecord) -> bool:
-    return record.status == "agent-error" and record.reason.startswith((f"{_AUTH}:", f"{_AUTH} ("))
+    return refused_said(record.status, record.reason)
 
 
 def refused_model(record: TrialRecord) -> str | None:
     """The model (``provider/model``) of proctor's answering model or judge whose key was
     refused in ``record``'s trial; None when none was."""
-    if record.status not in ("infra-error", "eval-error"):
-        return None
-    found = _ROLE_REFUSED.search(record.reason)
-    return found.group(1) if found is not None else None
+    return refused_model_in(record.status, record.reason)
 
 
 def meets(record: TrialRecord, spec: TrialSpec) -> bool:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from proctor.errors import ProctorError
 from proctor.execute.events import TrialRetried
-from proctor.llm.failures import LABELS, RETRYABLE, has_status
+from proctor.llm.failures import LABELS, RETRYABLE, has_status, retried_attempt
 from proctor.models.io import read_record, write_record
 from proctor.models.trial import AttemptRecord, TrialRecord
 from proctor.paths import TrialPaths
@@ -96,14 +96,22 @@ def earlier_attempts(trial_root: Path) -> list[AttemptRecord]:
     ]
 
 
+def retries(attempts: list[AttemptRecord]) -> int:
+    """How many of a trial's earlier ``attempts`` count against ``--retry-errors``: those that
+    ended in an error a retry ran again, not those that met a key a provider refused (a resume
+    runs such a trial again whatever ``--retry-errors`` says, the key mended)."""
+    return sum(1 for a in attempts if retried_attempt(a))
+
+
 def due_again(trial_root: Path, record: TrialRecord, retry_errors: int) -> int | None:
     """For a resume given ``--retry-errors N``: the number of the attempt that a finished
     trial's files become when it is to run again (it ended in an error a retry runs again, and
-    it kept fewer than N attempts before), else None."""
+    fewer than N of the attempts it kept before were retries: see :func:`retries`), else
+    None."""
     if not is_transient(record):
         return None
-    earlier = len(earlier_attempts(trial_root))
-    return earlier + 1 if earlier < retry_errors else None
+    earlier = earlier_attempts(trial_root)
+    return len(earlier) + 1 if retries(earlier) < retry_errors else None
 
 
 def clear_for_rerun(trial_root: Path) -> None:
@@ -138,15 +146,17 @@ class Attempts:
         if index not in self.by_trial:
             self.by_trial[index] = earlier_attempts(trial.root)
         earlier = self.by_trial[index]
-        if len(earlier) < self.retry_errors and is_transient(record):
+        if retries(earlier) < self.retry_errors and is_transient(record):
             number = len(earlier) + 1
             folder = keep_attempt(trial.root, number)
+            # Attempts that met a refused key came on top of the retries it may make.
+            most = self.retry_errors + 1 + len(earlier) - retries(earlier)
             earlier.append(
                 AttemptRecord(
                     status=record.status, reason=record.reason, folder=folder, cost=record.cost
                 )
             )
-            return TrialRetried(record, number, self.retry_errors + 1, folder)
+            return TrialRetried(record, number, most, folder)
         if earlier:
             record.attempts = earlier
             write_record(trial.trial_json, record)

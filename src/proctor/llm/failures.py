@@ -33,6 +33,7 @@ import time
 from typing import Any, Literal
 
 from proctor.errors import ProctorError
+from proctor.models.trial import AttemptRecord
 from proctor.util.masking import mask
 
 FailureKind = Literal[
@@ -187,6 +188,39 @@ def kind_of_text(text: str) -> FailureKind:
     if "api error" in lowered or has_status(text, r"[45]\d\d"):
         return "request"
     return "agent"
+
+
+_ROLE_REFUSED = re.compile(
+    rf"(?:answering model|judge) (\S+) failed: {re.escape(LABELS['auth'])}(?: \(\d+\))?: "
+)
+"""Where the reason of a trial whose answering model or judge was refused its key says so
+(and the model, ``provider/model``)."""
+
+
+def refused_said(status: str, reason: str) -> bool:
+    """Whether a trial (or an attempt of one) that ended in ``status`` for ``reason`` met a
+    key a provider refused: its agent could not authenticate (``agent-error``, ``authentication
+    failed: …``), or proctor's answering model or judge was refused (see
+    :func:`refused_model_in`)."""
+    auth = LABELS["auth"]
+    agent = status == "agent-error" and reason.startswith((f"{auth}:", f"{auth} ("))
+    return agent or refused_model_in(status, reason) is not None
+
+
+def retried_attempt(attempt: AttemptRecord) -> bool:
+    """Whether a trial's earlier ``attempt`` was a retry of an error (``--retry-errors``), not
+    one that met a key a provider refused (which a resume runs again whatever
+    ``--retry-errors`` says)."""
+    return not refused_said(attempt.status, attempt.reason)
+
+
+def refused_model_in(status: str, reason: str) -> str | None:
+    """The model (``provider/model``) of proctor's answering model or judge whose key a trial
+    that ended in ``status`` for ``reason`` was refused; None when none was."""
+    if status not in ("infra-error", "eval-error"):
+        return None
+    found = _ROLE_REFUSED.search(reason)
+    return found.group(1) if found is not None else None
 
 
 def codex_refused(stderr: str) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from proctor.exit_codes import ExitCode
+from proctor.llm.failures import retried_attempt
 from proctor.models.ab import ABGateResult, ABReport
 from proctor.models.config import Gate
 from proctor.models.run import SkippedCaseRecord
@@ -382,7 +383,7 @@ def aggregate(
         wall_session=wall_session,
         cost_usd=cost_usd,
         unpriced_models=unpriced,
-        retried=sum(1 for r in records if r.attempts),
+        retried=sum(1 for r in records if any(retried_attempt(a) for a in r.attempts)),
         metrics=metric_rollup(records),
         by_source=source_rollup(records),
         source_times=source_times(records),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from proctor.exit_codes import meaning
+from proctor.llm.failures import retried_attempt
 from proctor.models.suite import (
     CI,
     FindingChange,
@@ -302,11 +303,18 @@ def render_markdown(
         )
         lines.append(f"- Metrics (median, range): {named}")
     if t.retried:
-        kept = sum(len(r.attempts) for r in records)
+        kept = sum(1 for r in records for a in r.attempts if retried_attempt(a))
         lines.append(
             f"- Retries: {plural(t.retried, 'trial')} ran again after a transient error "
             f"({plural(kept, 'earlier attempt')} kept under attempts/); statuses above are the "
             "last"
+        )
+    refused = [[a for a in r.attempts if not retried_attempt(a)] for r in records]
+    if any(refused):
+        lines.append(
+            f"- Run again: {plural(sum(1 for r in refused if r), 'trial')} ran again after a "
+            f"refused key ({plural(sum(map(len, refused)), 'earlier attempt')} kept under "
+            "attempts/, not counted against --retry-errors); statuses above are the last"
         )
     if t.cost_usd is not None or t.unpriced_models:
         cost = "n/a" if t.cost_usd is None else dollars_text(t.cost_usd)

@@ -43,6 +43,7 @@ from proctor.execute.retry import (
     earlier_attempts,
     is_transient,
     keep_attempt,
+    retries,
 )
 from proctor.models.compact import compact
 from proctor.models.config import SAFE_NAME, CliOverrides
@@ -578,12 +579,15 @@ def _sorted_out(
         root = paths.trial(*spec.key).root
         number = _again(root, record, retry_errors) if record else None
         if record is not None and number is not None:
+            # Attempts that met a refused key came on top of the retries it may make.
+            refused_before = number - 1 - retries(earlier_attempts(root))
             folder = keep_attempt(root, number)  # (its record lists it once it ends)
             todo.append(spec)
             if refused_key(record):
                 refused.append(record)
             else:
-                rerun.append(TrialRetried(record, number, retry_errors + 1, folder))
+                most = retry_errors + 1 + refused_before
+                rerun.append(TrialRetried(record, number, most, folder))
             continue
         if record is not None:
             rerunnable += is_transient(record)
