@@ -322,6 +322,30 @@ def test_a_manifest_starts_no_further_pair_once_a_pair_met_a_refused_key(
     assert "all-pair-1: resuming" in result.err
 
 
+def test_a_manifest_whose_pair_held_back_a_trial_says_the_key_not_a_ctrl_c(
+    proctor: Run, make_case: MakeCase, tmp_path: Path, refusing: Path
+) -> None:
+    """One at a time, the pair's second trial is held back (the pair's run exits 130): the
+    manifest's closing line says the refused key, not an interruption."""
+    make_case(
+        "t1", config={"agents": ["claude-code"], "conditions": {"baseline": {}, "treatment": {}}}
+    )
+    labels = tmp_path / "goals.csv"
+    labels.write_text("t1,single_goal\n")
+    manifest = tmp_path / "repeats.json"
+    args = ("--goal-labels", str(labels), "--pairs", "2", "--output", str(manifest))
+    assert proctor("plan-repeats", *args).code == 0
+    argv = (
+        "run", "--manifest", str(manifest), "--source", str(tmp_path / "cases"),
+        "--out", str(tmp_path / "out"), "--config", str(refusing), "--concurrency", "1",
+    )  # fmt: skip
+    result = proctor(*argv)
+    assert result.code == 130, result.err
+    assert calls(tmp_path) == 1, result.err
+    assert "proctor: stopped: a provider refused a key in trial t1/claude-code/" in result.err
+    assert "proctor: interrupted;" not in result.err, result.err
+
+
 def test_a_word_of_the_agent_s_tools_is_no_refused_key(
     proctor: Run,
     make_case: MakeCase,

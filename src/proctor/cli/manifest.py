@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from proctor.models.run import ManifestRun, RepeatManifest
     from proctor.models.trial import TrialRecord
     from proctor.session import RunRequest
+    from proctor.session.request import RunResult
     from proctor.session.resume import ResumePlan
 
 
@@ -193,10 +194,10 @@ def _run_pairs(
             )
             codes.append(resumed.suite.exit_code)
             run_dirs.append(resumed.paths.root)
+            if (met := _met_refusal(resumed)) is not None:
+                return _manifest_refused(path, plan_of.runs, entry, met)
             if resumed.suite.exit_code == ExitCode.INTERRUPTED:
                 return _manifest_interrupted(path, plan_of.runs, entry)
-            if (met := _met_refusal(resumed.report_records)) is not None:
-                return _manifest_refused(path, plan_of.runs, entry, met)
             continue
         assert pair.plan is not None  # (planned above: the pair runs)
         click.echo(f"proctor: {entry.session}: conditions {' then '.join(entry.order)}", err=True)
@@ -205,20 +206,25 @@ def _run_pairs(
         click.echo(f"proctor: results in {result.paths.root}", err=True)
         codes.append(result.suite.exit_code)
         run_dirs.append(result.paths.root)
+        # A trial of the pair met a refused key: its trials that would meet it were held back
+        # (the run stopped, exit 130), or every one started at once and met it (the pair ended
+        # whole); each pair after it would meet the same refusal.
+        if (met := _met_refusal(result)) is not None:
+            return _manifest_refused(path, plan_of.runs, entry, met)
         if result.suite.exit_code == ExitCode.INTERRUPTED:
             return _manifest_interrupted(path, plan_of.runs, entry)
-        # Every trial of the pair started at once and met a refused key, none left waiting:
-        # the pair ended whole, and each pair after it would meet the same refusal.
-        if (met := _met_refusal(result.report_records)) is not None:
-            return _manifest_refused(path, plan_of.runs, entry, met)
     return run_dirs
 
 
-def _met_refusal(records: list[TrialRecord]) -> TrialRecord | None:
-    """The first of a pair's trials that ended on a key a provider refused, or None."""
+def _met_refusal(result: RunResult) -> TrialRecord | None:
+    """The first of a pair's trials that ended on a key a provider refused, or None; None too
+    for a pair a signal (Ctrl-C, SIGTERM) stopped: the manifest then stopped by hand."""
     from proctor.execute.refused import refused_key
+    from proctor.exit_codes import ExitCode
 
-    return next((record for record in records if refused_key(record)), None)
+    if result.suite.exit_code == ExitCode.INTERRUPTED and result.stopped_because is None:
+        return None
+    return next((record for record in result.report_records if refused_key(record)), None)
 
 
 def _manifest_refused(

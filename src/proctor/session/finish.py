@@ -216,6 +216,7 @@ def _finish(
         left=len(plan.trials) - ended,
         report_records=records,
         reporters=tuple(request.reporters),
+        stopped_because=manifest.stopped_because,
     )
 
 

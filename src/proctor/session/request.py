@@ -100,6 +100,9 @@ class RunResult:
     kept_rerunnable: int = 0  # of the trials a resume kept, those --retry-errors would rerun
     errors_rerun: int = 0  # trials it retried after an error (kept ones, or as they ran now)
     refused_rerun: int = 0  # trials a resume ran again as they had met a refused key
+    stopped_because: str | None = None
+    """Why proctor stopped the run itself (a key a provider refused: see ``run.json``'s
+    ``stoppedBecause``); None for a run that ran out, or that a signal stopped."""
 
     @cached_property
     def records(self) -> list[TrialRecord]:
