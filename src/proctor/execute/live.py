@@ -35,7 +35,7 @@ from proctor.agents.protocol import Launch
 from proctor.models.io import escape_surrogates, masked_text, write_text_atomic
 from proctor.models.trajectory import event_json
 from proctor.paths import LIVE_DIFF_MARKER, LIVE_MARKER, TrialPaths, names_live
-from proctor.workspace.diff import Known, Snapshot, workspace_diff
+from proctor.workspace.diff import Snapshot, workspace_diff
 
 LOOK_EVERY_SEC = 0.5
 """How often the native transcript's size and time are looked at."""
@@ -179,7 +179,7 @@ class LiveTrajectory:
 LIVE_DIFF_MAX_FILES = 200_000
 """A workspace of more files (as the agent found it) has no diff so far: one diff of it costs
 over a second of a core (a diff costs about 6 µs a file, every file's size and time looked at,
-and the files that changed since the last look read)."""
+and the files that changed read)."""
 LIVE_DIFF_MAX_SEC = 5.0
 """A diff so far that took longer (the agent made many files, or large ones) is the last one
 made until the trial ends."""
@@ -204,12 +204,6 @@ class LiveDiff:
         """(inode, size) of :attr:`path` as last written here."""
         self.given_up: str | None = None
         """Why no diff is made any more while the trial runs (a huge workspace)."""
-        self.known: Known = {}
-        """Each file's part of the last diff made (see :func:`workspace_diff`): a file whose
-        size, times and inode are the same at the next look is not read again."""
-        self.known_of: object = None
-        """The snapshot's files :attr:`known` was made against (a seeded eval takes a new
-        snapshot while the agent runs: then it is made anew)."""
 
     @staticmethod
     def marker_of(path: Path) -> Path:
@@ -234,10 +228,8 @@ class LiveDiff:
             )
             self.write(self.given_up)
             return
-        if self.known_of is not self.before.stats:
-            self.known, self.known_of = {}, self.before.stats
         started = time.monotonic()
-        diff = workspace_diff(self.before, self.workspace, known=self.known)
+        diff = workspace_diff(self.before, self.workspace)
         took = time.monotonic() - started
         if took > LIVE_DIFF_MAX_SEC:
             self.given_up = (

@@ -5,7 +5,6 @@ replaced it by the trajectory collected at the end."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -347,93 +346,6 @@ def test_a_workspace_replaced_by_a_link_is_not_followed(tmp_path: Path) -> None:
     _said(transcript, "a", "swapped")
     _look(live)
     assert not (trial / "workspace.diff").exists()
-
-
-def _live_diff(tmp_path: Path, files: int) -> tuple[Any, Path, Path]:
-    """A :class:`LiveDiff` of a workspace of ``files`` files, all written just before the
-    snapshot (by setup lines): every one kept aside, compared by content."""
-    from proctor.execute.live import LiveDiff
-    from proctor.workspace.diff import take_snapshot
-
-    workspace, trial = tmp_path / "ws", tmp_path / "trial"
-    workspace.mkdir()
-    trial.mkdir()
-    for i in range(files):
-        (workspace / f"f{i}.txt").write_text(f"line {i}\n")
-    before = take_snapshot(workspace, None, tmp_path / "kept")
-    assert len(before.kept_paths) == files
-    return LiveDiff(before, workspace, trial / "workspace.diff"), workspace, trial
-
-
-def _counting_compares(monkeypatch: Any) -> list[str]:
-    """The names of the files compared by content, from now on."""
-    from proctor.workspace import diff as diff_module
-
-    compared: list[str] = []
-    real = diff_module._same_content
-
-    def counting(*args: Any) -> bool:
-        compared.append(Path(str(args[-1])).name)
-        return real(*args)
-
-    monkeypatch.setattr(diff_module, "_same_content", counting)
-    return compared
-
-
-def test_a_file_unchanged_since_the_last_look_is_not_compared_again(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
-    """Every file setup wrote was compared by content at every look (about 53 µs a file:
-    2.4 s a look for 20,000 of them, in the follower's share of time)."""
-    from proctor.workspace import diff as diff_module
-
-    monkeypatch.setattr(diff_module, "RACY_NS", 0)  # as two seconds after the files changed
-    diff, workspace, trial = _live_diff(tmp_path, 20)
-    diff.look()
-    assert (trial / "workspace.diff").read_text() == ""
-    (workspace / "f7.txt").write_text("changed\n")
-    compared = _counting_compares(monkeypatch)
-    diff.look()
-    assert "-line 7\n+changed\n" in (trial / "workspace.diff").read_text()
-    assert compared == ["f7.txt"]
-    compared.clear()
-    diff.look()
-    assert compared == [] and "+changed\n" in (trial / "workspace.diff").read_text()
-
-
-def test_a_file_changed_moments_ago_is_compared_at_every_look(tmp_path: Path) -> None:
-    """The control: a file whose change time is recent may change again with the same size,
-    times and inode (a file system's time granularity): its part is never kept."""
-    diff, workspace, trial = _live_diff(tmp_path, 1)
-    (workspace / "f0.txt").write_text("aaaa\n")
-    diff.look()
-    assert "+aaaa\n" in (trial / "workspace.diff").read_text()
-    stamp = os.stat(workspace / "f0.txt").st_mtime_ns
-    (workspace / "f0.txt").write_text("bbbb\n")
-    os.utime(workspace / "f0.txt", ns=(stamp, stamp))  # the same size and time
-    diff.look()
-    assert "+bbbb\n" in (trial / "workspace.diff").read_text()
-
-
-def test_a_new_snapshot_while_the_agent_runs_makes_every_part_anew(
-    tmp_path: Path, monkeypatch: Any
-) -> None:
-    """A seeded eval takes the workspace as it is as the agent's start: a part kept from the
-    last look, made against the snapshot before, is not used again."""
-    from proctor.workspace import diff as diff_module
-    from proctor.workspace.diff import take_snapshot
-
-    monkeypatch.setattr(diff_module, "RACY_NS", 0)
-    diff, workspace, trial = _live_diff(tmp_path, 3)
-    (workspace / "f1.txt").write_text("seeded\n")
-    diff.look()
-    assert "+seeded\n" in (trial / "workspace.diff").read_text()
-    fresh = take_snapshot(workspace, None, tmp_path / "before-seeded")  # as rebaseline does
-    before = diff.before
-    before.stats, before.fixture = fresh.stats, fresh.fixture
-    before.kept, before.kept_paths = fresh.kept, fresh.kept_paths
-    diff.look()
-    assert (trial / "workspace.diff").read_text() == ""
 
 
 def test_a_mark_whose_write_failed_leaves_no_temp_file(tmp_path: Path, monkeypatch: Any) -> None:
