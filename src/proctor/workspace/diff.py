@@ -11,10 +11,9 @@ grow with the size of the repository it works in.
 from __future__ import annotations
 
 import difflib
-import errno
+import filecmp
 import os
 import shutil
-import stat as stat_mode
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -44,7 +43,7 @@ def scan(
     symlinks: dict[str, str] | None = None,
 ) -> FileStats:
     """Every regular file under ``root`` (minus caches, symlinks and special files) with its
-    size and time, in one pass of ``os.scandir``: a file costs one ``lstat``.
+    size and time, in one pass of ``os.scandir``: a file costs one ``lstat``, a folder none.
 
     When ``links`` is given, the path of every symlink anywhere under ``root`` (cache folders
     included) is appended to it, for the caller to check where each one leads; ``linked``
@@ -52,91 +51,43 @@ def scan(
     folders that could not be listed (no permission, a path past the system's limit), with why;
     ``symlinks`` each symlink outside cache folders, by workspace-relative path, with its target.
     """
-    try:
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return {}
-    try:
-        return _scan(fd, str(root), links, linked, unread, symlinks)
-    finally:
-        os.close(fd)
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-"""A file is opened without following a link, and without waiting for a writer (a named pipe
-put where a file was, which is then not read: only a regular file is)."""
-
-
-def _scan(
-    root_fd: int,
-    root: str,
-    links: list[str] | None = None,
-    linked: list[str] | None = None,
-    unread: dict[str, str] | None = None,
-    symlinks: dict[str, str] | None = None,
-    stamps: dict[str, tuple[int, int]] | None = None,
-) -> FileStats:
-    """:func:`scan` of the folder open as ``root_fd`` (at the path ``root``). Each folder under
-    it is listed through a descriptor opened without following a link, and only when it is
-    still the folder its parent's listing showed (the same device and inode): a folder swapped
-    for a link while the tree is scanned is never listed through it. ``stamps`` gets each
-    file's change time and inode."""
     stats: FileStats = {}
-    stack: list[tuple[str, str, bool, tuple[int, int] | None]] = [("", root, False, None)]
+    if not root.is_dir():
+        return stats
+    stack: list[tuple[str, str, bool]] = [("", str(root), False)]
     while stack:
-        prefix, folder, ignored, seen = stack.pop()
+        prefix, folder, ignored = stack.pop()
         try:
-            fd = root_fd if seen is None else os.open(folder, _DIR_FLAGS)
-        except (FileNotFoundError, NotADirectoryError):
-            continue  # gone while scanned (or a file put in its place)
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue  # gone while scanned
         except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                continue  # a link put in its place while scanned: never followed
             if unread is not None and prefix and not ignored:
                 unread[prefix.rstrip("/")] = exc.strerror or type(exc).__name__
             continue
-        try:
-            if seen is not None:
-                st = os.fstat(fd)
-                if (st.st_dev, st.st_ino) != seen:
-                    continue  # another folder in its place since its parent was listed
+        for entry in entries:
+            name = entry.name
             try:
-                entries = list(os.scandir(fd))
-            except OSError as exc:
-                if unread is not None and prefix and not ignored:
-                    unread[prefix.rstrip("/")] = exc.strerror or type(exc).__name__
-                continue
-            for entry in entries:
-                name = entry.name
-                try:
-                    if entry.is_symlink():
-                        if links is not None:
-                            links.append(os.path.join(folder, name))
-                        if symlinks is not None and not ignored:
-                            symlinks[f"{prefix}{name}"] = os.readlink(name, dir_fd=fd)
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        skip = ignored or name in IGNORED_DIRS
-                        if not skip or links is not None:
-                            st = entry.stat(follow_symlinks=False)
-                            path = os.path.join(folder, name)
-                            stack.append((f"{prefix}{name}/", path, skip, (st.st_dev, st.st_ino)))
-                        continue
-                    if ignored or name.endswith(IGNORED_SUFFIXES):
-                        continue
-                    if entry.is_file(follow_symlinks=False):
-                        st = entry.stat(follow_symlinks=False)
-                        stats[f"{prefix}{name}"] = (st.st_size, st.st_mtime_ns)
-                        if stamps is not None:
-                            stamps[f"{prefix}{name}"] = (st.st_ctime_ns, st.st_ino)
-                        if linked is not None and st.st_nlink > 1:
-                            linked.append(os.path.join(folder, name))
-                except OSError:
-                    continue  # gone while scanned
-        finally:
-            if fd != root_fd:
-                os.close(fd)
+                if entry.is_symlink():
+                    if links is not None:
+                        links.append(entry.path)
+                    if symlinks is not None and not ignored:
+                        symlinks[f"{prefix}{name}"] = os.readlink(entry.path)
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    skip = ignored or name in IGNORED_DIRS
+                    if not skip or links is not None:
+                        stack.append((f"{prefix}{name}/", entry.path, skip))
+                    continue
+                if ignored or name.endswith(IGNORED_SUFFIXES):
+                    continue
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    stats[f"{prefix}{name}"] = (st.st_size, st.st_mtime_ns)
+                    if linked is not None and st.st_nlink > 1:
+                        linked.append(entry.path)
+            except OSError:
+                continue  # gone while scanned
     return stats
 
 
@@ -192,123 +143,23 @@ class Snapshot:
         return (stat.st_size, stat.st_mtime_ns) != self.stats[rel]
 
     def read(self, rel: str) -> bytes | None:
-        """The content ``rel`` had (up to one byte past :data:`MAX_TEXT_BYTES`: see
-        :func:`_read_file`), or None when it cannot be read."""
         source = self.source(rel)
-        return None if source is None else _read_file(str(source))
+        if source is None:
+            return None
+        try:
+            return source.read_bytes()
+        except OSError:
+            return None
 
 
-def _open_file(path: str, folder: int | None = None) -> int | None:
-    """A descriptor of the regular file at ``path`` (relative to the folder open as
-    ``folder``), opened without following a link and without waiting on a named pipe; None
-    when it is anything else, or cannot be opened."""
-    try:
-        fd = os.open(path, _FILE_FLAGS, dir_fd=folder)
-    except OSError:
-        return None
-    try:
-        if stat_mode.S_ISREG(os.fstat(fd).st_mode):
-            return fd
-    except OSError:
-        pass
-    os.close(fd)
-    return None
-
-
-def _read_file(path: str, folder: int | None = None) -> bytes | None:
-    """The content of the regular file at ``path`` (see :func:`_open_file`), read up to one
-    byte past :data:`MAX_TEXT_BYTES`: a file that grew past it after it was listed is never
-    read whole (more bytes than that says it is too large to show)."""
-    fd = _open_file(path, folder)
-    if fd is None:
-        return None
-    try:
-        with open(fd, "rb", closefd=False) as fh:
-            return fh.read(MAX_TEXT_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-CHUNK = 1 << 16
-
-
-def _same_content(a: Path | None, tree: _Tree, rel: str) -> bool:
-    """Whether the file ``a`` and the file ``rel`` of ``tree`` hold the same bytes, compared in
-    chunks (never whole in memory)."""
+def _same_content(a: Path | None, b: Path) -> bool:
+    """Whether two files hold the same bytes, compared in chunks (never whole in memory)."""
     if a is None:
         return False
-    fa = _open_file(str(a))
-    if fa is None:
-        return False
     try:
-        fb = tree.open(rel)
-        if fb is None:
-            return False
-        try:
-            if os.fstat(fa).st_size != os.fstat(fb).st_size:
-                return False
-            with open(fa, "rb", closefd=False) as ha, open(fb, "rb", closefd=False) as hb:
-                while True:
-                    chunk = ha.read(CHUNK)
-                    if chunk != hb.read(CHUNK):
-                        return False
-                    if not chunk:
-                        return True
-        finally:
-            os.close(fb)
+        return filecmp.cmp(a, b, shallow=False)
     except OSError:
         return False
-    finally:
-        os.close(fa)
-
-
-class _Tree:
-    """A folder open for reading its files: each file is reached through its folders, each
-    opened in turn without following a link (a folder the agent swapped for a link is not
-    read through), and read only when it is a regular file. The folders of the last file
-    reached stay open for the next (files come in sorted order: mostly the same folders)."""
-
-    def __init__(self, root: int) -> None:
-        self.fds = [root]
-        self.names: list[str] = []
-
-    def open(self, rel: str) -> int | None:
-        """A descriptor of the regular file ``rel`` (see :func:`_open_file`), or None."""
-        *parts, name = rel.split("/")
-        try:
-            folder = self._folder(parts)
-        except OSError:
-            return None
-        return _open_file(name, folder)
-
-    def read(self, rel: str) -> bytes | None:
-        """The content of the regular file ``rel``, as :func:`_read_file` reads it."""
-        *parts, name = rel.split("/")
-        try:
-            folder = self._folder(parts)
-        except OSError:
-            return None
-        return _read_file(name, folder)
-
-    def _folder(self, parts: list[str]) -> int:
-        kept = 0
-        while kept < min(len(parts), len(self.names)) and parts[kept] == self.names[kept]:
-            kept += 1
-        while len(self.names) > kept:
-            self.names.pop()
-            os.close(self.fds.pop())
-        for name in parts[kept:]:
-            self.fds.append(os.open(name, _DIR_FLAGS, dir_fd=self.fds[-1]))
-            self.names.append(name)
-        return self.fds[-1]
-
-    def close(self) -> None:
-        """Close the folders held open (not the root: its opener closes it)."""
-        while self.names:
-            self.names.pop()
-            os.close(self.fds.pop())
 
 
 def take_snapshot(
@@ -347,93 +198,56 @@ def copy_snapshot(copy: Path) -> Snapshot:
     return snap
 
 
-Stamp = tuple[int, int, int, int]
-"""A file's size, modification time, change time (both in ns) and inode."""
-Known = dict[str, tuple[Stamp | None, str]]
-"""Path → the file's :data:`Stamp` (None: no such file) when its part of a diff was made, and
-that part (empty when unchanged)."""
-
-
 def workspace_diff(
-    before: Snapshot,
-    root: Path,
-    masked: Callable[[bytes], bytes] | None = None,
-    known: Known | None = None,
+    before: Snapshot, root: Path, masked: Callable[[bytes], bytes] | None = None
 ) -> str:
     """The unified diff of ``root`` against the snapshot, reading only the files whose size
     or time changed (and the copies kept aside); a file is held in memory only while its own
     diff is made, and only when its content did change. ``masked``: what both sides' text
-    goes through before it is compared (a file the same once masked is unchanged).
-
-    ``root`` and the folders under it are never followed when a link is put in their place,
-    nor a file when a link or a named pipe is (see :class:`_Tree`), even while the agent runs.
-    ``known``: each file's part of the last diff made, kept by a caller that diffs the same
-    workspace again (:class:`~proctor.execute.live.LiveDiff`): a file whose stamp is the same
-    is not read again (only one whose change time is older than :data:`RACY_NS` is kept)."""
-    try:
-        fd = os.open(root, _DIR_FLAGS)
-    except OSError:
-        fd = None  # gone, or a link put in its place: its files are not there
-    try:
-        return _workspace_diff(before, root, fd, masked, known)
-    finally:
-        if fd is not None:
-            os.close(fd)
-
-
-def _workspace_diff(
-    before: Snapshot,
-    root: Path,
-    fd: int | None,
-    masked: Callable[[bytes], bytes] | None,
-    known: Known | None,
-) -> str:
+    goes through before it is compared (a file the same once masked is unchanged)."""
     out: list[str] = []
     unread: dict[str, str] = {}
     links: dict[str, str] = {}
-    stamps: dict[str, tuple[int, int]] | None = {} if known is not None else None
-    settled = time.time_ns() - RACY_NS
-    now = {} if fd is None else _scan(fd, str(root), unread=unread, symlinks=links, stamps=stamps)
-    tree = None if fd is None else _Tree(fd)
+    now = scan(root, unread=unread, symlinks=links)
     hidden = tuple(f"{folder}/" for folder in unread)
-    compared: set[str] = set()
-    try:
-        for rel in sorted(set(before.stats) | set(now)):
-            if hidden and rel.startswith(hidden):
-                continue  # in a folder that could not be read: said once below, not as deletions
-            stat = now.get(rel)
-            was = before.stats.get(rel)
-            if stat == was and rel not in before.kept_paths:
-                continue  # unchanged: not read
-            if was is not None and before.changed_at_source(rel):
-                path = rel
-                out.append(f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n")
-                out.append(
-                    f"Before unknown: the fixture's {quote_path(path)} changed during the trial\n"
-                )
-                continue
-            stamp: Stamp | None = None
-            if known is not None and stamps is not None:
-                compared.add(rel)
-                if stat is not None:
-                    stamp = (*stat, *stamps[rel])
-                last = known.get(rel)
-                if last is not None and last[0] == stamp:
-                    out.append(last[1])
-                    continue
-            part = _file_diff(before, tree, rel, stat, was, masked)
-            if known is not None:
-                if stamp is None or stamp[2] < settled:
-                    known[rel] = (stamp, part)
-                else:
-                    known.pop(rel, None)  # may change again with the same stamp
-            out.append(part)
-    finally:
-        if tree is not None:
-            tree.close()
-    if known is not None:
-        for rel in set(known) - compared:
-            del known[rel]
+    for rel in sorted(set(before.stats) | set(now)):
+        if hidden and rel.startswith(hidden):
+            continue  # in a folder that could not be read: said once below, not as deletions
+        stat = now.get(rel)
+        was = before.stats.get(rel)
+        if stat == was and rel not in before.kept_paths:
+            continue  # unchanged: not read
+        if was is not None and before.changed_at_source(rel):
+            path = rel
+            out.append(f"diff --git {quote_path('a/' + path)} {quote_path('b/' + path)}\n")
+            out.append(
+                f"Before unknown: the fixture's {quote_path(path)} changed during the trial\n"
+            )
+            continue
+        if stat is not None and was is not None and _same_content(before.source(rel), root / rel):
+            continue
+        if max(stat[0] if stat else 0, was[0] if was else 0) > MAX_TEXT_BYTES:
+            # Shown as binary whatever it holds: named, never read whole into memory.
+            had = was is not None and before.source(rel) is not None
+            out.append(_binary_change(rel, had=had, has=stat is not None))
+            continue
+        old: dict[str, bytes] = {}
+        new: dict[str, bytes] = {}
+        if was is not None:
+            content = before.read(rel)
+            if content is not None:
+                old[rel] = content
+        if stat is not None:
+            try:
+                new[rel] = (root / rel).read_bytes()
+            except OSError:
+                pass
+        if masked is not None:
+            old, new = (
+                {k: masked(v) for k, v in old.items()},
+                {k: masked(v) for k, v in new.items()},
+            )
+        out.append(unified_diff(old, new))
     for rel in sorted(set(before.links) | set(links)):
         if before.links.get(rel) != links.get(rel) and not (hidden and rel.startswith(hidden)):
             out.append(_link_change(rel, before.links.get(rel), links.get(rel)))
@@ -442,48 +256,6 @@ def _workspace_diff(
         out.append(f"diff --git {quote_path('a/' + folder)} {quote_path('b/' + folder)}\n")
         out.append(f"Not compared: the folder {quote_path(folder)} could not be read ({why})\n")
     return "".join(out)
-
-
-def _file_diff(
-    before: Snapshot,
-    tree: _Tree | None,
-    rel: str,
-    stat: tuple[int, int] | None,
-    was: tuple[int, int] | None,
-    masked: Callable[[bytes], bytes] | None,
-) -> str:
-    """The part of the diff of one file whose size or time changed (or whose copy was kept
-    aside): empty when its content is the same."""
-    if (
-        tree is not None
-        and stat is not None
-        and was is not None
-        and _same_content(before.source(rel), tree, rel)
-    ):
-        return ""
-    if max(stat[0] if stat else 0, was[0] if was else 0) > MAX_TEXT_BYTES:
-        # Shown as binary whatever it holds: named, never read whole into memory.
-        had = was is not None and before.source(rel) is not None
-        return _binary_change(rel, had=had, has=stat is not None)
-    old: dict[str, bytes] = {}
-    new: dict[str, bytes] = {}
-    if was is not None:
-        content = before.read(rel)
-        if content is not None:
-            old[rel] = content
-    if stat is not None and tree is not None:
-        content = tree.read(rel)
-        if content is not None:
-            new[rel] = content
-    if any(len(content) > MAX_TEXT_BYTES for content in (*old.values(), *new.values())):
-        # Grown past the limit since it was listed: as binary, as a large file is.
-        return _binary_change(rel, had=rel in old, has=rel in new)
-    if masked is not None:
-        old, new = (
-            {k: masked(v) for k, v in old.items()},
-            {k: masked(v) for k, v in new.items()},
-        )
-    return unified_diff(old, new)
 
 
 def _link_change(path: str, old: str | None, new: str | None) -> str:

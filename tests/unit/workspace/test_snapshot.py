@@ -4,10 +4,7 @@ it is read back from the fixture, others are copied aside; only changed files ar
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,13 +19,13 @@ OLD = 1_600_000_000_000_000_000  # a fixture file's time, long before any snapsh
 def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the files the diff reads whole, from now on."""
     read: list[str] = []
-    real_read = diff_module._read_file
+    real_read = diff_module.Path.read_bytes
 
-    def counting(path: str, folder: int | None = None) -> bytes | None:
-        read.append(Path(path).name)
-        return real_read(path, folder)
+    def counting(self: Path) -> bytes:
+        read.append(self.name)
+        return real_read(self)
 
-    monkeypatch.setattr(diff_module, "_read_file", counting)
+    monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
     return read
 
 
@@ -235,15 +232,14 @@ def test_the_files_of_a_folder_that_cannot_be_read_are_not_shown_deleted(
     ws = tmp_path / "ws"
     materialise_fixture(src, "dir", ws)
     before = take_snapshot(ws, src, tmp_path / "kept")
-    real_open = os.open
+    real_scandir = os.scandir
 
-    def locked(path: object, flags: int, *args: object, **kwargs: object) -> int:
-        # chmod 000 pkg, as a user who is not root sees it
+    def locked(path: object) -> object:  # chmod 000 pkg, as a user who is not root sees it
         if str(path) == str(ws / "pkg"):
             raise PermissionError(13, "Permission denied", str(path))
-        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+        return real_scandir(path)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(diff_module.os, "open", locked)
+    monkeypatch.setattr(diff_module.os, "scandir", locked)
     diff = workspace_diff(before, ws)
     assert "deleted file" not in diff and "a.py" not in diff
     assert "Not compared: the folder pkg could not be read (Permission denied)" in diff
@@ -280,147 +276,3 @@ def test_control_untouched_symlinks_are_not_in_the_diff(tmp_path: Path) -> None:
     materialise_fixture(src, "dir", ws)
     before = take_snapshot(ws, src, tmp_path / "kept")
     assert workspace_diff(before, ws) == ""
-
-
-def after_listing(monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]) -> None:
-    """Run ``act`` (the agent, acting while its diff so far is made) once the workspace has
-    been listed and before any of its files is read."""
-    for name in ("scan", "_scan"):
-        real = getattr(diff_module, name, None)
-        if real is None:
-            continue
-
-        def listed(*args: object, _real: Any = real, **kwargs: object) -> object:
-            found = _real(*args, **kwargs)
-            act()
-            return found
-
-        monkeypatch.setattr(diff_module, name, listed)
-
-
-def test_a_file_swapped_for_a_named_pipe_after_listing_is_not_waited_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The diff read every changed file with read_bytes(): a file the agent replaced by a
-    named pipe between the listing and the read blocked it until a writer came (the live
-    diff's follower, then the trial, hung until the overrun kill)."""
-    src = fixture(tmp_path)
-    ws = tmp_path / "ws"
-    materialise_fixture(src, "dir", ws)
-    before = take_snapshot(ws, src, tmp_path / "kept")
-    (ws / "pkg" / "a.py").write_text("x = 2\n")
-    (ws / "new.txt").write_text("new\n")
-
-    def to_a_pipe() -> None:
-        (ws / "new.txt").unlink()
-        os.mkfifo(ws / "new.txt")
-
-    after_listing(monkeypatch, to_a_pipe)
-    made: list[str] = []
-    thread = threading.Thread(target=lambda: made.append(workspace_diff(before, ws)), daemon=True)
-    thread.start()
-    thread.join(30)
-    if thread.is_alive():  # blocked on the pipe: a writer lets it go on
-        with open(ws / "new.txt", "w") as pipe:
-            pipe.write("through the pipe\n")
-        thread.join()
-    (diff,) = made
-    assert "through the pipe" not in diff
-    assert "-x = 1\n+x = 2\n" in diff  # the rest of the diff as always
-
-
-def test_a_file_or_folder_swapped_for_a_link_after_listing_is_not_followed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A file (or a folder holding one) the agent replaced by a link to a file outside the
-    workspace between the listing and the read put that file's content in the diff."""
-    outside = tmp_path / "outside"
-    (outside / "pkg").mkdir(parents=True)
-    (outside / "secret.txt").write_text("OUTSIDE: id_rsa\n")
-    (outside / "pkg" / "a.py").write_text("OUTSIDE: token\n")
-    src = fixture(tmp_path)
-    ws = tmp_path / "ws"
-    materialise_fixture(src, "dir", ws)
-    before = take_snapshot(ws, src, tmp_path / "kept")
-    (ws / "pkg" / "a.py").write_text("x = 2\n")
-    (ws / "new.txt").write_text("new\n")
-
-    def to_links() -> None:
-        (ws / "new.txt").unlink()
-        (ws / "new.txt").symlink_to(outside / "secret.txt")
-        (ws / "pkg").rename(tmp_path / "moved")
-        (ws / "pkg").symlink_to(outside / "pkg")
-
-    after_listing(monkeypatch, to_links)
-    diff = workspace_diff(before, ws)
-    assert "OUTSIDE" not in diff
-    assert "-keep" not in diff  # the files left alone: as always
-
-
-def test_a_folder_swapped_for_a_link_while_listed_is_not_listed_through_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A folder replaced by a link between its parent's listing and its own was listed (and
-    its files read) wherever the link led."""
-    outside = tmp_path / "outside"
-    (outside / "sub").mkdir(parents=True)
-    (outside / "sub" / "secret.txt").write_text("OUTSIDE: id_rsa\n")
-    src = fixture(tmp_path)
-    (src / "pkg" / "sub").mkdir()
-    ws = tmp_path / "ws"
-    materialise_fixture(src, "dir", ws)
-    before = take_snapshot(ws, src, tmp_path / "kept")
-    pkg = os.stat(ws / "pkg")
-    real_scandir = os.scandir
-
-    def listing(folder: Any) -> Any:
-        entries = list(real_scandir(folder))
-        st = os.stat(folder)
-        if (st.st_dev, st.st_ino) == (pkg.st_dev, pkg.st_ino):  # pkg listed: sub is next
-            (ws / "pkg").rename(tmp_path / "moved")
-            (ws / "pkg").symlink_to(outside)
-        return iter(entries)
-
-    monkeypatch.setattr(diff_module.os, "scandir", listing)
-    diff = workspace_diff(before, ws)
-    assert "OUTSIDE" not in diff and "secret.txt" not in diff
-
-
-def test_a_workspace_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
-    """Put in the workspace's place while the agent ran (after the live diff's look at it),
-    a link was followed: the files where it led were listed and read into the diff."""
-    src = fixture(tmp_path)
-    ws = tmp_path / "ws"
-    materialise_fixture(src, "dir", ws)
-    before = take_snapshot(ws, src, tmp_path / "kept")
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "secret.txt").write_text("OUTSIDE: id_rsa\n")
-    ws.rename(tmp_path / "moved")
-    ws.symlink_to(outside)
-    diff = workspace_diff(before, ws)
-    assert "OUTSIDE" not in diff and "secret.txt" not in diff
-    assert "deleted file" in diff  # read as gone, as a workspace removed is
-
-
-def test_a_file_grown_past_the_limit_after_listing_is_not_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The limit was checked against the sizes listed: a file that grew past it before it
-    was read was read whole, however large."""
-    monkeypatch.setattr(diff_module, "MAX_TEXT_BYTES", 100)
-    src = fixture(tmp_path)
-    ws = tmp_path / "ws"
-    materialise_fixture(src, "dir", ws)
-    before = take_snapshot(ws, src, tmp_path / "kept")
-    (ws / "b.txt").write_text("small\n")
-    after_listing(monkeypatch, lambda: (ws / "b.txt").write_text("grown\n" * 1000))
-    seen: list[int] = []
-
-    def masked(data: bytes) -> bytes:  # what the diff holds of each side
-        seen.append(len(data))
-        return data
-
-    diff = workspace_diff(before, ws, masked)
-    assert diff == "diff --git a/b.txt b/b.txt\nBinary files a/b.txt and b/b.txt differ\n"
-    assert max(seen, default=0) <= 100
