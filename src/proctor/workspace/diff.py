@@ -11,9 +11,10 @@ grow with the size of the repository it works in.
 from __future__ import annotations
 
 import difflib
-import filecmp
+import errno
 import os
 import shutil
+import stat as stat_module
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from proctor.util.diffpaths import quote_path
 IGNORED_DIRS = frozenset({"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".git"})
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 MAX_TEXT_BYTES = 2_000_000
+COMPARE_CHUNK = 64 * 1024
+"""Bytes compared at a time when a file's content is compared with its snapshot."""
 
 
 RACY_NS = 2_000_000_000
@@ -152,12 +155,42 @@ class Snapshot:
             return None
 
 
+def _open_own(path: Path) -> int:
+    """A descriptor of the workspace's file ``path`` open for reading, when it is a regular
+    file: a link is not followed and a named pipe is not waited on (the agent may have put
+    one in its place since the folder was listed: the diff so far is made while it runs, and
+    a pipe no one writes blocked its reader for good). Anything else raises OSError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_own(path: Path, limit: int) -> bytes:
+    """At most ``limit`` + 1 bytes of the workspace's file ``path`` (see :func:`_open_own`):
+    one more than ``limit`` says it grew past it since it was listed."""
+    with open(_open_own(path), "rb", closefd=True) as fh:
+        return fh.read(limit + 1)
+
+
 def _same_content(a: Path | None, b: Path) -> bool:
-    """Whether two files hold the same bytes, compared in chunks (never whole in memory)."""
+    """Whether a file kept aside (or the fixture's) and the workspace's file ``b`` hold the
+    same bytes, compared in chunks (never whole in memory); ``b`` is read as
+    :func:`_open_own` opens it."""
     if a is None:
         return False
     try:
-        return filecmp.cmp(a, b, shallow=False)
+        with open(a, "rb") as old, open(_open_own(b), "rb", closefd=True) as new:
+            while True:
+                chunk = old.read(COMPARE_CHUNK)
+                if chunk != new.read(COMPARE_CHUNK):
+                    return False
+                if not chunk:
+                    return True
     except OSError:
         return False
 
@@ -239,9 +272,14 @@ def workspace_diff(
                 old[rel] = content
         if stat is not None:
             try:
-                new[rel] = (root / rel).read_bytes()
+                content = _read_own(root / rel, MAX_TEXT_BYTES)
             except OSError:
                 pass
+            else:
+                if len(content) > MAX_TEXT_BYTES:  # it grew past it since it was listed
+                    out.append(_binary_change(rel, had=bool(old), has=True))
+                    continue
+                new[rel] = content
         if masked is not None:
             old, new = (
                 {k: masked(v) for k, v in old.items()},

@@ -4,7 +4,10 @@ it is read back from the fixture, others are copied aside; only changed files ar
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +29,13 @@ def count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real_read(self)
 
     monkeypatch.setattr(diff_module.Path, "read_bytes", counting)
+    real_own = diff_module._read_own
+
+    def counting_own(path: Path, limit: int) -> bytes:  # the workspace's side
+        read.append(path.name)
+        return real_own(path, limit)
+
+    monkeypatch.setattr(diff_module, "_read_own", counting_own)
     return read
 
 
@@ -276,3 +286,86 @@ def test_control_untouched_symlinks_are_not_in_the_diff(tmp_path: Path) -> None:
     materialise_fixture(src, "dir", ws)
     before = take_snapshot(ws, src, tmp_path / "kept")
     assert workspace_diff(before, ws) == ""
+
+
+def _swapped_after_listing(monkeypatch: pytest.MonkeyPatch, swap: Callable[[], None]) -> None:
+    """The agent (still running while the diff so far is made) swaps a file between the
+    listing of the workspace and the reads of the changed files."""
+    real_scan = diff_module.scan
+
+    def scan_then_swap(*args: Any, **kwargs: Any) -> Any:
+        listed = real_scan(*args, **kwargs)
+        swap()
+        return listed
+
+    monkeypatch.setattr(diff_module, "scan", scan_then_swap)
+
+
+def test_a_file_swapped_for_a_named_pipe_after_listing_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its read blocked until a writer came: the live diff's follower hung for good, and the
+    trial with it, to the overrun kill."""
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    (ws / "b.txt").write_text("changed\n")
+    (ws / "new.txt").write_text("new\n")
+
+    def to_pipes() -> None:
+        for name in ("b.txt", "new.txt"):
+            (ws / name).unlink()
+            os.mkfifo(ws / name)
+
+    _swapped_after_listing(monkeypatch, to_pipes)
+    made: list[str] = []
+    worker = threading.Thread(target=lambda: made.append(workspace_diff(before, ws)), daemon=True)
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():  # blocked on a pipe: writers that close at once free it
+        for name in ("b.txt", "new.txt"):
+            os.close(os.open(ws / name, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join()
+        pytest.fail("the diff waited on a named pipe")
+    (diff,) = made
+    assert "+changed" not in diff and "+new" not in diff
+
+
+def test_a_file_swapped_for_a_link_after_listing_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file it led to, outside the workspace, was put in workspace.diff."""
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    secret = tmp_path / "outside.txt"
+    secret.write_text("OUTSIDE THE WORKSPACE\n")
+    (ws / "b.txt").write_text("changed\n")
+
+    def to_link() -> None:
+        (ws / "b.txt").unlink()
+        (ws / "b.txt").symlink_to(secret)
+
+    _swapped_after_listing(monkeypatch, to_link)
+    assert "OUTSIDE" not in workspace_diff(before, ws)
+
+
+def test_a_file_that_grew_past_the_limit_after_listing_is_named_as_binary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = fixture(tmp_path)
+    ws = tmp_path / "ws"
+    materialise_fixture(src, "dir", ws)
+    before = take_snapshot(ws, src, tmp_path / "kept")
+    (ws / "b.txt").write_text("changed\n")
+
+    def grow() -> None:
+        with open(ws / "b.txt", "ab") as f:
+            f.write(b"x" * (diff_module.MAX_TEXT_BYTES + 10))
+
+    _swapped_after_listing(monkeypatch, grow)
+    assert workspace_diff(before, ws) == (
+        "diff --git a/b.txt b/b.txt\nBinary files a/b.txt and b/b.txt differ\n"
+    )
