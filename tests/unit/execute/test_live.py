@@ -352,6 +352,7 @@ def test_a_mark_whose_write_failed_leaves_no_temp_file(tmp_path: Path, monkeypat
     """A full disk while the diff so far was written left .workspace.diff.live.tmp in the
     trial's folder: the end of the trial removed only the mark."""
     import errno
+    import os
 
     import pytest
 
