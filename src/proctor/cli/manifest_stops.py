@@ -64,8 +64,13 @@ def _refused_in(run_dir: Path) -> bool:
     from proctor.execute.refused import refused_key
     from proctor.models.io import read_record
     from proctor.models.trial import TrialRecord
+    from proctor.paths import RunPaths
 
-    for found in run_dir.glob("trials/*/*/*/*/trial.json"):
+    try:
+        found_records = RunPaths(run_dir).trial_jsons()
+    except OSError:  # a folder of it that cannot be listed: as a run without such a trial
+        return False
+    for found in found_records:
         try:
             if refused_key(read_record(found, TrialRecord)):
                 return True

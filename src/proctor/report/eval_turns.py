@@ -96,16 +96,20 @@ class BoundedEval:
     cut: str | None = None
 
 
-def _text(text: str) -> tuple[str, bool]:
-    if len(text) <= MAX_TEXT:
+def _cut(text: str, most: int) -> tuple[str, bool]:
+    """``text`` cut to ``most`` characters (never through a registered secret), saying its
+    length, and whether it was cut."""
+    if len(text) <= most:
         return text, False
-    return text[: clear_cut(text, MAX_TEXT)] + f"… ({len(text)} characters)", True
+    return text[: clear_cut(text, most)] + f"… ({len(text)} characters)", True
+
+
+def _text(text: str) -> tuple[str, bool]:
+    return _cut(text, MAX_TEXT)
 
 
 def _name(text: str) -> tuple[str, bool]:
-    if len(text) <= MAX_NAME:
-        return text, False
-    return text[: clear_cut(text, MAX_NAME)] + f"… ({len(text)} characters)", True
+    return _cut(text, MAX_NAME)
 
 
 def _calls(calls: list[str]) -> list[str]:
